@@ -1,0 +1,16 @@
+//! # pimhe-math
+//!
+//! The arithmetic floor of pimhe: 32-bit residues modulo primes below 2^30, deterministic
+//! NTT-friendly prime search, the negacyclic NTT, RNS bases (CRT and fast base conversion) and
+//! samplers on a seeded ChaCha20 CSPRNG. Nothing here knows about polynomials in batches or
+//! ciphertexts; those live in `pimhe-ring` and above.
+
+pub mod error;
+pub mod modular;
+pub mod ntt;
+pub mod primes;
+
+pub use error::{MathError, Result};
+pub use modular::{bit_reverse, inverse_mod, Modulus};
+pub use ntt::NttTable;
+pub use primes::{is_prime, minimal_primitive_root, ntt_primes};
