@@ -9,10 +9,12 @@ pub mod error;
 pub mod modular;
 pub mod ntt;
 pub mod primes;
+pub mod rns;
 pub mod sampling;
 
 pub use error::{MathError, Result};
 pub use modular::{bit_reverse, inverse_mod, Modulus};
 pub use ntt::NttTable;
 pub use primes::{is_prime, minimal_primitive_root, ntt_primes};
+pub use rns::{BaseConverter, RnsBase};
 pub use sampling::{GaussianTable, Sampler, DEFAULT_SIGMA};

@@ -1,0 +1,120 @@
+//! The Backend trait: the operations a PIM device (or the CPU) can own.
+
+use std::sync::Arc;
+
+use pimhe_math::Modulus;
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+
+use crate::error::Result;
+
+/// The shape of a device-resident batch: its basis, how many polynomials, which representation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// RNS basis (ring degree and primes).
+    pub basis: Arc<RingBasis>,
+    /// Number of polynomials.
+    pub count: usize,
+    /// Coefficient or NTT.
+    pub representation: Representation,
+}
+
+impl Shape {
+    /// The shape of a host batch.
+    pub fn of(batch: &PolyBatch) -> Self {
+        Self { basis: batch.basis().clone(), count: batch.count(), representation: batch.representation() }
+    }
+}
+
+/// A device that stores polynomial batches and runs the polynomial work of HE on them.
+///
+/// Data lives in backend-owned [`Backend::Buffer`]s: [`Backend::upload`] moves a host batch in,
+/// [`Backend::download`] copies one out, and everything in between stays on the device. Schemes
+/// are written only against this trait, so they run unchanged on every backend.
+///
+/// # Operand rules
+///
+/// Element-wise operations take their output shape from the first operand `a`. The second
+/// operand `b` may *broadcast*:
+/// - over polynomials: `b` holds either as many polynomials as `a` or exactly one, which is
+///   then combined with every polynomial of `a` (a key or a plaintext against a batch);
+/// - over primes: `b`'s basis must contain every prime of `a`'s basis; the matching limbs are
+///   used (a key made at the top of the modulus chain, used at a lower level).
+///
+/// Additions need equal representations, products need [`Representation::Ntt`]. Violations are
+/// errors that name the operation; inputs are never modified by a failing call.
+pub trait Backend: Send + Sync {
+    /// A batch of polynomials resident on the device.
+    type Buffer: Send + Sync;
+
+    /// Short name, as the CLI spells it (`cpu`, `upmem-emu`, ...).
+    fn name(&self) -> &str;
+
+    /// Number of host threads the backend uses.
+    fn threads(&self) -> usize;
+
+    /// Moves a host batch onto the device.
+    fn upload(&self, batch: PolyBatch) -> Result<Self::Buffer>;
+
+    /// Copies a device batch back to the host.
+    fn download(&self, buffer: &Self::Buffer) -> Result<PolyBatch>;
+
+    /// The shape of a device batch.
+    fn shape(&self, buffer: &Self::Buffer) -> Shape;
+
+    /// A device-side copy.
+    fn copy(&self, buffer: &Self::Buffer) -> Result<Self::Buffer>;
+
+    /// Overwrites a buffer holding secret material with zeros.
+    fn zeroize(&self, buffer: &mut Self::Buffer);
+
+    /// `a + b`.
+    fn add(&self, a: &Self::Buffer, b: &Self::Buffer) -> Result<Self::Buffer>;
+
+    /// `acc += b`.
+    fn add_assign(&self, acc: &mut Self::Buffer, b: &Self::Buffer) -> Result<()>;
+
+    /// `a - b`.
+    fn sub(&self, a: &Self::Buffer, b: &Self::Buffer) -> Result<Self::Buffer>;
+
+    /// `-a`.
+    fn neg(&self, a: &Self::Buffer) -> Result<Self::Buffer>;
+
+    /// Element-wise product `a * b` (NTT form).
+    fn mul(&self, a: &Self::Buffer, b: &Self::Buffer) -> Result<Self::Buffer>;
+
+    /// Multiply-accumulate `acc += a * b` (NTT form; `acc` has `a`'s shape).
+    fn mac(&self, acc: &mut Self::Buffer, a: &Self::Buffer, b: &Self::Buffer) -> Result<()>;
+
+    /// `a * c` for an integer constant `c`, reduced modulo each prime.
+    fn mul_scalar(&self, a: &Self::Buffer, c: u64) -> Result<Self::Buffer>;
+
+    /// The BGV/BFV tensor product of ciphertext pairs (NTT form):
+    /// `(a0 b0, a0 b1 + a1 b0, a1 b1)`. All four operands have the same shape.
+    fn tensor(
+        &self,
+        a0: &Self::Buffer,
+        a1: &Self::Buffer,
+        b0: &Self::Buffer,
+        b1: &Self::Buffer,
+    ) -> Result<[Self::Buffer; 3]>;
+
+    /// Forward NTT of every polynomial, in place.
+    fn ntt(&self, a: &mut Self::Buffer) -> Result<()>;
+
+    /// Inverse NTT of every polynomial, in place.
+    fn intt(&self, a: &mut Self::Buffer) -> Result<()>;
+
+    /// The same polynomials over `target`'s primes (all present in `a`'s basis).
+    fn restrict(&self, a: &Self::Buffer, target: &Arc<RingBasis>) -> Result<Self::Buffer>;
+
+    /// RNS-digit decomposition for key switching: for each prime q_i of `a`'s basis, the digit
+    /// [a]_{q_i} (centred) lifted to every prime of `extended` (which contains `a`'s primes),
+    /// in `a`'s representation. Returns one batch per digit.
+    fn decompose_digits(&self, a: &Self::Buffer, extended: &Arc<RingBasis>) -> Result<Vec<Self::Buffer>>;
+
+    /// Divides by the last prime p of `a`'s basis and drops it: `(a - delta) / p` with delta = a
+    /// mod p (centred). With `plain_modulus = Some(t)` delta is also made divisible by t (the
+    /// BGV correction), so the result stays congruent to `a * p^{-1}` modulo t. Works in either
+    /// representation; the output keeps `a`'s.
+    fn mod_down_last(&self, a: &Self::Buffer, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
+}

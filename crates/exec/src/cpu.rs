@@ -1,0 +1,337 @@
+//! The CPU backend: every operation on host memory, parallel over (prime, polynomial) pairs.
+
+use std::sync::Arc;
+
+use pimhe_math::Modulus;
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use rayon::prelude::*;
+
+use crate::backend::{Backend, Shape};
+use crate::error::{ExecError, Result};
+use crate::operands::{broadcast, require, same_shape, Broadcast};
+
+/// Runs the operations of [`Backend`] on the host, with its own rayon pool.
+///
+/// Work is split into (prime, polynomial) chunks of N residues, so a large batch and a single
+/// ciphertext with many primes both keep every thread busy.
+///
+/// ```
+/// use pimhe_exec::{Backend, CpuBackend};
+/// use pimhe_ring::{PolyBatch, RingBasis};
+/// let backend = CpuBackend::new(Some(2)).unwrap();
+/// let basis = RingBasis::new(16, &[97]).unwrap();
+/// let one = [1i64; 16];
+/// let a = backend.upload(PolyBatch::from_signed(&basis, &[&one]).unwrap()).unwrap();
+/// let sum = backend.add(&a, &a).unwrap();
+/// assert_eq!(backend.download(&sum).unwrap().poly_limb(0, 0), &[2u32; 16]);
+/// ```
+pub struct CpuBackend {
+    pool: rayon::ThreadPool,
+    threads: usize,
+}
+
+impl CpuBackend {
+    /// A backend with `threads` worker threads (all cores when `None`).
+    pub fn new(threads: Option<usize>) -> Result<Self> {
+        let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if threads == 0 {
+            return Err(ExecError::Setup("thread count must be at least 1".into()));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("pimhe-cpu-{i}"))
+            .build()
+            .map_err(|e| ExecError::Setup(e.to_string()))?;
+        Ok(Self { pool, threads })
+    }
+
+    /// Applies `kernel(q, out, a, b)` to every (limb, polynomial) chunk of `a` and the
+    /// matching chunk of `b`.
+    fn binary(
+        &self,
+        operation: &'static str,
+        a: &PolyBatch,
+        b: &PolyBatch,
+        product: bool,
+        kernel: impl Fn(&Modulus, &mut [u32], &[u32], &[u32]) + Sync,
+    ) -> Result<PolyBatch> {
+        let map = broadcast(operation, &Shape::of(a), &Shape::of(b), product)?;
+        let mut out = PolyBatch::zeros(a.basis(), a.count(), a.representation());
+        self.for_chunks(&mut out, |limb, poly, q, chunk| {
+            kernel(q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
+        });
+        Ok(out)
+    }
+
+    /// Calls `f(limb, poly, modulus, residues)` on every N-residue chunk of `batch`, in parallel.
+    fn for_chunks(&self, batch: &mut PolyBatch, f: impl Fn(usize, usize, &Modulus, &mut [u32]) + Sync) {
+        let n = batch.degree();
+        let count = batch.count();
+        let basis = batch.basis().clone();
+        self.pool.install(|| {
+            batch.data_mut().par_chunks_mut(n).enumerate().for_each(|(index, chunk)| {
+                let (limb, poly) = (index / count, index % count);
+                f(limb, poly, basis.modulus(limb), chunk);
+            })
+        });
+    }
+}
+
+fn b_chunk<'a>(b: &'a PolyBatch, map: &Broadcast, limb: usize, poly: usize) -> &'a [u32] {
+    let n = b.degree();
+    let start = map.chunk(limb, poly, b.count()) * n;
+    &b.data()[start..start + n]
+}
+
+impl Backend for CpuBackend {
+    type Buffer = PolyBatch;
+
+    fn name(&self) -> &str {
+        "cpu"
+    }
+
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn upload(&self, batch: PolyBatch) -> Result<PolyBatch> {
+        Ok(batch)
+    }
+
+    fn download(&self, buffer: &PolyBatch) -> Result<PolyBatch> {
+        Ok(buffer.clone())
+    }
+
+    fn shape(&self, buffer: &PolyBatch) -> Shape {
+        Shape::of(buffer)
+    }
+
+    fn copy(&self, buffer: &PolyBatch) -> Result<PolyBatch> {
+        Ok(buffer.clone())
+    }
+
+    fn zeroize(&self, buffer: &mut PolyBatch) {
+        buffer.zeroize();
+    }
+
+    fn add(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
+        self.binary("add", a, b, false, |q, out, x, y| {
+            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *o = q.add(x, y);
+            }
+        })
+    }
+
+    fn add_assign(&self, acc: &mut PolyBatch, b: &PolyBatch) -> Result<()> {
+        let map = broadcast("add_assign", &Shape::of(acc), &Shape::of(b), false)?;
+        self.for_chunks(acc, |limb, poly, q, chunk| {
+            for (o, &y) in chunk.iter_mut().zip(b_chunk(b, &map, limb, poly)) {
+                *o = q.add(*o, y);
+            }
+        });
+        Ok(())
+    }
+
+    fn sub(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
+        self.binary("sub", a, b, false, |q, out, x, y| {
+            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *o = q.sub(x, y);
+            }
+        })
+    }
+
+    fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
+        let mut out = a.clone();
+        self.for_chunks(&mut out, |_, _, q, chunk| {
+            for x in chunk {
+                *x = q.neg(*x);
+            }
+        });
+        Ok(out)
+    }
+
+    fn mul(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
+        self.binary("mul", a, b, true, |q, out, x, y| {
+            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *o = q.mul(x, y);
+            }
+        })
+    }
+
+    fn mac(&self, acc: &mut PolyBatch, a: &PolyBatch, b: &PolyBatch) -> Result<()> {
+        same_shape("mac", &Shape::of(acc), &Shape::of(a))?;
+        let map = broadcast("mac", &Shape::of(a), &Shape::of(b), true)?;
+        self.for_chunks(acc, |limb, poly, q, chunk| {
+            let x = a.poly_limb(limb, poly);
+            for ((o, &x), &y) in chunk.iter_mut().zip(x).zip(b_chunk(b, &map, limb, poly)) {
+                *o = q.mul_add(x, y, *o);
+            }
+        });
+        Ok(())
+    }
+
+    fn mul_scalar(&self, a: &PolyBatch, c: u64) -> Result<PolyBatch> {
+        let mut out = a.clone();
+        self.for_chunks(&mut out, |_, _, q, chunk| {
+            let c = q.reduce_u64(c);
+            let c_shoup = q.shoup(c);
+            for x in chunk {
+                *x = q.mul_shoup(*x, c, c_shoup);
+            }
+        });
+        Ok(out)
+    }
+
+    fn tensor(
+        &self,
+        a0: &PolyBatch,
+        a1: &PolyBatch,
+        b0: &PolyBatch,
+        b1: &PolyBatch,
+    ) -> Result<[PolyBatch; 3]> {
+        let shape = Shape::of(a0);
+        require("tensor", &shape, Representation::Ntt)?;
+        for other in [a1, b0, b1] {
+            same_shape("tensor", &shape, &Shape::of(other))?;
+        }
+        let n = a0.degree();
+        let zeros = || PolyBatch::zeros(a0.basis(), a0.count(), Representation::Ntt);
+        let (mut d0, mut d1, mut d2) = (zeros(), zeros(), zeros());
+        let count = a0.count();
+        self.pool.install(|| {
+            d0.data_mut()
+                .par_chunks_mut(n)
+                .zip(d1.data_mut().par_chunks_mut(n))
+                .zip(d2.data_mut().par_chunks_mut(n))
+                .enumerate()
+                .for_each(|(index, ((o0, o1), o2))| {
+                    let (limb, poly) = (index / count, index % count);
+                    let q = a0.basis().modulus(limb);
+                    let x0 = a0.poly_limb(limb, poly);
+                    let x1 = a1.poly_limb(limb, poly);
+                    let y0 = b0.poly_limb(limb, poly);
+                    let y1 = b1.poly_limb(limb, poly);
+                    for i in 0..n {
+                        o0[i] = q.mul(x0[i], y0[i]);
+                        // x0 y1 + x1 y0 < 2^61 fits a u64 before the one reduction.
+                        o1[i] = q.reduce_u64(x0[i] as u64 * y1[i] as u64 + x1[i] as u64 * y0[i] as u64);
+                        o2[i] = q.mul(x1[i], y1[i]);
+                    }
+                })
+        });
+        Ok([d0, d1, d2])
+    }
+
+    fn ntt(&self, a: &mut PolyBatch) -> Result<()> {
+        require("ntt", &Shape::of(a), Representation::Coefficient)?;
+        let basis = a.basis().clone();
+        self.for_chunks(a, |limb, _, _, chunk| basis.table(limb).forward(chunk));
+        a.set_representation(Representation::Ntt);
+        Ok(())
+    }
+
+    fn intt(&self, a: &mut PolyBatch) -> Result<()> {
+        require("intt", &Shape::of(a), Representation::Ntt)?;
+        let basis = a.basis().clone();
+        self.for_chunks(a, |limb, _, _, chunk| basis.table(limb).inverse(chunk));
+        a.set_representation(Representation::Coefficient);
+        Ok(())
+    }
+
+    fn restrict(&self, a: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
+        Ok(a.restrict(target)?)
+    }
+
+    fn decompose_digits(&self, a: &PolyBatch, extended: &Arc<RingBasis>) -> Result<Vec<PolyBatch>> {
+        let positions = a.basis().limb_positions_in(extended).map_err(|e| ExecError::Shape {
+            operation: "decompose_digits",
+            detail: format!("the extended basis must contain the input's primes: {e}"),
+        })?;
+        let is_ntt = a.representation() == Representation::Ntt;
+        // Digits in coefficient form (one inverse NTT per limb when the input is in NTT form).
+        let mut coefficients = a.clone();
+        if is_ntt {
+            self.intt(&mut coefficients)?;
+        }
+        let basis = a.basis().clone();
+        let digits = (0..basis.len())
+            .map(|digit| {
+                let q_digit = *basis.modulus(digit);
+                let mut out = PolyBatch::zeros(extended, a.count(), a.representation());
+                self.for_chunks(&mut out, |limb, poly, q, chunk| {
+                    if limb == positions[digit] {
+                        // Same prime: the digit's residues are the input's, already transformed.
+                        chunk.copy_from_slice(a.poly_limb(digit, poly));
+                        return;
+                    }
+                    for (o, &x) in chunk.iter_mut().zip(coefficients.poly_limb(digit, poly)) {
+                        *o = q.reduce_i64(q_digit.center(x));
+                    }
+                    if is_ntt {
+                        extended.table(limb).forward(chunk);
+                    }
+                });
+                out
+            })
+            .collect();
+        Ok(digits)
+    }
+
+    fn mod_down_last(&self, a: &PolyBatch, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
+        let basis = a.basis();
+        let limbs = basis.len();
+        if limbs < 2 {
+            return Err(ExecError::Shape {
+                operation: "mod_down_last",
+                detail: "the input has a single prime; there is nothing left to divide into".into(),
+            });
+        }
+        let last = limbs - 1;
+        let p = *basis.modulus(last);
+        let target = basis.prefix(last)?;
+        let is_ntt = a.representation() == Representation::Ntt;
+        let n = a.degree();
+        let count = a.count();
+        // delta = [a]_p centred, corrected to a multiple of t: delta - p * [delta * p^{-1}]_t.
+        let correction = plain_modulus
+            .map(|t| Ok::<_, ExecError>((t, t.inv(p.value() % t.value())?)))
+            .transpose()?;
+        let mut deltas = vec![0i64; count * n];
+        self.pool.install(|| {
+            deltas.par_chunks_mut(n).enumerate().for_each(|(poly, delta)| {
+                let mut residues = a.poly_limb(last, poly).to_vec();
+                if is_ntt {
+                    basis.table(last).inverse(&mut residues);
+                }
+                for (d, &r) in delta.iter_mut().zip(&residues) {
+                    let r = p.center(r);
+                    *d = match correction {
+                        Some((t, p_inv_t)) => r - p.value() as i64 * t.center(t.mul(t.reduce_i64(r), p_inv_t)),
+                        None => r,
+                    };
+                }
+            })
+        });
+        let p_inverses = (0..last)
+            .map(|limb| {
+                let q = basis.modulus(limb);
+                let p_inv = q.inv(p.value() % q.value())?;
+                Ok((p_inv, q.shoup(p_inv)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = PolyBatch::zeros(&target, count, a.representation());
+        self.for_chunks(&mut out, |limb, poly, q, chunk| {
+            for (o, &d) in chunk.iter_mut().zip(&deltas[poly * n..(poly + 1) * n]) {
+                *o = q.reduce_i64(d);
+            }
+            if is_ntt {
+                target.table(limb).forward(chunk);
+            }
+            let (p_inv, p_inv_shoup) = p_inverses[limb];
+            for (o, &x) in chunk.iter_mut().zip(a.poly_limb(limb, poly)) {
+                *o = q.mul_shoup(q.sub(x, *o), p_inv, p_inv_shoup);
+            }
+        });
+        Ok(out)
+    }
+}

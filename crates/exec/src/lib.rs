@@ -1,0 +1,15 @@
+//! # pimhe-exec
+//!
+//! The execution layer: [`Backend`], the set of polynomial operations a device can own (the
+//! "PIM instruction set" of DESIGN.md), and [`CpuBackend`], the default implementation.
+//! Schemes are written against [`Backend`] only, so the same BGV program runs on the CPU and on
+//! PIM backends.
+
+pub mod backend;
+pub mod cpu;
+pub mod error;
+pub mod operands;
+
+pub use backend::{Backend, Shape};
+pub use cpu::CpuBackend;
+pub use error::{ExecError, Result};
