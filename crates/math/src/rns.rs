@@ -297,7 +297,7 @@ impl BaseConverter {
         let block = BLOCK.min(n);
         // scaled[i * block + c] = [x_i * q_hat_inv_i]_{q_i} for the current block.
         let mut scaled = vec![0u32; l * block];
-        let mut acc = vec![0u64; block];
+        let mut acc = [0u64; BLOCK];
         let mut start = 0;
         while start < n {
             let width = block.min(n - start);
