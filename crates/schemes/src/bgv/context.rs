@@ -1,0 +1,147 @@
+//! Everything derived once from a parameter set: bases per level, encoder tables.
+
+use std::sync::Arc;
+
+use pimhe_math::{bit_reverse, Modulus, NttTable};
+use pimhe_ring::RingBasis;
+
+use crate::bgv::params::BgvParameters;
+use crate::error::{Result, SchemeError};
+
+/// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
+/// objects that make them; combining objects of two different contexts is an error.
+///
+/// Levels count down: a fresh ciphertext is at level `max_level()` and holds every data prime;
+/// level `l` holds the first `l + 1`.
+#[derive(Debug)]
+pub struct BgvContext {
+    params: BgvParameters,
+    level_bases: Vec<Arc<RingBasis>>,
+    extended_bases: Vec<Arc<RingBasis>>,
+    key_basis: Arc<RingBasis>,
+    plain: Modulus,
+    plain_table: NttTable,
+    slot_positions: Vec<usize>,
+}
+
+impl BgvContext {
+    /// Validates the parameters (including the 128-bit check) and precomputes tables.
+    ///
+    /// ```
+    /// use pimhe_schemes::bgv::{BgvContext, BgvParameters};
+    /// let ctx = BgvContext::new(BgvParameters::preset(4096).unwrap()).unwrap();
+    /// assert_eq!(ctx.max_level(), 2);
+    /// assert_eq!(ctx.slots(), 4096);
+    /// ```
+    pub fn new(params: BgvParameters) -> Result<Arc<Self>> {
+        params.validate()?;
+        let n = params.degree();
+        let mut key_primes = params.data_primes().to_vec();
+        key_primes.extend(params.special_prime());
+        let key_basis = RingBasis::new(n, &key_primes)?;
+        let data_count = params.data_primes().len();
+        let level_bases =
+            (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
+        let extended_bases = match params.special_prime() {
+            Some(_) => {
+                let special = key_basis.select(&[data_count])?;
+                level_bases.iter().map(|b| b.concat(&special)).collect::<pimhe_ring::Result<Vec<_>>>()?
+            }
+            None => Vec::new(),
+        };
+        let plain = Modulus::new(params.plain_modulus() as u64)?;
+        let plain_table = NttTable::new(plain, n)?;
+        Ok(Arc::new(Self {
+            slot_positions: slot_positions(n),
+            params,
+            level_bases,
+            extended_bases,
+            key_basis,
+            plain,
+            plain_table,
+        }))
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &BgvParameters {
+        &self.params
+    }
+
+    /// Ring degree N.
+    pub fn degree(&self) -> usize {
+        self.params.degree()
+    }
+
+    /// Number of plaintext slots (N).
+    pub fn slots(&self) -> usize {
+        self.params.degree()
+    }
+
+    /// Highest level.
+    pub fn max_level(&self) -> usize {
+        self.params.max_level()
+    }
+
+    /// The plaintext modulus t.
+    pub fn plain_modulus(&self) -> &Modulus {
+        &self.plain
+    }
+
+    pub(crate) fn plain_table(&self) -> &NttTable {
+        &self.plain_table
+    }
+
+    pub(crate) fn slot_positions(&self) -> &[usize] {
+        &self.slot_positions
+    }
+
+    /// The basis of ciphertexts at `level`.
+    pub fn level_basis(&self, level: usize) -> Result<&Arc<RingBasis>> {
+        self.level_bases.get(level).ok_or_else(|| {
+            SchemeError::InvalidParameters(format!("level {level} does not exist; the top level is {}", self.max_level()))
+        })
+    }
+
+    /// The basis of `level` plus the special prime (key switching), if there is one.
+    pub(crate) fn extended_basis(&self, level: usize) -> Option<&Arc<RingBasis>> {
+        self.extended_bases.get(level)
+    }
+
+    /// The basis keys are made over: every data prime and the special prime.
+    pub fn key_basis(&self) -> &Arc<RingBasis> {
+        &self.key_basis
+    }
+
+    /// The basis of fresh ciphertexts and public keys: every data prime.
+    pub fn top_basis(&self) -> &Arc<RingBasis> {
+        &self.level_bases[self.max_level()]
+    }
+
+    /// Errors unless `other` is this very context.
+    pub(crate) fn expect_same(self: &Arc<Self>, other: &Arc<Self>, what: &str) -> Result<()> {
+        if Arc::ptr_eq(self, other) || self.params == other.params {
+            Ok(())
+        } else {
+            Err(SchemeError::ParameterMismatch(format!(
+                "{what} was made for [{}], not [{}]",
+                other.params, self.params
+            )))
+        }
+    }
+}
+
+/// Position in the (bit-reversed) NTT vector mod t of each slot, in SEAL's 2 x N/2 layout:
+/// slot i of row 0 is the evaluation at psi^(3^i), slot i of row 1 at psi^(-3^i). The Galois
+/// automorphism X -> X^3 then rotates both rows by one, which is what rotations will use.
+fn slot_positions(n: usize) -> Vec<usize> {
+    let log_n = n.trailing_zeros();
+    let two_n = 2 * n;
+    let mut positions = vec![0; n];
+    let mut power = 1usize; // 3^i mod 2N
+    for i in 0..n / 2 {
+        positions[i] = bit_reverse((power - 1) / 2, log_n);
+        positions[n / 2 + i] = bit_reverse((two_n - power - 1) / 2, log_n);
+        power = power * 3 % two_n;
+    }
+    positions
+}

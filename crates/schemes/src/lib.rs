@@ -1,0 +1,11 @@
+//! # pimhe-schemes
+//!
+//! Homomorphic encryption schemes written only against [`pimhe_exec::Backend`], so each runs on
+//! the CPU and on every PIM backend. Today: [`bgv`] (full-RNS BGV with batching). BFV and CKKS
+//! follow the same structure.
+
+pub mod bgv;
+pub mod error;
+pub mod security;
+
+pub use error::{Result, SchemeError};
