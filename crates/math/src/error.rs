@@ -15,7 +15,7 @@ pub enum MathError {
     #[error("modulus {q} cannot run a negacyclic NTT of size {n}: it must be a prime with q = 1 mod 2N ({})", 2 * n)]
     NotNttFriendly { q: u32, n: usize },
     /// The prime search ran out of candidates.
-    #[error("only {found} primes of {bits} bits with p = 1 mod {step} exist below 2^{bits}, {requested} were requested")]
+    #[error("only {found} usable primes of {bits} bits with p = 1 mod {step} exist (after exclusions), {requested} were requested")]
     NotEnoughPrimes { bits: u32, step: u64, requested: usize, found: usize },
     /// Asked for a prime size outside what the arithmetic supports.
     #[error("prime size of {0} bits is not allowed: choose 2..=30 bits")]

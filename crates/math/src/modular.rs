@@ -111,9 +111,11 @@ impl Modulus {
     }
 
     /// Shoup's precomputed quotient floor(w * 2^32 / q) for a fixed multiplicand w < q.
-    #[inline(always)]
+    /// Panics if w >= q: the quotient would not fit a word and every product would be wrong.
+    /// Computed once per constant, never in an inner loop.
+    #[inline]
     pub fn shoup(&self, w: u32) -> u32 {
-        debug_assert!(w < self.value);
+        assert!(w < self.value, "Shoup constant of {w} needs w < q = {}", self.value);
         (((w as u64) << 32) / self.value as u64) as u32
     }
 
@@ -169,6 +171,9 @@ impl Modulus {
 
 /// a^{-1} mod m by the extended Euclidean algorithm (public values only).
 pub fn inverse_mod(a: u64, m: u64) -> Result<u64> {
+    if m < 2 {
+        return Err(MathError::NotInvertible { value: a, modulus: m });
+    }
     let (mut old_r, mut r) = ((a % m) as i128, m as i128);
     let (mut old_s, mut s) = (1i128, 0i128);
     while r != 0 {

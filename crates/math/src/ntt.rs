@@ -182,21 +182,19 @@ impl NttTable {
             groups >>= 1;
             gap <<= 1;
         }
-        // Last stage folds in N^{-1}.
-        if self.n >= 2 {
-            let (lo, hi) = a.split_at_mut(gap);
-            for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
-                let u = *x;
-                let v = *y;
-                let sum = self.modulus.mul_shoup_lazy(u + v, self.n_inv, self.n_inv_shoup);
-                let diff = self.modulus.mul_shoup_lazy(
-                    u + two_q - v,
-                    self.last_twiddle_scaled,
-                    self.last_twiddle_scaled_shoup,
-                );
-                *x = csub(sum, q);
-                *y = csub(diff, q);
-            }
+        // Last stage (N >= 2 always) folds in N^{-1}.
+        let (lo, hi) = a.split_at_mut(gap);
+        for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+            let u = *x;
+            let v = *y;
+            let sum = self.modulus.mul_shoup_lazy(u + v, self.n_inv, self.n_inv_shoup);
+            let diff = self.modulus.mul_shoup_lazy(
+                u + two_q - v,
+                self.last_twiddle_scaled,
+                self.last_twiddle_scaled_shoup,
+            );
+            *x = csub(sum, q);
+            *y = csub(diff, q);
         }
     }
 

@@ -109,6 +109,16 @@ impl Sampler {
     }
 }
 
+impl Drop for Sampler {
+    /// Overwrites the ChaCha20 key and counter: a dropped sampler must not leave the state that
+    /// produced secret keys and encryption randomness in memory. (rand_chacha's state does not
+    /// implement `Zeroize`, so it is replaced in place with the all-zero-seed state.)
+    fn drop(&mut self) {
+        self.rng = ChaCha20Rng::from_seed([0u8; 32]);
+        std::hint::black_box(&self.rng);
+    }
+}
+
 /// Cumulative distribution table of a discrete Gaussian truncated at six sigma.
 ///
 /// Sampling compares a uniform 64-bit word with every threshold and counts how many it passes,

@@ -211,3 +211,15 @@ fn minimal_primitive_root_errors() {
     );
     assert_eq!(minimal_primitive_root(&q, 3), Err(MathError::InvalidDegree(3)));
 }
+
+#[test]
+fn is_prime_is_exact_beyond_32_bits() {
+    // Known 64-bit primes and composites, including strong pseudoprimes to small bases.
+    for p in [4_294_967_311u64, 1_000_000_000_000_000_003, 18_446_744_073_709_551_557] {
+        assert!(pimhe_math::is_prime(p), "{p} is prime");
+    }
+    // 3215031751 = 151*751*28351 fools bases 2,3,5,7; the last is 4294967291 * 4294967279.
+    for c in [3_215_031_751u64, 3_825_123_056_546_413_051, 18_446_743_979_220_271_189] {
+        assert!(!pimhe_math::is_prime(c), "{c} is composite");
+    }
+}
