@@ -182,13 +182,7 @@ impl Backend for CpuBackend {
         Ok(out)
     }
 
-    fn tensor(
-        &self,
-        a0: &PolyBatch,
-        a1: &PolyBatch,
-        b0: &PolyBatch,
-        b1: &PolyBatch,
-    ) -> Result<[PolyBatch; 3]> {
+    fn tensor(&self, a0: &PolyBatch, a1: &PolyBatch, b0: &PolyBatch, b1: &PolyBatch) -> Result<[PolyBatch; 3]> {
         let shape = Shape::of(a0);
         require("tensor", &shape, Representation::Ntt)?;
         for other in [a1, b0, b1] {
@@ -293,9 +287,7 @@ impl Backend for CpuBackend {
         let n = a.degree();
         let count = a.count();
         // delta = [a]_p centred, corrected to a multiple of t: delta - p * [delta * p^{-1}]_t.
-        let correction = plain_modulus
-            .map(|t| Ok::<_, ExecError>((t, t.inv(p.value() % t.value())?)))
-            .transpose()?;
+        let correction = plain_modulus.map(|t| Ok::<_, ExecError>((t, t.inv(p.value() % t.value())?))).transpose()?;
         let mut deltas = vec![0i64; count * n];
         self.pool.install(|| {
             deltas.par_chunks_mut(n).enumerate().for_each(|(poly, delta)| {

@@ -28,22 +28,13 @@ pub fn require(operation: &'static str, a: &Shape, representation: Representatio
     if a.representation == representation {
         Ok(())
     } else {
-        Err(pimhe_ring::RingError::WrongRepresentation {
-            operation,
-            expected: representation,
-            found: a.representation,
-        }
-        .into())
+        Err(pimhe_ring::RingError::WrongRepresentation { operation, expected: representation, found: a.representation }
+            .into())
     }
 }
 
 /// Validates `b` against `a` under the broadcast rules of [`crate::Backend`].
-pub fn broadcast(
-    operation: &'static str,
-    a: &Shape,
-    b: &Shape,
-    product: bool,
-) -> Result<Broadcast> {
+pub fn broadcast(operation: &'static str, a: &Shape, b: &Shape, product: bool) -> Result<Broadcast> {
     if product {
         require(operation, a, Representation::Ntt)?;
         require(operation, b, Representation::Ntt)?;

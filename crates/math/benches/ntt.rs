@@ -25,15 +25,11 @@ fn bench_ntt(c: &mut Criterion) {
     for (table, input) in &tables {
         let n = table.degree();
         forward.throughput(Throughput::Elements(n as u64));
-        forward.bench_with_input(
-            BenchmarkId::new(format!("n={n}"), format!("bits={BITS}")),
-            input,
-            |b, input| {
-                let mut a = input.clone();
-                // The transform stays in range, so repeating it in place measures the same work.
-                b.iter(|| table.forward(black_box(&mut a)));
-            },
-        );
+        forward.bench_with_input(BenchmarkId::new(format!("n={n}"), format!("bits={BITS}")), input, |b, input| {
+            let mut a = input.clone();
+            // The transform stays in range, so repeating it in place measures the same work.
+            b.iter(|| table.forward(black_box(&mut a)));
+        });
     }
     forward.finish();
 
@@ -41,14 +37,10 @@ fn bench_ntt(c: &mut Criterion) {
     for (table, input) in &tables {
         let n = table.degree();
         inverse.throughput(Throughput::Elements(n as u64));
-        inverse.bench_with_input(
-            BenchmarkId::new(format!("n={n}"), format!("bits={BITS}")),
-            input,
-            |b, input| {
-                let mut a = input.clone();
-                b.iter(|| table.inverse(black_box(&mut a)));
-            },
-        );
+        inverse.bench_with_input(BenchmarkId::new(format!("n={n}"), format!("bits={BITS}")), input, |b, input| {
+            let mut a = input.clone();
+            b.iter(|| table.inverse(black_box(&mut a)));
+        });
     }
     inverse.finish();
 }
@@ -58,19 +50,16 @@ fn bench_fastbconv(c: &mut Criterion) {
     let mut group = c.benchmark_group("fastbconv");
     for (n, from_len, to_len) in [(4096usize, 3usize, 4usize), (1 << 14, 8, 9), (1 << 16, 24, 25)] {
         let primes = ntt_primes(BITS, n, from_len + to_len, &[]).unwrap();
-        let moduli: Vec<Modulus> =
-            primes.iter().map(|&p| Modulus::new(p as u64).unwrap()).collect();
+        let moduli: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p as u64).unwrap()).collect();
         let from = RnsBase::new(&moduli[..from_len]).unwrap();
         let to = RnsBase::new(&moduli[from_len..]).unwrap();
         let converter = BaseConverter::new(&from, &to).unwrap();
-        let input: Vec<u32> =
-            from.moduli().iter().flat_map(|q| sampler.uniform_vec(q, n)).collect();
+        let input: Vec<u32> = from.moduli().iter().flat_map(|q| sampler.uniform_vec(q, n)).collect();
         let mut output = vec![0u32; to_len * n];
         group.throughput(Throughput::Elements((n * from_len * to_len) as u64));
-        group.bench_function(
-            BenchmarkId::new(format!("n={n}"), format!("from={from_len}/to={to_len}")),
-            |b| b.iter(|| converter.convert(black_box(&input), black_box(&mut output)).unwrap()),
-        );
+        group.bench_function(BenchmarkId::new(format!("n={n}"), format!("from={from_len}/to={to_len}")), |b| {
+            b.iter(|| converter.convert(black_box(&input), black_box(&mut output)).unwrap())
+        });
     }
     group.finish();
 }

@@ -188,11 +188,8 @@ impl NttTable {
             let u = *x;
             let v = *y;
             let sum = self.modulus.mul_shoup_lazy(u + v, self.n_inv, self.n_inv_shoup);
-            let diff = self.modulus.mul_shoup_lazy(
-                u + two_q - v,
-                self.last_twiddle_scaled,
-                self.last_twiddle_scaled_shoup,
-            );
+            let diff =
+                self.modulus.mul_shoup_lazy(u + two_q - v, self.last_twiddle_scaled, self.last_twiddle_scaled_shoup);
             *x = csub(sum, q);
             *y = csub(diff, q);
         }

@@ -60,9 +60,7 @@ fn gcd(mut a: u32, mut b: u32) -> u32 {
 
 /// x mod q for a big unsigned integer, by Horner's rule over its 32-bit digits.
 fn big_mod(x: &BigUint, q: &Modulus) -> u32 {
-    x.iter_u32_digits()
-        .rev()
-        .fold(0u32, |acc, digit| q.reduce_u64(((acc as u64) << 32) | digit as u64))
+    x.iter_u32_digits().rev().fold(0u32, |acc, digit| q.reduce_u64(((acc as u64) << 32) | digit as u64))
 }
 
 impl RnsBase {
@@ -88,11 +86,8 @@ impl RnsBase {
         }
         let product = moduli.iter().fold(BigUint::one(), |acc, q| acc * q.value());
         let q_hat: Vec<BigUint> = moduli.iter().map(|q| &product / q.value()).collect();
-        let q_hat_inv = moduli
-            .iter()
-            .zip(&q_hat)
-            .map(|(q, hat)| q.inv(big_mod(hat, q)))
-            .collect::<Result<Vec<u32>>>()?;
+        let q_hat_inv =
+            moduli.iter().zip(&q_hat).map(|(q, hat)| q.inv(big_mod(hat, q))).collect::<Result<Vec<u32>>>()?;
         let q_hat_inv_shoup = moduli.iter().zip(&q_hat_inv).map(|(q, &w)| q.shoup(w)).collect();
         Ok(Self { moduli: moduli.to_vec(), product, q_hat, q_hat_inv, q_hat_inv_shoup })
     }
@@ -156,9 +151,7 @@ impl RnsBase {
     pub fn compose(&self, residues: &[u32]) -> Result<BigUint> {
         self.check_residues(residues)?;
         let mut sum = BigUint::zero();
-        for (((q, &x), &inv), hat) in
-            self.moduli.iter().zip(residues).zip(&self.q_hat_inv).zip(&self.q_hat)
-        {
+        for (((q, &x), &inv), hat) in self.moduli.iter().zip(residues).zip(&self.q_hat_inv).zip(&self.q_hat) {
             sum += hat * q.mul(x, inv);
         }
         Ok(sum % &self.product)

@@ -136,8 +136,7 @@ impl GaussianTable {
     pub fn new(sigma: f64) -> Self {
         assert!(sigma > 0.0 && sigma.is_finite(), "sigma must be positive and finite");
         let bound = (6.0 * sigma).ceil() as i64;
-        let weights: Vec<f64> =
-            (-bound..=bound).map(|x| (-((x * x) as f64) / (2.0 * sigma * sigma)).exp()).collect();
+        let weights: Vec<f64> = (-bound..=bound).map(|x| (-((x * x) as f64) / (2.0 * sigma * sigma)).exp()).collect();
         let total: f64 = weights.iter().sum();
         let mut cumulative = 0.0;
         let thresholds = weights[..weights.len() - 1]

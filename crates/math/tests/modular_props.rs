@@ -25,12 +25,7 @@ const SPECIAL_MODULI: &[u32] = &[
 ];
 
 fn modulus_strategy() -> impl Strategy<Value = u32> {
-    prop_oneof![
-        2u32..(1 << 30),
-        2u32..64,
-        ((1u32 << 30) - 4096)..(1 << 30),
-        prop::sample::select(SPECIAL_MODULI),
-    ]
+    prop_oneof![2u32..(1 << 30), 2u32..64, ((1u32 << 30) - 4096)..(1 << 30), prop::sample::select(SPECIAL_MODULI),]
 }
 
 /// A residue in [0, q): an edge value (0, 1, q - 1, q/2, q/2 + 1) or a uniform one.
@@ -211,11 +206,7 @@ fn explicit_edges_for_every_special_modulus() {
                 assert_eq!(m.add(a, b) as u64, (a as u64 + b as u64) % q64, "q={q} {a}+{b}");
                 assert_eq!(m.sub(a, b) as u64, (a as u64 + q64 - b as u64) % q64, "q={q} {a}-{b}");
                 assert_eq!(m.mul(a, b) as u64, a as u64 * b as u64 % q64, "q={q} {a}*{b}");
-                assert_eq!(
-                    m.mul_add(a, b, q - 1) as u64,
-                    (a as u64 * b as u64 + q64 - 1) % q64,
-                    "q={q} {a}*{b}+q-1"
-                );
+                assert_eq!(m.mul_add(a, b, q - 1) as u64, (a as u64 * b as u64 + q64 - 1) % q64, "q={q} {a}*{b}+q-1");
                 let lazy = m.mul_shoup_lazy(a, b, m.shoup(b));
                 assert!(lazy < 2 * q);
                 assert_eq!(lazy as u64 % q64, a as u64 * b as u64 % q64);

@@ -85,10 +85,7 @@ fn check_primes(bits: u32, n: usize, primes: &[u32], exclude: &[u32]) {
     let mut candidate = (1u64 << bits) - 1;
     let mut expected = Vec::new();
     while candidate >= last {
-        if candidate % step == 1
-            && trial_division(candidate)
-            && !exclude.contains(&(candidate as u32))
-        {
+        if candidate % step == 1 && trial_division(candidate) && !exclude.contains(&(candidate as u32)) {
             expected.push(candidate as u32);
         }
         candidate -= 1;
@@ -129,11 +126,8 @@ fn exhausting_the_search_reports_not_enough_primes() {
     // Count every 17-bit prime = 1 mod 2^12 by brute force.
     let (bits, n) = (17u32, 1usize << 11);
     let step = 2 * n as u64;
-    let all: Vec<u32> = ((1u64 << 16) + 1..1 << 17)
-        .rev()
-        .filter(|&c| c % step == 1 && trial_division(c))
-        .map(|c| c as u32)
-        .collect();
+    let all: Vec<u32> =
+        ((1u64 << 16) + 1..1 << 17).rev().filter(|&c| c % step == 1 && trial_division(c)).map(|c| c as u32).collect();
     assert!(!all.is_empty());
     assert_eq!(ntt_primes(bits, n, all.len(), &[]).unwrap(), all);
     assert_eq!(
@@ -174,8 +168,7 @@ fn minimal_primitive_root_brute_force_small_primes() {
             for p in primes {
                 let q = Modulus::new(p as u64).unwrap();
                 let root = minimal_primitive_root(&q, n).unwrap() as u64;
-                let expected =
-                    (1..p as u64).find(|&x| has_order_exactly(x, order, p as u64)).unwrap();
+                let expected = (1..p as u64).find(|&x| has_order_exactly(x, order, p as u64)).unwrap();
                 assert_eq!(root, expected, "p={p} n={n}");
             }
         }
@@ -205,10 +198,7 @@ fn minimal_primitive_root_errors() {
     let q = Modulus::new(7681).unwrap();
     assert_eq!(minimal_primitive_root(&q, 512), Err(MathError::NotNttFriendly { q: 7681, n: 512 }));
     let composite = Modulus::new(97 * 193).unwrap(); // = 1 mod 32 but not prime
-    assert_eq!(
-        minimal_primitive_root(&composite, 16),
-        Err(MathError::NotNttFriendly { q: 97 * 193, n: 16 })
-    );
+    assert_eq!(minimal_primitive_root(&composite, 16), Err(MathError::NotNttFriendly { q: 97 * 193, n: 16 }));
     assert_eq!(minimal_primitive_root(&q, 3), Err(MathError::InvalidDegree(3)));
 }
 

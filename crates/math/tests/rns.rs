@@ -143,11 +143,7 @@ fn decompose_round_trips() {
         let wide = &q_big * &q_big * 3u32;
         for trial in 0..50 {
             // Values below Q round-trip; larger ones come back reduced mod Q.
-            let x = if trial % 2 == 0 {
-                random_below(&mut rng, &q_big)
-            } else {
-                random_below(&mut rng, &wide)
-            };
+            let x = if trial % 2 == 0 { random_below(&mut rng, &q_big) } else { random_below(&mut rng, &wide) };
             let residues = base.decompose(&x);
             let expected: Vec<u32> = values.iter().map(|&q| (&x % q).to_u32().unwrap()).collect();
             assert_eq!(residues, expected);
@@ -162,15 +158,12 @@ fn decompose_round_trips() {
             }
             assert_eq!(base.decompose_signed(&BigInt::from(x.clone())), base.decompose(&x));
             let centered = base.compose_centered(&residues).unwrap();
-            let reduced = ((&negative % BigInt::from(q_big.clone())) + BigInt::from(q_big.clone()))
-                % BigInt::from(q_big.clone());
+            let reduced =
+                ((&negative % BigInt::from(q_big.clone())) + BigInt::from(q_big.clone())) % BigInt::from(q_big.clone());
             assert!(centered == reduced || centered == reduced - BigInt::from(q_big.clone()));
         }
         assert_eq!(base.decompose(&BigUint::zero()), vec![0; size]);
-        assert_eq!(
-            base.decompose_signed(&BigInt::from(-1)),
-            values.iter().map(|&q| q - 1).collect::<Vec<_>>()
-        );
+        assert_eq!(base.decompose_signed(&BigInt::from(-1)), values.iter().map(|&q| q - 1).collect::<Vec<_>>());
     }
 }
 
@@ -207,8 +200,7 @@ fn check_conversion(from: &RnsBase, to: &RnsBase, xs: &[BigUint], input: &[u32],
     let l = from.len();
     let q_big = from.product();
     let q_hat: Vec<BigUint> = from.moduli().iter().map(|q| q_big / q.value()).collect();
-    let q_hat_inv: Vec<u64> =
-        from.moduli().iter().zip(&q_hat).map(|(q, hat)| inverse_oracle(hat, q.value())).collect();
+    let q_hat_inv: Vec<u64> = from.moduli().iter().zip(&q_hat).map(|(q, hat)| inverse_oracle(hat, q.value())).collect();
     for (c, x) in xs.iter().enumerate() {
         let mut sum = BigUint::zero();
         for (i, q) in from.moduli().iter().enumerate() {
@@ -297,9 +289,7 @@ fn fast_base_conversion_worst_case_accumulation() {
     let conv = BaseConverter::new(&from, &to).unwrap();
     let q_big = from.product();
     // x = sum_i (q_i - 1) (Q/q_i) mod Q has scaled residues q_i - 1.
-    let x_max: BigUint =
-        from.moduli().iter().map(|q| (q_big / q.value()) * (q.value() - 1)).sum::<BigUint>()
-            % q_big;
+    let x_max: BigUint = from.moduli().iter().map(|q| (q_big / q.value()) * (q.value() - 1)).sum::<BigUint>() % q_big;
     let xs = vec![x_max; 40];
     let input = limb_major(&from, &xs);
     let mut output = vec![0u32; to.len() * xs.len()];
@@ -326,11 +316,8 @@ fn fast_base_conversion_shared_moduli_and_unreduced_input() {
     assert_eq!(&output[2 * n..], &input[3 * n..]);
 
     // Adding q_i to a residue (still below 2^32) does not change the result.
-    let unreduced: Vec<u32> = input
-        .iter()
-        .enumerate()
-        .map(|(k, &x)| x + from.moduli()[k / n].value() * (k % 3) as u32)
-        .collect();
+    let unreduced: Vec<u32> =
+        input.iter().enumerate().map(|(k, &x)| x + from.moduli()[k / n].value() * (k % 3) as u32).collect();
     let mut output2 = vec![0u32; 3 * n];
     conv.convert(&unreduced, &mut output2).unwrap();
     assert_eq!(output2, output);
@@ -342,10 +329,7 @@ fn fast_base_conversion_length_errors() {
     let to = RnsBase::new(&moduli(&[65537, 114689])).unwrap();
     let conv = BaseConverter::new(&from, &to).unwrap();
     let mut output = vec![0u32; 2 * 8];
-    assert!(matches!(
-        conv.convert(&[0u32; 3 * 8 + 1], &mut output),
-        Err(MathError::LengthMismatch { got: 25, .. })
-    ));
+    assert!(matches!(conv.convert(&[0u32; 3 * 8 + 1], &mut output), Err(MathError::LengthMismatch { got: 25, .. })));
     assert!(matches!(
         conv.convert(&[0u32; 3 * 8], &mut [0u32; 2 * 8 + 2]),
         Err(MathError::LengthMismatch { expected: 16, got: 18, .. })

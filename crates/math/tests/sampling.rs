@@ -144,13 +144,11 @@ fn gaussian_matches_pmf() {
         let bound = table.bound();
         let total = 200_000;
         let samples = s.gaussian(&table, total);
-        let weights: Vec<f64> =
-            (-bound..=bound).map(|x| (-((x * x) as f64) / (2.0 * sigma * sigma)).exp()).collect();
+        let weights: Vec<f64> = (-bound..=bound).map(|x| (-((x * x) as f64) / (2.0 * sigma * sigma)).exp()).collect();
         let normaliser: f64 = weights.iter().sum();
         // Bins with at least 50 expected samples, plus one bin collecting both tails.
-        let central: Vec<i64> = (-bound..=bound)
-            .filter(|&x| weights[(x + bound) as usize] / normaliser * total as f64 >= 50.0)
-            .collect();
+        let central: Vec<i64> =
+            (-bound..=bound).filter(|&x| weights[(x + bound) as usize] / normaliser * total as f64 >= 50.0).collect();
         let mut observed = vec![0u64; central.len() + 1];
         let mut expected = vec![0f64; central.len() + 1];
         for x in -bound..=bound {
@@ -169,16 +167,9 @@ fn gaussian_matches_pmf() {
         let stat = chi_square(&observed, &expected);
         let dof = central.len() as f64;
         // Mean dof, sd sqrt(2 dof): allow dof + 6 sd + 10.
-        assert!(
-            stat < dof + 6.0 * (2.0 * dof).sqrt() + 10.0,
-            "sigma={sigma}: chi-square {stat} with {dof} dof"
-        );
+        assert!(stat < dof + 6.0 * (2.0 * dof).sqrt() + 10.0, "sigma={sigma}: chi-square {stat} with {dof} dof");
         let (_, variance) = mean_and_variance(&samples);
-        assert!(
-            (variance.sqrt() - sigma).abs() < 0.03 * sigma,
-            "sigma={sigma}: std {}",
-            variance.sqrt()
-        );
+        assert!((variance.sqrt() - sigma).abs() < 0.03 * sigma, "sigma={sigma}: std {}", variance.sqrt());
     }
 }
 
@@ -191,10 +182,7 @@ fn centered_binomial_variance() {
         let (mean, variance) = mean_and_variance(&samples);
         let expected = eta as f64 / 2.0;
         assert!(mean.abs() < 0.05 * expected.sqrt().max(1.0), "eta={eta}: mean {mean}");
-        assert!(
-            (variance - expected).abs() < 0.03 * expected,
-            "eta={eta}: variance {variance}, want {expected}"
-        );
+        assert!((variance - expected).abs() < 0.03 * expected, "eta={eta}: variance {variance}, want {expected}");
         // The extremes are reachable for small eta.
         if eta <= 3 {
             assert!(samples.contains(&(eta as i64)) && samples.contains(&-(eta as i64)));

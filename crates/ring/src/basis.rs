@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pimhe_math::{Modulus, NttTable};
 
-use crate::error::{RingError, Result};
+use crate::error::{Result, RingError};
 
 /// The RNS basis of a batch: ring degree N and primes q_0, ..., q_{L-1}, each with its NTT
 /// twiddles. Tables are shared (`Arc`) between bases, so taking a prefix or a sub-basis of a
@@ -48,10 +48,7 @@ impl RingBasis {
                 )));
             }
             if tables[..i].iter().any(|t| t.modulus() == table.modulus()) {
-                return Err(RingError::BasisMismatch(format!(
-                    "prime {} appears twice",
-                    table.modulus().value()
-                )));
+                return Err(RingError::BasisMismatch(format!("prime {} appears twice", table.modulus().value())));
             }
         }
         Ok(Arc::new(Self { n, tables }))
@@ -115,11 +112,7 @@ impl RingBasis {
         let tables = indices
             .iter()
             .map(|&i| {
-                self.tables.get(i).cloned().ok_or(RingError::OutOfRange {
-                    what: "limb",
-                    index: i,
-                    size: self.len(),
-                })
+                self.tables.get(i).cloned().ok_or(RingError::OutOfRange { what: "limb", index: i, size: self.len() })
             })
             .collect::<Result<Vec<_>>>()?;
         Self::from_tables(self.n, tables)
@@ -128,10 +121,7 @@ impl RingBasis {
     /// This basis followed by the primes of `other` (e.g. a level plus the key-switching prime).
     pub fn concat(&self, other: &RingBasis) -> Result<Arc<Self>> {
         if other.n != self.n {
-            return Err(RingError::BasisMismatch(format!(
-                "cannot join bases of N={} and N={}",
-                self.n, other.n
-            )));
+            return Err(RingError::BasisMismatch(format!("cannot join bases of N={} and N={}", self.n, other.n)));
         }
         Self::from_tables(self.n, self.tables.iter().chain(&other.tables).cloned().collect())
     }
@@ -141,19 +131,17 @@ impl RingBasis {
     /// used by a ciphertext at a lower level without copying.
     pub fn limb_positions_in(&self, superset: &RingBasis) -> Result<Vec<usize>> {
         if self.n != superset.n {
-            return Err(RingError::BasisMismatch(format!(
-                "ring degree {} differs from {}",
-                self.n, superset.n
-            )));
+            return Err(RingError::BasisMismatch(format!("ring degree {} differs from {}", self.n, superset.n)));
         }
         let primes = superset.primes();
         self.tables
             .iter()
             .map(|t| {
                 let p = t.modulus().value();
-                primes.iter().position(|&x| x == p).ok_or_else(|| {
-                    RingError::BasisMismatch(format!("prime {p} is missing from {superset}"))
-                })
+                primes
+                    .iter()
+                    .position(|&x| x == p)
+                    .ok_or_else(|| RingError::BasisMismatch(format!("prime {p} is missing from {superset}")))
             })
             .collect()
     }

@@ -69,24 +69,13 @@ impl PolyBatch {
         let n = basis.degree();
         let expected = basis.len() * count * n;
         if data.len() != expected {
-            return Err(RingError::WrongDataLength {
-                count,
-                limbs: basis.len(),
-                n,
-                expected,
-                got: data.len(),
-            });
+            return Err(RingError::WrongDataLength { count, limbs: basis.len(), n, expected, got: data.len() });
         }
         let limb_len = count * n;
         for (limb, residues) in data.chunks(limb_len.max(1)).enumerate() {
             let q = basis.modulus(limb).value();
             if let Some(index) = residues.iter().position(|&x| x >= q) {
-                return Err(RingError::UnreducedResidue {
-                    limb,
-                    index,
-                    value: residues[index],
-                    modulus: q,
-                });
+                return Err(RingError::UnreducedResidue { limb, index, value: residues[index], modulus: q });
             }
         }
         Ok(Self { basis: basis.clone(), count, representation, data })
@@ -97,13 +86,7 @@ impl PolyBatch {
     pub fn from_signed(basis: &Arc<RingBasis>, polys: &[&[i64]]) -> Result<Self> {
         let n = basis.degree();
         if let Some(bad) = polys.iter().find(|p| p.len() != n) {
-            return Err(RingError::WrongDataLength {
-                count: 1,
-                limbs: 1,
-                n,
-                expected: n,
-                got: bad.len(),
-            });
+            return Err(RingError::WrongDataLength { count: 1, limbs: 1, n, expected: n, got: bad.len() });
         }
         let mut batch = Self::zeros(basis, polys.len(), Representation::Coefficient);
         for limb in 0..basis.len() {

@@ -43,14 +43,15 @@ impl Fixture {
 
     fn random_vectors(&mut self, count: usize) -> Vec<Vec<u64>> {
         let t = *self.ctx.plain_modulus();
-        (0..count).map(|_| self.sampler.uniform_vec(&t, self.ctx.slots()).into_iter().map(u64::from).collect()).collect()
+        (0..count)
+            .map(|_| self.sampler.uniform_vec(&t, self.ctx.slots()).into_iter().map(u64::from).collect())
+            .collect()
     }
 
     fn encrypt(&self, values: &[Vec<u64>]) -> CiphertextBatch<CpuBackend> {
         let plains: Vec<_> = values.iter().map(|v| self.encoder.encode(v).unwrap()).collect();
-        let mut encryptor = Encryptor::with_public_key(&self.backend, &self.public)
-            .unwrap()
-            .with_sampler(Sampler::from_seed_u64(99));
+        let mut encryptor =
+            Encryptor::with_public_key(&self.backend, &self.public).unwrap().with_sampler(Sampler::from_seed_u64(99));
         encryptor.encrypt(&plains).unwrap()
     }
 
@@ -238,7 +239,10 @@ fn objects_of_other_parameters_are_refused() {
     let ca = f.encrypt(&[vec![1, 2, 3]]);
     let cg = g.encrypt(&[vec![1, 2, 3]]);
     assert!(matches!(f.evaluator().add(&ca, &cg), Err(SchemeError::ParameterMismatch(_))));
-    assert!(matches!(Decryptor::new(&f.backend, &f.secret).unwrap().decrypt(&cg), Err(SchemeError::ParameterMismatch(_))));
+    assert!(matches!(
+        Decryptor::new(&f.backend, &f.secret).unwrap().decrypt(&cg),
+        Err(SchemeError::ParameterMismatch(_))
+    ));
     let foreign_plain = g.encoder.encode(&[1]).unwrap();
     assert!(matches!(f.evaluator().add_plain(&ca, &[foreign_plain]), Err(SchemeError::ParameterMismatch(_))));
     assert!(f.evaluator().with_relin_key(g.relin.as_ref().unwrap()).is_err());

@@ -40,8 +40,7 @@ impl BgvContext {
         key_primes.extend(params.special_prime());
         let key_basis = RingBasis::new(n, &key_primes)?;
         let data_count = params.data_primes().len();
-        let level_bases =
-            (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
+        let level_bases = (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
         let extended_bases = match params.special_prime() {
             Some(_) => {
                 let special = key_basis.select(&[data_count])?;
@@ -98,7 +97,10 @@ impl BgvContext {
     /// The basis of ciphertexts at `level`.
     pub fn level_basis(&self, level: usize) -> Result<&Arc<RingBasis>> {
         self.level_bases.get(level).ok_or_else(|| {
-            SchemeError::InvalidParameters(format!("level {level} does not exist; the top level is {}", self.max_level()))
+            SchemeError::InvalidParameters(format!(
+                "level {level} does not exist; the top level is {}",
+                self.max_level()
+            ))
         })
     }
 

@@ -157,11 +157,8 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         }
         let t = *self.ctx.plain_modulus();
         let dropped = self.ctx.level_basis(a.level)?.modulus(a.level).value();
-        let parts = a
-            .parts
-            .iter()
-            .map(|p| self.backend.mod_down_last(p, Some(t)))
-            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        let parts =
+            a.parts.iter().map(|p| self.backend.mod_down_last(p, Some(t))).collect::<pimhe_exec::Result<Vec<_>>>()?;
         // The message is now multiplied by q^{-1} mod t; track it instead of paying noise for it.
         let correction = t.mul(a.correction, t.inv(dropped % t.value())?);
         Ok(self.derive(a, parts, a.level - 1, correction))
@@ -189,7 +186,8 @@ impl<'a, B: Backend> Evaluator<'a, B> {
             &b.parts
         } else {
             let factor = t.mul(a.correction, t.inv(b.correction)?);
-            rescaled = b.parts.iter().map(|p| backend.mul_scalar(p, factor as u64)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+            rescaled =
+                b.parts.iter().map(|p| backend.mul_scalar(p, factor as u64)).collect::<pimhe_exec::Result<Vec<_>>>()?;
             &rescaled
         };
         let size = a.size().max(b.size());
@@ -231,7 +229,13 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         Ok(a.parts.iter().map(|p| self.backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?)
     }
 
-    fn derive(&self, a: &CiphertextBatch<B>, parts: Vec<B::Buffer>, level: usize, correction: u32) -> CiphertextBatch<B> {
+    fn derive(
+        &self,
+        a: &CiphertextBatch<B>,
+        parts: Vec<B::Buffer>,
+        level: usize,
+        correction: u32,
+    ) -> CiphertextBatch<B> {
         CiphertextBatch { ctx: a.ctx.clone(), parts, level, count: a.count, correction }
     }
 
