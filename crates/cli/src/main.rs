@@ -1,0 +1,49 @@
+//! `pimhe`: the command line of the pimhe homomorphic-encryption library.
+//!
+//! Each subcommand lives in its own module and exposes `run(&Args) -> error::Result<()>`;
+//! `main` only parses, dispatches and turns errors into an exit status.
+
+mod bench;
+mod demo;
+mod error;
+mod params;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// pimhe: homomorphic encryption (BGV) on processing-in-memory backends.
+#[derive(Debug, Parser)]
+#[command(name = "pimhe", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Encrypt two batches of random vectors, multiply them homomorphically, decrypt and check
+    /// the result against the plaintext product.
+    Demo(demo::DemoArgs),
+    /// Print the BGV parameter presets with their security level.
+    Params(params::ParamsArgs),
+    /// Time a polynomial workload (NTT, inverse NTT, BGV multiplication, both combined) on a
+    /// backend, with uniformly random inputs.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Demo(args) => demo::run(args),
+        Command::Params(args) => params::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

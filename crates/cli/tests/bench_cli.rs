@@ -1,0 +1,108 @@
+//! End-to-end checks of `pimhe bench` through the built binary.
+
+use std::process::{Command, Output};
+
+fn pimhe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pimhe")).args(args).output().expect("the pimhe binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn json_report_of_a_small_ntt() {
+    let output = pimhe(&["bench", "ntt", "--n", "1024", "--primes", "2", "--batch", "4", "--json"]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one JSON object, on one line: {stdout}");
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
+    let object = report.as_object().expect("a JSON object");
+
+    assert_eq!(report["op"], "ntt");
+    assert_eq!(report["backend"], "cpu");
+    assert_eq!(report["n"], 1024);
+    assert_eq!(report["primes"], 2);
+    assert_eq!(report["prime_bits"], 30);
+    assert_eq!(report["batch"], 4);
+    assert_eq!(report["repeats"], 3);
+    assert_eq!(report["seed"], 1);
+    assert!(report["threads"].as_u64().unwrap() >= 1);
+    for field in ["wall_s", "mean_s", "coefficients_per_s"] {
+        assert!(object.contains_key(field), "missing {field}");
+    }
+
+    let wall = report["wall_s"].as_f64().unwrap();
+    let mean = report["mean_s"].as_f64().unwrap();
+    assert!(wall > 0.0 && wall <= mean, "wall {wall} mean {mean}");
+    // 4 ciphertexts = 8 polynomials of 1024 residues over 2 primes.
+    let rate = report["coefficients_per_s"].as_f64().unwrap();
+    let expected = (8 * 1024 * 2) as f64 / wall;
+    assert!((rate - expected).abs() <= 1e-9 * expected, "rate {rate}, expected {expected}");
+
+    let moduli = report["moduli"].as_array().unwrap();
+    assert_eq!(moduli.len(), 2);
+    for q in moduli {
+        let q = q.as_u64().unwrap();
+        assert!(q % 2048 == 1 && q < 1 << 30 && q > 1 << 29, "{q}");
+    }
+}
+
+#[test]
+fn human_report_is_one_line() {
+    let output = pimhe(&["bench", "bgv-mul", "--n", "16", "--primes", "1", "--batch", "2", "--threads", "1"]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(stdout.starts_with("bgv-mul  backend=cpu n=16 primes=1x30b batch=2 threads=1  wall="), "{stdout}");
+    assert!(stdout.contains("products/s"), "{stdout}");
+}
+
+#[test]
+fn bgv_mul_refuses_an_odd_batch() {
+    let output = pimhe(&["bench", "bgv-mul", "--n", "1024", "--primes", "2", "--batch", "3"]);
+    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("--batch 3") && message.contains("even"), "{message}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn unknown_backend_is_refused() {
+    let output = pimhe(&["bench", "ntt", "--n", "1024", "--primes", "2", "--batch", "4", "--backend", "nope"]);
+    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("backend nope is not available; available: cpu"), "{message}");
+}
+
+#[test]
+fn invalid_flags_are_refused_with_their_name() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["bench", "ntt", "--n", "1000", "--primes", "1", "--batch", "1"], "--n 1000"),
+        (&["bench", "ntt", "--n", "8", "--primes", "1", "--batch", "1"], "--n 8"),
+        (&["bench", "ntt", "--n", "16", "--primes", "0", "--batch", "1"], "--primes 0"),
+        (&["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "0"], "--batch 0"),
+        (&["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--prime-bits", "31"], "--prime-bits 31"),
+        (&["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--threads", "0"], "--threads 0"),
+        (&["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--repeat", "0"], "--repeat 0"),
+        (&["bench", "ntt", "--n", "4096", "--primes", "1000", "--prime-bits", "20", "--batch", "1"], "--primes 1000"),
+        (&["bench", "pipeline", "--n", "16", "--primes", "1", "--batch", "1"], "--batch 1"),
+        // About 2^17 x 2^17 x 2 x 4 bytes = 128 TiB: refused by the memory guard.
+        (&["bench", "ntt", "--n", "131072", "--primes", "1", "--batch", "131072"], "available memory"),
+    ];
+    for (args, needle) in cases {
+        let output = pimhe(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(message.contains(needle), "{args:?}: {message}");
+    }
+}
+
+#[test]
+fn unknown_operation_is_a_usage_error() {
+    let output = pimhe(&["bench", "fft", "--n", "16", "--primes", "1", "--batch", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("bgv-mul"), "{}", stderr(&output));
+}

@@ -1,0 +1,91 @@
+//! Criterion benchmarks of every bulk operation of the CPU backend.
+//!
+//! Per ring degree N in {4096, 16384}: three 30-bit primes and batches of 8 polynomials
+//! (each operand of `tensor` is such a batch). Ids read `cpu/<op>/n=<N>/primes=3/batch=8`;
+//! throughput is in residues (8 x N x 3 per operand batch). The backend uses all cores, or
+//! `PIMHE_BENCH_THREADS` threads when that variable is set.
+//!
+//! `cargo bench -p pimhe-exec --bench cpu_backend -- tensor` runs one operation.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_math::{ntt_primes, Modulus, Sampler};
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+
+const DEGREES: [usize; 2] = [4096, 16384];
+const PRIMES: usize = 3;
+const PRIME_BITS: u32 = 30;
+const BATCH: usize = 8;
+/// Plain modulus of the BGV rescaling benchmarked by `mod_down_last`.
+const PLAIN_MODULUS: u64 = 65537;
+
+fn backend() -> CpuBackend {
+    let threads = std::env::var("PIMHE_BENCH_THREADS")
+        .ok()
+        .map(|t| t.parse().expect("PIMHE_BENCH_THREADS must be a positive integer"));
+    CpuBackend::new(threads).expect("the CPU backend starts")
+}
+
+/// `BATCH` uniformly random polynomials (uniform residues are valid in either representation).
+fn random(basis: &Arc<RingBasis>, representation: Representation, sampler: &mut Sampler) -> PolyBatch {
+    let len = BATCH * basis.degree();
+    let data = (0..basis.len()).flat_map(|limb| sampler.uniform_vec(basis.modulus(limb), len)).collect();
+    PolyBatch::from_data(basis, BATCH, representation, data).expect("reduced residues")
+}
+
+fn cpu_backend(c: &mut Criterion) {
+    let backend = backend();
+    let mut group = c.benchmark_group("cpu");
+    for n in DEGREES {
+        let primes = ntt_primes(PRIME_BITS, n, PRIMES, &[]).expect("enough primes");
+        let special = ntt_primes(PRIME_BITS, n, 1, &primes).expect("a key-switching prime");
+        let basis = RingBasis::new(n, &primes).expect("a basis");
+        let extended = basis.concat(&RingBasis::new(n, &special).expect("a basis")).expect("a basis");
+        let mut sampler = Sampler::from_seed_u64(42);
+        let coefficients = random(&basis, Representation::Coefficient, &mut sampler);
+        let [x, y, z, w] = [(); 4].map(|_| random(&basis, Representation::Ntt, &mut sampler));
+        let [x, y, z, w] = [x, y, z, w].map(|b| backend.upload(b).expect("upload"));
+        let coefficients = backend.upload(coefficients).expect("upload");
+        let plain = Modulus::new(PLAIN_MODULUS).expect("a modulus");
+
+        let id = |op: &str| BenchmarkId::new(op, format!("n={n}/primes={PRIMES}/batch={BATCH}"));
+        group.throughput(Throughput::Elements((BATCH * n * PRIMES) as u64));
+
+        group.bench_function(id("ntt"), |b| {
+            b.iter_batched_ref(
+                || backend.copy(&coefficients).expect("copy"),
+                |a| backend.ntt(black_box(a)).expect("ntt"),
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(id("intt"), |b| {
+            b.iter_batched_ref(
+                || backend.copy(&x).expect("copy"),
+                |a| backend.intt(black_box(a)).expect("intt"),
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(id("add"), |b| b.iter(|| backend.add(black_box(&x), black_box(&y)).expect("add")));
+        group.bench_function(id("mul"), |b| b.iter(|| backend.mul(black_box(&x), black_box(&y)).expect("mul")));
+        group.bench_function(id("mac"), |b| {
+            let mut acc = backend.copy(&z).expect("copy");
+            b.iter(|| backend.mac(black_box(&mut acc), black_box(&x), black_box(&y)).expect("mac"))
+        });
+        group.bench_function(id("tensor"), |b| {
+            b.iter(|| backend.tensor(black_box(&x), black_box(&y), black_box(&z), black_box(&w)).expect("tensor"))
+        });
+        group.bench_function(id("mod_down_last"), |b| {
+            b.iter(|| backend.mod_down_last(black_box(&x), Some(plain)).expect("mod_down_last"))
+        });
+        group.bench_function(id("decompose_digits"), |b| {
+            b.iter(|| backend.decompose_digits(black_box(&x), &extended).expect("decompose_digits"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_backend);
+criterion_main!(benches);
