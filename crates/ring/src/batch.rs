@@ -262,6 +262,7 @@ impl PolyBatch {
 
     /// Overwrites every residue with zero (for secret material).
     pub fn zeroize(&mut self) {
-        self.data.zeroize();
+        // Zero the residues in place: `Vec::zeroize` would also truncate, breaking the shape.
+        self.data.as_mut_slice().zeroize();
     }
 }
