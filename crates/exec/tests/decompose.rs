@@ -5,12 +5,15 @@ mod common;
 
 use std::sync::Arc;
 
-use common::*;
+use common::backends;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::Zero;
 use pimhe_exec::{Backend, ExecError};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_testkit::bigint::{crt, crt_centred, inverse_mod, product};
+use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, residues_at, rng};
+use pimhe_testkit::oracle::centre;
 
 struct Setup {
     basis: Arc<RingBasis>,

@@ -3,11 +3,17 @@
 
 mod common;
 
-use common::*;
+use common::backends;
 use pimhe_exec::{Backend, CpuBackend, ExecError, Shape};
 use pimhe_ring::{PolyBatch, Representation, RingError};
+use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
 use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha20Rng;
+
+/// Position of prime `p` in `primes`, found by a linear scan (independent of the library).
+fn position(primes: &[u32], p: u32) -> usize {
+    primes.iter().position(|&x| x == p).expect("prime present")
+}
 
 /// (label, a, b): b with a's shape, b with one polynomial, b over a superset basis in another
 /// prime order (with count 3 and with count 1), and a single polynomial against a single one.

@@ -3,36 +3,27 @@
 
 mod common;
 
-use common::*;
+use common::backends;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, Zero};
 use pimhe_exec::{Backend, ExecError};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation};
+use pimhe_testkit::bigint::{big_mod, centre_big, crt_centred, inverse_mod};
+use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, random_signed, residues_at, rng};
 use rand_chacha::rand_core::Rng;
-
-/// The representative of x mod m in (-m/2, m/2], as a big integer.
-fn centre_big(x: &BigInt, m: u32) -> BigInt {
-    let m = BigInt::from(m);
-    let r = x.mod_floor(&m);
-    if &r * 2 > m {
-        r - m
-    } else {
-        r
-    }
-}
 
 /// The expected Y for the integer X (any representative), with the bound check on delta.
 fn expected_y(x: &BigInt, p: u32, t: Option<u32>) -> BigInt {
     let p_big = BigInt::from(p);
-    let r = centre_big(x, p);
+    let r = centre_big(x, &p_big);
     let delta = match t {
         None => r.clone(),
         Some(t) => {
             let t_big = BigInt::from(t);
             let p_inv = inverse_mod(&p_big, t);
-            let u = centre_big(&(&r * p_inv).mod_floor(&t_big), t);
+            let u = centre_big(&(&r * p_inv).mod_floor(&t_big), &t_big);
             &r - &p_big * u
         }
     };

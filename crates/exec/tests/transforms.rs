@@ -3,9 +3,11 @@
 
 mod common;
 
-use common::*;
+use common::backends;
 use pimhe_exec::{Backend, ExecError};
 use pimhe_ring::{PolyBatch, Representation, RingError};
+use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
+use pimhe_testkit::oracle::schoolbook;
 
 #[test]
 fn ntt_and_intt_match_per_polynomial_tables() {

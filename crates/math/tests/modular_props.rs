@@ -2,6 +2,7 @@
 
 use pimhe_math::modular::{csub, MODULUS_LIMIT};
 use pimhe_math::{bit_reverse, inverse_mod, MathError, Modulus};
+use pimhe_testkit::oracle::{bit_reverse as naive_bit_reverse, gcd, pow_mod};
 use proptest::prelude::*;
 
 /// Largest primes below 2^30, 30-bit NTT primes (1 mod 2^17) and a few awkward composites.
@@ -37,28 +38,6 @@ fn residue(q: u32, selector: u8, raw: u32) -> u32 {
         3 => q / 2,
         4 => (q / 2 + 1) % q,
         _ => raw % q,
-    }
-}
-
-fn pow_oracle(a: u64, mut e: u64, q: u64) -> u64 {
-    let q = q as u128;
-    let mut base = a as u128 % q;
-    let mut acc = 1u128 % q;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * base % q;
-        }
-        base = base * base % q;
-        e >>= 1;
-    }
-    acc as u64
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }
 
@@ -129,7 +108,7 @@ proptest! {
     #[test]
     fn pow_matches_square_and_multiply(q in modulus_strategy(), a: u32, e: u64, small_e in 0u64..70) {
         let m = Modulus::new(q as u64).unwrap();
-        prop_assert_eq!(m.pow(a, e) as u64, pow_oracle(a as u64, e, q as u64));
+        prop_assert_eq!(m.pow(a, e) as u64, pow_mod(a as u64, e, q as u64));
         // Small exponents against repeated multiplication.
         let mut naive = 1u64 % q as u64;
         for _ in 0..small_e {
@@ -187,11 +166,7 @@ proptest! {
     #[test]
     fn bit_reverse_matches_naive(bits in 0u32..=20, x_raw: usize) {
         let x = if bits == 0 { 0 } else { x_raw & ((1usize << bits) - 1) };
-        let mut naive = 0usize;
-        for i in 0..bits {
-            naive |= ((x >> i) & 1) << (bits - 1 - i);
-        }
-        prop_assert_eq!(bit_reverse(x, bits), naive);
+        prop_assert_eq!(bit_reverse(x, bits), naive_bit_reverse(x, bits));
     }
 }
 

@@ -1,25 +1,8 @@
 //! NTT round trips, direct-evaluation known answers, literal test vectors and error paths.
 
 use pimhe_math::{ntt_primes, MathError, Modulus, NttTable};
-use rand_chacha::rand_core::{Rng, SeedableRng};
-use rand_chacha::ChaCha20Rng;
-
-fn pow_mod(base: u64, mut e: u64, q: u64) -> u64 {
-    let mut acc = 1u64;
-    let mut b = base % q;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * b % q;
-        }
-        b = b * b % q;
-        e >>= 1;
-    }
-    acc
-}
-
-fn naive_bit_reverse(x: usize, bits: u32) -> usize {
-    (0..bits).fold(0, |acc, i| acc | (((x >> i) & 1) << (bits - 1 - i)))
-}
+use pimhe_testkit::inputs::{random_residues, rng};
+use pimhe_testkit::oracle::{bit_reverse, evaluate, pow_mod};
 
 /// a(psi^(2 bitrev(k) + 1)) for every k, by Horner's rule with plain `%` arithmetic.
 fn naive_ntt(a: &[u32], psi: u64, q: u64) -> Vec<u32> {
@@ -27,8 +10,8 @@ fn naive_ntt(a: &[u32], psi: u64, q: u64) -> Vec<u32> {
     let log_n = n.trailing_zeros();
     (0..n)
         .map(|k| {
-            let point = pow_mod(psi, 2 * naive_bit_reverse(k, log_n) as u64 + 1, q);
-            a.iter().rev().fold(0u64, |acc, &c| (acc * point + c as u64) % q) as u32
+            let point = pow_mod(psi, 2 * bit_reverse(k, log_n) as u64 + 1, q);
+            evaluate(a, point, q) as u32
         })
         .collect()
 }
@@ -39,13 +22,9 @@ fn small_ntt_prime(n: usize) -> u32 {
     (min_bits..=30).find_map(|bits| ntt_primes(bits, n, 1, &[]).ok()).unwrap()[0]
 }
 
-fn random_poly(rng: &mut ChaCha20Rng, n: usize, q: u32) -> Vec<u32> {
-    (0..n).map(|_| rng.next_u32() % q).collect()
-}
-
 #[test]
 fn round_trip_every_degree() {
-    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    let mut rng = rng(2);
     for log_n in 4..=16 {
         let n = 1usize << log_n;
         let mut primes = ntt_primes(30, n, 2, &[]).unwrap();
@@ -56,7 +35,7 @@ fn round_trip_every_degree() {
             let table = NttTable::new(q, n).unwrap();
             assert_eq!(table.degree(), n);
             assert_eq!(table.modulus().value(), p);
-            for input in [random_poly(&mut rng, n, p), vec![p - 1; n], vec![0; n]] {
+            for input in [random_residues(&mut rng, n, p), vec![p - 1; n], vec![0; n]] {
                 let mut a = input.clone();
                 table.forward(&mut a);
                 assert!(a.iter().all(|&x| x < p), "forward output not reduced, n={n} p={p}");
@@ -67,7 +46,7 @@ fn round_trip_every_degree() {
                 assert_eq!(a, input, "round trip failed, n={n} p={p}");
             }
             // Inverse then forward is the identity too.
-            let input = random_poly(&mut rng, n, p);
+            let input = random_residues(&mut rng, n, p);
             let mut a = input.clone();
             table.inverse(&mut a);
             assert!(a.iter().all(|&x| x < p));
@@ -79,7 +58,7 @@ fn round_trip_every_degree() {
 
 #[test]
 fn forward_is_evaluation_at_odd_powers_of_psi() {
-    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let mut rng = rng(3);
     for n in [16usize, 32, 64] {
         let mut primes = ntt_primes(30, n, 2, &[]).unwrap();
         primes.push(small_ntt_prime(n));
@@ -92,7 +71,7 @@ fn forward_is_evaluation_at_odd_powers_of_psi() {
             // psi is a primitive 2N-th root of unity.
             assert_eq!(pow_mod(psi, n as u64, p as u64), p as u64 - 1);
             for _ in 0..4 {
-                let input = random_poly(&mut rng, n, p);
+                let input = random_residues(&mut rng, n, p);
                 let mut a = input.clone();
                 table.forward(&mut a);
                 assert_eq!(a, naive_ntt(&input, psi, p as u64), "n={n} p={p}");
@@ -143,7 +122,7 @@ fn twiddle_tables_and_inverse_degree() {
         let psi = table.root() as u64;
         let log_n = n.trailing_zeros();
         for (k, &w) in table.forward_twiddles().iter().enumerate() {
-            assert_eq!(w as u64, pow_mod(psi, naive_bit_reverse(k, log_n) as u64, p as u64));
+            assert_eq!(w as u64, pow_mod(psi, bit_reverse(k, log_n) as u64, p as u64));
         }
         assert_eq!(table.inverse_twiddles().len(), n);
         assert_eq!(table.n_inv() as u64 * n as u64 % p as u64, 1);

@@ -1,6 +1,7 @@
 //! Prime search and primitive roots against trial division and brute force.
 
 use pimhe_math::{is_prime, minimal_primitive_root, ntt_primes, MathError, Modulus};
+use pimhe_testkit::oracle::pow_mod;
 
 fn trial_division(n: u64) -> bool {
     if n < 2 {
@@ -14,20 +15,6 @@ fn trial_division(n: u64) -> bool {
         d += 1;
     }
     true
-}
-
-fn pow_mod(base: u64, mut e: u64, q: u64) -> u64 {
-    let q = q as u128;
-    let mut acc = 1u128 % q;
-    let mut b = base as u128 % q;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * b % q;
-        }
-        b = b * b % q;
-        e >>= 1;
-    }
-    acc as u64
 }
 
 /// Multiplicative order of x modulo prime q, restricted to powers of two up to 2N.

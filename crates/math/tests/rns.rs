@@ -3,19 +3,14 @@
 use num_bigint::{BigInt, BigUint};
 use num_traits::{One, ToPrimitive, Zero};
 use pimhe_math::{ntt_primes, BaseConverter, MathError, Modulus, RnsBase};
-use rand_chacha::rand_core::{Rng, SeedableRng};
+use pimhe_testkit::bigint::inverse_mod;
+use pimhe_testkit::inputs::rng;
+use pimhe_testkit::oracle::gcd;
+use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha20Rng;
 
 fn moduli(values: &[u32]) -> Vec<Modulus> {
     values.iter().map(|&q| Modulus::new(q as u64).unwrap()).collect()
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// `count` pairwise coprime moduli, mixing random composites, small values and 30-bit primes.
@@ -41,22 +36,9 @@ fn random_below(rng: &mut ChaCha20Rng, bound: &BigUint) -> BigUint {
     BigUint::from_slice(&digits) % bound
 }
 
-fn inverse_oracle(a: &BigUint, m: u32) -> u64 {
-    // Extended Euclid in i128, independent of the crate.
-    let a = (a % m).to_u64().unwrap() as i128;
-    let (mut r0, mut r1, mut s0, mut s1) = (a, m as i128, 1i128, 0i128);
-    while r1 != 0 {
-        let quotient = r0 / r1;
-        (r0, r1) = (r1, r0 - quotient * r1);
-        (s0, s1) = (s1, s0 - quotient * s1);
-    }
-    assert_eq!(r0, 1);
-    s0.rem_euclid(m as i128) as u64
-}
-
 #[test]
 fn base_constants() {
-    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    let mut rng = rng(10);
     for size in [1usize, 2, 3, 7, 20] {
         let values = random_coprime_moduli(&mut rng, size);
         let base = RnsBase::new(&moduli(&values)).unwrap();
@@ -76,7 +58,7 @@ fn base_constants() {
 
 #[test]
 fn compose_matches_num_bigint() {
-    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let mut rng = rng(11);
     for size in [1usize, 2, 3, 5, 8, 13, 20, 40] {
         for _ in 0..8 {
             let values = random_coprime_moduli(&mut rng, size);
@@ -135,7 +117,7 @@ fn compose_centered_boundary() {
 
 #[test]
 fn decompose_round_trips() {
-    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    let mut rng = rng(12);
     for size in [1usize, 2, 4, 9, 20] {
         let values = random_coprime_moduli(&mut rng, size);
         let base = RnsBase::new(&moduli(&values)).unwrap();
@@ -200,7 +182,12 @@ fn check_conversion(from: &RnsBase, to: &RnsBase, xs: &[BigUint], input: &[u32],
     let l = from.len();
     let q_big = from.product();
     let q_hat: Vec<BigUint> = from.moduli().iter().map(|q| q_big / q.value()).collect();
-    let q_hat_inv: Vec<u64> = from.moduli().iter().zip(&q_hat).map(|(q, hat)| inverse_oracle(hat, q.value())).collect();
+    let q_hat_inv: Vec<u64> = from
+        .moduli()
+        .iter()
+        .zip(&q_hat)
+        .map(|(q, hat)| inverse_mod(&BigInt::from(hat.clone()), q.value()).to_u64().unwrap())
+        .collect();
     for (c, x) in xs.iter().enumerate() {
         let mut sum = BigUint::zero();
         for (i, q) in from.moduli().iter().enumerate() {
@@ -231,7 +218,7 @@ fn limb_major(base: &RnsBase, xs: &[BigUint]) -> Vec<u32> {
 
 #[test]
 fn fast_base_conversion_matches_definition() {
-    let mut rng = ChaCha20Rng::seed_from_u64(13);
+    let mut rng = rng(13);
     let primes = ntt_primes(30, 1 << 12, 120, &[]).unwrap();
     for (from_len, to_len) in [
         (1usize, 1usize),
@@ -299,7 +286,7 @@ fn fast_base_conversion_worst_case_accumulation() {
 
 #[test]
 fn fast_base_conversion_shared_moduli_and_unreduced_input() {
-    let mut rng = ChaCha20Rng::seed_from_u64(14);
+    let mut rng = rng(14);
     let primes = ntt_primes(30, 1 << 10, 6, &[]).unwrap();
     let from = RnsBase::new(&moduli(&primes[..4])).unwrap();
     // Target shares q_1 and q_3 with the source.

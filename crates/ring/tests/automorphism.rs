@@ -1,15 +1,14 @@
 //! Galois automorphisms X -> X^k against their direct definition, in both representations.
 
-mod common;
-
-use common::*;
 use pimhe_ring::{PolyBatch, Representation, RingError};
+use pimhe_testkit::inputs::{basis, random_batch, random_signed, rng};
+use pimhe_testkit::oracle::{automorphism_residues, automorphism_signed, pow_mod, schoolbook};
 
 /// Odd exponents worth testing for degree n: small ones, the BGV/CKKS generators, conjugation,
 /// and values at or above 2N (which act as k mod 2N).
 fn exponents(n: usize) -> Vec<usize> {
     let two_n = 2 * n;
-    let g5 = common::pow_mod(5, 3, two_n as u64) as usize;
+    let g5 = pow_mod(5, 3, two_n as u64) as usize;
     let mut ks = vec![1, 3, 5, 7, g5, n - 1, n + 1, two_n - 1, two_n - 3, two_n + 5, 3 * two_n + 1];
     ks.sort_unstable();
     ks.dedup();

@@ -1,12 +1,10 @@
 //! RingBasis: construction, prefix, select, concat and limb_positions_in, with their errors.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::*;
 use pimhe_math::{Modulus, NttTable};
 use pimhe_ring::{RingBasis, RingError};
+use pimhe_testkit::inputs::distinct_primes;
 
 #[test]
 fn new_records_degree_primes_and_tables() {

@@ -1,10 +1,9 @@
 //! PolyBatch: limb-major layout, construction errors, NTT round trips and the copying
 //! operations (select, poly, concat, restrict), each checked against direct indexing.
 
-mod common;
-
-use common::*;
 use pimhe_ring::{PolyBatch, Representation, RingBasis, RingError};
+use pimhe_testkit::inputs::{basis, distinct_primes, random_batch, random_signed, rng};
+use pimhe_testkit::oracle::{bit_reverse, evaluate, pow_mod, schoolbook};
 use rand_chacha::rand_core::Rng;
 
 #[test]

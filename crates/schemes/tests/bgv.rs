@@ -7,6 +7,7 @@ use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
 use pimhe_schemes::bgv::*;
 use pimhe_schemes::SchemeError;
+use pimhe_testkit::oracle::{evaluate, pow_mod};
 
 struct Fixture {
     backend: CpuBackend,
@@ -289,17 +290,14 @@ fn slots_follow_the_two_row_layout() {
 }
 
 /// The slots of a plaintext polynomial by their definition: its values at psi^(3^i) (row 0)
-/// and psi^(-3^i) (row 1), evaluated directly with Horner's rule.
+/// and psi^(-3^i) (row 1), evaluated directly with Horner's rule in plain `%` arithmetic.
 fn evaluate_slots(f: &Fixture, coefficients: &[u64]) -> Vec<u64> {
-    let t = *f.ctx.plain_modulus();
+    let t = f.t();
     let n = f.ctx.slots();
-    let table = pimhe_math::NttTable::new(t, n).unwrap();
-    let psi = table.root();
+    let table = pimhe_math::NttTable::new(*f.ctx.plain_modulus(), n).unwrap();
+    let psi = table.root() as u64;
     let two_n = 2 * n as u64;
-    let eval = |exponent: u64| {
-        let point = t.pow(psi, exponent);
-        coefficients.iter().rev().fold(0u32, |acc, &c| t.add(t.mul(acc, point), c as u32)) as u64
-    };
+    let eval = |exponent: u64| evaluate(coefficients, pow_mod(psi, exponent, t), t);
     let mut slots = vec![0; n];
     let mut power = 1u64;
     for i in 0..n / 2 {
