@@ -1,0 +1,602 @@
+//! The MRAM interface of the DPU program: Rust mirrors of `dpu/include/pimhe_dpu.h` (header,
+//! commands, opcodes, variants, status codes), their byte serialization, and the tables and
+//! image a DPU needs for one prime.
+//!
+//! Layout of one DPU's MRAM (docs/PIM.md; offsets in bytes from `DPU_MRAM_HEAP_POINTER`, all
+//! 8-aligned), as [`MramLayout::new`] places it:
+//!
+//! | offset | content |
+//! |---|---|
+//! | 0 | [`PimheHeader`] (64 bytes) |
+//! | 64 | forward twiddles psi^bitrev(k), k < N, then their Shoup constants (8N bytes) |
+//! | 64 + 8N | inverse twiddles in consumption order (slot 0 unused), then Shoup constants (8N bytes) |
+//! | 64 + 16N | `command_capacity` x [`PimheCommand`] (48 bytes each) |
+//! | [`MramLayout::data_offset`] | operands: `count` sub-polynomials = `count * N` u32 each |
+//!
+//! Everything is little-endian, as on the DPU.
+//!
+//! ```
+//! use pimhe_pim::layout::{prime_image, prime_tables, MramLayout, PimheCommand, Variant};
+//! let tables = prime_tables(12289, 1024).unwrap();
+//! let layout = MramLayout::new(1024, 4);
+//! let data = layout.operand_offset(0);
+//! let image = prime_image(&tables, Variant::Best, &layout, &[PimheCommand::ntt(data, 1)]).unwrap();
+//! assert_eq!(image.len(), layout.data_offset as usize);
+//! ```
+
+use pimhe_math::{MathError, Modulus, NttTable};
+use serde::{Deserialize, Serialize};
+
+/// `PIMHE_MAGIC`: "PIMH" read as a little-endian u32.
+pub const PIMHE_MAGIC: u32 = 0x5049_4d48;
+/// Smallest ring degree the kernel supports.
+pub const N_MIN: usize = 16;
+/// Largest ring degree the kernel supports.
+pub const N_MAX: usize = 32768;
+/// Primes are below this bound (lazy values in [0, 4q) fit a word).
+pub const Q_LIMIT: u32 = 1 << 30;
+/// `sizeof(pimhe_header_t)`.
+pub const HEADER_BYTES: usize = 64;
+/// `sizeof(pimhe_command_t)`.
+pub const COMMAND_BYTES: usize = 48;
+/// Command flag: `src[1]` is a single sub-polynomial combined with every sub-polynomial of
+/// `src[0]` (a key or a plaintext against a batch). Element-wise operations only.
+pub const FLAG_BROADCAST_SRC1: u32 = 1;
+/// Byte offset of `header.status` (the kernel writes bytes 48..56: command_count and status).
+pub const STATUS_OFFSET: usize = 52;
+
+/// Which arithmetic the kernel uses (`header.variant`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Variant {
+    /// DRAMatic's published method: Barrett reduction, custom 32-bit multiplies, radix-2.
+    Barrett = 0,
+    /// Shoup twiddles with a truncated quotient, lazy reduction, radix-4, WRAM-resident blocks.
+    Best = 1,
+}
+
+impl Variant {
+    /// Both variants, barrett first.
+    pub const ALL: [Variant; 2] = [Variant::Barrett, Variant::Best];
+}
+
+/// `command.opcode`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Opcode {
+    /// `src0[i] := NTT(src0[i])` in place (natural -> bit-reversed).
+    Ntt = 1,
+    /// `src0[i] := INTT(src0[i])` in place, scaled by N^-1.
+    Intt = 2,
+    /// `dst0[i] := src0[i] + src1[i]`.
+    Add = 3,
+    /// `dst0[i] := src0[i] - src1[i]`.
+    Sub = 4,
+    /// `dst0[i] := src0[i] * src1[i]`.
+    Mul = 5,
+    /// `dst0[i] := dst0[i] + src0[i] * src1[i]`.
+    Mac = 6,
+    /// `dst0[i] := src0[i] * scalar`.
+    MulC = 7,
+    /// `dst0 := a0 b0, dst1 := a0 b1 + a1 b0, dst2 := a1 b1` with `(a0, a1, b0, b1) = src0..3`.
+    Tensor = 8,
+}
+
+/// `header.status` values written by the kernel (`PIMHE_STATUS_OK`, `PIMHE_ERR_*`).
+pub mod status {
+    /// Every command ran.
+    pub const OK: u32 = 0;
+    /// `header.magic != PIMHE_MAGIC`.
+    pub const ERR_MAGIC: u32 = 1;
+    /// `n` not a power of two in 16..=32768, or `log_n != log2(n)`.
+    pub const ERR_DEGREE: u32 = 2;
+    /// `q >= 2^30` or `q != 1 mod 2N`.
+    pub const ERR_MODULUS: u32 = 3;
+    /// Unknown `header.variant`.
+    pub const ERR_VARIANT: u32 = 4;
+    /// Unknown `command.opcode`.
+    pub const ERR_OPCODE: u32 = 5;
+    /// MULC: `scalar >= q` or `scalar_shoup != floor(scalar 2^32 / q)`.
+    pub const ERR_SCALAR: u32 = 6;
+    /// `barrett_lo/hi != floor(2^64 / q)`.
+    pub const ERR_BARRETT: u32 = 7;
+    /// `n_inv != N^-1 mod q` or `n_inv_shoup != floor(n_inv 2^32 / q)`.
+    pub const ERR_N_INV: u32 = 8;
+    /// An operand's `offset + count * N * 4` overflows the 32-bit MRAM address space.
+    pub const ERR_OPERAND: u32 = 9;
+
+    /// What a status code means.
+    pub fn describe(status: u32) -> &'static str {
+        match status {
+            OK => "ok",
+            ERR_MAGIC => "bad magic",
+            ERR_DEGREE => "unsupported ring degree",
+            ERR_MODULUS => "modulus not below 2^30 or not 1 mod 2N",
+            ERR_VARIANT => "unknown arithmetic variant",
+            ERR_OPCODE => "unknown opcode",
+            ERR_SCALAR => "MULC scalar not reduced or wrong Shoup constant",
+            ERR_BARRETT => "wrong Barrett constant",
+            ERR_N_INV => "wrong N^-1 or its Shoup constant",
+            ERR_OPERAND => "operand overflows the MRAM address space",
+            _ => "unknown status",
+        }
+    }
+}
+
+/// Errors building tables, headers or images.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// The ring degree is not a power of two in 16..=32768.
+    #[error("ring degree {0} unsupported by the DPU kernel (powers of two 16..=32768)")]
+    Degree(usize),
+    /// The prime is not below 2^30 or not 1 mod 2N.
+    #[error("modulus {q} unsupported for N = {n}: needs q < 2^30 and q = 1 mod 2N")]
+    Modulus {
+        /// The prime.
+        q: u32,
+        /// The ring degree.
+        n: usize,
+    },
+    /// More commands than the layout has room for.
+    #[error("{count} commands do not fit the layout's {capacity} command slots")]
+    TooManyCommands {
+        /// Commands given.
+        count: usize,
+        /// Slots in the layout.
+        capacity: u32,
+    },
+    /// Tables and layout disagree on N.
+    #[error("tables for N = {tables} used with a layout for N = {layout}")]
+    DegreeMismatch {
+        /// The tables' degree.
+        tables: usize,
+        /// The layout's degree.
+        layout: usize,
+    },
+    /// A byte slice of the wrong length.
+    #[error("expected {expected} bytes, got {got}")]
+    Bytes {
+        /// Expected length.
+        expected: usize,
+        /// Given length.
+        got: usize,
+    },
+    /// The arithmetic layer rejected the prime or degree.
+    #[error(transparent)]
+    Math(#[from] MathError),
+}
+
+fn words_to_bytes(words: &[u32], out: &mut [u8]) {
+    for (chunk, w) in out.chunks_exact_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+fn bytes_to_words<const W: usize>(bytes: &[u8]) -> Result<[u32; W], LayoutError> {
+    if bytes.len() != 4 * W {
+        return Err(LayoutError::Bytes { expected: 4 * W, got: bytes.len() });
+    }
+    let mut words = [0u32; W];
+    for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        *w = u32::from_le_bytes(chunk.try_into().expect("chunks of 4"));
+    }
+    Ok(words)
+}
+
+/// Mirror of `pimhe_header_t` (64 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PimheHeader {
+    /// [`PIMHE_MAGIC`].
+    pub magic: u32,
+    /// Ring degree N.
+    pub n: u32,
+    /// log2(N).
+    pub log_n: u32,
+    /// This DPU's prime.
+    pub q: u32,
+    /// Low word of floor(2^64 / q).
+    pub barrett_lo: u32,
+    /// High word of floor(2^64 / q).
+    pub barrett_hi: u32,
+    /// N^-1 mod q.
+    pub n_inv: u32,
+    /// floor(N^-1 2^32 / q).
+    pub n_inv_shoup: u32,
+    /// [`Variant`] as u32.
+    pub variant: u32,
+    /// MRAM offset of the forward twiddles (then their Shoup constants).
+    pub twiddle_offset: u32,
+    /// MRAM offset of the inverse twiddles (then their Shoup constants).
+    pub inv_twiddle_offset: u32,
+    /// MRAM offset of the command list.
+    pub command_offset: u32,
+    /// Number of commands to run.
+    pub command_count: u32,
+    /// Written by the kernel: [`status::OK`] or an error code.
+    pub status: u32,
+    /// Padding to 64 bytes.
+    pub reserved: [u32; 2],
+}
+
+impl PimheHeader {
+    fn words(&self) -> [u32; 16] {
+        let r = self.reserved;
+        [
+            self.magic,
+            self.n,
+            self.log_n,
+            self.q,
+            self.barrett_lo,
+            self.barrett_hi,
+            self.n_inv,
+            self.n_inv_shoup,
+            self.variant,
+            self.twiddle_offset,
+            self.inv_twiddle_offset,
+            self.command_offset,
+            self.command_count,
+            self.status,
+            r[0],
+            r[1],
+        ]
+    }
+
+    /// The 64 bytes the DPU reads.
+    pub fn to_bytes(&self) -> [u8; HEADER_BYTES] {
+        let mut out = [0u8; HEADER_BYTES];
+        words_to_bytes(&self.words(), &mut out);
+        out
+    }
+
+    /// Parses 64 bytes (e.g. read back from MRAM).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, LayoutError> {
+        let w = bytes_to_words::<16>(bytes)?;
+        Ok(Self {
+            magic: w[0],
+            n: w[1],
+            log_n: w[2],
+            q: w[3],
+            barrett_lo: w[4],
+            barrett_hi: w[5],
+            n_inv: w[6],
+            n_inv_shoup: w[7],
+            variant: w[8],
+            twiddle_offset: w[9],
+            inv_twiddle_offset: w[10],
+            command_offset: w[11],
+            command_count: w[12],
+            status: w[13],
+            reserved: [w[14], w[15]],
+        })
+    }
+}
+
+/// Mirror of `pimhe_command_t` (48 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PimheCommand {
+    /// [`Opcode`] as u32.
+    pub opcode: u32,
+    /// Sub-polynomials per operand.
+    pub count: u32,
+    /// Source operand offsets (unused = 0).
+    pub src: [u32; 4],
+    /// Destination operand offsets (unused = 0).
+    pub dst: [u32; 3],
+    /// MULC constant, reduced mod q.
+    pub scalar: u32,
+    /// floor(scalar 2^32 / q).
+    pub scalar_shoup: u32,
+    /// [`FLAG_BROADCAST_SRC1`] and future flags.
+    pub flags: u32,
+}
+
+impl PimheCommand {
+    fn new(opcode: Opcode, count: u32, src: [u32; 4], dst: [u32; 3]) -> Self {
+        Self { opcode: opcode as u32, count, src, dst, ..Self::default() }
+    }
+
+    /// NTT of `count` sub-polynomials at `data`, in place.
+    pub fn ntt(data: u32, count: u32) -> Self {
+        Self::new(Opcode::Ntt, count, [data, 0, 0, 0], [0; 3])
+    }
+
+    /// Inverse NTT of `count` sub-polynomials at `data`, in place.
+    pub fn intt(data: u32, count: u32) -> Self {
+        Self::new(Opcode::Intt, count, [data, 0, 0, 0], [0; 3])
+    }
+
+    /// `dst := a + b`.
+    pub fn add(dst: u32, a: u32, b: u32, count: u32) -> Self {
+        Self::new(Opcode::Add, count, [a, b, 0, 0], [dst, 0, 0])
+    }
+
+    /// `dst := a - b`.
+    pub fn sub(dst: u32, a: u32, b: u32, count: u32) -> Self {
+        Self::new(Opcode::Sub, count, [a, b, 0, 0], [dst, 0, 0])
+    }
+
+    /// `dst := a * b` (element-wise).
+    pub fn mul(dst: u32, a: u32, b: u32, count: u32) -> Self {
+        Self::new(Opcode::Mul, count, [a, b, 0, 0], [dst, 0, 0])
+    }
+
+    /// `dst := dst + a * b`.
+    pub fn mac(dst: u32, a: u32, b: u32, count: u32) -> Self {
+        Self::new(Opcode::Mac, count, [a, b, 0, 0], [dst, 0, 0])
+    }
+
+    /// `dst := src * scalar`; `scalar` is reduced mod q and its Shoup constant computed here.
+    pub fn mulc(dst: u32, src: u32, scalar: u32, modulus: &Modulus, count: u32) -> Self {
+        let scalar = modulus.reduce_u64(scalar as u64);
+        Self {
+            scalar,
+            scalar_shoup: modulus.shoup(scalar),
+            ..Self::new(Opcode::MulC, count, [src, 0, 0, 0], [dst, 0, 0])
+        }
+    }
+
+    /// `dst[0] := a0 b0, dst[1] := a0 b1 + a1 b0, dst[2] := a1 b1` with `src = [a0, a1, b0, b1]`.
+    pub fn tensor(dst: [u32; 3], src: [u32; 4], count: u32) -> Self {
+        Self::new(Opcode::Tensor, count, src, dst)
+    }
+
+    fn words(&self) -> [u32; 12] {
+        let (s, d) = (self.src, self.dst);
+        [self.opcode, self.count, s[0], s[1], s[2], s[3], d[0], d[1], d[2], self.scalar, self.scalar_shoup, self.flags]
+    }
+
+    /// The 48 bytes the DPU reads.
+    pub fn to_bytes(&self) -> [u8; COMMAND_BYTES] {
+        let mut out = [0u8; COMMAND_BYTES];
+        words_to_bytes(&self.words(), &mut out);
+        out
+    }
+
+    /// Parses 48 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, LayoutError> {
+        let w = bytes_to_words::<12>(bytes)?;
+        Ok(Self {
+            opcode: w[0],
+            count: w[1],
+            src: [w[2], w[3], w[4], w[5]],
+            dst: [w[6], w[7], w[8]],
+            scalar: w[9],
+            scalar_shoup: w[10],
+            flags: w[11],
+        })
+    }
+}
+
+/// A command list as the bytes of consecutive `pimhe_command_t`.
+pub fn commands_to_bytes(commands: &[PimheCommand]) -> Vec<u8> {
+    commands.iter().flat_map(|c| c.to_bytes()).collect()
+}
+
+/// Where the parts of one DPU's MRAM image go (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MramLayout {
+    /// Ring degree N.
+    pub n: usize,
+    /// Forward twiddles (N words) then their Shoup constants (N words).
+    pub twiddle_offset: u32,
+    /// Inverse twiddles (N words) then their Shoup constants (N words).
+    pub inv_twiddle_offset: u32,
+    /// Command list.
+    pub command_offset: u32,
+    /// Command slots reserved.
+    pub command_capacity: u32,
+    /// First operand byte (8-aligned).
+    pub data_offset: u32,
+}
+
+impl MramLayout {
+    /// Header, tables, `command_capacity` command slots, then operands.
+    pub fn new(n: usize, command_capacity: usize) -> Self {
+        let twiddle_offset = HEADER_BYTES as u32;
+        let inv_twiddle_offset = twiddle_offset + 8 * n as u32;
+        let command_offset = inv_twiddle_offset + 8 * n as u32;
+        let commands_end = command_offset + (COMMAND_BYTES * command_capacity) as u32;
+        Self {
+            n,
+            twiddle_offset,
+            inv_twiddle_offset,
+            command_offset,
+            command_capacity: command_capacity as u32,
+            data_offset: commands_end.next_multiple_of(8),
+        }
+    }
+
+    /// Bytes of one sub-polynomial.
+    pub fn sub_poly_bytes(&self) -> u32 {
+        4 * self.n as u32
+    }
+
+    /// Offset of the sub-polynomial with index `index` in a packed operand area right after
+    /// the command slots.
+    pub fn operand_offset(&self, index: usize) -> u32 {
+        self.data_offset + index as u32 * self.sub_poly_bytes()
+    }
+}
+
+/// One prime's tables for the DPU: twiddles, inverse twiddles (consumption order) and Shoup
+/// constants, all from [`pimhe_math::NttTable`], so that DPU results equal the CPU's.
+#[derive(Debug, Clone)]
+pub struct PrimeTables {
+    /// The prime.
+    pub modulus: Modulus,
+    /// The CPU's table the DPU tables come from.
+    pub table: NttTable,
+    /// psi^bitrev(k) for k < N, then floor(psi^bitrev(k) 2^32 / q): 2N words.
+    pub forward: Vec<u32>,
+    /// Inverse twiddles in consumption order (slot 0 unused), then their Shoup constants: 2N words.
+    pub inverse: Vec<u32>,
+    /// N^-1 mod q.
+    pub n_inv: u32,
+    /// floor(N^-1 2^32 / q).
+    pub n_inv_shoup: u32,
+}
+
+/// The tables a DPU serving prime `q` at degree `n` needs.
+pub fn prime_tables(q: u32, n: usize) -> Result<PrimeTables, LayoutError> {
+    if !n.is_power_of_two() || !(N_MIN..=N_MAX).contains(&n) {
+        return Err(LayoutError::Degree(n));
+    }
+    if q >= Q_LIMIT || q as u64 % (2 * n as u64) != 1 {
+        return Err(LayoutError::Modulus { q, n });
+    }
+    let modulus = Modulus::new(q as u64)?;
+    let table = NttTable::new(modulus, n)?;
+    let with_shoup = |t: &[u32]| {
+        let mut v = t.to_vec();
+        v.extend(t.iter().map(|&w| modulus.shoup(w % q)));
+        v
+    };
+    let forward = with_shoup(table.forward_twiddles());
+    let inverse = with_shoup(table.inverse_twiddles());
+    let n_inv = table.n_inv();
+    Ok(PrimeTables { modulus, forward, inverse, n_inv, n_inv_shoup: modulus.shoup(n_inv), table })
+}
+
+impl PrimeTables {
+    /// Ring degree N.
+    pub fn degree(&self) -> usize {
+        self.table.degree()
+    }
+
+    /// The header for these tables at `layout`, running `command_count` commands.
+    pub fn header(&self, variant: Variant, layout: &MramLayout, command_count: u32) -> PimheHeader {
+        let n = self.degree();
+        let barrett = self.modulus.barrett_constant();
+        PimheHeader {
+            magic: PIMHE_MAGIC,
+            n: n as u32,
+            log_n: n.trailing_zeros(),
+            q: self.modulus.value(),
+            barrett_lo: barrett as u32,
+            barrett_hi: (barrett >> 32) as u32,
+            n_inv: self.n_inv,
+            n_inv_shoup: self.n_inv_shoup,
+            variant: variant as u32,
+            twiddle_offset: layout.twiddle_offset,
+            inv_twiddle_offset: layout.inv_twiddle_offset,
+            command_offset: layout.command_offset,
+            command_count,
+            status: status::OK,
+            reserved: [0; 2],
+        }
+    }
+}
+
+/// The bytes `[0, layout.data_offset)` of a DPU's MRAM: header, both tables and the commands
+/// (unused command slots zero).
+pub fn prime_image(
+    tables: &PrimeTables,
+    variant: Variant,
+    layout: &MramLayout,
+    commands: &[PimheCommand],
+) -> Result<Vec<u8>, LayoutError> {
+    if tables.degree() != layout.n {
+        return Err(LayoutError::DegreeMismatch { tables: tables.degree(), layout: layout.n });
+    }
+    if commands.len() > layout.command_capacity as usize {
+        return Err(LayoutError::TooManyCommands { count: commands.len(), capacity: layout.command_capacity });
+    }
+    let mut image = vec![0u8; layout.data_offset as usize];
+    let header = tables.header(variant, layout, commands.len() as u32);
+    image[..HEADER_BYTES].copy_from_slice(&header.to_bytes());
+    let tw = layout.twiddle_offset as usize;
+    words_to_bytes(&tables.forward, &mut image[tw..tw + 4 * tables.forward.len()]);
+    let itw = layout.inv_twiddle_offset as usize;
+    words_to_bytes(&tables.inverse, &mut image[itw..itw + 4 * tables.inverse.len()]);
+    let cmd = layout.command_offset as usize;
+    let bytes = commands_to_bytes(commands);
+    image[cmd..cmd + bytes.len()].copy_from_slice(&bytes);
+    Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    #[test]
+    fn header_and_command_match_the_c_layout() {
+        let mut c = [0u32; 32];
+        let entries = crate::emulator::c_header_layout(&mut c);
+        let rust = [
+            offset_of!(PimheHeader, magic),
+            offset_of!(PimheHeader, n),
+            offset_of!(PimheHeader, log_n),
+            offset_of!(PimheHeader, q),
+            offset_of!(PimheHeader, barrett_lo),
+            offset_of!(PimheHeader, barrett_hi),
+            offset_of!(PimheHeader, n_inv),
+            offset_of!(PimheHeader, n_inv_shoup),
+            offset_of!(PimheHeader, variant),
+            offset_of!(PimheHeader, twiddle_offset),
+            offset_of!(PimheHeader, inv_twiddle_offset),
+            offset_of!(PimheHeader, command_offset),
+            offset_of!(PimheHeader, command_count),
+            offset_of!(PimheHeader, status),
+            offset_of!(PimheHeader, reserved),
+            size_of::<PimheHeader>(),
+        ];
+        assert_eq!(entries, rust.len());
+        assert_eq!(c[..entries].iter().map(|&x| x as usize).collect::<Vec<_>>(), rust);
+        assert_eq!(size_of::<PimheHeader>(), HEADER_BYTES);
+        assert_eq!(offset_of!(PimheHeader, status), STATUS_OFFSET);
+
+        let entries = crate::emulator::c_command_layout(&mut c);
+        let rust = [
+            offset_of!(PimheCommand, opcode),
+            offset_of!(PimheCommand, count),
+            offset_of!(PimheCommand, src),
+            offset_of!(PimheCommand, dst),
+            offset_of!(PimheCommand, scalar),
+            offset_of!(PimheCommand, scalar_shoup),
+            offset_of!(PimheCommand, flags),
+            size_of::<PimheCommand>(),
+        ];
+        assert_eq!(entries, rust.len());
+        assert_eq!(c[..entries].iter().map(|&x| x as usize).collect::<Vec<_>>(), rust);
+        assert_eq!(size_of::<PimheCommand>(), COMMAND_BYTES);
+    }
+
+    #[test]
+    fn bytes_round_trip_in_field_order() {
+        let tables = prime_tables(7681, 16).unwrap();
+        let layout = MramLayout::new(16, 3);
+        let h = tables.header(Variant::Best, &layout, 2);
+        let bytes = h.to_bytes();
+        assert_eq!(PimheHeader::from_bytes(&bytes).unwrap(), h);
+        assert_eq!(&bytes[0..4], b"HMIP"); // "PIMH" as a little-endian word
+        assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), 7681);
+        let c = PimheCommand::tensor([1, 2, 3], [4, 5, 6, 7], 9);
+        let cb = c.to_bytes();
+        assert_eq!(PimheCommand::from_bytes(&cb).unwrap(), c);
+        assert_eq!(u32::from_le_bytes(cb[4..8].try_into().unwrap()), 9);
+        assert_eq!(u32::from_le_bytes(cb[24..28].try_into().unwrap()), 1);
+        assert!(PimheHeader::from_bytes(&bytes[..60]).is_err());
+    }
+
+    #[test]
+    fn tables_carry_shoup_constants_and_reject_bad_parameters() {
+        let t = prime_tables(12289, 1024).unwrap();
+        let q = t.modulus;
+        assert_eq!(t.forward.len(), 2048);
+        assert_eq!(t.forward[5 + 1024], q.shoup(t.forward[5]));
+        assert_eq!(t.inverse[1024 + 1023], q.shoup(t.inverse[1023]));
+        assert_eq!(t.n_inv_shoup, q.shoup(t.n_inv));
+        assert_eq!(prime_tables(12289, 8).unwrap_err(), LayoutError::Degree(8));
+        assert_eq!(prime_tables(12289, 8192).unwrap_err(), LayoutError::Modulus { q: 12289, n: 8192 });
+        let layout = MramLayout::new(1024, 1);
+        assert!(matches!(
+            prime_image(&t, Variant::Barrett, &layout, &[PimheCommand::ntt(0, 1); 2]),
+            Err(LayoutError::TooManyCommands { count: 2, capacity: 1 })
+        ));
+        assert_eq!(layout.data_offset % 8, 0);
+        assert_eq!(layout.operand_offset(2) - layout.operand_offset(1), 4096);
+    }
+}

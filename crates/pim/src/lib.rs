@@ -1,0 +1,13 @@
+//! # pimhe-pim
+//!
+//! HE polynomial work on UPMEM processing-in-memory: the DPU kernels (in `dpu/`, plain C),
+//! an emulator that runs those same kernel sources on the host against a shim of the UPMEM
+//! runtime, timing and energy models that turn what the emulator counted into modeled DPU
+//! seconds and joules, and a runtime that implements [`pimhe_exec::Backend`] on top. The
+//! contract between these parts is `docs/PIM.md`.
+
+pub mod counts;
+pub mod emulator;
+pub mod layout;
+pub mod model;
+pub mod runtime;

@@ -1,0 +1,41 @@
+//! What an offloaded computation cost: modeled seconds and joules, and what ran where.
+
+use serde::Serialize;
+
+use crate::counts::TaskletCounts;
+
+/// Accumulated cost of everything a [`crate::runtime::PimBackend`] did since it was created or
+/// last reset. All times except `host_fallback_s` are *modeled* by the named model; the
+/// fallback time is measured wall time of the CPU doing what the DPUs cannot.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OffloadReport {
+    /// Model that produced the modeled figures, e.g. `upmem-v1b@1 (modeled)`.
+    pub model: String,
+    /// Modeled host -> DPU transfer time.
+    pub transfer_s: f64,
+    /// Modeled DPU compute time (sum over launches of the slowest DPU, plus launch overhead).
+    pub compute_s: f64,
+    /// Modeled DPU -> host retrieval time.
+    pub retrieve_s: f64,
+    /// Modeled energy of the whole system over the modeled time.
+    pub energy_j: f64,
+    /// Measured wall time of operations that fell back to the CPU.
+    pub host_fallback_s: f64,
+    /// Number of kernel launches.
+    pub launches: u64,
+    /// Number of operations that ran on the CPU instead (their transfers are included above).
+    pub fallbacks: u64,
+    /// Bytes pushed to the DPUs and pulled back.
+    pub bytes_to_dpus: u64,
+    /// Bytes pulled back from the DPUs.
+    pub bytes_from_dpus: u64,
+    /// Work counted by the emulator over all DPUs and launches.
+    pub counted: TaskletCounts,
+}
+
+impl OffloadReport {
+    /// Modeled transfer + compute + retrieval.
+    pub fn total_s(&self) -> f64 {
+        self.transfer_s + self.compute_s + self.retrieve_s
+    }
+}

@@ -1,0 +1,196 @@
+//! What the emulator counts: deterministic across runs and DPUs, exact for known work, and the
+//! cost of the two arithmetic variants under docs/PIM.md's cycle model, checked against
+//! DRAMatic's measurement (shared/reference/dramatic_calibration.csv) and against each other.
+//!
+//! `cargo test -p pimhe-pim --test emulator_counts -- --nocapture` prints the cost table.
+
+mod emulator_support;
+
+use emulator_support::{butterflies, model_cycles, residues, set, Dpu};
+use pimhe_pim::counts::DpuCounts;
+use pimhe_pim::emulator::{EmulatorConfig, LaunchReport, SelfTest};
+use pimhe_pim::layout::{PimheCommand, Variant};
+
+/// One launch of `count` NTTs (or INTTs) of degree n on one DPU; returns the report.
+fn transform(n: usize, count: usize, variant: Variant, inverse: bool, config: EmulatorConfig) -> LaunchReport {
+    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let d = Dpu::new(q, n, 1);
+    let mut dpus = set(1, config);
+    let c = count as u32;
+    let command = if inverse { PimheCommand::intt(d.at(0), c) } else { PimheCommand::ntt(d.at(0), c) };
+    d.load(&mut dpus, 0, variant, &[command]);
+    d.put(&mut dpus, 0, 0, &residues(count * n, q, 3));
+    dpus.launch(&[0]).unwrap()
+}
+
+#[test]
+fn counts_are_deterministic_across_runs_and_parallel_dpus() {
+    let n = 1024;
+    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let d = Dpu::new(q, n, 3);
+    let commands = [
+        PimheCommand::ntt(d.at(0), 21),
+        PimheCommand::tensor([d.at(21), d.at(22), d.at(23)], [d.at(0), d.at(1), d.at(2), d.at(3)], 1),
+        PimheCommand::intt(d.at(0), 21),
+    ];
+    let data = residues(21 * n, q, 8);
+    let run = |dpus_n: usize| {
+        let mut dpus = set(dpus_n, EmulatorConfig::default());
+        for dpu in 0..dpus_n {
+            d.load(&mut dpus, dpu, Variant::Best, &commands);
+            d.put(&mut dpus, dpu, 0, &data);
+        }
+        let all: Vec<usize> = (0..dpus_n).collect();
+        dpus.launch(&all).unwrap()
+    };
+    let first = run(1);
+    let again = run(1);
+    assert_eq!(first, again);
+    let many = run(6);
+    for (dpu, counts) in &many.dpus {
+        assert_eq!(counts, &first.dpus[0].1, "DPU {dpu}");
+    }
+    // Coarse-grained NTT: 21 polynomials on 16 tasklets -> tasklets 0..=4 do two, the rest one;
+    // the fine-grained TENSOR of one sub-polynomial (8 chunks of 128 words) adds a chunk to
+    // tasklets 0..=7; tasklet 0 also resets the heap and writes the status.
+    let t = &first.dpus[0].1.tasklets;
+    let i: Vec<u64> = t.iter().map(|c| c.instructions).collect();
+    assert!(i[0] > i[4] && i[4] > i[5] && i[7] > i[8], "{i:?}");
+    assert_eq!((t[1], t[5], t[8]), (t[4], t[7], t[15]));
+    // Multiply tallies are part of the instructions.
+    for (counts, muls) in first.dpus[0].1.tasklets.iter().zip(&first.multiplies[0].1) {
+        assert!(muls.instructions < counts.instructions && muls.mul32 > 0 && muls.mul64 > 0);
+    }
+}
+
+#[test]
+fn known_work_is_counted_exactly() {
+    let mut dpus = set(1, EmulatorConfig::default().with_tasklets(7));
+    let report = dpus.launch_selftest(&[0], SelfTest::Counts).unwrap();
+    let t = &report.dpus[0].1.tasklets;
+    assert_eq!(t.len(), 7);
+    for (i, c) in t.iter().enumerate() {
+        assert_eq!((c.dma_reads, c.dma_read_bytes, c.dma_writes, c.dma_write_bytes), (3, 192, 2, 256), "tasklet {i}");
+        assert_eq!(c.instructions - t[0].instructions, i as u64, "tasklet {i}");
+    }
+}
+
+#[test]
+fn multiply_compositions_match_native_arithmetic() {
+    let mut dpus = set(1, EmulatorConfig::default().with_tasklets(4));
+    dpus.launch_selftest(&[0], SelfTest::Arith).unwrap();
+}
+
+fn per_ntt(n: usize, variant: Variant) -> (DpuCounts, f64, f64, u64) {
+    // 16 NTTs on 16 tasklets: one each, the DRAMatic calibration point for N = 2048.
+    let report = transform(n, 16, variant, false, EmulatorConfig::default());
+    let counts = report.dpus[0].1.clone();
+    // Setup-only launch to subtract the per-launch overhead from a tasklet's counts.
+    let idle = transform(n, 0, variant, false, EmulatorConfig::default()).dpus[0].1.tasklets[1];
+    let t = counts.tasklets[1];
+    let instr = t.instructions - idle.instructions;
+    let dma = t.dma_read_bytes + t.dma_write_bytes - idle.dma_read_bytes - idle.dma_write_bytes;
+    let cycles = model_cycles(&counts);
+    (counts, instr as f64, cycles, dma)
+}
+
+#[test]
+fn best_ntt_is_at_least_1_5x_cheaper_than_barrett() {
+    let n = 4096;
+    let (_, bar_instr, bar_cycles, _) = per_ntt(n, Variant::Barrett);
+    let (_, best_instr, best_cycles, _) = per_ntt(n, Variant::Best);
+    let ratio = bar_cycles / best_cycles;
+    assert!(ratio >= 1.5, "barrett {bar_cycles} cycles vs best {best_cycles}: only {ratio:.3}x");
+    assert!(bar_instr / best_instr >= 1.5);
+    // One NTT alone on a DPU (the pipeline term of the model) is cheaper too.
+    let one = |v| model_cycles(&transform(n, 1, v, false, EmulatorConfig::default()).dpus[0].1);
+    assert!(one(Variant::Barrett) / one(Variant::Best) >= 1.5);
+}
+
+#[test]
+fn barrett_lands_near_dramatics_measurement() {
+    // DRAMatic Table 2: 512 ciphertexts (N = 2048, 2 primes) on 128 DPUs = 16 NTTs per DPU in
+    // 0.061 s at 350 MHz with 16 tasklets: 0.061 * 350e6 / (16 * 1024 * 11) = 118.5 cycles
+    // per butterfly.
+    let n = 2048;
+    let (_, _, cycles, _) = per_ntt(n, Variant::Barrett);
+    let per_butterfly = cycles / (16 * butterflies(n)) as f64;
+    let measured = 0.061 * 350e6 / (16 * butterflies(n)) as f64;
+    let off = per_butterfly / measured - 1.0;
+    assert!(off.abs() < 0.2, "{per_butterfly:.1} cycles per butterfly vs DRAMatic {measured:.1}");
+}
+
+#[test]
+fn cost_table() {
+    println!(
+        "{:>8} {:>5} {:>7} | {:>12} {:>12} {:>11} {:>12} | {:>14} {:>10}",
+        "variant", "N", "op", "instr/NTT", "instr/bfly", "DMAs/NTT", "DMA B/NTT", "cycles(16x16)", "cyc/bfly"
+    );
+    for n in [2048usize, 4096] {
+        for variant in Variant::ALL {
+            for inverse in [false, true] {
+                let report = transform(n, 16, variant, inverse, EmulatorConfig::default());
+                let idle = transform(n, 0, variant, inverse, EmulatorConfig::default()).dpus[0].1.tasklets[1];
+                let counts = &report.dpus[0].1;
+                let t = counts.tasklets[1];
+                let instr = t.instructions - idle.instructions;
+                let dmas = t.dma_reads + t.dma_writes - idle.dma_reads - idle.dma_writes;
+                let bytes = t.dma_read_bytes + t.dma_write_bytes - idle.dma_read_bytes - idle.dma_write_bytes;
+                let cycles = model_cycles(counts);
+                let bf = butterflies(n) as f64;
+                println!(
+                    "{:>8} {:>5} {:>7} | {:>12} {:>12.1} {:>11} {:>12} | {:>14.0} {:>10.1}",
+                    format!("{variant:?}"),
+                    n,
+                    if inverse { "INTT" } else { "NTT" },
+                    instr,
+                    instr as f64 / bf,
+                    dmas,
+                    bytes,
+                    cycles,
+                    cycles / (16.0 * bf)
+                );
+            }
+        }
+    }
+    // Element-wise operations: 16 sub-polynomials of N = 4096 per operand, all 16 tasklets.
+    let n = 4096;
+    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let d = Dpu::new(q, n, 1);
+    let m = d.tables.modulus;
+    let (c, k) = (16u32, 16usize);
+    let ops = [
+        ("ADD", PimheCommand::add(d.at(0), d.at(0), d.at(k), c)),
+        ("SUB", PimheCommand::sub(d.at(0), d.at(0), d.at(k), c)),
+        ("MUL", PimheCommand::mul(d.at(0), d.at(0), d.at(k), c)),
+        ("MAC", PimheCommand::mac(d.at(0), d.at(k), d.at(2 * k), c)),
+        ("MULC", PimheCommand::mulc(d.at(0), d.at(0), 12345, &m, c)),
+        (
+            "TENSOR",
+            PimheCommand::tensor(
+                [d.at(0), d.at(k), d.at(2 * k)],
+                [d.at(3 * k), d.at(4 * k), d.at(5 * k), d.at(6 * k)],
+                c,
+            ),
+        ),
+    ];
+    println!("{:>8} {:>7} | {:>14} {:>14} {:>16}", "variant", "op", "instr/element", "DMA B/element", "cycles/element");
+    for variant in Variant::ALL {
+        for (name, command) in ops {
+            let mut dpus = set(1, EmulatorConfig::default());
+            d.load(&mut dpus, 0, variant, &[command]);
+            d.put(&mut dpus, 0, 0, &residues(7 * k * n, q, 4));
+            let counts = dpus.launch(&[0]).unwrap().dpus[0].1.clone();
+            let total = counts.total();
+            let elements = (k * n) as f64;
+            println!(
+                "{:>8} {:>7} | {:>14.1} {:>14.1} {:>16.1}",
+                format!("{variant:?}"),
+                name,
+                total.instructions as f64 / elements,
+                (total.dma_read_bytes + total.dma_write_bytes) as f64 / elements,
+                model_cycles(&counts) / elements
+            );
+        }
+    }
+}

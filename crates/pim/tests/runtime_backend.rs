@@ -1,0 +1,194 @@
+//! The PIM backend against the CPU backend: every operation, both modes, both kernel variants,
+//! odd DPU counts and batches that do not divide evenly must give bit-identical results.
+
+use std::sync::Arc;
+
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_pim::layout::Variant;
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_testkit::inputs::{distinct_primes, random_batch, rng};
+
+const N: usize = 256;
+
+fn configs() -> Vec<PimConfig> {
+    let mut configs = Vec::new();
+    for (dpus, mode) in [(7, Mode::Parallel), (5, Mode::Sequential)] {
+        for variant in Variant::ALL {
+            let mut config = PimConfig::new(dpus, mode);
+            config.variant = variant;
+            configs.push(config);
+        }
+    }
+    configs
+}
+
+/// Three data primes and one extra (as a key-switching prime would be).
+fn setup() -> (Vec<u32>, Arc<RingBasis>, Arc<RingBasis>) {
+    let primes = distinct_primes(N, &[30, 29, 28, 30]);
+    let data = RingBasis::new(N, &primes[..3]).unwrap();
+    let all = RingBasis::new(N, &primes).unwrap();
+    (primes, data, all)
+}
+
+fn same(pim: &PimBackend, cpu: &CpuBackend, x: &<PimBackend as Backend>::Buffer, y: &PolyBatch, what: &str) {
+    let from_pim = pim.download(x).unwrap();
+    assert_eq!(&from_pim, &cpu.download(y).unwrap(), "{what} on {:?}", pim.config().mode);
+}
+
+#[test]
+fn every_operation_matches_the_cpu_backend() {
+    let (primes, data, all) = setup();
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let mut r = rng(11);
+    for config in configs() {
+        let label = format!("{:?} {:?} {} DPUs", config.mode, config.variant, config.dpus);
+        let pim = PimBackend::new(config, N, &primes).unwrap();
+        let count = 11; // not a multiple of any DPU count used
+        let a = random_batch(&mut r, &data, count, Representation::Ntt);
+        let b = random_batch(&mut r, &data, count, Representation::Ntt);
+        let single = random_batch(&mut r, &all, 1, Representation::Ntt); // broadcast over polys and primes
+        let coefficients = random_batch(&mut r, &data, count, Representation::Coefficient);
+        let (pa, pb, ps) =
+            (pim.upload(a.clone()).unwrap(), pim.upload(b.clone()).unwrap(), pim.upload(single.clone()).unwrap());
+        same(&pim, &cpu, &pa, &a, &format!("upload/download {label}"));
+        same(&pim, &cpu, &pim.add(&pa, &pb).unwrap(), &cpu.add(&a, &b).unwrap(), &format!("add {label}"));
+        same(&pim, &cpu, &pim.sub(&pa, &pb).unwrap(), &cpu.sub(&a, &b).unwrap(), &format!("sub {label}"));
+        same(&pim, &cpu, &pim.neg(&pa).unwrap(), &cpu.neg(&a).unwrap(), &format!("neg {label}"));
+        same(&pim, &cpu, &pim.mul(&pa, &pb).unwrap(), &cpu.mul(&a, &b).unwrap(), &format!("mul {label}"));
+        same(
+            &pim,
+            &cpu,
+            &pim.mul(&pa, &ps).unwrap(),
+            &cpu.mul(&a, &single).unwrap(),
+            &format!("broadcast mul {label}"),
+        );
+        same(
+            &pim,
+            &cpu,
+            &pim.add(&pa, &ps).unwrap(),
+            &cpu.add(&a, &single).unwrap(),
+            &format!("broadcast add {label}"),
+        );
+        same(
+            &pim,
+            &cpu,
+            &pim.mul_scalar(&pa, 123_456_789_012).unwrap(),
+            &cpu.mul_scalar(&a, 123_456_789_012).unwrap(),
+            &format!("mul_scalar {label}"),
+        );
+        let (mut acc, mut cpu_acc) = (pim.copy(&pa).unwrap(), a.clone());
+        pim.mac(&mut acc, &pb, &ps).unwrap();
+        cpu.mac(&mut cpu_acc, &b, &single).unwrap();
+        pim.add_assign(&mut acc, &pb).unwrap();
+        cpu.add_assign(&mut cpu_acc, &b).unwrap();
+        same(&pim, &cpu, &acc, &cpu_acc, &format!("mac + add_assign {label}"));
+
+        let [d0, d1, d2] = pim.tensor(&pa, &pb, &pb, &pa).unwrap();
+        let [e0, e1, e2] = cpu.tensor(&a, &b, &b, &a).unwrap();
+        for (x, y) in [(&d0, &e0), (&d1, &e1), (&d2, &e2)] {
+            same(&pim, &cpu, x, y, &format!("tensor {label}"));
+        }
+
+        let (mut pc, mut cc) = (pim.upload(coefficients.clone()).unwrap(), coefficients.clone());
+        pim.ntt(&mut pc).unwrap();
+        cpu.ntt(&mut cc).unwrap();
+        same(&pim, &cpu, &pc, &cc, &format!("ntt {label}"));
+        pim.intt(&mut pc).unwrap();
+        same(&pim, &cpu, &pc, &coefficients, &format!("intt round trip {label}"));
+
+        let lower = data.prefix(2).unwrap();
+        same(
+            &pim,
+            &cpu,
+            &pim.restrict(&pa, &lower).unwrap(),
+            &cpu.restrict(&a, &lower).unwrap(),
+            &format!("restrict {label}"),
+        );
+        // Operations without a kernel fall back to the CPU and must still agree.
+        let digits = pim.decompose_digits(&pa, &all).unwrap();
+        let cpu_digits = cpu.decompose_digits(&a, &all).unwrap();
+        for (x, y) in digits.iter().zip(&cpu_digits) {
+            same(&pim, &cpu, x, y, &format!("decompose_digits {label}"));
+        }
+        let t = pimhe_math::Modulus::new(65537).unwrap();
+        same(
+            &pim,
+            &cpu,
+            &pim.mod_down_last(&pa, Some(t)).unwrap(),
+            &cpu.mod_down_last(&a, Some(t)).unwrap(),
+            &format!("mod_down_last {label}"),
+        );
+        let report = pim.report().unwrap();
+        assert!(report.fallbacks >= 2, "{label}: {report:?}");
+        assert!(report.compute_s > 0.0 && report.transfer_s > 0.0 && report.retrieve_s > 0.0);
+        assert!(report.model.contains("modeled"), "{}", report.model);
+    }
+}
+
+#[test]
+fn a_pipeline_runs_in_one_launch_with_transfers_only_at_its_ends() {
+    let (primes, data, _) = setup();
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let mut r = rng(5);
+    let pim = PimBackend::new(PimConfig::new(9, Mode::Parallel), N, &primes).unwrap();
+    let inputs: Vec<PolyBatch> = (0..4).map(|_| random_batch(&mut r, &data, 6, Representation::Coefficient)).collect();
+    let mut device: Vec<_> = inputs.iter().map(|b| pim.upload(b.clone()).unwrap()).collect();
+    let mut host = inputs.clone();
+    for (d, h) in device.iter_mut().zip(host.iter_mut()) {
+        pim.ntt(d).unwrap();
+        cpu.ntt(h).unwrap();
+    }
+    let outputs = pim.tensor(&device[0], &device[1], &device[2], &device[3]).unwrap();
+    let expected = cpu.tensor(&host[0], &host[1], &host[2], &host[3]).unwrap();
+    let mut outputs = outputs;
+    let mut expected = expected;
+    for (d, h) in outputs.iter_mut().zip(expected.iter_mut()) {
+        pim.intt(d).unwrap();
+        cpu.intt(h).unwrap();
+    }
+    let before = pim.report().unwrap();
+    assert_eq!(before.launches, 1, "NTT, tensor and inverse NTT share one launch");
+    assert_eq!(before.bytes_from_dpus, 0, "nothing comes back before the end");
+    for (d, h) in outputs.iter().zip(&expected) {
+        assert_eq!(&pim.download(d).unwrap(), h);
+    }
+    let after = pim.report().unwrap();
+    assert_eq!(after.launches, 1);
+    assert_eq!(after.bytes_from_dpus, 3 * 6 * 3 * N as u64 * 4);
+}
+
+#[test]
+fn bgv_end_to_end_on_the_emulated_dpus_decrypts_to_the_plaintext_product() {
+    use pimhe_schemes::bgv::*;
+    let params = BgvParameters::preset(4096).unwrap();
+    let mut primes = params.data_primes().to_vec();
+    primes.extend(params.special_prime());
+    let ctx = BgvContext::new(params).unwrap();
+    for mode in [Mode::Parallel, Mode::Sequential] {
+        let pim = PimBackend::new(PimConfig::new(8, mode), 4096, &primes).unwrap();
+        let mut keygen = KeyGenerator::with_sampler(&pim, &ctx, pimhe_math::Sampler::from_seed_u64(1));
+        let secret = keygen.secret_key().unwrap();
+        let public = keygen.public_key(&secret).unwrap();
+        let relin = keygen.relin_key(&secret).unwrap();
+        let encoder = BatchEncoder::new(&ctx);
+        let t = ctx.params().plain_modulus() as u64;
+        let x: Vec<u64> = (0..4096).map(|i| i * 7 % t).collect();
+        let y: Vec<u64> = (0..4096).map(|i| (i * i + 3) % t).collect();
+        let mut encryptor = Encryptor::with_public_key(&pim, &public).unwrap();
+        let cx = encryptor.encrypt(&[encoder.encode(&x).unwrap(), encoder.encode(&y).unwrap()]).unwrap();
+        let cy = encryptor.encrypt(&[encoder.encode(&y).unwrap(), encoder.encode(&x).unwrap()]).unwrap();
+        let evaluator = Evaluator::new(&pim, &ctx).with_relin_key(&relin).unwrap();
+        let product = evaluator
+            .mod_switch_to_next(&evaluator.relinearize(&evaluator.multiply(&cx, &cy).unwrap()).unwrap())
+            .unwrap();
+        let decrypted = Decryptor::new(&pim, &secret).unwrap().decrypt(&product).unwrap();
+        let expected: Vec<u64> = x.iter().zip(&y).map(|(a, b)| a * b % t).collect();
+        for plain in &decrypted {
+            assert_eq!(encoder.decode(plain).unwrap(), expected, "{mode:?}");
+        }
+        let report = pim.report().unwrap();
+        assert!(report.launches > 0 && report.fallbacks > 0, "{report:?}");
+    }
+}

@@ -1,0 +1,94 @@
+/*
+ * pimhe_dpu.h: the MRAM interface between the host and pimhe's DPU program.
+ *
+ * Shared verbatim by the DPU kernel (dpu/kernels/main.c), the emulator shim and the Rust
+ * mirrors in crates/pim/src/layout.rs. The contract is docs/PIM.md; this file is its C form.
+ * Plain C11, <stdint.h> and <stddef.h> only, so that UPMEM's dpu-upmem-dpurte-clang and the
+ * host compiler see the same layout.
+ *
+ * MRAM image of one DPU (offsets in bytes from DPU_MRAM_HEAP_POINTER, all 8-aligned):
+ *   0                          pimhe_header_t
+ *   header.twiddle_offset      psi^bitrev(k), k < N (u32), then their Shoup constants (u32)
+ *   header.inv_twiddle_offset  inverse twiddles in consumption order (slot 0 unused), then
+ *                              their Shoup constants
+ *   header.command_offset      command_count x pimhe_command_t
+ *   anything after             operands: `count` sub-polynomials = count * N u32, contiguous
+ */
+#ifndef PIMHE_DPU_H
+#define PIMHE_DPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "PIMH" read as a little-endian u32. */
+#define PIMHE_MAGIC 0x50494d48u
+
+/* Ring degrees the kernel supports (powers of two). */
+#define PIMHE_N_MIN 16u
+#define PIMHE_N_MAX 32768u
+#define PIMHE_LOG_N_MIN 4u
+#define PIMHE_LOG_N_MAX 15u
+
+/* Primes are below 2^30: lazy values in [0, 4q) still fit a 32-bit word. */
+#define PIMHE_Q_LIMIT (1u << 30)
+
+/* header.variant: which arithmetic the kernel uses. */
+#define PIMHE_VARIANT_BARRETT 0u /* DRAMatic 3.1: Barrett + custom 32-bit multiplies */
+#define PIMHE_VARIANT_BEST 1u    /* Shoup twiddles, lazy reduction, merged stages */
+
+/* command.opcode */
+#define PIMHE_OP_NTT 1u    /* src0[i] := NTT(src0[i]) in place, natural -> bit-reversed */
+#define PIMHE_OP_INTT 2u   /* src0[i] := INTT(src0[i]) in place, scaled by N^-1 */
+#define PIMHE_OP_ADD 3u    /* dst0[i] := src0[i] + src1[i] */
+#define PIMHE_OP_SUB 4u    /* dst0[i] := src0[i] - src1[i] */
+#define PIMHE_OP_MUL 5u    /* dst0[i] := src0[i] * src1[i] */
+#define PIMHE_OP_MAC 6u    /* dst0[i] := dst0[i] + src0[i] * src1[i] */
+#define PIMHE_OP_MULC 7u   /* dst0[i] := src0[i] * scalar */
+#define PIMHE_OP_TENSOR 8u /* dst0 := a0 b0, dst1 := a0 b1 + a1 b0, dst2 := a1 b1 */
+#define PIMHE_OP_FIRST PIMHE_OP_NTT
+#define PIMHE_OP_LAST PIMHE_OP_TENSOR
+
+/* header.status, written by the kernel at the end of every launch. */
+#define PIMHE_STATUS_OK 0u
+#define PIMHE_ERR_MAGIC 1u   /* header.magic != PIMHE_MAGIC */
+#define PIMHE_ERR_DEGREE 2u  /* n not a power of two in [PIMHE_N_MIN, PIMHE_N_MAX] or log_n != log2(n) */
+#define PIMHE_ERR_MODULUS 3u /* q >= 2^30, or q != 1 mod 2N */
+#define PIMHE_ERR_VARIANT 4u /* unknown header.variant */
+#define PIMHE_ERR_OPCODE 5u  /* unknown command.opcode */
+#define PIMHE_ERR_SCALAR 6u  /* MULC: scalar >= q or scalar_shoup != floor(scalar 2^32 / q) */
+#define PIMHE_ERR_BARRETT 7u /* barrett_lo/hi != floor(2^64 / q) */
+#define PIMHE_ERR_N_INV 8u   /* n_inv != N^-1 mod q or n_inv_shoup != floor(n_inv 2^32 / q) */
+#define PIMHE_ERR_OPERAND 9u /* offset + count * N * 4 overflows the 32-bit MRAM address space */
+
+/* Command flags. BROADCAST_SRC1: src[1] is one sub-polynomial, combined with every
+ * sub-polynomial of src[0] (a key or plaintext against a batch). Element-wise ops only. */
+#define PIMHE_FLAG_BROADCAST_SRC1 1u
+
+typedef struct {
+    uint32_t magic;                  /* PIMHE_MAGIC */
+    uint32_t n, log_n;               /* ring degree N (16 .. 32768) and log2(N) */
+    uint32_t q;                      /* this DPU's prime (< 2^30, = 1 mod 2N) */
+    uint32_t barrett_lo, barrett_hi; /* floor(2^64 / q), for the barrett variant */
+    uint32_t n_inv, n_inv_shoup;     /* N^-1 mod q and floor(N^-1 2^32 / q) */
+    uint32_t variant;                /* PIMHE_VARIANT_* */
+    uint32_t twiddle_offset, inv_twiddle_offset;
+    uint32_t command_offset, command_count;
+    uint32_t status;                 /* written by the kernel: PIMHE_STATUS_OK or PIMHE_ERR_* */
+    uint32_t reserved[2];            /* pads to 64 bytes */
+} pimhe_header_t;
+
+typedef struct {
+    uint32_t opcode;               /* PIMHE_OP_* */
+    uint32_t count;                /* sub-polynomials per operand */
+    uint32_t src[4];               /* operand offsets (unused = 0) */
+    uint32_t dst[3];
+    uint32_t scalar, scalar_shoup; /* MULC constant (already reduced mod q) and its Shoup quotient */
+    uint32_t flags;                /* PIMHE_FLAG_*; pads to 48 bytes */
+} pimhe_command_t;
+
+_Static_assert(sizeof(pimhe_header_t) == 64, "pimhe_header_t must be 64 bytes (docs/PIM.md)");
+_Static_assert(sizeof(pimhe_command_t) == 48, "pimhe_command_t must be 48 bytes (docs/PIM.md)");
+_Static_assert(offsetof(pimhe_header_t, status) == 52, "header.status at byte 52");
+_Static_assert(offsetof(pimhe_command_t, scalar) == 36, "command.scalar at byte 36");
+
+#endif /* PIMHE_DPU_H */
