@@ -192,3 +192,37 @@ fn bgv_end_to_end_on_the_emulated_dpus_decrypts_to_the_plaintext_product() {
         assert!(report.launches > 0 && report.fallbacks > 0, "{report:?}");
     }
 }
+
+#[test]
+fn large_odd_dpu_counts_match_the_cpu_backend() {
+    // DRAMatic's machine: 383 DPUs in parallel mode (3 groups of 127), 509 in sequential mode.
+    let n = 64;
+    let primes = distinct_primes(n, &[30, 29, 28]);
+    let basis = RingBasis::new(n, &primes).unwrap();
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let mut r = rng(383);
+    for (dpus, mode) in [(383, Mode::Parallel), (509, Mode::Sequential)] {
+        let pim = PimBackend::new(PimConfig::new(dpus, mode), n, &primes).unwrap();
+        // 1001 polynomials: every DPU gets work, unevenly (1001 = 7 x 11 x 13).
+        let inputs: Vec<PolyBatch> =
+            (0..4).map(|_| random_batch(&mut r, &basis, 1001, Representation::Coefficient)).collect();
+        let mut device: Vec<_> = inputs.iter().map(|b| pim.upload(b.clone()).unwrap()).collect();
+        let mut host = inputs;
+        for (d, h) in device.iter_mut().zip(host.iter_mut()) {
+            pim.ntt(d).unwrap();
+            cpu.ntt(h).unwrap();
+        }
+        let mut out = pim.tensor(&device[0], &device[1], &device[2], &device[3]).unwrap();
+        let mut expected = cpu.tensor(&host[0], &host[1], &host[2], &host[3]).unwrap();
+        for (d, h) in out.iter_mut().zip(expected.iter_mut()) {
+            pim.intt(d).unwrap();
+            cpu.intt(h).unwrap();
+        }
+        for (d, h) in out.iter().zip(&expected) {
+            assert_eq!(&pim.download(d).unwrap(), h, "{dpus} DPUs {mode:?}");
+        }
+        let launches = pim.report().unwrap().launches;
+        let expected_launches = if mode == Mode::Parallel { 1 } else { 3 };
+        assert_eq!(launches, expected_launches, "{dpus} DPUs {mode:?}");
+    }
+}
