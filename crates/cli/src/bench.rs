@@ -4,7 +4,12 @@
 //! on the host from a seeded [`Sampler`] and uploaded once; only the backend operations are
 //! timed (uploads and the untimed steps that restore the inputs between repeats are excluded).
 //! The timed part is [`execute`], written against [`Backend`] only, so adding a backend is one
-//! `match` arm in [`run`] (and its name in [`BACKENDS`]).
+//! `match` arm in [`run_args`] (and its name in [`BACKENDS`]).
+//!
+//! On `upmem-emu` the same operations run on emulated DPUs and are reported as the
+//! `upmem-v1b` model's transfer / compute / retrieve seconds and energy (see
+//! [`crate::upmem`]); `bench reproduce dramatic` ([`crate::reproduce`]) runs DRAMatic's
+//! experiments that way.
 //!
 //! Operations, for a batch of C input ciphertexts of two polynomials each:
 //! - `ntt`: forward NTT of the 2C polynomials (coefficient form in), one `ntt` call;
@@ -19,16 +24,17 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::{ntt_primes, MathError, Sampler};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use serde::Serialize;
 
 use crate::error::{CliError, Result};
+use crate::upmem::{self, PimOutcome, PimSettings};
 
 /// The backends this build can run, as `--backend` spells them.
-pub const BACKENDS: &[&str] = &["cpu"];
+pub const BACKENDS: &[&str] = &["cpu", "upmem-emu"];
 
 /// Smallest and largest ring degree the benchmark accepts (log2).
 const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
@@ -85,7 +91,26 @@ impl Op {
     }
 }
 
-/// Arguments of `pimhe bench`.
+/// `pimhe bench`: either one workload (`bench OP ...`) or a reproduction (`bench reproduce`).
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct BenchCommand {
+    /// A set of experiments instead of one workload.
+    #[command(subcommand)]
+    pub action: Option<BenchAction>,
+    /// The workload to time.
+    #[command(flatten)]
+    pub args: Option<BenchArgs>,
+}
+
+/// Subcommands of `pimhe bench`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BenchAction {
+    /// Model a paper's experiments on the emulated UPMEM backend, beside its published numbers.
+    Reproduce(crate::reproduce::ReproduceArgs),
+}
+
+/// Arguments of `pimhe bench OP`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Operation to time.
@@ -109,20 +134,39 @@ pub struct BenchArgs {
     #[arg(long)]
     pub batch: usize,
 
-    /// Backend to run on (available: cpu).
+    /// Backend to run on: cpu, or upmem-emu (emulated UPMEM DPUs, modeled times).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
 
-    /// Worker threads of the backend (default: all cores).
+    /// Worker threads of the cpu backend (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
 
-    /// Print one JSON object (op, backend, n, primes, prime_bits, batch, threads, wall_s,
-    /// mean_s, repeats, seed, coefficients_per_s, ...) instead of a line of text.
+    /// upmem-emu: number of DPUs of the modeled system, 1..=2560 [default: 64].
+    #[arg(long)]
+    pub dpus: Option<usize>,
+
+    /// upmem-emu: parallel (a DPU group per prime) or sequential (all DPUs, one prime after
+    /// another) [default: parallel].
+    #[arg(long)]
+    pub mode: Option<String>,
+
+    /// upmem-emu: DPU kernel arithmetic, barrett (DRAMatic's) or best [default: best].
+    #[arg(long)]
+    pub kernel: Option<String>,
+
+    /// upmem-emu: emulate every DPU (full), only the busiest DPU of each prime group and
+    /// extrapolate (subset), or full below 256 MiB of MRAM and 64 DPUs, else subset (auto)
+    /// [default: auto].
+    #[arg(long)]
+    pub emulate: Option<String>,
+
+    /// Print one JSON object (op, backend, n, primes, prime_bits, batch, wall_s, ...; for
+    /// upmem-emu also transfer_s, compute_s, retrieve_s, energy_j, model, ...) instead of text.
     #[arg(long)]
     pub json: bool,
 
-    /// Number of timed repeats; the best is reported as wall time, the mean alongside.
+    /// Number of timed repeats (cpu); the best is reported as wall time, the mean alongside.
     #[arg(long, default_value_t = 3)]
     pub repeat: usize,
 
@@ -218,9 +262,38 @@ impl Workload {
     }
 }
 
-/// Runs `pimhe bench`: validates, times the workload on the chosen backend, prints the report.
-pub fn run(args: &BenchArgs) -> Result<()> {
+/// Runs `pimhe bench`.
+pub fn run(command: &BenchCommand) -> Result<()> {
+    match (&command.action, &command.args) {
+        (Some(BenchAction::Reproduce(args)), _) => crate::reproduce::run(args),
+        (None, Some(args)) => run_args(args),
+        (None, None) => Err(CliError::usage(
+            "bench needs an operation (ntt, intt, bgv-mul, pipeline) with --n, --primes and --batch, or \
+             `bench reproduce dramatic`",
+        )),
+    }
+}
+
+/// Runs `pimhe bench OP`: validates, times the workload on the chosen backend, prints the
+/// report.
+pub fn run_args(args: &BenchArgs) -> Result<()> {
     check_backend(&args.backend)?;
+    if args.backend == "upmem-emu" {
+        return run_upmem(args);
+    }
+    for (flag, given) in [
+        ("--dpus", args.dpus.is_some()),
+        ("--mode", args.mode.is_some()),
+        ("--kernel", args.kernel.is_some()),
+        ("--emulate", args.emulate.is_some()),
+    ] {
+        if given {
+            return Err(CliError::usage(format!(
+                "{flag} applies to --backend upmem-emu only (this run uses --backend {})",
+                args.backend
+            )));
+        }
+    }
     if args.threads == Some(0) {
         return Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed"));
     }
@@ -250,6 +323,99 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// `pimhe bench OP --backend upmem-emu`.
+fn run_upmem(args: &BenchArgs) -> Result<()> {
+    if args.threads.is_some() {
+        return Err(CliError::usage(
+            "--threads applies to --backend cpu only (the emulator uses every core of this host)",
+        ));
+    }
+    let mode = upmem::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
+    let variant = upmem::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
+    let emulate = upmem::parse_emulate(args.emulate.as_deref().unwrap_or("auto"))?;
+    let workload = Workload::new(args.op, args.n, args.primes, args.prime_bits, args.batch, args.seed)?;
+    let settings = PimSettings::new(args.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, workload.primes())?;
+    let outcome = upmem::run(&workload, &settings, emulate, None)?;
+    let report = PimReport::new(&workload, args.prime_bits, &settings, outcome);
+    if args.json {
+        let line = serde_json::to_string(&report)
+            .map_err(|e| CliError::Failed(format!("cannot write the JSON report: {e}")))?;
+        println!("{line}");
+    } else {
+        println!("{}", report.human());
+    }
+    Ok(())
+}
+
+/// The result of an `upmem-emu` run (`--json` serialises it as one object).
+#[derive(Debug, Clone, Serialize)]
+pub struct PimReport {
+    op: &'static str,
+    backend: &'static str,
+    n: usize,
+    primes: usize,
+    prime_bits: u32,
+    moduli: Vec<u32>,
+    batch: usize,
+    dpus: usize,
+    ranks: u32,
+    mode: &'static str,
+    kernel: &'static str,
+    seed: u64,
+    #[serde(flatten)]
+    outcome: PimOutcome,
+}
+
+impl PimReport {
+    fn new(workload: &Workload, prime_bits: u32, settings: &PimSettings, outcome: PimOutcome) -> Self {
+        Self {
+            op: workload.op.name(),
+            backend: "upmem-emu",
+            n: workload.n(),
+            primes: workload.primes(),
+            prime_bits,
+            moduli: workload.basis.primes(),
+            batch: workload.batch,
+            dpus: settings.dpus,
+            ranks: settings.ranks(),
+            mode: upmem::mode_name(settings.mode),
+            kernel: upmem::kernel_name(settings.variant),
+            seed: workload.seed,
+            outcome,
+        }
+    }
+
+    /// Three lines of text: the run, the emulation, the modeled figures.
+    fn human(&self) -> String {
+        let o = &self.outcome;
+        let modeled = format!("(modeled, {})", o.model_short());
+        format!(
+            "{}  backend=upmem-emu n={} primes={}x{}b batch={} dpus={} mode={} kernel={}\n  \
+             emulation: {}; wall={} (emulator on this host)\n  \
+             transfer={} compute={} retrieve={} total={} energy={:.3} J {modeled}; launches={} fallbacks={} \
+             counted instructions={}",
+            self.op,
+            self.n,
+            self.primes,
+            self.prime_bits,
+            self.batch,
+            self.dpus,
+            self.mode,
+            self.kernel,
+            o.emulation,
+            format_seconds(o.wall_s),
+            format_seconds(o.transfer_s),
+            format_seconds(o.compute_s),
+            format_seconds(o.retrieve_s),
+            format_seconds(o.total_s),
+            o.energy_j,
+            o.launches,
+            o.fallbacks,
+            format_si(o.counted_instructions as f64),
+        )
+    }
+}
+
 fn unknown_backend(name: &str) -> CliError {
     CliError::usage(format!("backend {name} is not available; available: {}", BACKENDS.join(", ")))
 }
@@ -264,7 +430,7 @@ fn check_backend(name: &str) -> Result<()> {
 
 /// Refuses workloads whose buffers would fill more than 75% of `available` bytes (no check
 /// when the available memory is unknown).
-fn check_memory(workload: &Workload, available: Option<u64>) -> Result<()> {
+pub(crate) fn check_memory(workload: &Workload, available: Option<u64>) -> Result<()> {
     let Some(available) = available else {
         return Ok(());
     };
@@ -286,7 +452,7 @@ fn check_memory(workload: &Workload, available: Option<u64>) -> Result<()> {
 }
 
 /// `MemAvailable` from /proc/meminfo, in bytes; `None` when it cannot be read.
-fn available_memory() -> Option<u64> {
+pub(crate) fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let mut fields = line.split_whitespace().skip(1);
@@ -300,7 +466,7 @@ fn available_memory() -> Option<u64> {
 }
 
 /// A batch of `count` uniformly random polynomials, limb by limb from `sampler`.
-fn random_batch(
+pub(crate) fn random_batch(
     basis: &Arc<RingBasis>,
     count: usize,
     representation: Representation,
@@ -471,7 +637,7 @@ impl Report {
 }
 
 /// Seconds with a unit that keeps three significant decimals readable.
-fn format_seconds(s: f64) -> String {
+pub(crate) fn format_seconds(s: f64) -> String {
     if s >= 1.0 {
         format!("{s:.3} s")
     } else if s >= 1e-3 {
@@ -482,7 +648,7 @@ fn format_seconds(s: f64) -> String {
 }
 
 /// A number with an SI prefix (`12.34 M`, `821.83`).
-fn format_si(x: f64) -> String {
+pub(crate) fn format_si(x: f64) -> String {
     const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
     match PREFIXES.iter().find(|(scale, _)| x >= *scale) {
         Some((scale, prefix)) => format!("{:.2} {prefix}", x / scale),

@@ -1,13 +1,33 @@
 //! `pimhe demo`: BGV end to end on a backend, checked against the plaintext computation.
+//!
+//! On `upmem-emu` (the default) the client side (key generation on the CPU, encryption and
+//! decryption on the device) surrounds a server computation — multiply, relinearize, switch
+//! modulus — that runs on emulated UPMEM DPUs; the demo prints that computation's modeled
+//! transfer / compute / retrieve seconds and energy beside the measured time of the same
+//! computation on the CPU backend, and checks both results against the plaintext product.
 
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_schemes::bgv::{BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, KeyGenerator};
+use pimhe_pim::runtime::placement::{Mode, Plan};
+use pimhe_pim::runtime::subset::push_bytes_per_dpu;
+use pimhe_pim::runtime::{PimBackend, PimConfig, MAX_DPUS};
+use pimhe_schemes::bgv::{
+    BatchEncoder, BgvContext, BgvParameters, CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey,
+    RelinKey, SecretKey,
+};
+use std::sync::Arc;
 
+use crate::bench::format_seconds;
 use crate::error::{CliError, Result};
+
+/// Backends the demo runs on.
+const DEMO_BACKENDS: &[&str] = &["upmem-emu", "cpu"];
+
+/// Default number of emulated DPUs: one rank.
+const DEFAULT_DPUS: usize = 64;
 
 /// Arguments of `pimhe demo`.
 #[derive(Debug, Args)]
@@ -18,6 +38,14 @@ pub struct DemoArgs {
     /// Number of ciphertexts in each of the two batches
     #[arg(long, default_value_t = 8)]
     batch: usize,
+    /// Backend of the computation: upmem-emu (emulated UPMEM DPUs with modeled times, beside
+    /// the cpu backend's measured time) or cpu
+    #[arg(long, default_value = "upmem-emu")]
+    backend: String,
+    /// upmem-emu: number of emulated DPUs, 1..=2560, in parallel mode (one group per prime)
+    /// [default: 64]
+    #[arg(long)]
+    dpus: Option<usize>,
     /// Worker threads of the CPU backend (default: all cores)
     #[arg(long)]
     threads: Option<usize>,
@@ -31,8 +59,25 @@ fn step<T>(name: &str, f: impl FnOnce() -> Result<T>) -> Result<(T, Duration)> {
     let start = Instant::now();
     let value = f()?;
     let elapsed = start.elapsed();
-    println!("  {name:<34} {:>10.3} ms", elapsed.as_secs_f64() * 1e3);
+    println!("  {name:<40} {:>10.3} ms", elapsed.as_secs_f64() * 1e3);
     Ok((value, elapsed))
+}
+
+/// The client's inputs and keys.
+struct Client {
+    ctx: Arc<BgvContext>,
+    encoder: BatchEncoder,
+    secret: SecretKey,
+    public: PublicKey,
+    relin: Option<RelinKey>,
+    x: Vec<Vec<u64>>,
+    y: Vec<Vec<u64>>,
+}
+
+/// The server computation's result and step times.
+struct Served<B: Backend> {
+    product: CiphertextBatch<B>,
+    time: Duration,
 }
 
 /// Runs the demo.
@@ -40,69 +85,204 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     if args.batch == 0 {
         return Err(CliError::usage("--batch must be at least 1"));
     }
-    let backend = CpuBackend::new(args.threads)?;
+    if !DEMO_BACKENDS.contains(&args.backend.as_str()) {
+        return Err(CliError::usage(format!(
+            "--backend {} is not allowed: choose {}",
+            args.backend,
+            DEMO_BACKENDS.join(" or ")
+        )));
+    }
+    if args.backend == "cpu" && args.dpus.is_some() {
+        return Err(CliError::usage("--dpus applies to --backend upmem-emu only"));
+    }
+    let cpu = CpuBackend::new(args.threads)?;
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
-    println!("pimhe demo: BGV multiplication of two encrypted batches on the {} backend", backend.name());
-    println!("  parameters: {params}");
-    println!("  batch: {} ciphertext pairs x {} slots, {} threads", args.batch, args.n, backend.threads());
-    let ctx = BgvContext::new(params)?;
-    let encoder = BatchEncoder::new(&ctx);
-    let t = *ctx.plain_modulus();
+    let mut primes = params.data_primes().to_vec();
+    primes.extend(params.special_prime());
+    let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
+    if args.backend == "upmem-emu" && !(primes.len()..=MAX_DPUS).contains(&dpus) {
+        return Err(CliError::usage(format!(
+            "--dpus {dpus} is not allowed: choose {}..={MAX_DPUS} (parallel mode needs a DPU for each of the {} \
+             primes at N={})",
+            primes.len(),
+            primes.len(),
+            args.n
+        )));
+    }
 
-    // Client: keys, random vectors, encryption.
-    let ((secret, public, relin), _) = step("key generation", || {
-        let mut keygen = KeyGenerator::new(&backend, &ctx)?;
+    if args.backend == "cpu" {
+        println!("pimhe demo: BGV multiplication of two encrypted batches on the cpu backend");
+    } else {
+        println!(
+            "pimhe demo: BGV multiplication of two encrypted batches on the upmem-emu backend ({dpus} emulated DPUs, \
+             parallel, best kernel), beside the cpu backend"
+        );
+    }
+    println!("  parameters: {params}");
+    println!("  batch: {} ciphertext pairs x {} slots, {} CPU threads", args.batch, args.n, cpu.threads());
+    let ctx = BgvContext::new(params)?;
+    let client = client(&cpu, &ctx, args)?;
+
+    if args.backend == "cpu" {
+        let (cx, cy) = step("encode + encrypt (both batches)", || encrypt(&cpu, &client))?.0;
+        let served = serve(&cpu, &client, &cx, &cy, "")?;
+        let budget = check(&cpu, &client, &served.product, "decrypt + decode")?;
+        println!(
+            "  server time: {:.3} ms for {} products ({:.3} ms each); remaining noise budget {budget} bits",
+            served.time.as_secs_f64() * 1e3,
+            args.batch,
+            served.time.as_secs_f64() * 1e3 / args.batch as f64
+        );
+    } else {
+        let pim = PimBackend::new(PimConfig::new(dpus, Mode::Parallel), args.n, &primes)?;
+        let (cx, cy) = step("encode + encrypt (both batches, upmem-emu)", || encrypt(&pim, &client))?.0;
+        // The key upload is setup, not part of the server computation.
+        let evaluator = evaluator(&pim, &client)?;
+        pim.reset_report()?;
+        println!("  server on upmem-emu (emulator wall time; commands are deferred until data must come back):");
+        let served = serve_with(&evaluator, &client, &cx, &cy, "  ")?;
+        let (_, download_time) = step("  download the result", || {
+            served.product.parts().iter().try_for_each(|p| pim.download(p).map(drop))?;
+            Ok(())
+        })?;
+        let report = pim.report()?;
+        let budget = check(&pim, &client, &served.product, "decrypt + decode (upmem-emu)")?;
+
+        println!("  server on cpu (same computation, measured):");
+        let (cpu_x, cpu_y) = encrypt(&cpu, &client)?;
+        let cpu_served = serve(&cpu, &client, &cpu_x, &cpu_y, "  ")?;
+        check(&cpu, &client, &cpu_served.product, "decrypt + decode (cpu)")?;
+
+        // The input ciphertexts: 2 batches x 2 components at the top level, as a server would
+        // receive them; they were made on the device here, so their upload is modeled.
+        let model = &pim.config().model;
+        let plan = Plan::new(Mode::Parallel, dpus, primes.len()).map_err(CliError::Failed)?;
+        let data_slots: Vec<usize> = (0..client.ctx.params().data_primes().len()).collect();
+        let inputs_s = 4.0 * model.transfer_seconds(&push_bytes_per_dpu(&plan, &data_slots, args.batch, args.n));
+        let transfer_s = inputs_s + report.transfer_s;
+        let total_s = transfer_s + report.compute_s + report.retrieve_s;
+        let ranks = dpus.div_ceil(64) as u32;
+        let label = report.model.trim_end_matches(" (modeled)");
+        println!(
+            "  upmem-emu server computation (multiply + relinearize + modulus switch, result retrieved), modeled, {label}:"
+        );
+        println!(
+            "    transfer {:>11}  (input ciphertexts {}, CPU-fallback pushes {})",
+            format_seconds(transfer_s),
+            format_seconds(inputs_s),
+            format_seconds(report.transfer_s)
+        );
+        println!("    compute  {:>11}  ({} launches)", format_seconds(report.compute_s), report.launches);
+        println!("    retrieve {:>11}  (result and CPU-fallback pulls)", format_seconds(report.retrieve_s));
+        println!(
+            "    total    {:>11}  energy {:.3} J ({:.0} W, {ranks} rank{})",
+            format_seconds(total_s),
+            model.energy_joules(total_s, ranks),
+            model.power_watts(ranks),
+            if ranks == 1 { "" } else { "s" }
+        );
+        let fallback_note = if report.fallbacks > 0 {
+            format!(
+                " (digit decomposition and modulus switching on the host: {} measured)",
+                format_seconds(report.host_fallback_s)
+            )
+        } else {
+            String::new()
+        };
+        println!("    launches {}, fallbacks {}{fallback_note}", report.launches, report.fallbacks);
+        println!(
+            "  side by side: upmem-emu {} modeled (+ {} host fallback) vs cpu {} measured ({} threads); emulator wall \
+             time {}",
+            format_seconds(total_s),
+            format_seconds(report.host_fallback_s),
+            format_seconds(cpu_served.time.as_secs_f64()),
+            cpu.threads(),
+            format_seconds((served.time + download_time).as_secs_f64())
+        );
+        println!("  remaining noise budget {budget} bits");
+    }
+    println!("OK: all {} x {} slot products match the plaintext computation", args.batch, ctx.slots());
+    Ok(())
+}
+
+/// Keys (on the CPU) and the random input vectors.
+fn client(cpu: &CpuBackend, ctx: &Arc<BgvContext>, args: &DemoArgs) -> Result<Client> {
+    let ((secret, public, relin), _) = step("key generation (cpu)", || {
+        let mut keygen = KeyGenerator::new(cpu, ctx)?;
         let secret = keygen.secret_key()?;
         let public = keygen.public_key(&secret)?;
         let relin = keygen.relin_key(&secret).ok();
         Ok((secret, public, relin))
     })?;
+    let t = *ctx.plain_modulus();
     let mut sampler = Sampler::from_seed_u64(args.seed);
     let mut random_vectors = || -> Vec<Vec<u64>> {
         (0..args.batch).map(|_| sampler.uniform_vec(&t, ctx.slots()).into_iter().map(u64::from).collect()).collect()
     };
     let (x, y) = (random_vectors(), random_vectors());
-    let ((cx, cy), _) = step("encode + encrypt (both batches)", || {
-        let mut encryptor = Encryptor::with_public_key(&backend, &public)?;
-        let encode =
-            |v: &Vec<Vec<u64>>| v.iter().map(|v| encoder.encode(v)).collect::<std::result::Result<Vec<_>, _>>();
-        Ok((encryptor.encrypt(&encode(&x)?)?, encryptor.encrypt(&encode(&y)?)?))
-    })?;
+    Ok(Client { ctx: ctx.clone(), encoder: BatchEncoder::new(ctx), secret, public, relin, x, y })
+}
 
-    // Server: multiply, relinearize, switch modulus.
-    let evaluator = match &relin {
-        Some(key) => Evaluator::new(&backend, &ctx).with_relin_key(key)?,
-        None => Evaluator::new(&backend, &ctx),
-    };
-    let (product, multiply_time) = step("multiply (tensor)", || Ok(evaluator.multiply(&cx, &cy)?))?;
-    let (product, server_rest) = if relin.is_some() {
-        let (relinearized, relin_time) = step("relinearize", || Ok(evaluator.relinearize(&product)?))?;
-        let (switched, switch_time) = step("modulus switch", || Ok(evaluator.mod_switch_to_next(&relinearized)?))?;
-        (switched, relin_time + switch_time)
-    } else {
-        println!("  (no special prime at N={}: relinearization skipped)", args.n);
-        (product, Duration::ZERO)
-    };
+fn encrypt<B: Backend>(backend: &B, client: &Client) -> Result<(CiphertextBatch<B>, CiphertextBatch<B>)> {
+    let mut encryptor = Encryptor::with_public_key(backend, &client.public)?;
+    let encode =
+        |v: &Vec<Vec<u64>>| v.iter().map(|v| client.encoder.encode(v)).collect::<std::result::Result<Vec<_>, _>>();
+    Ok((encryptor.encrypt(&encode(&client.x)?)?, encryptor.encrypt(&encode(&client.y)?)?))
+}
 
-    // Client: decrypt and check against the plaintext product.
-    let decryptor = Decryptor::new(&backend, &secret)?;
-    let budget = decryptor.noise_budget(&product)?.into_iter().min().unwrap_or(0);
-    let (decrypted, _) = step("decrypt + decode", || {
-        decryptor.decrypt(&product)?.iter().map(|p| Ok(encoder.decode(p)?)).collect::<Result<Vec<_>>>()
+fn evaluator<'a, B: Backend>(backend: &'a B, client: &Client) -> Result<Evaluator<'a, B>> {
+    Ok(match &client.relin {
+        Some(key) => Evaluator::new(backend, &client.ctx).with_relin_key(key)?,
+        None => Evaluator::new(backend, &client.ctx),
+    })
+}
+
+/// Multiply, relinearize and switch modulus (the last two when a special prime exists), each
+/// step timed and printed with `indent`.
+fn serve<B: Backend>(
+    backend: &B,
+    client: &Client,
+    cx: &CiphertextBatch<B>,
+    cy: &CiphertextBatch<B>,
+    indent: &str,
+) -> Result<Served<B>> {
+    let evaluator = evaluator(backend, client)?;
+    serve_with(&evaluator, client, cx, cy, indent)
+}
+
+fn serve_with<B: Backend>(
+    evaluator: &Evaluator<'_, B>,
+    client: &Client,
+    cx: &CiphertextBatch<B>,
+    cy: &CiphertextBatch<B>,
+    indent: &str,
+) -> Result<Served<B>> {
+    let (product, multiply_time) = step(&format!("{indent}multiply (tensor)"), || Ok(evaluator.multiply(cx, cy)?))?;
+    if client.relin.is_none() {
+        println!("  {indent}(no special prime at N={}: relinearization skipped)", client.ctx.degree());
+        return Ok(Served { product, time: multiply_time });
+    }
+    let (relinearized, relin_time) = step(&format!("{indent}relinearize"), || Ok(evaluator.relinearize(&product)?))?;
+    let (switched, switch_time) =
+        step(&format!("{indent}modulus switch"), || Ok(evaluator.mod_switch_to_next(&relinearized)?))?;
+    Ok(Served { product: switched, time: multiply_time + relin_time + switch_time })
+}
+
+/// Decrypts, checks every slot against the plaintext product, returns the noise budget left.
+fn check<B: Backend>(backend: &B, client: &Client, product: &CiphertextBatch<B>, name: &str) -> Result<u32> {
+    let decryptor = Decryptor::new(backend, &client.secret)?;
+    let budget = decryptor.noise_budget(product)?.into_iter().min().unwrap_or(0);
+    let (decrypted, _) = step(&format!("{}{name}", if name.contains('(') { "  " } else { "" }), || {
+        decryptor.decrypt(product)?.iter().map(|p| Ok(client.encoder.decode(p)?)).collect::<Result<Vec<_>>>()
     })?;
+    let t = client.ctx.plain_modulus().value() as u64;
     let expected: Vec<Vec<u64>> =
-        x.iter().zip(&y).map(|(a, b)| a.iter().zip(b).map(|(&a, &b)| a * b % t.value() as u64).collect()).collect();
-    let server = multiply_time + server_rest;
-    println!(
-        "  server time: {:.3} ms for {} products ({:.3} ms each); remaining noise budget {budget} bits",
-        server.as_secs_f64() * 1e3,
-        args.batch,
-        server.as_secs_f64() * 1e3 / args.batch as f64
-    );
+        client.x.iter().zip(&client.y).map(|(a, b)| a.iter().zip(b).map(|(&a, &b)| a * b % t).collect()).collect();
     if decrypted != expected {
         let wrong = decrypted.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(0);
-        return Err(CliError::Failed(format!("MISMATCH: ciphertext {wrong} decrypted to a different product")));
+        return Err(CliError::Failed(format!(
+            "MISMATCH ({name}): ciphertext {wrong} decrypted to a different product"
+        )));
     }
-    println!("OK: all {} x {} slot products match the plaintext computation", args.batch, ctx.slots());
-    Ok(())
+    Ok(budget)
 }

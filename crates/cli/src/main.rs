@@ -7,6 +7,8 @@ mod bench;
 mod demo;
 mod error;
 mod params;
+mod reproduce;
+mod upmem;
 
 use std::process::ExitCode;
 
@@ -28,8 +30,8 @@ enum Command {
     /// Print the BGV parameter presets with their security level.
     Params(params::ParamsArgs),
     /// Time a polynomial workload (NTT, inverse NTT, BGV multiplication, both combined) on a
-    /// backend, with uniformly random inputs.
-    Bench(bench::BenchArgs),
+    /// backend, with uniformly random inputs; or `bench reproduce dramatic`.
+    Bench(bench::BenchCommand),
 }
 
 fn main() -> ExitCode {

@@ -15,6 +15,7 @@
 pub mod memory;
 pub mod placement;
 pub mod stats;
+pub mod subset;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
