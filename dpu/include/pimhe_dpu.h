@@ -8,9 +8,13 @@
  *
  * MRAM image of one DPU (offsets in bytes from DPU_MRAM_HEAP_POINTER, all 8-aligned):
  *   0                          pimhe_header_t
- *   header.twiddle_offset      psi^bitrev(k), k < N (u32), then their Shoup constants (u32)
+ *   header.twiddle_offset      psi^bitrev(k), k < N (u32), then their Shoup constants (u32),
+ *                              then for N >= 2048 seven multiplication tables (psi^bitrev(1..7))
  *   header.inv_twiddle_offset  inverse twiddles in consumption order (slot 0 unused), then
- *                              their Shoup constants
+ *                              their Shoup constants, then for N >= 2048 seven tables (slots
+ *                              N-7 .. N-1, the last times N^-1)
+ *   A multiplication table of w: 4 x 256 u32, R_i[x] = x w 2^(8i) mod q (28 KiB per section;
+ *   written by the host, read by the best variant only).
  *   header.command_offset      command_count x pimhe_command_t
  *   anything after             operands: `count` sub-polynomials = count * N u32, contiguous
  */

@@ -78,6 +78,22 @@ static inline uint32_t mulhi_trunc(uint32_t a, uint32_t a_hi, uint32_t b, uint32
     return pimhe_mulhi_trunc_parts(a & 0xffffu, a_hi, b & 0xffffu, b_hi);
 }
 
+/* Truncated high word from 11 byte products (COST_MULHI11): floor(a b / 2^32) - e with
+ * 0 <= a b / 2^32 - result < 2.9922 (cost.h). a_hi = a >> 16, b_hi = b >> 16. Computed from the
+ * byte products themselves (the DPU's mul_ul_ul .. mul_uh_uh select bytes 0/1 of a register). */
+static inline uint32_t pimhe_mulhi11_parts(uint32_t a, uint32_t a_hi, uint32_t b, uint32_t b_hi) {
+    const uint32_t a0 = a & 0xffu, a1 = (a >> 8) & 0xffu, a2 = a_hi & 0xffu, a3 = a_hi >> 8;
+    const uint32_t b0 = b & 0xffu, b1 = (b >> 8) & 0xffu, b2 = b_hi & 0xffu, b3 = b_hi >> 8;
+    const uint32_t hh = a2 * b2 + ((a2 * b3 + a3 * b2) << 8) + ((a3 * b3) << 16); /* a_hi b_hi */
+    const uint32_t mid = ((a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0) << 8) + a2 * b0;
+    return hh + a1 * b3 + a3 * b1 + (mid >> 16);
+}
+
+static inline uint32_t mulhi11(uint32_t a, uint32_t a_hi, uint32_t b, uint32_t b_hi) {
+    COST_MUL(64, COST_MULHI11);
+    return pimhe_mulhi11_parts(a, a_hi, b, b_hi);
+}
+
 /* Conditional subtraction (COST_CSUB): x - m if x >= m. */
 static inline uint32_t csub(uint32_t x, uint32_t m) {
     COST(COST_CSUB);

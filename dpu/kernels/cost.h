@@ -81,6 +81,38 @@
  * operands = floor(a b / 2^32) minus 0, 1 or 2 (the a0 b0 product and two carries are dropped):
  * three COST_MUL16 + two lsr_add. The caller absorbs the error with one COST_CSUB. */
 #define COST_MULHI_TRUNC (3 * COST_MUL16 + 2 * COST_ALU) /* 23 */
+/* Truncated high word from 11 byte products (pimhe_mulhi11): with a = A3A2A1A0 and b = B3B2B1B0
+ * (bytes; the high halves a >> 16 and b >> 16 are split already), keep every byte product of
+ * weight >= 2^24 and A2 B0 of weight 2^16, drop A0B0, A0B1, A1B0, A0B2, A1B1:
+ *   est = a1 b1 + A1B3 + A3B1 + floor(((A0B3 + A1B2 + A2B1 + A3B0) 2^8 + A2B0) / 2^16),
+ * a1 b1 being the 16x16 product of the high halves (four byte products, three lsl_add). The
+ * partial sum in the floor is < 2^27, so no carry is lost: est = floor(S / 2^32) exactly, S the
+ * kept part of a b, and a b / 2^32 - est < 65025 (1 + 2 * 2^8 + 2 * 2^16) / 2^32 + 1 < 2.9922.
+ * 11 MUL8 + 10 combining instructions (3 lsl_add in a1 b1, 2 add for A1B3 and A3B1, 3 add for
+ * the weight-2^24 products, one lsl_add and one lsr_add). */
+#define COST_MULHI11 (11 * COST_MUL8 + 10 * COST_ALU) /* 21 */
+/* r - Q q (mod 2^32) for a prime of the form q = 2^b + 1 - k 2^s with k < 2^8 and 8 <= s < b
+ * (every ntt_primes(30, N >= 128, ...) prime we use: 2^30 + 1 - 3*2^14, 2^30 + 1 - 9*2^13,
+ * 2^30 + 1 - 11*2^13): Q q = Q + (Q << b) - ((Q k) << s), where only Q k mod 2^(32-s), i.e.
+ * Q's bytes 0..2 times the byte k, matters: split Q >> 16 (1), Q0 k, Q1 k, Q2 k (3 MUL8), two
+ * lsl_add, then lsl + add (the k term, run-time s), lsl + add (Q + (Q << b), run-time b) and
+ * the final sub: 1 + 3 + 2 + 5 = 11. */
+#define COST_QQ_FORM (COST_ALU + 3 * COST_MUL8 + 2 * COST_ALU + 5 * COST_ALU) /* 11 */
+/* The same for any other prime: split Q >> 16, COST_MUL32_LO_SPLIT (q split once), sub. */
+#define COST_QQ_GENERIC (COST_ALU + COST_MUL32_LO_SPLIT + COST_ALU) /* 21 */
+/* Multiplication by a constant w through four shared WRAM tables R_i[x] = x w 2^(8i) mod q
+ * (x < 256, i < 4; written by the host): a w = sum_i R_i[byte i of a] (mod q), a sum < 4q.
+ * Per byte: the byte, one lsl_add for the entry's address (table base + 4 x; the table's
+ * 1024 i offset is lw's immediate), one lw; then three adds.
+ * _WRAM: a is in WRAM, its bytes are read with lbu (one load each): 4 + 4 + 4 + 3 = 15.
+ * _REG:  a is in a register: and, lsr + and, lsr + and, lsr (6 ALU): 6 + 4 + 4 + 3 = 17. */
+#define COST_TMUL_WRAM (4 * COST_LOAD + 4 * COST_ALU + 4 * COST_LOAD + 3 * COST_ALU) /* 15 */
+#define COST_TMUL_REG (6 * COST_ALU + 4 * COST_ALU + 4 * COST_LOAD + 3 * COST_ALU)  /* 17 */
+/* x 2^-L mod q for x < 4q, q = 1 mod 2^(L+1), 9 <= L <= 15 (N^-1 = 2^-log N): m = -x mod 2^L
+ * (sub from zero, and), y = ((x + m) >> L) + m t with t = (q - 1) >> L (< 2^21): add, lsr,
+ * m t from 2 x 3 byte products (6 MUL8, 5 combining), add: 2 + 1 + 1 + 11 + 1 = 16.
+ * (x + m q) is divisible by 2^L, y = (x + m q) / 2^L < q (1 + 4 / 2^L) < 2q. */
+#define COST_MUL_POW2INV (2 * COST_ALU + 2 * COST_ALU + 6 * COST_MUL8 + 5 * COST_ALU + COST_ALU) /* 16 */
 /* 64-bit division (constants checked or derived once per launch, never in a loop): one
  * div_step instruction per quotient bit (64) + setup and sign handling. */
 #define COST_DIV64 80

@@ -18,12 +18,16 @@
  *    stage, every value fully reduced, Barrett multiplication everywhere.
  *  - best (arith_best.h): Shoup twiddles with a truncated quotient, lazy reduction, radix-4
  *    (two stages per pass) and, once a stage's butterflies fit in a WRAM block, all remaining
- *    stages done on the block without going back to MRAM.
+ *    stages done on the block without going back to MRAM. From N = 2048 (up to 16 tasklets)
+ *    the three stages with the fewest twiddles of each transform multiply through shared WRAM
+ *    tables (TABLE_*), and TENSOR is Karatsuba.
  *
  * WRAM per tasklet (mem_alloc; the kernel has no mutable globals, so the emulator can run
  * DPUs concurrently): a context (~100 B), the header (64 B), one command (48 B) and a work
  * area of BLOCK bytes + BLOCK / 2 + 16 bytes. BLOCK is 2048 for up to 16 tasklets and 1024
- * for more (24 tasklets on v1A).
+ * for more (24 tasklets on v1A). With the best variant's tables (N >= 2048, <= 16 tasklets):
+ * one shared 28 KiB table region, and per tasklet BLOCK = 1024 plus 6 tb + 8 words of
+ * twiddle buffers (tb = 8).
  *
  * Allowed includes: <stdint.h>, <stddef.h>, the UPMEM runtime headers and pimhe's own.
  */
@@ -48,6 +52,17 @@ BARRIER_INIT(pimhe_barrier, NR_TASKLETS);
 #define BLOCK_BYTES_LARGE 2048u
 #define BLOCK_BYTES_SMALL 1024u
 #define LARGE_BLOCK_MAX_TASKLETS 16u
+/* best, table stages: the first three forward and last three inverse stages (7 distinct
+ * twiddles each) multiply through shared WRAM tables of 4 x 256 words per twiddle (28 KiB),
+ * which the host writes after each twiddle table's Shoup constants (twiddle_offset + 8N,
+ * inv_twiddle_offset + 8N). The per-tasklet block shrinks to 1 KiB to make room; the three
+ * table stages must stream from MRAM (N / 8 >= block), hence N >= 2048. */
+#define TABLE_STAGES 3u
+#define TABLE_COUNT 7u
+#define TABLE_WORDS 1024u
+#define TABLE_BYTES (TABLE_COUNT * TABLE_WORDS * 4u)
+#define TABLE_MIN_N 2048u
+#define TABLE_BLOCK_BYTES 1024u
 
 typedef struct {
     uint32_t me, nt;
@@ -64,6 +79,9 @@ typedef struct {
     uint32_t tw, tws, itw, itws; /* MRAM offsets of the four tables */
     bar_ctx_t bar;
     best_ctx_t best;
+    uint32_t use_tables;  /* best, N >= TABLE_MIN_N, <= 16 tasklets: table stages (arith_best.h) */
+    uint32_t loaded;      /* which table set is in WRAM: 0 none, 1 forward, 2 inverse */
+    uint32_t *tables;     /* the shared WRAM table region (TABLE_BYTES), all tasklets */
     uint32_t last_ready;  /* the INTT's scaled last twiddle has been derived */
     uint32_t bar_n_inv, bar_last;
     best_tw_t best_n_inv, best_last;
@@ -213,7 +231,7 @@ static void bar_intt(ctx_t *c, uint32_t poly) {
 static void best_ct2_span(uint32_t *x, uint32_t *y, uint32_t len, const best_tw_t *t, const best_ctx_t *m,
                           int final) {
     const uint32_t q2 = m->q2, q = m->q;
-    COST(COST_LOOP * ((len + 1u) / 2u) + len * (COST_LOAD + COST_STORE + 3 * COST_ALU));
+    COST(COST_BRANCH + COST_LOOP * ((len + 1u) / 2u) + len * (COST_LOAD + COST_STORE + 3 * COST_ALU));
     for (uint32_t j = 0; j < len; j++) {
         const uint32_t u = csub(x[j], q2);
         const uint32_t v = best_mulmod_lazy(y[j], t, m);
@@ -233,7 +251,7 @@ static void best_ct2_span(uint32_t *x, uint32_t *y, uint32_t len, const best_tw_
 static void best_ct4_span(uint32_t *a, uint32_t *b, uint32_t *cc, uint32_t *d, uint32_t len, const best_tw_t *t1,
                           const best_tw_t *t2, const best_tw_t *t3, const best_ctx_t *m, int final) {
     const uint32_t q2 = m->q2, q = m->q;
-    COST(COST_LOOP * ((len + 1u) / 2u) + len * (2 * COST_LOAD + 2 * COST_STORE + 12 * COST_ALU));
+    COST(COST_BRANCH + COST_LOOP * ((len + 1u) / 2u) + len * (2 * COST_LOAD + 2 * COST_STORE + 12 * COST_ALU));
     for (uint32_t j = 0; j < len; j++) {
         const uint32_t A = csub(a[j], q2), B = csub(b[j], q2);
         const uint32_t vc = best_mulmod_lazy(cc[j], t1, m), vd = best_mulmod_lazy(d[j], t1, m);
@@ -259,7 +277,7 @@ static void best_ct4_span(uint32_t *a, uint32_t *b, uint32_t *cc, uint32_t *d, u
 static void best_gs2_span(uint32_t *x, uint32_t *y, uint32_t len, const best_tw_t *t, const ctx_t *c, int last) {
     const best_ctx_t *m = &c->best;
     const uint32_t q2 = m->q2, q = m->q;
-    COST(COST_LOOP * ((len + 1u) / 2u) + len * (COST_LOAD + COST_STORE + 3 * COST_ALU));
+    COST(COST_BRANCH + COST_LOOP * ((len + 1u) / 2u) + len * (COST_LOAD + COST_STORE + 3 * COST_ALU));
     for (uint32_t j = 0; j < len; j++) {
         const uint32_t u = x[j], v = y[j];
         if (!last) {
@@ -278,7 +296,7 @@ static void best_gs4_span(uint32_t *a, uint32_t *b, uint32_t *cc, uint32_t *d, u
                           const best_tw_t *tc, const best_tw_t *t2, const ctx_t *c, int last) {
     const best_ctx_t *m = &c->best;
     const uint32_t q2 = m->q2, q = m->q;
-    COST(COST_LOOP * ((len + 1u) / 2u) + len * (2 * COST_LOAD + 2 * COST_STORE + 12 * COST_ALU));
+    COST(COST_BRANCH + COST_LOOP * ((len + 1u) / 2u) + len * (2 * COST_LOAD + 2 * COST_STORE + 12 * COST_ALU));
     for (uint32_t j = 0; j < len; j++) {
         const uint32_t A = a[j], B = b[j], C = cc[j], D = d[j];
         const uint32_t A1 = csub(A + B, q2), B1 = best_mulmod_lazy(A + q2 - B, ta, m);
@@ -410,10 +428,101 @@ static void best_ct4_block(ctx_t *c, uint32_t *x, uint32_t blk, uint32_t e, uint
     }
 }
 
+/* Loads table set `which` (1 forward, 2 inverse) into the shared WRAM region: 2048-byte DMAs
+ * dealt round-robin to the tasklets, then a barrier. Every tasklet calls it at the same point
+ * with the same arguments (the command loop's barrier separates it from the previous user). */
+static void load_tables(ctx_t *c, uint32_t which) {
+    COST(2 * COST_ALU + COST_BRANCH);
+    if (c->loaded == which) {
+        return;
+    }
+    const uint32_t src = (which == 1u ? c->tw : c->itw) + 8u * c->n;
+    for (uint32_t k = c->me; k < TABLE_BYTES / DMA_MAX_BYTES; k += c->nt) {
+        COST(COST_LOOP + 2 * COST_ALU);
+        dma_read(src + k * DMA_MAX_BYTES, (uint8_t *)c->tables + k * DMA_MAX_BYTES, DMA_MAX_BYTES);
+    }
+    barrier_wait(&pimhe_barrier);
+    c->loaded = which;
+}
+
+/* Forward radix-2 stage (groups <= 4, gap >= block) streamed from MRAM, multiplying through the
+ * WRAM tables of twiddle groups + i (table groups - 1 + i). Inputs [0, 4q), outputs [0, 4q). */
+static void best_ct2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
+    const uint32_t len = c->block_elems / 2u;
+    const uint32_t q2 = c->best.q2;
+    uint32_t *x = c->blk, *y = c->blk + len;
+    for (uint32_t i = 0; i < groups; i++) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        const uint32_t *R = c->tables + (groups - 1u + i) * TABLE_WORDS;
+        const uint32_t base = poly + 8u * i * gap;
+        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
+            COST(COST_LOOP + 2 * COST_ALU);
+            const uint32_t xo = base + 4u * j0, yo = xo + 4u * gap;
+            dma_read(xo, x, 4u * len);
+            dma_read(yo, y, 4u * len);
+            /* per pair of butterflies: a loop step, ld (x[j], x[j+1]), sd of both pairs; per
+             * butterfly: u + v, u + 2q - v */
+            COST((len / 2u) * (COST_LOOP + COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
+            for (uint32_t j = 0; j < len; j++) {
+                const uint32_t u = csub(x[j], q2);
+                const uint32_t v = csub(best_tmul_wram(&y[j], R), q2);
+                x[j] = u + v;
+                y[j] = u + q2 - v;
+            }
+            dma_write(x, xo, 4u * len);
+            dma_write(y, yo, 4u * len);
+        }
+    }
+}
+
+/* Inverse radix-2 stage (groups <= 4, gap >= block) through the WRAM tables of consumption slots
+ * N - 2 groups + 1 + i (table 8 - 2 groups + i; the last one holds w N^-1). Values [0, 2q); the
+ * last stage scales x' by N^-1 = 2^-log N (best_mul_pow2inv) and reduces both to [0, q). */
+static void best_gs2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
+    const uint32_t len = c->block_elems / 2u;
+    const uint32_t q2 = c->best.q2, q = c->best.q;
+    const int last = groups == 1u;
+    uint32_t *x = c->blk, *y = c->blk + len;
+    for (uint32_t i = 0; i < groups; i++) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        const uint32_t *R = c->tables + (8u - 2u * groups + i) * TABLE_WORDS;
+        const uint32_t base = poly + 8u * i * gap;
+        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
+            COST(COST_LOOP + 2 * COST_ALU + COST_BRANCH);
+            const uint32_t xo = base + 4u * j0, yo = xo + 4u * gap;
+            dma_read(xo, x, 4u * len);
+            dma_read(yo, y, 4u * len);
+            /* per pair: a loop step, ld of both pairs, sd of both pairs; per butterfly: u + v,
+             * u + 2q - v */
+            COST((len / 2u) * (COST_LOOP + 2 * COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
+            for (uint32_t j = 0; j < len; j++) {
+                const uint32_t u = x[j], v = y[j];
+                if (!last) {
+                    x[j] = csub(u + v, q2);
+                    y[j] = csub(best_tmul_reg(u + q2 - v, R), q2);
+                } else {
+                    x[j] = csub(best_mul_pow2inv(u + v, &c->best), q);
+                    y[j] = csub(csub(best_tmul_reg(u + q2 - v, R), q2), q);
+                }
+            }
+            dma_write(x, xo, 4u * len);
+            dma_write(y, yo, 4u * len);
+        }
+    }
+}
+
 static void best_ntt(ctx_t *c, uint32_t poly) {
     const uint32_t n = c->n;
     const uint32_t e = n < c->block_elems ? n : c->block_elems;
     uint32_t groups = 1, gap = n / 2u;
+    if (c->use_tables) {
+        for (uint32_t s = 0; s < TABLE_STAGES; s++) {
+            COST(COST_LOOP + 2 * COST_ALU);
+            best_ct2_table_stream(c, poly, groups, gap);
+            groups <<= 1;
+            gap >>= 1;
+        }
+    }
     /* Stages whose butterflies span more than a block: radix-4 passes over MRAM, then one
      * radix-2 pass if their number is odd. */
     while (gap >= e) {
@@ -584,11 +693,12 @@ static void best_intt(ctx_t *c, uint32_t poly) {
         }
         dma_write(c->blk, off, 4u * e);
     }
-    /* The remaining stages over MRAM. */
+    /* The remaining stages over MRAM; with tables, the last three (groups 4, 2, 1) through them. */
+    const uint32_t stop = c->use_tables ? 1u << (TABLE_STAGES - 1u) : 0u;
     uint32_t groups = n / (2u * e), gap = e;
-    while (groups >= 1u && gap < n) {
+    while (groups > stop && gap < n) {
         COST(COST_LOOP + 2 * COST_ALU);
-        if (groups >= 2u) {
+        if (groups >= 2u && groups / 4u >= stop) {
             best_gs4_stream(c, poly, groups, gap);
             groups >>= 2;
             gap <<= 2;
@@ -597,6 +707,12 @@ static void best_intt(ctx_t *c, uint32_t poly) {
             groups >>= 1;
             gap <<= 1;
         }
+    }
+    while (c->use_tables && groups >= 1u) {
+        COST(COST_LOOP + 2 * COST_ALU);
+        best_gs2_table_stream(c, poly, groups, gap);
+        groups >>= 1;
+        gap <<= 1;
     }
 }
 
@@ -650,7 +766,8 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
         COST(EW_COST(len, 1u, 1u, best));
         const uint32_t scalar = c->cmd->scalar;
         if (best) {
-            const best_tw_t s = best_tw(scalar, c->cmd->scalar_shoup);
+            COST(COST_BRANCH); /* the loop specialized on the prime's form */
+        const best_tw_t s = best_tw(scalar, c->cmd->scalar_shoup);
             for (uint32_t j = 0; j < len; j++) {
                 buf0[j] = csub(best_mulmod_lazy(buf0[j], &s, m), q);
             }
@@ -662,14 +779,20 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
         break;
     }
     case PIMHE_OP_TENSOR:
-        COST(EW_COST(len, 4u, 3u, best));
+        COST(EW_COST(len, 4u, 3u, best) + (best ? COST_BRANCH : 0));
         for (uint32_t j = 0; j < len; j++) {
             const uint32_t a0 = buf0[j], a1 = buf1[j], b0 = buf2[j], b1 = buf3[j];
             if (best) {
-                COST(COST_ADD64);
-                buf0[j] = best_reduce(mul32_64(a0, b0), m);
-                buf1[j] = best_reduce(mul32_64(a0, b1) + mul32_64(a1, b0), m);
-                buf2[j] = best_reduce(mul32_64(a1, b1), m);
+                /* Karatsuba: a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 (mod q), the
+                 * sums reduced to [0, q) so that every product is < q^2 (best_reduce_sq). */
+                COST(2 * COST_ALU);
+                const uint32_t sa = csub(a0 + a1, q), sb = csub(b0 + b1, q);
+                const uint32_t d0 = best_reduce_sq(mul32_64(a0, b0), m);
+                const uint32_t d2 = best_reduce_sq(mul32_64(a1, b1), m);
+                const uint32_t e = best_reduce_sq(mul32_64(sa, sb), m);
+                buf0[j] = d0;
+                buf1[j] = bar_submod(bar_submod(e, d0, q), d2, q);
+                buf2[j] = d2;
             } else {
                 buf0[j] = bar_mulmod(a0, b0, bm);
                 buf1[j] = bar_addmod(bar_mulmod(a0, b1, bm), bar_mulmod(a1, b0, bm), q);
@@ -811,6 +934,28 @@ static uint32_t setup(ctx_t *c) {
     c->bar_n_inv = h->n_inv;
     c->best_n_inv = best_tw(h->n_inv, h->n_inv_shoup);
     c->last_ready = 0;
+    if (c->variant != PIMHE_VARIANT_BEST) {
+        return PIMHE_STATUS_OK;
+    }
+    /* best_reduce_sq's mu2 = floor(2^(31+k) / q) (one division), the prime's form
+     * q = 2^b + 1 - k' 2^s (clz/ctz and shifts), and the pow2inv constants. */
+    COST(COST_DIV64 + 16 * COST_ALU);
+    c->best.mu2 = (uint32_t)((1ull << (31u + k)) / q);
+    c->best.mu2_hi = c->best.mu2 >> 16;
+    {
+        const uint32_t kk = (uint32_t)((1ull << k) + 1u - q); /* > 0: q < 2^k */
+        uint32_t sh = 0;
+        while (((kk >> sh) & 1u) == 0u) {
+            sh++;
+        }
+        c->best.fk = kk >> sh;
+        c->best.fs = sh;
+        c->best.fb = k;
+        c->best.fa = c->best.fk < 256u && sh >= 8u && sh < k;
+    }
+    c->best.l = h->log_n;
+    c->best.lmask = n - 1u;
+    c->best.tl = (q - 1u) >> h->log_n;
     return PIMHE_STATUS_OK;
 }
 
@@ -822,10 +967,13 @@ static void prepare_last_twiddle(ctx_t *c) {
     }
     COST(COST_ALU + COST_BRANCH);
     const uint32_t w = *fetch_words(c->itw, c->n - 1u, 1u, c->aux);
-    c->bar_last = bar_mulmod(w, c->bar_n_inv, &c->bar);
-    const uint32_t ws = csub(best_mulmod_lazy(w, &c->best_n_inv, &c->best), c->q);
-    COST(COST_DIV64);
-    c->best_last = best_tw(ws, (uint32_t)(((uint64_t)ws << 32) / c->q));
+    if (c->variant != PIMHE_VARIANT_BEST) {
+        c->bar_last = bar_mulmod(w, c->bar_n_inv, &c->bar);
+    } else {
+        const uint32_t ws = csub(best_mulmod_lazy(w, &c->best_n_inv, &c->best), c->q);
+        COST(COST_DIV64);
+        c->best_last = best_tw(ws, (uint32_t)(((uint64_t)ws << 32) / c->q));
+    }
     c->last_ready = 1;
 }
 
@@ -864,6 +1012,9 @@ static uint32_t run_command(ctx_t *c) {
     switch (op) {
     case PIMHE_OP_NTT:
         KERNEL_PHASE("ntt");
+        if (c->use_tables && cmd->count > 0u) {
+            load_tables(c, 1u);
+        }
         for (uint32_t i = c->me; i < cmd->count; i += c->nt) {
             COST(COST_LOOP + 2 * COST_ALU);
             const uint32_t poly = cmd->src[0] + 4u * i * c->n;
@@ -876,6 +1027,9 @@ static uint32_t run_command(ctx_t *c) {
         break;
     case PIMHE_OP_INTT:
         KERNEL_PHASE("intt");
+        if (c->use_tables && cmd->count > 0u) {
+            load_tables(c, 2u);
+        }
         if (c->me < cmd->count) {
             prepare_last_twiddle(c);
         }
@@ -912,20 +1066,57 @@ int main(void) {
     ctx_t *c = (ctx_t *)mem_alloc(sizeof(ctx_t));
     c->me = t;
     c->nt = NR_TASKLETS;
-    const uint32_t block = c->nt <= LARGE_BLOCK_MAX_TASKLETS ? BLOCK_BYTES_LARGE : BLOCK_BYTES_SMALL;
-    c->block_elems = block / 4u;
-    c->aux_words = c->block_elems / 2u + 4u;
-    c->area_bytes = 4u * (c->block_elems + c->aux_words);
-    c->tb = c->block_elems / 16u;
     c->hdr = (pimhe_header_t *)mem_alloc(sizeof(pimhe_header_t));
     c->cmd = (pimhe_command_t *)mem_alloc(sizeof(pimhe_command_t));
-    c->area = (uint32_t *)mem_alloc(c->area_bytes);
-    c->blk = c->area;
-    c->aux = c->area + c->block_elems;
     COST(12 * COST_ALU + 6 * COST_STORE);
 
     dma_read(0, c->hdr, sizeof(pimhe_header_t));
     uint32_t status = setup(c);
+    c->use_tables = 0;
+    c->loaded = 0;
+    c->tables = NULL;
+    if (status == PIMHE_STATUS_OK && c->variant == PIMHE_VARIANT_BEST) {
+        COST(3 * COST_ALU);
+        c->use_tables = c->nt <= LARGE_BLOCK_MAX_TASKLETS && c->n >= TABLE_MIN_N;
+    }
+    const uint32_t block = c->use_tables                         ? TABLE_BLOCK_BYTES
+                           : c->nt <= LARGE_BLOCK_MAX_TASKLETS ? BLOCK_BYTES_LARGE
+                                                                : BLOCK_BYTES_SMALL;
+    c->block_elems = block / 4u;
+    if (c->use_tables) {
+        /* twiddle batches of tb groups need 6 tb + 8 words (tw_bufs) */
+        c->tb = c->block_elems / 32u;
+        c->aux_words = 6u * c->tb + 8u;
+    } else {
+        c->tb = c->block_elems / 16u;
+        c->aux_words = c->block_elems / 2u + 4u;
+    }
+    c->area_bytes = 4u * (c->block_elems + c->aux_words);
+    if (c->use_tables) {
+        /* The shared table region: tasklet 0 allocates it, then the tasklets allocate their
+         * areas one after the other (one barrier per turn), so tasklet k's area lies at
+         * tables + TABLE_BYTES + k * area_bytes and every tasklet finds the region from its
+         * own area without any shared variable. The first barrier ends the allocations
+         * above (contexts, headers, commands) on every tasklet. */
+        barrier_wait(&pimhe_barrier);
+        for (uint32_t k = 0; k < c->nt; k++) {
+            COST(COST_LOOP);
+            if (k == t) {
+                if (t == 0u) {
+                    (void)mem_alloc(TABLE_BYTES);
+                }
+                c->area = (uint32_t *)mem_alloc(c->area_bytes);
+            }
+            barrier_wait(&pimhe_barrier);
+        }
+        COST(2 * COST_ALU);
+        c->tables = (uint32_t *)((uint8_t *)c->area - (size_t)t * c->area_bytes - TABLE_BYTES);
+    } else {
+        c->area = (uint32_t *)mem_alloc(c->area_bytes);
+    }
+    c->blk = c->area;
+    c->aux = c->area + c->block_elems;
+
     if (status == PIMHE_STATUS_OK) {
         const uint32_t count = c->hdr->command_count, at = c->hdr->command_offset;
         for (uint32_t i = 0; i < count; i++) {

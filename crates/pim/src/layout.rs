@@ -8,10 +8,14 @@
 //! | offset | content |
 //! |---|---|
 //! | 0 | [`PimheHeader`] (64 bytes) |
-//! | 64 | forward twiddles psi^bitrev(k), k < N, then their Shoup constants (8N bytes) |
-//! | 64 + 8N | inverse twiddles in consumption order (slot 0 unused), then Shoup constants (8N bytes) |
-//! | 64 + 16N | `command_capacity` x [`PimheCommand`] (48 bytes each) |
+//! | 64 | forward twiddles psi^bitrev(k), k < N, then their Shoup constants (8N bytes), then for N >= [`TABLE_MIN_N`] the multiplication tables of psi^bitrev(1..=7) (28 KiB) |
+//! | 64 + T | inverse twiddles in consumption order (slot 0 unused), then Shoup constants (8N bytes), then for N >= [`TABLE_MIN_N`] the tables of slots N-7 ..= N-1, the last times N^-1 (28 KiB) |
+//! | 64 + 2T | `command_capacity` x [`PimheCommand`] (48 bytes each) |
 //! | [`MramLayout::data_offset`] | operands: `count` sub-polynomials = `count * N` u32 each |
+//!
+//! with T = 4 [`table_words`]`(N)`. A multiplication table of a constant w is 4 x 256 words,
+//! R_i[x] = x w 2^(8i) mod q (x < 256, i < 4): the `best` kernel multiplies by w with four
+//! lookups in WRAM (dpu/kernels/arith_best.h) in the stages that have few distinct twiddles.
 //!
 //! Everything is little-endian, as on the DPU.
 //!
@@ -35,6 +39,20 @@ pub const N_MIN: usize = 16;
 pub const N_MAX: usize = 32768;
 /// Primes are below this bound (lazy values in [0, 4q) fit a word).
 pub const Q_LIMIT: u32 = 1 << 30;
+/// Ring degree from which the twiddle sections carry multiplication tables (the `best` kernel's
+/// `TABLE_MIN_N`).
+pub const TABLE_MIN_N: usize = 2048;
+/// Multiplication tables per twiddle section (the `best` kernel's `TABLE_COUNT`).
+pub const MUL_TABLES: usize = 7;
+/// Words of one multiplication table: 4 x 256 (`TABLE_WORDS`).
+pub const MUL_TABLE_WORDS: usize = 1024;
+
+/// Words of one twiddle section at degree n: N twiddles, N Shoup constants and, from
+/// [`TABLE_MIN_N`], [`MUL_TABLES`] multiplication tables.
+pub fn table_words(n: usize) -> usize {
+    2 * n + if n >= TABLE_MIN_N { MUL_TABLES * MUL_TABLE_WORDS } else { 0 }
+}
+
 /// `sizeof(pimhe_header_t)`.
 pub const HEADER_BYTES: usize = 64;
 /// `sizeof(pimhe_command_t)`.
@@ -379,9 +397,9 @@ pub fn commands_to_bytes(commands: &[PimheCommand]) -> Vec<u8> {
 pub struct MramLayout {
     /// Ring degree N.
     pub n: usize,
-    /// Forward twiddles (N words) then their Shoup constants (N words).
+    /// Forward twiddles (N words), their Shoup constants (N words), multiplication tables.
     pub twiddle_offset: u32,
-    /// Inverse twiddles (N words) then their Shoup constants (N words).
+    /// Inverse twiddles (N words), their Shoup constants (N words), multiplication tables.
     pub inv_twiddle_offset: u32,
     /// Command list.
     pub command_offset: u32,
@@ -395,8 +413,9 @@ impl MramLayout {
     /// Header, tables, `command_capacity` command slots, then operands.
     pub fn new(n: usize, command_capacity: usize) -> Self {
         let twiddle_offset = HEADER_BYTES as u32;
-        let inv_twiddle_offset = twiddle_offset + 8 * n as u32;
-        let command_offset = inv_twiddle_offset + 8 * n as u32;
+        let section = 4 * table_words(n) as u32;
+        let inv_twiddle_offset = twiddle_offset + section;
+        let command_offset = inv_twiddle_offset + section;
         let commands_end = command_offset + (COMMAND_BYTES * command_capacity) as u32;
         Self {
             n,
@@ -428,9 +447,11 @@ pub struct PrimeTables {
     pub modulus: Modulus,
     /// The CPU's table the DPU tables come from.
     pub table: NttTable,
-    /// psi^bitrev(k) for k < N, then floor(psi^bitrev(k) 2^32 / q): 2N words.
+    /// psi^bitrev(k) for k < N, then floor(psi^bitrev(k) 2^32 / q), then (N >= [`TABLE_MIN_N`])
+    /// the multiplication tables of psi^bitrev(1..=7): [`table_words`] words.
     pub forward: Vec<u32>,
-    /// Inverse twiddles in consumption order (slot 0 unused), then their Shoup constants: 2N words.
+    /// Inverse twiddles in consumption order (slot 0 unused), then their Shoup constants, then
+    /// (N >= [`TABLE_MIN_N`]) the tables of slots N-7 ..= N-1, slot N-1 times N^-1.
     pub inverse: Vec<u32>,
     /// N^-1 mod q.
     pub n_inv: u32,
@@ -453,9 +474,28 @@ pub fn prime_tables(q: u32, n: usize) -> Result<PrimeTables, LayoutError> {
         v.extend(t.iter().map(|&w| modulus.shoup(w % q)));
         v
     };
-    let forward = with_shoup(table.forward_twiddles());
-    let inverse = with_shoup(table.inverse_twiddles());
+    let mut forward = with_shoup(table.forward_twiddles());
+    let mut inverse = with_shoup(table.inverse_twiddles());
     let n_inv = table.n_inv();
+    if n >= TABLE_MIN_N {
+        let q64 = q as u64;
+        let mul_table = |w: u64, out: &mut Vec<u32>| {
+            for i in 0..4 {
+                let c = (w << (8 * i)) % q64;
+                out.extend((0..256u64).map(|x| (x * c % q64) as u32));
+            }
+        };
+        for k in 1..=MUL_TABLES {
+            mul_table(table.forward_twiddles()[k] as u64 % q64, &mut forward);
+        }
+        for k in n - MUL_TABLES..n {
+            let mut w = table.inverse_twiddles()[k] as u64 % q64;
+            if k == n - 1 {
+                w = w * n_inv as u64 % q64;
+            }
+            mul_table(w, &mut inverse);
+        }
+    }
     Ok(PrimeTables { modulus, forward, inverse, n_inv, n_inv_shoup: modulus.shoup(n_inv), table })
 }
 
@@ -598,5 +638,23 @@ mod tests {
         ));
         assert_eq!(layout.data_offset % 8, 0);
         assert_eq!(layout.operand_offset(2) - layout.operand_offset(1), 4096);
+    }
+
+    #[test]
+    fn multiplication_tables_follow_the_shoup_constants_from_n_2048() {
+        let n = 2048;
+        let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+        let t = prime_tables(q, n).unwrap();
+        assert_eq!((t.forward.len(), t.inverse.len()), (table_words(n), table_words(n)));
+        let q64 = q as u64;
+        let entry = |w: u64, i: u64, x: u64| (x * ((w << (8 * i)) % q64) % q64) as u32;
+        // Forward table k - 1 is psi^bitrev(k); inverse table 6 is slot N - 1 times N^-1.
+        let w3 = t.forward[3] as u64 % q64;
+        assert_eq!(t.forward[2 * n + 2 * MUL_TABLE_WORDS + 256 + 77], entry(w3, 1, 77));
+        let last = t.inverse[n - 1] as u64 % q64 * t.n_inv as u64 % q64;
+        assert_eq!(t.inverse[2 * n + 6 * MUL_TABLE_WORDS + 3 * 256 + 255], entry(last, 3, 255));
+        let layout = MramLayout::new(n, 1);
+        assert_eq!(layout.inv_twiddle_offset - layout.twiddle_offset, 4 * table_words(n) as u32);
+        assert_eq!(table_words(1024), 2048);
     }
 }

@@ -194,3 +194,72 @@ fn cost_table() {
         }
     }
 }
+
+/// The modeled compute time of one DPU's share of the benchmark pipeline at N = 4096, three
+/// 30-bit primes, 32768 ciphertexts on 383 DPUs in parallel mode (127 DPUs per prime):
+/// NTT of the 4 x 16384 input polynomials, the 16384 BGV tensors, INTT of the 3 x 16384
+/// outputs. One launch per DPU with its real share (`ntts` NTTs, `pairs` tensors, 3 `pairs`
+/// INTTs), one DPU per prime, timed with `UpmemModel::v1b()` (slowest DPU + launch overhead).
+/// Spot-checks the results against the CPU.
+fn pipeline_share_seconds(ntts: usize, pairs: usize) -> (f64, Vec<u64>) {
+    let n = 4096;
+    let primes = pimhe_math::ntt_primes(30, n, 3, &[]).unwrap();
+    let quarter = ntts / 4;
+    assert_eq!(quarter, pairs);
+    let dpus: Vec<Dpu> = primes.iter().map(|&q| Dpu::new(q, n, 3)).collect();
+    let mut set = set(3, EmulatorConfig::default());
+    let out = ntts; // d0, d1, d2 follow the inputs
+    let commands = |d: &Dpu| {
+        [
+            PimheCommand::ntt(d.at(0), ntts as u32),
+            PimheCommand::tensor(
+                [d.at(out), d.at(out + pairs), d.at(out + 2 * pairs)],
+                [d.at(0), d.at(pairs), d.at(2 * pairs), d.at(3 * pairs)],
+                pairs as u32,
+            ),
+            PimheCommand::intt(d.at(out), 3 * pairs as u32),
+        ]
+    };
+    let mut inputs = Vec::new();
+    for (i, d) in dpus.iter().enumerate() {
+        d.load(&mut set, i, Variant::Best, &commands(d));
+        let data = residues(ntts * n, d.q(), 11 + i as u64);
+        d.put(&mut set, i, 0, &data);
+        inputs.push(data);
+    }
+    let report = set.launch(&[0, 1, 2]).unwrap();
+    // Spot-check the first and the last pair of each prime: INTT(NTT(a) .* NTT(b) ...).
+    for (i, d) in dpus.iter().enumerate() {
+        let q = d.q() as u64;
+        for p in [0, pairs - 1] {
+            let poly = |k: usize| d.cpu_ntt(&inputs[i][(k * pairs + p) * n..(k * pairs + p + 1) * n]);
+            let (a0, a1, b0, b1) = (poly(0), poly(1), poly(2), poly(3));
+            let m = |x: u32, y: u32| x as u64 * y as u64 % q;
+            let d0: Vec<u32> = (0..n).map(|j| m(a0[j], b0[j]) as u32).collect();
+            let d1: Vec<u32> = (0..n).map(|j| ((m(a0[j], b1[j]) + m(a1[j], b0[j])) % q) as u32).collect();
+            let d2: Vec<u32> = (0..n).map(|j| m(a1[j], b1[j]) as u32).collect();
+            for (k, want) in [d0, d1, d2].iter().enumerate() {
+                assert_eq!(d.get(&set, i, out + k * pairs + p, n), d.cpu_intt(want), "prime {i} pair {p} output {k}");
+            }
+        }
+    }
+    let model = pimhe_pim::model::UpmemModel::v1b();
+    let counts: Vec<DpuCounts> = report.dpus.iter().map(|(_, c)| c.clone()).collect();
+    let cycles = counts.iter().map(|c| model.dpu_cycles(c)).collect();
+    (model.launch_seconds(&counts), cycles)
+}
+
+#[test]
+fn pipeline_target_compute_time() {
+    // 65536 sub-polynomials / 127 DPUs = 516 NTTs (4 DPUs get 517), 16384 pairs / 127 = 129
+    // tensors and 387 INTTs (one DPU gets 130 / 390).
+    let (seconds, cycles) = pipeline_share_seconds(516, 129);
+    println!(
+        "pipeline target (N = 4096, 3 x 30-bit primes, 32768 ciphertexts, 383 DPUs, parallel, best): \
+         {seconds:.3} s compute modeled (upmem-v1b), DPU cycles per prime {cycles:?}"
+    );
+    // The busiest DPU of an even split of each batch of 16384 over 127 DPUs: 130 of each.
+    let (busiest, _) = pipeline_share_seconds(520, 130);
+    println!("  busiest DPU (4 x 130 NTTs, 130 tensors, 390 INTTs): {busiest:.3} s");
+    assert!(seconds <= 4.0, "pipeline target: {seconds:.3} s modeled > 4.0 s");
+}
