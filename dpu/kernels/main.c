@@ -83,6 +83,9 @@ typedef struct {
     uint32_t loaded;      /* which table set is in WRAM: 0 none, 1 forward, 2 inverse */
     uint32_t *tables;     /* the shared WRAM table region (TABLE_BYTES), all tasklets */
     uint32_t last_ready;  /* the INTT's scaled last twiddle has been derived */
+    uint32_t rotation;    /* sub-polynomials dealt so far by NTT/INTT commands, mod nt: each
+                           * command continues the round-robin where the last one stopped, so
+                           * a list of commands is as balanced as one long command */
     uint32_t bar_n_inv, bar_last;
     best_tw_t best_n_inv, best_last;
 } ctx_t;
@@ -977,6 +980,18 @@ static void prepare_last_twiddle(ctx_t *c) {
     c->last_ready = 1;
 }
 
+/* Coarse-grained dealing: sub-polynomial i of an NTT/INTT command goes to tasklet
+ * (i + rotation) mod nt, so this tasklet's first one is (me - rotation) mod nt. */
+static uint32_t first_of_mine(const ctx_t *c) {
+    COST(3 * COST_ALU);
+    return (c->me + c->nt - c->rotation) % c->nt;
+}
+
+static void advance_rotation(ctx_t *c, uint32_t count) {
+    COST(3 * COST_ALU);
+    c->rotation = (c->rotation + count % c->nt) % c->nt;
+}
+
 /* 0 when [offset, offset + count N 4) fits the 32-bit MRAM address space. */
 static int operand_overflows(uint32_t offset, uint32_t count, uint32_t n) {
     COST(4 * COST_ALU);
@@ -1015,7 +1030,7 @@ static uint32_t run_command(ctx_t *c) {
         if (c->use_tables && cmd->count > 0u) {
             load_tables(c, 1u);
         }
-        for (uint32_t i = c->me; i < cmd->count; i += c->nt) {
+        for (uint32_t i = first_of_mine(c); i < cmd->count; i += c->nt) {
             COST(COST_LOOP + 2 * COST_ALU);
             const uint32_t poly = cmd->src[0] + 4u * i * c->n;
             if (best) {
@@ -1024,16 +1039,17 @@ static uint32_t run_command(ctx_t *c) {
                 bar_ntt(c, poly);
             }
         }
+        advance_rotation(c, cmd->count);
         break;
     case PIMHE_OP_INTT:
         KERNEL_PHASE("intt");
         if (c->use_tables && cmd->count > 0u) {
             load_tables(c, 2u);
         }
-        if (c->me < cmd->count) {
+        if (first_of_mine(c) < cmd->count) {
             prepare_last_twiddle(c);
         }
-        for (uint32_t i = c->me; i < cmd->count; i += c->nt) {
+        for (uint32_t i = first_of_mine(c); i < cmd->count; i += c->nt) {
             COST(COST_LOOP + 2 * COST_ALU);
             const uint32_t poly = cmd->src[0] + 4u * i * c->n;
             if (best) {
@@ -1042,6 +1058,7 @@ static uint32_t run_command(ctx_t *c) {
                 bar_intt(c, poly);
             }
         }
+        advance_rotation(c, cmd->count);
         break;
     default:
         KERNEL_PHASE(op == PIMHE_OP_ADD    ? "add"
@@ -1075,6 +1092,7 @@ int main(void) {
     c->use_tables = 0;
     c->loaded = 0;
     c->tables = NULL;
+    c->rotation = 0;
     if (status == PIMHE_STATUS_OK && c->variant == PIMHE_VARIANT_BEST) {
         COST(3 * COST_ALU);
         c->use_tables = c->nt <= LARGE_BLOCK_MAX_TASKLETS && c->n >= TABLE_MIN_N;

@@ -50,13 +50,18 @@ fn counts_are_deterministic_across_runs_and_parallel_dpus() {
     for (dpu, counts) in &many.dpus {
         assert_eq!(counts, &first.dpus[0].1, "DPU {dpu}");
     }
-    // Coarse-grained NTT: 21 polynomials on 16 tasklets -> tasklets 0..=4 do two, the rest one;
-    // the fine-grained TENSOR of one sub-polynomial (8 chunks of 128 words) adds a chunk to
-    // tasklets 0..=7; tasklet 0 also resets the heap and writes the status.
+    // Coarse-grained dealing continues across commands: the NTT of 21 polynomials gives
+    // tasklets 0..=4 two and the rest one; the INTT then starts at tasklet 5, giving 5..=9 two
+    // and the rest one. So 0..=4 do 2 NTT + 1 INTT, 5..=9 do 1 NTT + 2 INTT, 10..=15 one of
+    // each. The fine-grained TENSOR of one sub-polynomial (8 chunks of 128 words) adds a chunk
+    // to tasklets 0..=7; tasklet 0 also resets the heap and writes the status.
     let t = &first.dpus[0].1.tasklets;
     let i: Vec<u64> = t.iter().map(|c| c.instructions).collect();
-    assert!(i[0] > i[4] && i[4] > i[5] && i[7] > i[8], "{i:?}");
-    assert_eq!((t[1], t[5], t[8]), (t[4], t[7], t[15]));
+    assert_eq!((t[1], t[5], t[8], t[10]), (t[4], t[7], t[9], t[15]), "{i:?}");
+    assert!(i[0] > i[1], "tasklet 0 also writes the status: {i:?}");
+    assert!(i[5] > i[1], "an INTT costs more than an NTT: {i:?}");
+    assert!(i[7] > i[8], "tasklets 0..=7 carry a TENSOR chunk: {i:?}");
+    assert!(i[9] > i[10], "tasklets 5..=9 carry a third transform: {i:?}");
     // Multiply tallies are part of the instructions.
     for (counts, muls) in first.dpus[0].1.tasklets.iter().zip(&first.multiplies[0].1) {
         assert!(muls.instructions < counts.instructions && muls.mul32 > 0 && muls.mul64 > 0);
