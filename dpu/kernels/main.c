@@ -998,6 +998,28 @@ static int operand_overflows(uint32_t offset, uint32_t count, uint32_t n) {
     return (uint64_t)offset + (uint64_t)count * n * 4u > 0xffffffffull;
 }
 
+/* An NTT (inverse = 0) or INTT command: coarse-grained, each tasklet transforms whole
+ * sub-polynomials in place, dealt round-robin continuing from the previous transform command. */
+static void transform_command(ctx_t *c, const pimhe_command_t *cmd, int inverse, int best) {
+    if (c->use_tables && cmd->count > 0u) {
+        load_tables(c, inverse ? 2u : 1u);
+    }
+    const uint32_t first = first_of_mine(c);
+    if (inverse && first < cmd->count) {
+        prepare_last_twiddle(c);
+    }
+    for (uint32_t i = first; i < cmd->count; i += c->nt) {
+        COST(COST_LOOP + 2 * COST_ALU);
+        const uint32_t poly = cmd->src[0] + 4u * i * c->n;
+        if (best) {
+            inverse ? best_intt(c, poly) : best_ntt(c, poly);
+        } else {
+            inverse ? bar_intt(c, poly) : bar_ntt(c, poly);
+        }
+    }
+    advance_rotation(c, cmd->count);
+}
+
 static uint32_t run_command(ctx_t *c) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t op = cmd->opcode;
@@ -1027,38 +1049,11 @@ static uint32_t run_command(ctx_t *c) {
     switch (op) {
     case PIMHE_OP_NTT:
         KERNEL_PHASE("ntt");
-        if (c->use_tables && cmd->count > 0u) {
-            load_tables(c, 1u);
-        }
-        for (uint32_t i = first_of_mine(c); i < cmd->count; i += c->nt) {
-            COST(COST_LOOP + 2 * COST_ALU);
-            const uint32_t poly = cmd->src[0] + 4u * i * c->n;
-            if (best) {
-                best_ntt(c, poly);
-            } else {
-                bar_ntt(c, poly);
-            }
-        }
-        advance_rotation(c, cmd->count);
+        transform_command(c, cmd, 0, best);
         break;
     case PIMHE_OP_INTT:
         KERNEL_PHASE("intt");
-        if (c->use_tables && cmd->count > 0u) {
-            load_tables(c, 2u);
-        }
-        if (first_of_mine(c) < cmd->count) {
-            prepare_last_twiddle(c);
-        }
-        for (uint32_t i = first_of_mine(c); i < cmd->count; i += c->nt) {
-            COST(COST_LOOP + 2 * COST_ALU);
-            const uint32_t poly = cmd->src[0] + 4u * i * c->n;
-            if (best) {
-                best_intt(c, poly);
-            } else {
-                bar_intt(c, poly);
-            }
-        }
-        advance_rotation(c, cmd->count);
+        transform_command(c, cmd, 1, best);
         break;
     default:
         KERNEL_PHASE(op == PIMHE_OP_ADD    ? "add"
