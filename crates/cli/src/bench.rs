@@ -313,14 +313,7 @@ pub fn run_args(args: &BenchArgs) -> Result<()> {
     };
 
     let report = Report::new(&workload, &args.backend, threads, args.prime_bits, times);
-    if args.json {
-        let line = serde_json::to_string(&report)
-            .map_err(|e| CliError::Failed(format!("cannot write the JSON report: {e}")))?;
-        println!("{line}");
-    } else {
-        println!("{}", report.human());
-    }
-    Ok(())
+    print_report(&report, args.json)
 }
 
 /// `pimhe bench OP --backend upmem-emu`.
@@ -337,10 +330,24 @@ fn run_upmem(args: &BenchArgs) -> Result<()> {
     let settings = PimSettings::new(args.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, workload.primes())?;
     let outcome = upmem::run(&workload, &settings, emulate, None)?;
     let report = PimReport::new(&workload, args.prime_bits, &settings, outcome);
-    if args.json {
-        let line = serde_json::to_string(&report)
-            .map_err(|e| CliError::Failed(format!("cannot write the JSON report: {e}")))?;
-        println!("{line}");
+    print_report(&report, args.json)
+}
+
+/// A report of a bench command: one JSON object with `--json`, text otherwise.
+pub(crate) trait Printable: Serialize {
+    /// The text form.
+    fn human(&self) -> String;
+}
+
+/// One JSON object on one line.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| CliError::Failed(format!("cannot write the JSON report: {e}")))
+}
+
+/// Prints `report` as `--json` asks.
+pub(crate) fn print_report(report: &impl Printable, json: bool) -> Result<()> {
+    if json {
+        println!("{}", to_json(report)?);
     } else {
         println!("{}", report.human());
     }
@@ -384,7 +391,9 @@ impl PimReport {
             outcome,
         }
     }
+}
 
+impl Printable for PimReport {
     /// Three lines of text: the run, the emulation, the modeled figures.
     fn human(&self) -> String {
         let o = &self.outcome;
@@ -613,7 +622,9 @@ impl Report {
             times_s: times,
         }
     }
+}
 
+impl Printable for Report {
     /// One line of text.
     fn human(&self) -> String {
         format!(

@@ -33,7 +33,7 @@ use pimhe_pim::model::UpmemModel;
 use pimhe_pim::runtime::placement::Mode;
 use serde::Serialize;
 
-use crate::bench::{Op, Workload};
+use crate::bench::{to_json, Op, Workload};
 use crate::error::{CliError, Result};
 use crate::upmem::{self, PimOutcome, PimSettings};
 
@@ -452,10 +452,6 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         println!("(emulation took {:.1} s on this host)", start.elapsed().as_secs_f64());
     }
     Ok(())
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| CliError::Failed(format!("cannot write the JSON report: {e}")))
 }
 
 fn target_report(runner: &mut Runner) -> Result<TargetReport> {

@@ -10,16 +10,8 @@ use pimhe_pim::model::calibrate::{self, published_error};
 use pimhe_pim::model::reference::{self, ReferenceError, ReferenceRow, SplitMode};
 use pimhe_pim::model::UpmemModel;
 
-fn rows() -> Option<Vec<ReferenceRow>> {
-    match reference::load_default() {
-        Ok(rows) => Some(rows),
-        Err(e) if std::env::var_os("PIMHE_REQUIRE_REFERENCE").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
+mod model_support;
+use model_support::rows;
 
 fn close(frozen: f64, fitted: f64, relative: f64) -> bool {
     (frozen - fitted).abs() <= relative * fitted.abs().max(1e-300)

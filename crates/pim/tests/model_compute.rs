@@ -10,23 +10,15 @@
 
 use pimhe_pim::model::analytic::{coarse_grained, ntt_butterflies, ntt_item};
 use pimhe_pim::model::calibrate::{self, published_error};
-use pimhe_pim::model::reference::{self, DramaticSetup, ReferenceRow, SplitMode};
+use pimhe_pim::model::reference::{DramaticSetup, ReferenceRow, SplitMode};
 use pimhe_pim::model::UpmemModel;
+
+mod model_support;
+use model_support::rows;
 
 const CYCLES_PER_BUTTERFLY: f64 = 120.0;
 /// DMA blocks of the streaming NTT assumed for the DMA check (DRAMatic buffers in WRAM).
 const DMA_BLOCK: u64 = 1024;
-
-fn rows() -> Option<Vec<ReferenceRow>> {
-    match reference::load_default() {
-        Ok(rows) => Some(rows),
-        Err(e) if std::env::var_os("PIMHE_REQUIRE_REFERENCE").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 /// Modeled compute seconds of a DRAMatic row: the busiest DPU of each launch.
 fn modeled(m: &UpmemModel, row: &ReferenceRow, s: &DramaticSetup, c: f64, dma_block: u64) -> f64 {
