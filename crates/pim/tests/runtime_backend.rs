@@ -6,7 +6,7 @@ use std::sync::Arc;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use pimhe_testkit::inputs::{distinct_primes, random_batch, rng};
 
@@ -39,13 +39,56 @@ fn same(pim: &PimBackend, cpu: &CpuBackend, x: &<PimBackend as Backend>::Buffer,
 
 #[test]
 fn every_operation_matches_the_cpu_backend() {
+    for config in configs() {
+        // 11 is not a multiple of any DPU count used.
+        let report = every_operation_on(config, 11, 11);
+        assert_eq!(report.rounds, 0, "11 polynomials fit in MRAM: {report:?}");
+    }
+}
+
+#[test]
+fn batches_larger_than_mram_run_in_rounds_and_match_the_cpu_backend() {
+    let (primes, _, _) = setup();
+    for mut config in configs() {
+        // Room for 26 polynomials of N = 256 per DPU. A 50-polynomial operand takes 50 per DPU in
+        // parallel mode (groups of one DPU) and 3 limbs x 10 = 30 in sequential mode (5 DPUs),
+        // so every such operand is streamed, while a tensor round of two (7 buffers of 3 limbs
+        // on one DPU, beside the resident broadcast polynomial's 4 limbs) still fits.
+        let probe = PimBackend::new(config.clone(), N, &primes).unwrap();
+        let overhead = config.emulator.mram_bytes - probe.mram_free_bytes();
+        config.emulator.mram_bytes = overhead + 26 * N * 4;
+        let report = every_operation_on(config, 50, 12);
+        assert!(report.rounds >= 2 * 8, "every operation runs in several rounds: {report:?}");
+    }
+}
+
+#[test]
+fn an_operation_whose_single_polynomial_does_not_fit_is_an_error_that_keeps_the_inputs() {
+    let (primes, data, _) = setup();
+    let mut config = PimConfig::new(4, Mode::Parallel);
+    // Header, commands and one prime's twiddles take 16448 bytes; leave room for 2 polynomials.
+    config.emulator.mram_bytes = 16448 + 2 * N * 4;
+    let pim = PimBackend::new(config, N, &primes).unwrap();
+    let a = random_batch(&mut rng(3), &data, 1, Representation::Ntt);
+    let (pa, pb) = (pim.upload(a.clone()).unwrap(), pim.upload(a.clone()).unwrap());
+    let message = match pim.add(&pa, &pb) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a third polynomial cannot fit"),
+    };
+    assert!(message.contains("upmem rounds") && message.contains("not even one polynomial"), "{message}");
+    assert_eq!(pim.download(&pa).unwrap(), a);
+    assert_eq!(pim.download(&pb).unwrap(), a);
+}
+
+/// Runs every backend operation on `count`-polynomial batches on a backend built from `config`,
+/// checks each against the CPU backend, and returns the offload report.
+fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadReport {
     let (primes, data, all) = setup();
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let mut r = rng(11);
-    for config in configs() {
+    let mut r = rng(seed);
+    {
         let label = format!("{:?} {:?} {} DPUs", config.mode, config.variant, config.dpus);
         let pim = PimBackend::new(config, N, &primes).unwrap();
-        let count = 11; // not a multiple of any DPU count used
         let a = random_batch(&mut r, &data, count, Representation::Ntt);
         let b = random_batch(&mut r, &data, count, Representation::Ntt);
         let single = random_batch(&mut r, &all, 1, Representation::Ntt); // broadcast over polys and primes
@@ -124,6 +167,7 @@ fn every_operation_matches_the_cpu_backend() {
         assert!(report.fallbacks >= 2, "{label}: {report:?}");
         assert!(report.compute_s > 0.0 && report.transfer_s > 0.0 && report.retrieve_s > 0.0);
         assert!(report.model.contains("modeled"), "{}", report.model);
+        report
     }
 }
 

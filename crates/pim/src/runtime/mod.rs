@@ -8,12 +8,15 @@
 //! throughout, and transfers happen only at its boundaries (DRAMatic 3.4; the opposite of the
 //! per-stage offload criticised in seed 001).
 //!
+//! A batch larger than the free MRAM is streamed through the DPUs in [`rounds`].
+//!
 //! Operations without a kernel (digit decomposition, modulus switching) fall back to the CPU:
 //! the operands are retrieved, the CPU backend runs, the result is pushed back, and all of it
 //! is counted in the [`OffloadReport`].
 
 pub mod memory;
 pub mod placement;
+mod rounds;
 pub mod stats;
 pub mod subset;
 
@@ -79,21 +82,46 @@ pub struct PimBuffer {
 
 enum Storage {
     Device(Vec<LimbPlacement>),
+    /// Over primes the DPUs do not serve: every operation on it runs on the CPU.
     Host(PolyBatch),
+    /// Larger than the DPUs' free MRAM: kept on the host, and every operation on it streams it
+    /// through the DPUs in rounds ([`rounds`]).
+    Streamed(PolyBatch),
+}
+
+/// Where a new device buffer went.
+enum Allocation {
+    Placed(Vec<LimbPlacement>),
+    /// A prime of its basis is not served by the DPUs.
+    Unserved,
+    /// Some DPU lacks the room (nothing stays allocated).
+    NoRoom,
+}
+
+/// Where an operation runs, given where its operands live.
+enum Route<'a> {
+    /// All operands resident: the DPU kernels run on their placements.
+    Device(Vec<&'a [LimbPlacement]>),
+    /// An operand over unserved primes: the CPU backend runs.
+    Cpu,
+    /// An operand too large for MRAM: the DPUs run in rounds.
+    Rounds,
 }
 
 impl Drop for PimBuffer {
     fn drop(&mut self) {
         if let Storage::Device(limbs) = &self.storage {
-            let bytes = self.shape.basis.degree() * 4;
             if let Ok(mut state) = self.state.lock() {
-                for limb in limbs {
-                    for (share, offset) in &limb.shares {
-                        state.memory[share.dpu].release(*offset, share.len * bytes);
-                    }
-                }
+                release(&mut state.memory, limbs, self.shape.basis.degree());
             }
         }
+    }
+}
+
+/// Returns the MRAM of a placement of degree-`n` polynomials to the allocators.
+fn release(memory: &mut [MramAllocator], limbs: &[LimbPlacement], n: usize) {
+    for (share, offset) in limbs.iter().flat_map(|limb| &limb.shares) {
+        memory[share.dpu].release(*offset, share.len * n * 4);
     }
 }
 
@@ -179,6 +207,12 @@ impl PimBackend {
         Ok(())
     }
 
+    /// The least free MRAM of any DPU, in bytes: what bounds the batches that stay resident
+    /// (larger ones are streamed in rounds).
+    pub fn mram_free_bytes(&self) -> usize {
+        self.lock().memory.iter().map(MramAllocator::available).min().unwrap_or(0)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &PimConfig {
         &self.config
@@ -201,38 +235,54 @@ impl PimBackend {
     }
 
     /// Allocates a device buffer of `shape` (contents undefined until written by a command).
-    fn allocate(&self, state: &mut State, shape: &Shape) -> pimhe_exec::Result<Option<Vec<LimbPlacement>>> {
-        let Some(slots) = self.slots(&shape.basis) else { return Ok(None) };
+    fn allocate(&self, state: &mut State, shape: &Shape) -> Allocation {
+        let Some(slots) = self.slots(&shape.basis) else { return Allocation::Unserved };
         let bytes = self.n * 4;
-        let mut limbs = Vec::with_capacity(slots.len());
+        let mut limbs: Vec<LimbPlacement> = Vec::with_capacity(slots.len());
         for slot in slots {
             let mut shares = Vec::new();
             for share in split(shape.count, self.plan.group(slot)) {
-                let offset = state.memory[share.dpu].allocate(share.len * bytes).ok_or_else(|| ExecError::Shape {
-                    operation: "upmem allocation",
-                    detail: format!(
-                        "DPU {} has no room for {} more polynomials of N={} in MRAM; \
-                             process the batch in smaller rounds or use more DPUs",
-                        share.dpu, share.len, self.n
-                    ),
-                })?;
+                let Some(offset) = state.memory[share.dpu].allocate(share.len * bytes) else {
+                    limbs.push(LimbPlacement { slot, shares });
+                    release(&mut state.memory, &limbs, self.n);
+                    return Allocation::NoRoom;
+                };
                 shares.push((share, offset));
             }
             limbs.push(LimbPlacement { slot, shares });
         }
-        Ok(Some(limbs))
+        Allocation::Placed(limbs)
+    }
+
+    /// Allocates the output of a kernel whose operands are resident: `None` when it does not fit
+    /// (the caller then runs in rounds).
+    fn allocate_output(&self, state: &mut State, shape: &Shape) -> pimhe_exec::Result<Option<Vec<LimbPlacement>>> {
+        match self.allocate(state, shape) {
+            Allocation::Placed(limbs) => Ok(Some(limbs)),
+            Allocation::NoRoom => Ok(None),
+            Allocation::Unserved => {
+                Err(setup(format!("an output over primes {:?} is not served", shape.basis.primes())))
+            }
+        }
     }
 
     fn device_buffer(&self, shape: Shape, limbs: Vec<LimbPlacement>) -> PimBuffer {
         PimBuffer { shape, storage: Storage::Device(limbs), state: self.state.clone() }
     }
 
+    /// A buffer kept on the host, as `Storage::Host` or `Storage::Streamed`.
+    fn on_host(&self, batch: PolyBatch, storage: fn(PolyBatch) -> Storage) -> PimBuffer {
+        PimBuffer { shape: Shape::of(&batch), storage: storage(batch), state: self.state.clone() }
+    }
+
     /// Pushes a host batch to the DPUs (one transfer for all DPUs), or keeps it on the host when
     /// its primes are not served.
     fn push(&self, state: &mut State, batch: PolyBatch) -> pimhe_exec::Result<PimBuffer> {
         let shape = Shape::of(&batch);
-        let Some(limbs) = self.allocate(state, &shape)? else {
-            return Ok(PimBuffer { shape, storage: Storage::Host(batch), state: self.state.clone() });
+        let limbs = match self.allocate(state, &shape) {
+            Allocation::Placed(limbs) => limbs,
+            Allocation::Unserved => return Ok(self.on_host(batch, Storage::Host)),
+            Allocation::NoRoom => return Ok(self.on_host(batch, Storage::Streamed)),
         };
         let n = self.n;
         let mut bytes_per_dpu = vec![0u64; state.dpus.len()];
@@ -253,7 +303,7 @@ impl PimBackend {
     /// Pulls a device buffer back (one retrieval for all DPUs), after running pending commands.
     fn pull(&self, state: &mut State, buffer: &PimBuffer) -> pimhe_exec::Result<PolyBatch> {
         let limbs = match &buffer.storage {
-            Storage::Host(batch) => return Ok(batch.clone()),
+            Storage::Host(batch) | Storage::Streamed(batch) => return Ok(batch.clone()),
             Storage::Device(limbs) => limbs,
         };
         self.flush(state)?;
@@ -369,15 +419,22 @@ impl PimBackend {
         self.push(&mut state, batch)
     }
 
-    /// The device placements of all operands, or `None` if any lives on the host.
-    fn placements<'a>(&self, operands: &[&'a PimBuffer]) -> Option<Vec<&'a [LimbPlacement]>> {
-        operands
-            .iter()
-            .map(|b| match &b.storage {
-                Storage::Device(limbs) => Some(limbs.as_slice()),
-                Storage::Host(_) => None,
-            })
-            .collect()
+    /// Where an operation on `operands` runs.
+    fn route<'a>(&self, operands: &[&'a PimBuffer]) -> Route<'a> {
+        let mut placements = Vec::with_capacity(operands.len());
+        let mut streamed = false;
+        for operand in operands {
+            match &operand.storage {
+                Storage::Device(limbs) => placements.push(limbs.as_slice()),
+                Storage::Host(_) => return Route::Cpu,
+                Storage::Streamed(_) => streamed = true,
+            }
+        }
+        if streamed {
+            Route::Rounds
+        } else {
+            Route::Device(placements)
+        }
     }
 
     /// Emits one command per (limb, share) of `a`'s placement. `build(limb, index, share,
@@ -420,16 +477,44 @@ impl PimBackend {
         cpu: impl FnOnce(&CpuBackend, &PolyBatch, &PolyBatch) -> pimhe_exec::Result<PolyBatch>,
     ) -> pimhe_exec::Result<PimBuffer> {
         let map = broadcast(operation, &a.shape, &b.shape, opcode == Opcode::Mul)?;
-        let Some(placements) = self.placements(&[a, b]) else {
-            return self.fallback_buffer(&[a, b], |backend, host| cpu(backend, &host[0], &host[1]));
+        let on_device = |a: &PimBuffer, b: &PimBuffer| {
+            self.mapped_on_device(&a.shape, a.placement()?, &[b.placement()?], |_, share, offsets, dst| {
+                command(opcode, share.len, &[offsets[0], offsets[1]], &[dst]).broadcast_second(map.single)
+            })
         };
+        match self.route(&[a, b]) {
+            Route::Cpu => return self.fallback_buffer(&[a, b], |backend, host| cpu(backend, &host[0], &host[1])),
+            Route::Device(_) => {
+                if let Some(out) = on_device(a, b)? {
+                    return Ok(out);
+                }
+            }
+            Route::Rounds => {}
+        }
+        self.single_in_rounds(&[a, b], |r| on_device(&r[0], &r[1]))
+    }
+
+    /// A new buffer of `shape` computed on the DPUs, one command per (limb, share) of its
+    /// placement: `build(slot, share, offsets, dst)` gets the prime slot, the MRAM offsets of
+    /// the operands on the share's DPU (`source`'s limb with the output's prime first) and the
+    /// output's offset. `None` when the output does not fit in MRAM.
+    fn mapped_on_device(
+        &self,
+        shape: &Shape,
+        source: &[LimbPlacement],
+        others: &[&[LimbPlacement]],
+        build: impl Fn(usize, &Share, &[u32], u32) -> PimheCommand,
+    ) -> pimhe_exec::Result<Option<PimBuffer>> {
         let mut state = self.lock();
-        let out = self.allocate(&mut state, &a.shape)?.expect("a's primes are served");
-        self.emit(&mut state, placements[0], &[placements[1]], |limb, index, share, offsets| {
-            command(opcode, share.len, &[offsets[0], offsets[1]], &[out[limb].shares[index].1 as u32])
-                .broadcast_second(map.single)
+        let Some(out) = self.allocate_output(&mut state, shape)? else { return Ok(None) };
+        let mut sources = vec![source];
+        sources.extend_from_slice(others);
+        // Commands follow the output's limbs (a restriction has fewer than its source).
+        self.emit(&mut state, &out, &sources, |limb, _, share, offsets| {
+            build(out[limb].slot, share, &offsets[1..], offsets[0])
         })?;
-        Ok(self.device_buffer(a.shape.clone(), out))
+        drop(state);
+        Ok(Some(self.device_buffer(shape.clone(), out)))
     }
 
     /// An in-place kernel on `acc` with further operands `others` (validated by the caller).
@@ -442,20 +527,41 @@ impl PimBackend {
     ) -> pimhe_exec::Result<()> {
         let mut all: Vec<&PimBuffer> = vec![&*acc];
         all.extend_from_slice(others);
-        if let Some(placements) = self.placements(&all) {
-            let mut state = self.lock();
-            return self.emit(&mut state, placements[0], &placements[1..], |limb, _, share, offsets| {
-                build(acc.limb_slot(limb), share, offsets)
-            });
-        }
-        let result = self.fallback(&all, |backend, mut host| {
-            let mut target = host.remove(0);
-            cpu(backend, &mut target, &host)?;
-            Ok(target)
-        })?;
+        let result = match self.route(&all) {
+            Route::Device(placements) => {
+                let mut state = self.lock();
+                return self.in_place_on_device(&mut state, placements[0], &placements[1..], &build);
+            }
+            Route::Cpu => self.fallback(&all, |backend, mut host| {
+                let mut target = host.remove(0);
+                cpu(backend, &mut target, &host)?;
+                Ok(target)
+            })?,
+            Route::Rounds => {
+                let mut outputs = self.in_rounds(&all, 0, |round| {
+                    let placements = round.iter().map(PimBuffer::placement).collect::<pimhe_exec::Result<Vec<_>>>()?;
+                    let mut state = self.lock();
+                    self.in_place_on_device(&mut state, placements[0], &placements[1..], &build)?;
+                    drop(state);
+                    Ok(vec![round.into_iter().next().expect("acc is the first operand")])
+                })?;
+                *acc = self.on_host(outputs.remove(0), Storage::Streamed);
+                return Ok(());
+            }
+        };
         let mut state = self.lock();
         *acc = self.push(&mut state, result)?;
         Ok(())
+    }
+
+    fn in_place_on_device(
+        &self,
+        state: &mut State,
+        acc: &[LimbPlacement],
+        others: &[&[LimbPlacement]],
+        build: &impl Fn(usize, &Share, &[u32]) -> PimheCommand,
+    ) -> pimhe_exec::Result<()> {
+        self.emit(state, acc, others, |limb, _, share, offsets| build(acc[limb].slot, share, offsets))
     }
 
     /// `out = a * scalar(prime)` on the limbs of `target` (a's primes, possibly fewer).
@@ -465,35 +571,45 @@ impl PimBackend {
         target: &Arc<RingBasis>,
         scalar: impl Fn(&Modulus) -> u32,
     ) -> pimhe_exec::Result<PimBuffer> {
-        let shape = Shape { basis: target.clone(), count: a.shape.count, representation: a.shape.representation };
-        let (Some(placements), Some(_)) = (self.placements(&[a]), self.slots(target)) else {
-            return self.fallback_buffer(&[a], |_, host| {
-                let mut out = host[0].restrict(target)?;
-                for limb in 0..target.len() {
-                    let q = *target.modulus(limb);
-                    let c = scalar(&q);
-                    out.limb_mut(limb).iter_mut().for_each(|x| *x = q.mul(*x, c));
-                }
-                Ok(out)
-            });
+        let on_device = |a: &PimBuffer| {
+            let shape = Shape { basis: target.clone(), ..a.shape.clone() };
+            self.mapped_on_device(&shape, a.placement()?, &[], |slot, share, offsets, dst| {
+                let q = &self.primes[slot];
+                command(Opcode::MulC, share.len, &[offsets[0]], &[dst]).scalar(scalar(q), q)
+            })
         };
-        let mut state = self.lock();
-        let out = self.allocate(&mut state, &shape)?.expect("target primes are served");
-        // Commands follow the output's limbs; the source is a's limb with the same prime.
-        self.emit(&mut state, &out, &[placements[0]], |limb, _, share, offsets| {
-            let q = &self.primes[out[limb].slot];
-            let c = scalar(q);
-            command(Opcode::MulC, share.len, &[offsets[1]], &[offsets[0]]).scalar(c, q)
-        })?;
-        Ok(self.device_buffer(shape, out))
+        let route = if self.slots(target).is_some() { self.route(&[a]) } else { Route::Cpu };
+        match route {
+            Route::Cpu => {
+                return self.fallback_buffer(&[a], |_, host| {
+                    let mut out = host[0].restrict(target)?;
+                    for limb in 0..target.len() {
+                        let q = *target.modulus(limb);
+                        let c = scalar(&q);
+                        out.limb_mut(limb).iter_mut().for_each(|x| *x = q.mul(*x, c));
+                    }
+                    Ok(out)
+                })
+            }
+            Route::Device(_) => {
+                if let Some(out) = on_device(a)? {
+                    return Ok(out);
+                }
+            }
+            Route::Rounds => {}
+        }
+        self.single_in_rounds(&[a], |r| on_device(&r[0]))
     }
 }
 
 impl PimBuffer {
-    fn limb_slot(&self, limb: usize) -> usize {
+    /// The DPU placement of a resident buffer.
+    fn placement(&self) -> pimhe_exec::Result<&[LimbPlacement]> {
         match &self.storage {
-            Storage::Device(limbs) => limbs[limb].slot,
-            Storage::Host(_) => unreachable!("host buffers take the fallback path"),
+            Storage::Device(limbs) => Ok(limbs),
+            Storage::Host(_) | Storage::Streamed(_) => {
+                Err(ExecError::Setup("internal: a kernel operand is not resident in MRAM".into()))
+            }
         }
     }
 }
@@ -524,11 +640,11 @@ impl Backend for PimBackend {
     }
 
     fn copy(&self, buffer: &PimBuffer) -> pimhe_exec::Result<PimBuffer> {
-        self.scale(buffer, &buffer.shape.basis, |_| 1)
+        self.restrict(buffer, &buffer.shape.basis)
     }
 
     fn zeroize(&self, buffer: &mut PimBuffer) {
-        if let Storage::Host(batch) = &mut buffer.storage {
+        if let Storage::Host(batch) | Storage::Streamed(batch) = &mut buffer.storage {
             batch.zeroize();
             return;
         }
@@ -609,29 +725,29 @@ impl Backend for PimBackend {
         for other in [a1, b0, b1] {
             same_shape("tensor", &a0.shape, &other.shape)?;
         }
-        let Some(placements) = self.placements(&[a0, a1, b0, b1]) else {
-            let [d0, d1, d2] =
-                self.fallback(&[a0, a1, b0, b1], |cpu, host| cpu.tensor(&host[0], &host[1], &host[2], &host[3]))?;
-            let mut state = self.lock();
-            return Ok([self.push(&mut state, d0)?, self.push(&mut state, d1)?, self.push(&mut state, d2)?]);
-        };
-        let mut state = self.lock();
-        let outputs = [
-            self.allocate(&mut state, &a0.shape)?.expect("served"),
-            self.allocate(&mut state, &a0.shape)?.expect("served"),
-            self.allocate(&mut state, &a0.shape)?.expect("served"),
-        ];
-        self.emit(&mut state, placements[0], &placements[1..], |limb, index, share, offsets| {
-            let dst: Vec<u32> = outputs.iter().map(|o| o[limb].shares[index].1 as u32).collect();
-            command(Opcode::Tensor, share.len, offsets, &dst)
+        let operands = [a0, a1, b0, b1];
+        match self.route(&operands) {
+            Route::Cpu => {
+                let [d0, d1, d2] =
+                    self.fallback(&operands, |cpu, host| cpu.tensor(&host[0], &host[1], &host[2], &host[3]))?;
+                let mut state = self.lock();
+                return Ok([self.push(&mut state, d0)?, self.push(&mut state, d1)?, self.push(&mut state, d2)?]);
+            }
+            Route::Device(placements) => {
+                if let Some(outputs) = self.tensor_on_device(&a0.shape, &placements)? {
+                    return Ok(outputs);
+                }
+            }
+            Route::Rounds => {}
+        }
+        let outputs = self.in_rounds(&operands, 3, |round| {
+            let placements = round.iter().map(PimBuffer::placement).collect::<pimhe_exec::Result<Vec<_>>>()?;
+            let outputs = self.tensor_on_device(&round[0].shape, &placements)?;
+            Ok(outputs.map(Vec::from).unwrap_or_default())
         })?;
-        drop(state);
-        let [d0, d1, d2] = outputs;
-        Ok([
-            self.device_buffer(a0.shape.clone(), d0),
-            self.device_buffer(a0.shape.clone(), d1),
-            self.device_buffer(a0.shape.clone(), d2),
-        ])
+        let [d0, d1, d2]: [PolyBatch; 3] =
+            outputs.try_into().map_err(|_| setup("internal: a tensor round did not fit".into()))?;
+        Ok([d0, d1, d2].map(|d| self.on_host(d, Storage::Streamed)))
     }
 
     fn ntt(&self, a: &mut PimBuffer) -> pimhe_exec::Result<()> {
@@ -646,6 +762,10 @@ impl Backend for PimBackend {
 
     fn restrict(&self, a: &PimBuffer, target: &Arc<RingBasis>) -> pimhe_exec::Result<PimBuffer> {
         target.limb_positions_in(&a.shape.basis)?;
+        if let Storage::Streamed(batch) = &a.storage {
+            // Moving residues needs no DPU: a streamed batch is restricted where it lives.
+            return Ok(self.on_host(batch.restrict(target)?, Storage::Streamed));
+        }
         self.scale(a, target, |_| 1)
     }
 
@@ -661,6 +781,32 @@ impl Backend for PimBackend {
 }
 
 impl PimBackend {
+    /// The tensor kernel on resident operands; `None` when its three outputs do not fit.
+    fn tensor_on_device(
+        &self,
+        shape: &Shape,
+        operands: &[&[LimbPlacement]],
+    ) -> pimhe_exec::Result<Option<[PimBuffer; 3]>> {
+        let mut state = self.lock();
+        let mut outputs = Vec::with_capacity(3);
+        for _ in 0..3 {
+            match self.allocate_output(&mut state, shape)? {
+                Some(limbs) => outputs.push(limbs),
+                None => {
+                    outputs.iter().for_each(|limbs| release(&mut state.memory, limbs, self.n));
+                    return Ok(None);
+                }
+            }
+        }
+        self.emit(&mut state, operands[0], &operands[1..], |limb, index, share, offsets| {
+            let dst: Vec<u32> = outputs.iter().map(|o| o[limb].shares[index].1 as u32).collect();
+            command(Opcode::Tensor, share.len, offsets, &dst)
+        })?;
+        drop(state);
+        let [d0, d1, d2]: [Vec<LimbPlacement>; 3] = outputs.try_into().expect("three outputs");
+        Ok(Some([d0, d1, d2].map(|d| self.device_buffer(shape.clone(), d))))
+    }
+
     fn transform(&self, a: &mut PimBuffer, opcode: Opcode, to: Representation) -> pimhe_exec::Result<()> {
         self.in_place_kernel(
             a,
@@ -669,6 +815,9 @@ impl PimBackend {
             |cpu, target, _| if opcode == Opcode::Ntt { cpu.ntt(target) } else { cpu.intt(target) },
         )?;
         a.shape.representation = to;
+        if let Storage::Streamed(batch) = &mut a.storage {
+            batch.set_representation(to); // its rounds ran the kernels on copies
+        }
         Ok(())
     }
 }

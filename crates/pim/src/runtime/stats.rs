@@ -23,6 +23,8 @@ pub struct OffloadReport {
     pub host_fallback_s: f64,
     /// Number of kernel launches.
     pub launches: u64,
+    /// Number of rounds run for batches larger than MRAM (each one push, launch and retrieval).
+    pub rounds: u64,
     /// Number of operations that ran on the CPU instead (their transfers are included above).
     pub fallbacks: u64,
     /// Bytes pushed to the DPUs and pulled back.

@@ -1,0 +1,144 @@
+//! Batches larger than MRAM: operations stream them through the DPUs in rounds.
+//!
+//! A batch that does not fit in the DPUs' free MRAM stays on the host (`Storage::Streamed`).
+//! Each operation on it takes the largest number of polynomials whose operands and outputs fit
+//! at once, and for each round pushes those polynomials of every operand, runs the kernels,
+//! and pulls the outputs back: one push, one launch and one retrieval per round, all counted in
+//! the [`super::OffloadReport`]. Operands of one polynomial (a key, a plaintext) are broadcast
+//! and pushed whole with every round.
+//!
+//! Data then crosses the bus around every operation, as the per-operation offload of seed 001
+//! does, so a caller with a pipeline over a huge batch does better to split the batch itself:
+//! each piece then stays resident through the whole pipeline.
+
+use pimhe_exec::{ExecError, Shape};
+use pimhe_ring::PolyBatch;
+
+use super::{Allocation, PimBackend, PimBuffer};
+
+impl PimBackend {
+    /// Runs `op` over `operands` in rounds and returns its outputs, each gathered into one host
+    /// batch with as many polynomials as `operands[0]`. `op` receives one round's operands,
+    /// resident, in the same order, and returns that round's outputs; `outputs` says how many
+    /// new buffers it allocates (an in-place operation returns its first operand and allocates
+    /// none).
+    pub(super) fn in_rounds(
+        &self,
+        operands: &[&PimBuffer],
+        outputs: usize,
+        mut op: impl FnMut(Vec<PimBuffer>) -> pimhe_exec::Result<Vec<PimBuffer>>,
+    ) -> pimhe_exec::Result<Vec<PolyBatch>> {
+        let count = operands[0].shape.count;
+        let per_round = self.round_size(operands, outputs)?;
+        let hosts = {
+            let mut state = self.lock();
+            operands.iter().map(|b| self.pull(&mut state, b)).collect::<pimhe_exec::Result<Vec<_>>>()?
+        };
+        let mut gathered: Vec<PolyBatch> = Vec::new();
+        for first in (0..count).step_by(per_round) {
+            let len = per_round.min(count - first);
+            let round = hosts
+                .iter()
+                .map(|host| {
+                    let part = if host.count() == count { polynomials(host, first, len)? } else { host.clone() };
+                    self.upload_resident(part)
+                })
+                .collect::<pimhe_exec::Result<Vec<_>>>()?;
+            let results = op(round)?;
+            let mut state = self.lock();
+            for (index, result) in results.iter().enumerate() {
+                let part = self.pull(&mut state, result)?;
+                if gathered.len() == index {
+                    gathered.push(PolyBatch::zeros(part.basis(), count, part.representation()));
+                }
+                place(&mut gathered[index], first, &part);
+            }
+            state.report.rounds += 1;
+        }
+        Ok(gathered)
+    }
+
+    /// [`PimBackend::in_rounds`] for an operation with one new output, which `op` returns or
+    /// reports as not fitting (`None`).
+    pub(super) fn single_in_rounds(
+        &self,
+        operands: &[&PimBuffer],
+        op: impl Fn(&[PimBuffer]) -> pimhe_exec::Result<Option<PimBuffer>>,
+    ) -> pimhe_exec::Result<PimBuffer> {
+        let mut outputs = self.in_rounds(operands, 1, |round| {
+            let out = op(&round)?.ok_or_else(|| internal("a round's output did not fit after all"))?;
+            Ok(vec![out])
+        })?;
+        Ok(self.on_host(outputs.remove(0), super::Storage::Streamed))
+    }
+
+    /// The most polynomials per round such that every operand's part and `outputs` new buffers
+    /// of `operands[0]`'s shape fit in the free MRAM at once.
+    fn round_size(&self, operands: &[&PimBuffer], outputs: usize) -> pimhe_exec::Result<usize> {
+        let count = operands[0].shape.count;
+        let fits = |polys: usize| {
+            let mut state = self.lock();
+            let saved = state.memory.clone();
+            let mut shapes: Vec<Shape> = operands
+                .iter()
+                .map(|b| Shape { count: if b.shape.count == count { polys } else { b.shape.count }, ..b.shape.clone() })
+                .collect();
+            shapes.extend((0..outputs).map(|_| Shape { count: polys, ..operands[0].shape.clone() }));
+            let fit = shapes.iter().all(|shape| matches!(self.allocate(&mut state, shape), Allocation::Placed(_)));
+            state.memory = saved;
+            fit
+        };
+        // One polynomial is replicated on every DPU of its group (see `placement::split`), so
+        // rounds of one cost more MRAM than rounds of two; from two on, larger rounds need more.
+        let smallest = count.min(2);
+        if !fits(smallest) {
+            let shape = &operands[0].shape;
+            return Err(ExecError::Shape {
+                operation: "upmem rounds",
+                detail: format!(
+                    "not even one polynomial of N={} over {} primes fits in the free MRAM with the {} other \
+                     operands of this operation; free device buffers or use more DPUs",
+                    shape.basis.degree(),
+                    shape.basis.len(),
+                    operands.len() - 1 + outputs
+                ),
+            });
+        }
+        // Largest fitting count by bisection: fits(low) holds, fits(high + 1) does not.
+        let (mut low, mut high) = (smallest, count);
+        while low < high {
+            let middle = low + (high - low).div_ceil(2);
+            if fits(middle) {
+                low = middle;
+            } else {
+                high = middle - 1;
+            }
+        }
+        Ok(low)
+    }
+
+    /// Pushes a round's part, which [`PimBackend::round_size`] made sure fits.
+    fn upload_resident(&self, part: PolyBatch) -> pimhe_exec::Result<PimBuffer> {
+        let mut state = self.lock();
+        let buffer = self.push(&mut state, part)?;
+        buffer.placement()?;
+        Ok(buffer)
+    }
+}
+
+/// Polynomials `first .. first + len` of `batch`.
+fn polynomials(batch: &PolyBatch, first: usize, len: usize) -> pimhe_exec::Result<PolyBatch> {
+    Ok(batch.select(&(first..first + len).collect::<Vec<_>>())?)
+}
+
+/// Writes `part` over polynomials `first ..` of `batch` (same basis).
+fn place(batch: &mut PolyBatch, first: usize, part: &PolyBatch) {
+    let n = batch.degree();
+    for limb in 0..part.basis().len() {
+        batch.limb_mut(limb)[first * n..(first + part.count()) * n].copy_from_slice(part.limb(limb));
+    }
+}
+
+fn internal(message: &str) -> ExecError {
+    ExecError::Setup(format!("internal: {message}"))
+}
