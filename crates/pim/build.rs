@@ -5,6 +5,9 @@
 //! `-DPIMHE_EMULATOR`; its `main` is renamed `pimhe_kernel_main` (`dpu/emulator/kernel_entry.c`). The tasklet count is a
 //! run-time parameter of the shim (`EmulatorConfig::tasklets`), so one build serves every
 //! configuration; `STACK_SIZE_DEFAULT` is the per-tasklet stack the WRAM budget reserves.
+//!
+//! With the `upmem` feature it also compiles `dpu/host/upmem_host.c`, the bridge to UPMEM's
+//! libdpu, against the installed SDK (`UPMEM_HOME`, else `pkg-config dpu`) and links libdpu.
 
 use std::path::PathBuf;
 
@@ -51,9 +54,52 @@ fn main() {
         .file(emulator.join("selftest.c"))
         .compile("pimhe_dpu_emulator");
 
+    if std::env::var_os("CARGO_FEATURE_UPMEM").is_some() {
+        build_hardware_bridge(&dpu.join("host"));
+    }
+
     // glibc >= 2.34 has pthreads in libc; older ones and other libcs need the library.
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     if target_os != "windows" && target_os != "macos" {
         println!("cargo:rustc-link-lib=pthread");
     }
+}
+
+/// Compiles the libdpu bridge and links libdpu, or stops the build saying what is missing.
+fn build_hardware_bridge(host: &std::path::Path) {
+    println!("cargo:rerun-if-env-changed=UPMEM_HOME");
+    let (includes, libs) = match std::env::var_os("UPMEM_HOME") {
+        Some(home) => {
+            let home = PathBuf::from(home);
+            (vec![home.join("include/dpu")], vec![home.join("lib")])
+        }
+        None => {
+            let flags = std::process::Command::new("pkg-config")
+                .args(["--cflags-only-I", "--libs-only-L", "dpu"])
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .unwrap_or_else(|| {
+                    panic!(
+                        "the `upmem` feature needs UPMEM's SDK: set UPMEM_HOME to its install folder or put \
+                         dpu.pc on PKG_CONFIG_PATH (build without the feature to use the emulator)"
+                    )
+                });
+            let text = String::from_utf8_lossy(&flags.stdout).into_owned();
+            let paths = |prefix: &str| -> Vec<PathBuf> {
+                text.split_whitespace().filter_map(|f| f.strip_prefix(prefix)).map(PathBuf::from).collect()
+            };
+            (paths("-I"), paths("-L"))
+        }
+    };
+    let mut build = cc::Build::new();
+    build.std("c11").opt_level(2).file(host.join("upmem_host.c")).include(host).warnings(true);
+    for dir in &includes {
+        build.include(dir);
+    }
+    build.compile("pimhe_upmem_host");
+    for dir in &libs {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+    }
+    println!("cargo:rustc-link-lib=dpu");
 }

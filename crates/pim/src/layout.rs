@@ -14,7 +14,7 @@
 //! | [`MramLayout::data_offset`] | operands: `count` sub-polynomials = `count * N` u32 each |
 //!
 //! with T = 4 [`table_words`]`(N)`. A multiplication table of a constant w is 4 x 256 words,
-//! R_i[x] = x w 2^(8i) mod q (x < 256, i < 4): the `best` kernel multiplies by w with four
+//! R_i\[x\] = x w 2^(8i) mod q (x < 256, i < 4): the `best` kernel multiplies by w with four
 //! lookups in WRAM (dpu/kernels/arith_best.h) in the stages that have few distinct twiddles.
 //!
 //! Everything is little-endian, as on the DPU.

@@ -7,7 +7,10 @@
 //! contract between these parts is `docs/PIM.md`.
 
 pub mod counts;
+pub mod device;
 pub mod emulator;
+#[cfg(feature = "upmem")]
+pub mod hardware;
 pub mod layout;
 pub mod model;
 pub mod runtime;

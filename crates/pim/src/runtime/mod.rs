@@ -8,7 +8,7 @@
 //! throughout, and transfers happen only at its boundaries (DRAMatic 3.4; the opposite of the
 //! per-stage offload criticised in seed 001).
 //!
-//! A batch larger than the free MRAM is streamed through the DPUs in [`rounds`].
+//! A batch larger than the free MRAM is streamed through the DPUs in rounds (`rounds.rs`).
 //!
 //! Operations without a kernel (digit decomposition, modulus switching) fall back to the CPU:
 //! the operands are retrieved, the CPU backend runs, the result is pushed back, and all of it
@@ -30,6 +30,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
 use crate::counts::DpuCounts;
+use crate::device::{DeviceError, DpuDevice, LaunchCost};
 use crate::emulator::{DpuSet, EmulatorConfig};
 use crate::layout::{self, prime_tables, MramLayout, Opcode, PimheCommand, PrimeTables, Variant, FLAG_BROADCAST_SRC1};
 use crate::model::UpmemModel;
@@ -126,7 +127,7 @@ fn release(memory: &mut [MramAllocator], limbs: &[LimbPlacement], n: usize) {
 }
 
 struct State {
-    dpus: DpuSet,
+    dpus: Box<dyn DpuDevice>,
     memory: Vec<MramAllocator>,
     /// Per prime slot, per DPU: commands not yet launched.
     pending: BTreeMap<usize, BTreeMap<usize, Vec<PimheCommand>>>,
@@ -147,19 +148,32 @@ pub struct PimBackend {
 }
 
 impl PimBackend {
-    /// A backend for polynomials of degree `n` over any of `primes`, set up as `config` says:
-    /// every DPU receives the twiddles of the primes it serves once, here.
+    /// A backend on emulated DPUs for polynomials of degree `n` over any of `primes`, set up
+    /// as `config` says: every DPU receives the twiddles of the primes it serves once, here.
     pub fn new(config: PimConfig, n: usize, primes: &[u32]) -> pimhe_exec::Result<Self> {
-        if config.dpus == 0 || config.dpus > MAX_DPUS {
-            return Err(setup(format!("{} DPUs requested; an UPMEM system has 1 ..= {MAX_DPUS}", config.dpus)));
-        }
-        let plan = Plan::new(config.mode, config.dpus, primes.len()).map_err(setup)?;
+        let plan = Self::plan(&config, primes)?;
+        let dpus = DpuSet::new(plan.used_dpus(), config.emulator.clone()).map_err(device_error)?;
+        Self::with_device(config, Box::new(dpus), n, primes)
+    }
+
+    /// A backend on any DPU set with at least as many DPUs as `config`'s plan uses (real
+    /// hardware with the `upmem` feature: [`crate::hardware::UpmemDpus`]). On a device that
+    /// measures time, the report holds measured seconds instead of modeled ones.
+    pub fn with_device(
+        config: PimConfig,
+        mut dpus: Box<dyn DpuDevice>,
+        n: usize,
+        primes: &[u32],
+    ) -> pimhe_exec::Result<Self> {
+        let plan = Self::plan(&config, primes)?;
         let tables = primes
             .iter()
             .map(|&p| prime_tables(p, n).map_err(|e| setup(format!("prime {p}: {e}"))))
             .collect::<pimhe_exec::Result<Vec<_>>>()?;
         let used = plan.used_dpus();
-        let mut dpus = DpuSet::new(used, config.emulator.clone()).map_err(emulator_error)?;
+        if dpus.len() < used {
+            return Err(setup(format!("the plan uses {used} DPUs; the device has {}", dpus.len())));
+        }
         let mram_bytes = config.emulator.mram_bytes;
         let mut table_offsets = vec![BTreeMap::new(); used];
         let mut memory = Vec::with_capacity(used);
@@ -169,8 +183,8 @@ impl PimBackend {
             for slot in (0..primes.len()).filter(|&s| plan.group(s).contains(&dpu)) {
                 let forward = offset;
                 let inverse = forward + 4 * tables[slot].forward.len();
-                dpus.write_u32s(dpu, forward, &tables[slot].forward).map_err(emulator_error)?;
-                dpus.write_u32s(dpu, inverse, &tables[slot].inverse).map_err(emulator_error)?;
+                dpus.write_u32s(dpu, forward, &tables[slot].forward).map_err(device_error)?;
+                dpus.write_u32s(dpu, inverse, &tables[slot].inverse).map_err(device_error)?;
                 offsets.insert(slot, (forward as u32, inverse as u32));
                 offset = inverse + 4 * tables[slot].inverse.len();
             }
@@ -179,7 +193,7 @@ impl PimBackend {
             }
             memory.push(MramAllocator::new(offset, mram_bytes));
         }
-        let report = OffloadReport { model: config.model.label(), ..OffloadReport::default() };
+        let report = OffloadReport { model: Self::source(&config, dpus.as_ref()), ..OffloadReport::default() };
         let state = State { dpus, memory, pending: BTreeMap::new(), table_offsets, report };
         Ok(Self {
             n,
@@ -190,6 +204,31 @@ impl PimBackend {
             config,
             state: Arc::new(Mutex::new(state)),
         })
+    }
+
+    fn plan(config: &PimConfig, primes: &[u32]) -> pimhe_exec::Result<Plan> {
+        if config.dpus == 0 || config.dpus > MAX_DPUS {
+            return Err(setup(format!("{} DPUs requested; an UPMEM system has 1 ..= {MAX_DPUS}", config.dpus)));
+        }
+        Plan::new(config.mode, config.dpus, primes.len()).map_err(setup)
+    }
+
+    /// Where the report's seconds come from.
+    fn source(config: &PimConfig, dpus: &dyn DpuDevice) -> String {
+        if dpus.measures_time() {
+            "measured on UPMEM hardware (energy modeled by ".to_string() + &config.model.label() + ")"
+        } else {
+            config.model.label()
+        }
+    }
+
+    /// Modeled seconds, or on a device that measures time, the wall time since `start`.
+    fn seconds(&self, state: &State, start: Instant, modeled: impl FnOnce(&UpmemModel) -> f64) -> f64 {
+        if state.dpus.measures_time() {
+            start.elapsed().as_secs_f64()
+        } else {
+            modeled(&self.config.model)
+        }
     }
 
     /// What everything cost so far (runs pending commands first, so the figures are complete).
@@ -203,7 +242,8 @@ impl PimBackend {
     pub fn reset_report(&self) -> pimhe_exec::Result<()> {
         let mut state = self.lock();
         self.flush(&mut state)?;
-        state.report = OffloadReport { model: self.config.model.label(), ..OffloadReport::default() };
+        state.report =
+            OffloadReport { model: Self::source(&self.config, state.dpus.as_ref()), ..OffloadReport::default() };
         Ok(())
     }
 
@@ -285,17 +325,17 @@ impl PimBackend {
             Allocation::NoRoom => return Ok(self.on_host(batch, Storage::Streamed)),
         };
         let n = self.n;
+        let start = Instant::now();
         let mut bytes_per_dpu = vec![0u64; state.dpus.len()];
         for (limb_index, limb) in limbs.iter().enumerate() {
             let residues = batch.limb(limb_index);
             for (share, offset) in &limb.shares {
                 let words = &residues[share.first * n..(share.first + share.len) * n];
-                state.dpus.write_u32s(share.dpu, *offset, words).map_err(emulator_error)?;
+                state.dpus.write_u32s(share.dpu, *offset, words).map_err(device_error)?;
                 bytes_per_dpu[share.dpu] += 4 * words.len() as u64;
             }
         }
-        let seconds = self.config.model.transfer_seconds(&bytes_per_dpu);
-        state.report.transfer_s += seconds;
+        state.report.transfer_s += self.seconds(state, start, |model| model.transfer_seconds(&bytes_per_dpu));
         state.report.bytes_to_dpus += bytes_per_dpu.iter().sum::<u64>();
         Ok(self.device_buffer(shape, limbs))
     }
@@ -310,6 +350,7 @@ impl PimBackend {
         let n = self.n;
         let shape = &buffer.shape;
         let mut batch = PolyBatch::zeros(&shape.basis, shape.count, shape.representation);
+        let start = Instant::now();
         let mut bytes_per_dpu = vec![0u64; state.dpus.len()];
         for (limb_index, limb) in limbs.iter().enumerate() {
             let residues = batch.limb_mut(limb_index);
@@ -318,11 +359,11 @@ impl PimBackend {
                     continue; // replicated: one copy is enough
                 }
                 let words = &mut residues[share.first * n..(share.first + share.len) * n];
-                state.dpus.read_u32s(share.dpu, *offset, words).map_err(emulator_error)?;
+                state.dpus.read_u32s(share.dpu, *offset, words).map_err(device_error)?;
                 bytes_per_dpu[share.dpu] += 4 * words.len() as u64;
             }
         }
-        state.report.retrieve_s += self.config.model.retrieve_seconds(&bytes_per_dpu);
+        state.report.retrieve_s += self.seconds(state, start, |model| model.retrieve_seconds(&bytes_per_dpu));
         state.report.bytes_from_dpus += bytes_per_dpu.iter().sum::<u64>();
         Ok(batch)
     }
@@ -362,18 +403,22 @@ impl PimBackend {
                     data_offset: 0,
                 };
                 let header = self.tables[*slot].header(self.config.variant, &layout, commands.len() as u32);
-                state.dpus.write(dpu, 0, &header.to_bytes()).map_err(emulator_error)?;
+                state.dpus.write(dpu, 0, &header.to_bytes()).map_err(device_error)?;
                 state
                     .dpus
                     .write(dpu, layout::HEADER_BYTES, &layout::commands_to_bytes(commands))
-                    .map_err(emulator_error)?;
+                    .map_err(device_error)?;
                 dpus.push(dpu);
             }
-            let result = state.dpus.launch(&dpus).map_err(emulator_error)?;
-            state.report.counted.accumulate(&result.total());
-            let multiplies: Vec<_> = result.multiplies.into_iter().map(|(_, m)| m).collect();
-            let counts: Vec<DpuCounts> = result.dpus.into_iter().map(|(_, c)| c).collect();
-            state.report.compute_s += self.config.model.launch_seconds_with(&counts, &multiplies);
+            state.report.compute_s += match state.dpus.launch(&dpus).map_err(device_error)? {
+                LaunchCost::Counted(result) => {
+                    state.report.counted.accumulate(&result.total());
+                    let multiplies: Vec<_> = result.multiplies.into_iter().map(|(_, m)| m).collect();
+                    let counts: Vec<DpuCounts> = result.dpus.into_iter().map(|(_, c)| c).collect();
+                    self.config.model.launch_seconds_with(&counts, &multiplies)
+                }
+                LaunchCost::Measured { seconds } => seconds,
+            };
             state.report.launches += 1;
         }
         let ranks = self.config.dpus.div_ceil(64) as u32;
@@ -857,6 +902,6 @@ fn setup(message: String) -> ExecError {
     ExecError::Setup(message)
 }
 
-fn emulator_error(e: crate::emulator::EmulatorError) -> ExecError {
-    ExecError::Setup(format!("UPMEM emulator: {e}"))
+fn device_error(e: impl Into<DeviceError>) -> ExecError {
+    ExecError::Setup(format!("UPMEM DPUs: {}", e.into()))
 }
