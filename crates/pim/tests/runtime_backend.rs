@@ -270,3 +270,56 @@ fn large_odd_dpu_counts_match_the_cpu_backend() {
         assert_eq!(launches, expected_launches, "{dpus} DPUs {mode:?}");
     }
 }
+
+/// A device that reports wall time the way real hardware does, over emulated DPUs: the path
+/// `hardware::UpmemDpus` takes through the runtime, short of libdpu itself.
+struct ClockedDpus(pimhe_pim::emulator::DpuSet);
+
+impl pimhe_pim::device::DpuDevice for ClockedDpus {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn measures_time(&self) -> bool {
+        true
+    }
+    fn write(&mut self, dpu: usize, offset: usize, bytes: &[u8]) -> Result<(), pimhe_pim::device::DeviceError> {
+        Ok(self.0.write(dpu, offset, bytes)?)
+    }
+    fn read(&mut self, dpu: usize, offset: usize, out: &mut [u8]) -> Result<(), pimhe_pim::device::DeviceError> {
+        Ok(self.0.read(dpu, offset, out)?)
+    }
+    fn launch(&mut self, dpus: &[usize]) -> Result<pimhe_pim::device::LaunchCost, pimhe_pim::device::DeviceError> {
+        let start = std::time::Instant::now();
+        self.0.launch(dpus)?;
+        Ok(pimhe_pim::device::LaunchCost::Measured { seconds: start.elapsed().as_secs_f64() })
+    }
+}
+
+#[test]
+fn a_device_that_measures_time_runs_the_same_runtime_and_reports_measured_seconds() {
+    let (primes, data, _) = setup();
+    let config = PimConfig::new(4, Mode::Parallel);
+    let dpus = pimhe_pim::emulator::DpuSet::new(4, config.emulator.clone()).unwrap();
+    let pim = PimBackend::with_device(config, Box::new(ClockedDpus(dpus)), N, &primes).unwrap();
+    let cpu = CpuBackend::new(Some(1)).unwrap();
+    let mut r = rng(21);
+    let (mut a, b) = (
+        random_batch(&mut r, &data, 5, Representation::Coefficient),
+        random_batch(&mut r, &data, 5, Representation::Ntt),
+    );
+    let (mut pa, pb) = (pim.upload(a.clone()).unwrap(), pim.upload(b.clone()).unwrap());
+    pim.ntt(&mut pa).unwrap();
+    cpu.ntt(&mut a).unwrap();
+    same(&pim, &cpu, &pim.mul(&pa, &pb).unwrap(), &cpu.mul(&a, &b).unwrap(), "ntt then mul on a clocked device");
+    let report = pim.report().unwrap();
+    assert!(report.model.starts_with("measured"), "{}", report.model);
+    assert!(report.compute_s > 0.0 && report.launches == 1, "{report:?}");
+    assert_eq!(report.counted.instructions, 0, "a measuring device counts nothing: {report:?}");
+
+    let too_few = pimhe_pim::emulator::DpuSet::new(2, PimConfig::new(4, Mode::Parallel).emulator).unwrap();
+    let message = PimBackend::with_device(PimConfig::new(4, Mode::Parallel), Box::new(too_few), N, &primes)
+        .err()
+        .expect("a plan of 4 DPUs cannot run on 2")
+        .to_string();
+    assert!(message.contains("uses 4 DPUs; the device has 2"), "{message}");
+}
