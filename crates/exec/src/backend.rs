@@ -98,6 +98,10 @@ pub trait Backend: Send + Sync {
         b1: &Self::Buffer,
     ) -> Result<[Self::Buffer; 3]>;
 
+    /// The sum of all polynomials of `a`, as a batch of one polynomial (the accumulation over a
+    /// batch that encrypted aggregates need: a sum over users' ciphertexts).
+    fn sum(&self, a: &Self::Buffer) -> Result<Self::Buffer>;
+
     /// Forward NTT of every polynomial, in place.
     fn ntt(&self, a: &mut Self::Buffer) -> Result<()>;
 

@@ -216,6 +216,23 @@ impl Backend for CpuBackend {
         Ok([d0, d1, d2])
     }
 
+    fn sum(&self, a: &PolyBatch) -> Result<PolyBatch> {
+        let mut out = PolyBatch::zeros(a.basis(), 1, a.representation());
+        self.for_chunks(&mut out, |limb, _, q, chunk| {
+            // Residues are below 2^30, so a u64 holds the sum of 2^34 of them unreduced.
+            let mut total = vec![0u64; chunk.len()];
+            for poly in 0..a.count() {
+                for (t, &x) in total.iter_mut().zip(a.poly_limb(limb, poly)) {
+                    *t += u64::from(x);
+                }
+            }
+            for (o, t) in chunk.iter_mut().zip(total) {
+                *o = q.reduce_u64(t);
+            }
+        });
+        Ok(out)
+    }
+
     fn ntt(&self, a: &mut PolyBatch) -> Result<()> {
         require("ntt", &Shape::of(a), Representation::Coefficient)?;
         let basis = a.basis().clone();

@@ -389,3 +389,34 @@ fn thread_count_zero_is_rejected() {
     assert!(be.threads() >= 1);
     assert_eq!(be.name(), "cpu");
 }
+
+#[test]
+fn sum_adds_every_polynomial_of_the_batch() {
+    let mut rng = rng(44);
+    let n = 64;
+    let primes = distinct_primes(n, &[30, 22]);
+    let basis = basis_of(n, &primes);
+    for (count, representation) in
+        [(0, Representation::Ntt), (1, Representation::Coefficient), (37, Representation::Ntt)]
+    {
+        let mut a = random_batch(&mut rng, &basis, count, representation);
+        if count > 1 {
+            // The largest residues in every polynomial: the sum must not overflow or stay lazy.
+            for (l, &q) in primes.iter().enumerate() {
+                (0..count).for_each(|k| a.poly_limb_mut(l, k)[0] = q - 1);
+            }
+        }
+        on_both(
+            |be| be.sum(&a).unwrap(),
+            |out| {
+                assert_eq!((out.count(), out.representation()), (1, representation));
+                for (l, &q) in primes.iter().enumerate() {
+                    for c in 0..n {
+                        let expected = (0..count).map(|k| a.poly_limb(l, k)[c] as u64).sum::<u64>() % q as u64;
+                        assert_eq!(out.poly_limb(l, 0)[c] as u64, expected, "count={count} l={l} c={c}");
+                    }
+                }
+            },
+        );
+    }
+}

@@ -121,6 +121,8 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
             &cpu.mul_scalar(&a, 123_456_789_012).unwrap(),
             &format!("mul_scalar {label}"),
         );
+        same(&pim, &cpu, &pim.sum(&pa).unwrap(), &cpu.sum(&a).unwrap(), &format!("sum {label}"));
+        same(&pim, &cpu, &pim.sum(&ps).unwrap(), &cpu.sum(&single).unwrap(), &format!("sum of one {label}"));
         let (mut acc, mut cpu_acc) = (pim.copy(&pa).unwrap(), a.clone());
         pim.mac(&mut acc, &pb, &ps).unwrap();
         cpu.mac(&mut cpu_acc, &b, &single).unwrap();
@@ -266,6 +268,9 @@ fn large_odd_dpu_counts_match_the_cpu_backend() {
             assert_eq!(&pim.download(d).unwrap(), h, "{dpus} DPUs {mode:?}");
         }
         let launches = pim.report().unwrap().launches;
+        // A sum over the batch adds one partial per DPU on the host.
+        let total = pim.download(&pim.sum(&out[0]).unwrap()).unwrap();
+        assert_eq!(total, cpu.sum(&expected[0]).unwrap(), "sum on {dpus} DPUs {mode:?}");
         let expected_launches = if mode == Mode::Parallel { 1 } else { 3 };
         assert_eq!(launches, expected_launches, "{dpus} DPUs {mode:?}");
     }

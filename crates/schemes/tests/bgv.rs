@@ -117,6 +117,8 @@ fn linear_operations_match_plaintext() {
         let zero: Vec<Vec<u64>> = a.iter().map(|v| vec![0; v.len()]).collect();
         assert_eq!(f.decrypt(&ev.negate(&ca).unwrap()).unwrap(), slotwise(&zero, &a, t, |x, y| x + t - y));
         assert_eq!(f.decrypt(&ev.add_plain(&ca, &plains).unwrap()).unwrap(), slotwise(&a, &m, t, |x, y| x + y));
+        let total: Vec<u64> = (0..a[0].len()).map(|slot| a.iter().map(|v| v[slot]).sum::<u64>() % t).collect();
+        assert_eq!(f.decrypt(&ev.sum(&ca).unwrap()).unwrap(), vec![total], "sum over the batch");
         let product = ev.mul_plain(&ca, &plains).unwrap();
         if n == 1024 {
             // One 27-bit prime leaves ~4 bits after encryption: a product with a random

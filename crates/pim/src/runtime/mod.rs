@@ -16,6 +16,7 @@
 
 pub mod memory;
 pub mod placement;
+mod reduce;
 mod rounds;
 pub mod stats;
 pub mod subset;
@@ -793,6 +794,10 @@ impl Backend for PimBackend {
         let [d0, d1, d2]: [PolyBatch; 3] =
             outputs.try_into().map_err(|_| setup("internal: a tensor round did not fit".into()))?;
         Ok([d0, d1, d2].map(|d| self.on_host(d, Storage::Streamed)))
+    }
+
+    fn sum(&self, a: &PimBuffer) -> pimhe_exec::Result<PimBuffer> {
+        self.sum_buffer(a)
     }
 
     fn ntt(&self, a: &mut PimBuffer) -> pimhe_exec::Result<()> {

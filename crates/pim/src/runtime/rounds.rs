@@ -17,11 +17,11 @@ use pimhe_ring::PolyBatch;
 use super::{Allocation, PimBackend, PimBuffer};
 
 impl PimBackend {
-    /// Runs `op` over `operands` in rounds and returns its outputs, each gathered into one host
-    /// batch with as many polynomials as `operands[0]`. `op` receives one round's operands,
-    /// resident, in the same order, and returns that round's outputs; `outputs` says how many
-    /// new buffers it allocates (an in-place operation returns its first operand and allocates
-    /// none).
+    /// Runs `op` over `operands` in rounds and returns its outputs, each round's parts joined
+    /// in order (as many polynomials as `operands[0]` for an element-wise operation). `op`
+    /// receives one round's operands, resident, in the same order, and returns that round's
+    /// outputs; `outputs` says how many new buffers it allocates (an in-place operation returns
+    /// its first operand and allocates none).
     pub(super) fn in_rounds(
         &self,
         operands: &[&PimBuffer],
@@ -34,7 +34,7 @@ impl PimBackend {
             let mut state = self.lock();
             operands.iter().map(|b| self.pull(&mut state, b)).collect::<pimhe_exec::Result<Vec<_>>>()?
         };
-        let mut gathered: Vec<PolyBatch> = Vec::new();
+        let mut parts: Vec<Vec<PolyBatch>> = Vec::new();
         for first in (0..count).step_by(per_round) {
             let len = per_round.min(count - first);
             let round = hosts
@@ -46,16 +46,13 @@ impl PimBackend {
                 .collect::<pimhe_exec::Result<Vec<_>>>()?;
             let results = op(round)?;
             let mut state = self.lock();
+            parts.resize_with(results.len(), Vec::new);
             for (index, result) in results.iter().enumerate() {
-                let part = self.pull(&mut state, result)?;
-                if gathered.len() == index {
-                    gathered.push(PolyBatch::zeros(part.basis(), count, part.representation()));
-                }
-                place(&mut gathered[index], first, &part);
+                parts[index].push(self.pull(&mut state, result)?);
             }
             state.report.rounds += 1;
         }
-        Ok(gathered)
+        Ok(parts.iter().map(|p| PolyBatch::concat(p)).collect::<Result<Vec<_>, _>>()?)
     }
 
     /// [`PimBackend::in_rounds`] for an operation with one new output, which `op` returns or
@@ -129,14 +126,6 @@ impl PimBackend {
 /// Polynomials `first .. first + len` of `batch`.
 fn polynomials(batch: &PolyBatch, first: usize, len: usize) -> pimhe_exec::Result<PolyBatch> {
     Ok(batch.select(&(first..first + len).collect::<Vec<_>>())?)
-}
-
-/// Writes `part` over polynomials `first ..` of `batch` (same basis).
-fn place(batch: &mut PolyBatch, first: usize, part: &PolyBatch) {
-    let n = batch.degree();
-    for limb in 0..part.basis().len() {
-        batch.limb_mut(limb)[first * n..(first + part.count()) * n].copy_from_slice(part.limb(limb));
-    }
 }
 
 fn internal(message: &str) -> ExecError {

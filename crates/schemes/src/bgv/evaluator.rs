@@ -85,6 +85,15 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         Ok(self.derive(a, parts, a.level, a.correction))
     }
 
+    /// The slot-wise sum of all ciphertexts of the batch, as a batch of one: an encrypted
+    /// aggregate, e.g. over users who each sent one ciphertext of the batch. Noise grows by
+    /// log2(count) bits at most.
+    pub fn sum(&self, a: &CiphertextBatch<B>) -> Result<CiphertextBatch<B>> {
+        self.check_batch(a)?;
+        let parts = a.parts.iter().map(|p| self.backend.sum(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(CiphertextBatch { count: 1, ..self.derive(a, parts, a.level, a.correction) })
+    }
+
     /// Slot-wise `a + m`.
     pub fn add_plain(&self, a: &CiphertextBatch<B>, plains: &[Plaintext]) -> Result<CiphertextBatch<B>> {
         self.check_batch(a)?;
