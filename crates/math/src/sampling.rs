@@ -50,6 +50,23 @@ impl Sampler {
         Self { rng: ChaCha20Rng::seed_from_u64(seed) }
     }
 
+    /// An independent sampler seeded from this one's output: one stream per consumer (key
+    /// generation, encryption, ...), all reproducible from one seed.
+    ///
+    /// ```
+    /// use pimhe_math::Sampler;
+    /// let (mut a, mut b) = (Sampler::from_seed_u64(1), Sampler::from_seed_u64(1));
+    /// assert_eq!(a.fork().next_u64(), b.fork().next_u64());
+    /// assert_ne!(a.fork().next_u64(), a.next_u64());
+    /// ```
+    pub fn fork(&mut self) -> Self {
+        let mut seed = [0u8; 32];
+        self.fill_bytes(&mut seed);
+        let child = Self::from_seed(seed);
+        seed.zeroize();
+        child
+    }
+
     /// A uniformly random 32-bit word.
     pub fn next_u32(&mut self) -> u32 {
         self.rng.next_u32()

@@ -1,0 +1,7 @@
+//! # pimhe-workloads
+//!
+//! The workloads of the papers pimhe implements, written once against the schemes and so run
+//! on every backend: encrypted statistics over many users (seed 002: mean, variance, linear
+//! regression).
+
+pub mod stats;
