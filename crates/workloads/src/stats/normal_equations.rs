@@ -58,10 +58,10 @@ fn plaintext_fit(data: &Dataset) -> Result<(Vec<f64>, f64), StatsError> {
     let mut xty = vec![0.0; features];
     for row in &rows {
         let y = row[features - 1];
-        for i in 0..features {
-            xty[i] += x(row, i) * y;
-            for j in 0..features {
-                xtx[i][j] += x(row, i) * x(row, j);
+        for (i, (xtx_row, xty_i)) in xtx.iter_mut().zip(&mut xty).enumerate() {
+            *xty_i += x(row, i) * y;
+            for (j, entry) in xtx_row.iter_mut().enumerate() {
+                *entry += x(row, i) * x(row, j);
             }
         }
     }
@@ -94,12 +94,14 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Result<Vec<f64>, StatsError> 
         }
         a.swap(column, pivot);
         b.swap(column, pivot);
-        for row in column + 1..size {
-            let factor = a[row][column] / a[column][column];
-            for k in column..size {
-                a[row][k] -= factor * a[column][k];
+        let (upper, lower) = a.split_at_mut(column + 1);
+        let pivot_row = &upper[column];
+        for (offset, row) in lower.iter_mut().enumerate() {
+            let factor = row[column] / pivot_row[column];
+            for (entry, &above) in row[column..].iter_mut().zip(&pivot_row[column..]) {
+                *entry -= factor * above;
             }
-            b[row] -= factor * b[column];
+            b[column + 1 + offset] -= factor * b[column];
         }
     }
     let mut x = vec![0.0; size];
