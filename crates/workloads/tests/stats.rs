@@ -5,7 +5,9 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
-use pimhe_workloads::stats::{BgvStats, Dataset, Statistic, StatsError, StatsPlan, StatsReport};
+use pimhe_workloads::stats::{
+    bgv_max_plain_bits, bgv_parameters, BgvStats, Dataset, Statistic, StatsError, StatsPlan, StatsReport,
+};
 
 const N: usize = 8192;
 
@@ -15,20 +17,20 @@ fn on_cpu(statistic: Statistic, data: Dataset) -> Result<StatsReport, StatsError
     run(&plan, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>())
 }
 
+/// The client on the CPU, the server on `backends` (one per plaintext modulus).
 fn run<B: Backend>(plan: &StatsPlan, backends: &[&B]) -> Result<StatsReport, StatsError> {
+    let client = &CpuBackend::new(Some(2)).unwrap();
     let mut schemes = plan
         .plain_moduli()
         .iter()
         .zip(backends)
-        .map(|(&t, backend)| {
-            BgvStats::new(*backend, BgvStats::<B>::parameters(N, t)?, Sampler::from_seed_u64(t.into()))
-        })
+        .map(|(&t, backend)| BgvStats::new(client, *backend, bgv_parameters(N, t)?, Sampler::from_seed_u64(t.into())))
         .collect::<Result<Vec<_>, _>>()?;
     plan.execute(&mut schemes)
 }
 
 fn max_bits(n: usize) -> u32 {
-    BgvStats::<CpuBackend>::max_plain_bits(n).unwrap()
+    bgv_max_plain_bits(n).unwrap()
 }
 
 fn csv(columns: &[&str], rows: &[Vec<&str>]) -> Dataset {
@@ -105,9 +107,7 @@ fn what_cannot_be_computed_exactly_is_refused_before_encryption() {
     let mut schemes = plan
         .plain_moduli()
         .iter()
-        .map(|&t| {
-            BgvStats::new(&backend, BgvStats::<CpuBackend>::parameters(4096, t).unwrap(), Sampler::from_seed_u64(3))
-        })
+        .map(|&t| BgvStats::new(&backend, &backend, bgv_parameters(4096, t).unwrap(), Sampler::from_seed_u64(3)))
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
     let message = plan.execute(&mut schemes).unwrap_err().to_string();
@@ -124,7 +124,7 @@ fn cpu_and_emulated_dpus_give_identical_results() {
             .plain_moduli()
             .iter()
             .map(|&t| {
-                let params = BgvStats::<PimBackend>::parameters(N, t).unwrap();
+                let params = bgv_parameters(N, t).unwrap();
                 let mut primes = params.data_primes().to_vec();
                 primes.extend(params.special_prime());
                 PimBackend::new(PimConfig::new(16, Mode::Parallel), N, &primes).unwrap()

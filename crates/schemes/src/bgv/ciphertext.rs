@@ -47,6 +47,19 @@ impl<B: Backend> CiphertextBatch<B> {
         &self.parts
     }
 
+    /// The same ciphertexts on another backend, component by component through the host: a
+    /// client sending its ciphertexts to a server (or a server returning a result).
+    pub fn transfer<T: Backend>(&self, from: &B, to: &T) -> crate::error::Result<CiphertextBatch<T>> {
+        let parts = self.parts.iter().map(|p| to.upload(from.download(p)?)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(CiphertextBatch {
+            ctx: self.ctx.clone(),
+            parts,
+            level: self.level,
+            count: self.count,
+            correction: self.correction,
+        })
+    }
+
     /// The factor the decrypted message is scaled by modulo t (1 until a modulus switch).
     pub fn correction_factor(&self) -> u32 {
         self.correction

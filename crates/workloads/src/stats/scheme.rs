@@ -45,8 +45,11 @@ pub trait StatsScheme {
     fn noise_budget(&self, a: &Self::Ciphertexts) -> Result<Vec<u32>, SchemeError>;
 }
 
-/// BGV on a backend, with keys made from a seeded or OS-seeded sampler.
-pub struct BgvStats<'a, B: Backend> {
+/// BGV with the client (keys, encryption, decryption) on one backend and the server's
+/// aggregation on another, ciphertexts moving between them as they would over a network; keys
+/// come from a seeded or OS-seeded sampler.
+pub struct BgvStats<'a, C: Backend, B: Backend> {
+    client: &'a C,
     backend: &'a B,
     ctx: Arc<BgvContext>,
     secret: SecretKey,
@@ -56,33 +59,17 @@ pub struct BgvStats<'a, B: Backend> {
     sampler: Sampler,
 }
 
-impl<'a, B: Backend> BgvStats<'a, B> {
-    /// Keys for `params` (which must have a special prime, for relinearization).
-    pub fn new(backend: &'a B, params: BgvParameters, mut sampler: Sampler) -> Result<Self, SchemeError> {
+impl<'a, C: Backend, B: Backend> BgvStats<'a, C, B> {
+    /// Keys for `params` (which must have a special prime, for relinearization), made on the
+    /// client; `server` aggregates.
+    pub fn new(client: &'a C, server: &'a B, params: BgvParameters, mut sampler: Sampler) -> Result<Self, SchemeError> {
         let ctx = BgvContext::new(params)?;
-        let mut keygen = KeyGenerator::with_sampler(backend, &ctx, sampler.fork());
+        let mut keygen = KeyGenerator::with_sampler(client, &ctx, sampler.fork());
         let secret = keygen.secret_key()?;
         let public = keygen.public_key(&secret)?;
         let relin = keygen.relin_key(&secret)?;
         let encoder = BatchEncoder::new(&ctx);
-        Ok(Self { backend, ctx, secret, public, relin, encoder, sampler })
-    }
-
-    /// The 128-bit preset of ring degree `n` (its modulus chain and special prime) with plaintext
-    /// modulus `t` instead of the preset's.
-    pub fn parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
-        let preset = BgvParameters::preset(n)?;
-        let bits = |p: &u32| 32 - p.leading_zeros();
-        let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
-        BgvParameters::new(n, t, &data_bits, preset.special_prime().as_ref().map(bits))
-    }
-
-    /// The largest plaintext modulus size BGV allows with the preset of degree `n`: t must stay
-    /// below every prime of the modulus chain.
-    pub fn max_plain_bits(n: usize) -> Result<u32, SchemeError> {
-        let preset = BgvParameters::preset(n)?;
-        let smallest = preset.data_primes().iter().chain(&preset.special_prime()).min().copied().unwrap_or(0);
-        Ok(31 - smallest.leading_zeros() - 1)
+        Ok(Self { client, backend: server, ctx, secret, public, relin, encoder, sampler })
     }
 
     /// The context (parameters and their precomputations).
@@ -95,7 +82,7 @@ impl<'a, B: Backend> BgvStats<'a, B> {
     }
 }
 
-impl<B: Backend> StatsScheme for BgvStats<'_, B> {
+impl<C: Backend, B: Backend> StatsScheme for BgvStats<'_, C, B> {
     type Ciphertexts = CiphertextBatch<B>;
 
     fn name(&self) -> &'static str {
@@ -112,7 +99,10 @@ impl<B: Backend> StatsScheme for BgvStats<'_, B> {
 
     fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<CiphertextBatch<B>, SchemeError> {
         let plains = rows.iter().map(|row| self.encoder.encode(row)).collect::<Result<Vec<_>, _>>()?;
-        Encryptor::with_public_key(self.backend, &self.public)?.with_sampler(self.sampler.fork()).encrypt(&plains)
+        let encrypted = Encryptor::with_public_key(self.client, &self.public)?
+            .with_sampler(self.sampler.fork())
+            .encrypt(&plains)?;
+        encrypted.transfer(self.client, self.backend)
     }
 
     fn sum(&self, a: &CiphertextBatch<B>) -> Result<CiphertextBatch<B>, SchemeError> {
@@ -129,11 +119,29 @@ impl<B: Backend> StatsScheme for BgvStats<'_, B> {
     }
 
     fn decrypt(&self, aggregate: &CiphertextBatch<B>) -> Result<Vec<u64>, SchemeError> {
-        let plains = Decryptor::new(self.backend, &self.secret)?.decrypt(aggregate)?;
+        let received = aggregate.transfer(self.backend, self.client)?;
+        let plains = Decryptor::new(self.client, &self.secret)?.decrypt(&received)?;
         self.encoder.decode(&plains[0])
     }
 
     fn noise_budget(&self, a: &CiphertextBatch<B>) -> Result<Vec<u32>, SchemeError> {
-        Decryptor::new(self.backend, &self.secret)?.noise_budget(a)
+        Decryptor::new(self.client, &self.secret)?.noise_budget(&a.transfer(self.backend, self.client)?)
     }
+}
+
+/// The 128-bit preset of ring degree `n` (its modulus chain and special prime) with plaintext
+/// modulus `t` instead of the preset's.
+pub fn bgv_parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
+    let preset = BgvParameters::preset(n)?;
+    let bits = |p: &u32| 32 - p.leading_zeros();
+    let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
+    BgvParameters::new(n, t, &data_bits, preset.special_prime().as_ref().map(bits))
+}
+
+/// The largest plaintext modulus size BGV allows with the preset of degree `n`: t must stay
+/// below every prime of the modulus chain.
+pub fn bgv_max_plain_bits(n: usize) -> Result<u32, SchemeError> {
+    let preset = BgvParameters::preset(n)?;
+    let smallest = preset.data_primes().iter().chain(&preset.special_prime()).min().copied().unwrap_or(0);
+    Ok(31 - smallest.leading_zeros() - 1)
 }
