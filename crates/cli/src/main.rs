@@ -8,6 +8,7 @@ mod demo;
 mod error;
 mod params;
 mod reproduce;
+mod stats;
 mod upmem;
 
 use std::process::ExitCode;
@@ -32,6 +33,9 @@ enum Command {
     /// Time a polynomial workload (NTT, inverse NTT, BGV multiplication, both combined) on a
     /// backend, with uniformly random inputs; or `bench reproduce dramatic`.
     Bench(bench::BenchCommand),
+    /// Encrypted statistics over users (mean, variance, linear regression) from a CSV file or
+    /// synthetic data, beside the same statistic computed in plaintext.
+    Stats(stats::StatsArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Params(args) => params::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Stats(args) => stats::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -36,6 +36,22 @@ pub struct OffloadReport {
 }
 
 impl OffloadReport {
+    /// Adds `other`'s costs and counts to these (reports of separate runs; the model label
+    /// stays this one's).
+    pub fn accumulate(&mut self, other: &OffloadReport) {
+        self.transfer_s += other.transfer_s;
+        self.compute_s += other.compute_s;
+        self.retrieve_s += other.retrieve_s;
+        self.energy_j += other.energy_j;
+        self.host_fallback_s += other.host_fallback_s;
+        self.launches += other.launches;
+        self.rounds += other.rounds;
+        self.fallbacks += other.fallbacks;
+        self.bytes_to_dpus += other.bytes_to_dpus;
+        self.bytes_from_dpus += other.bytes_from_dpus;
+        self.counted.accumulate(&other.counted);
+    }
+
     /// Modeled transfer + compute + retrieval.
     pub fn total_s(&self) -> f64 {
         self.transfer_s + self.compute_s + self.retrieve_s

@@ -66,6 +66,17 @@ pub enum Statistic {
     Linreg,
 }
 
+impl Statistic {
+    /// The name the CLI uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Mean => "mean",
+            Statistic::Variance => "variance",
+            Statistic::Linreg => "linreg",
+        }
+    }
+}
+
 /// One aggregate the server computes: the slot-wise sum over users of one encoded vector, or of
 /// the product of two (indices into the plan's encodings).
 #[derive(Debug, Clone, Copy)]
