@@ -113,6 +113,8 @@ def ensure_env(peer, cache, override):
             f"pass --python-{peer.key} PATH"
         )
     version = python_version(interpreter)
+    if version is None:
+        raise RuntimeError(f"the interpreter {interpreter} does not run")
     env = cache / f"venv-{peer.key}-py{version}"
     python = env / "bin" / "python"
     stamp = env / ".requirements.sha256"
