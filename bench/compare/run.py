@@ -451,10 +451,13 @@ def main():
             output = best_over_threads(runs) if len(runs) > 1 else runs[0]
         except RuntimeError as e:
             log(f"{peer.label} unavailable: {e}")
-            output = {"library": peer.key, "version": "unavailable", "results": [{"n": n, "error": str(e)} for n in args.n]}
+            errors = [{"n": n, "error": str(e)} for n in args.n]
+            output = {"library": peer.key, "version": f"{peer.label} unavailable", "results": errors}
         raw["peers"][peer.key] = output
         versions[peer.key] = output["version"]
-        if peer.key == "openfhe":
+        if "threads" not in output:
+            threads[peer.key] = "did not run"
+        elif peer.key == "openfhe":
             threads[peer.key] = f"OMP_NUM_THREADS in {args.openfhe_threads}, fastest per operation (@Nt)"
         else:
             threads[peer.key] = f"{output.get('threads', 1)} (single-threaded per operation)"
@@ -472,8 +475,8 @@ def main():
         f"Times are medians of {args.repeat} rounds, per ciphertext: pimhe runs each operation on a batch "
         f"of {args.batch} ciphertexts (time / {args.batch}); SEAL and OpenFHE on one ciphertext per call. "
         "Ratios are peer / pimhe (above 1: pimhe is faster). `log q` is the total modulus in bits = "
-        "ciphertext primes (count x bits) + key-switching primes P. t = 65537 everywhere. Every library's "
-        "product was decrypted and checked against the plaintext product.",
+        "ciphertext primes (count x bits) + key-switching primes P. t = 65537 everywhere. Every benchmark "
+        "that ran decrypted its product and checked it against the plaintext product.",
         "",
         table.main_table(args.n),
         "",
