@@ -40,7 +40,7 @@ pub const BACKENDS: &[&str] = &["cpu", "upmem-emu"];
 const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
 
 /// Share of the available memory a run may fill.
-const MEMORY_SHARE: f64 = 0.75;
+pub(crate) const MEMORY_SHARE: f64 = 0.75;
 
 /// The operation to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -108,6 +108,9 @@ pub struct BenchCommand {
 pub enum BenchAction {
     /// Model a paper's experiments on the emulated UPMEM backend, beside its published numbers.
     Reproduce(crate::reproduce::ReproduceArgs),
+    /// Time a scheme's operations (encrypt, decrypt, multiply, relinearize, modulus switching,
+    /// NTT) per ciphertext batch on the 128-bit preset of a ring degree.
+    Scheme(crate::bench_scheme::SchemeArgs),
 }
 
 /// Arguments of `pimhe bench OP`.
@@ -266,10 +269,11 @@ impl Workload {
 pub fn run(command: &BenchCommand) -> Result<()> {
     match (&command.action, &command.args) {
         (Some(BenchAction::Reproduce(args)), _) => crate::reproduce::run(args),
+        (Some(BenchAction::Scheme(args)), _) => crate::bench_scheme::run(args),
         (None, Some(args)) => run_args(args),
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline) with --n, --primes and --batch, or \
-             `bench reproduce dramatic`",
+             `bench reproduce dramatic`, or `bench scheme --n N`",
         )),
     }
 }

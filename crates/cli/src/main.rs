@@ -4,6 +4,7 @@
 //! `main` only parses, dispatches and turns errors into an exit status.
 
 mod bench;
+mod bench_scheme;
 mod demo;
 mod error;
 mod params;
@@ -31,7 +32,7 @@ enum Command {
     /// Print the BGV parameter presets with their security level.
     Params(params::ParamsArgs),
     /// Time a polynomial workload (NTT, inverse NTT, BGV multiplication, both combined) on a
-    /// backend, with uniformly random inputs; or `bench reproduce dramatic`.
+    /// backend, with uniformly random inputs; `bench reproduce dramatic`; or `bench scheme`.
     Bench(bench::BenchCommand),
     /// Encrypted statistics over users (mean, variance, linear regression) from a CSV file or
     /// synthetic data, beside the same statistic computed in plaintext.

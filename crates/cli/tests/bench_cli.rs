@@ -106,3 +106,64 @@ fn unknown_operation_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("bgv-mul"), "{}", stderr(&output));
 }
+
+#[test]
+fn bench_scheme_json_has_every_field() {
+    let output =
+        pimhe(&["bench", "scheme", "--n", "4096", "--batch", "1", "--repeat", "1", "--threads", "1", "--json"]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one JSON object, on one line: {stdout}");
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("valid JSON");
+    assert_eq!(report["scheme"], "bgv");
+    assert_eq!(report["backend"], "cpu");
+    assert_eq!(report["n"], 4096);
+    assert_eq!(report["batch"], 1);
+    assert_eq!(report["threads"], 1);
+    assert_eq!(report["repeats"], 1);
+    assert_eq!(report["seed"], 1);
+    assert_eq!(report["checked"], true);
+    let params = &report["params"];
+    for field in ["n", "plain_modulus", "data_primes", "data_prime_bits", "special_prime", "special_prime_bits"] {
+        assert!(!params[field].is_null(), "missing params.{field}: {params}");
+    }
+    // The preset of `pimhe params`: three data primes and a special prime of 27 bits, t = 65537.
+    assert_eq!(params["plain_modulus"], 65537);
+    assert_eq!(params["log_q_ciphertext"], 81);
+    assert_eq!(params["log_q_total"], 108);
+    for q in params["data_primes"].as_array().unwrap().iter().chain([&params["special_prime"]]) {
+        let q = q.as_u64().unwrap();
+        assert!(q % 8192 == 1 && (1 << 26..1 << 27).contains(&q), "{q}");
+    }
+    let ops = report["ops"].as_array().unwrap();
+    let names: Vec<&str> = ops.iter().map(|o| o["op"].as_str().unwrap()).collect();
+    assert_eq!(names, ["encrypt", "decrypt", "multiply", "relinearize", "multiply_relin", "mod_switch", "intt", "ntt"]);
+    for op in ops {
+        for field in ["best_s", "median_s", "best_per_ciphertext_s", "median_per_ciphertext_s"] {
+            assert!(op[field].as_f64().is_some_and(|s| s > 0.0), "{field} of {op}");
+        }
+        assert_eq!(op["times_s"].as_array().unwrap().len(), 1, "{op}");
+    }
+}
+
+#[test]
+fn bench_scheme_bad_n_lists_the_allowed_values() {
+    let output = pimhe(&["bench", "scheme", "--n", "3000"]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("--n 3000 is not allowed: choose one of 4096, 8192, 16384, 32768"), "{message}");
+}
+
+#[test]
+fn bench_scheme_says_what_is_not_there_yet() {
+    let bfv = pimhe(&["bench", "scheme", "--scheme", "bfv", "--n", "4096"]);
+    assert_eq!(bfv.status.code(), Some(2));
+    assert!(
+        stderr(&bfv).contains("--scheme bfv is not available in this build yet; available: bgv"),
+        "{}",
+        stderr(&bfv)
+    );
+    let upmem = pimhe(&["bench", "scheme", "--n", "4096", "--backend", "upmem-emu"]);
+    assert_eq!(upmem.status.code(), Some(2));
+    assert!(stderr(&upmem).contains("cpu only"), "{}", stderr(&upmem));
+}

@@ -1,0 +1,527 @@
+//! `pimhe bench scheme`: times a scheme's operations on ciphertext batches built from the
+//! 128-bit preset of a ring degree, for side-by-side comparisons with other libraries
+//! (bench/compare/ in the repository runs it next to SEAL and OpenFHE).
+//!
+//! Where `pimhe bench OP` times single backend kernels on random residues, this command times
+//! what a user of the library calls: encryption with the public key, decryption, the tensor
+//! product, relinearization, both together, modulus switching, and the NTT and inverse NTT of
+//! a ciphertext's two components. Every operation runs on a whole batch of C ciphertexts (one
+//! call), so each is reported per batch and per ciphertext (batch time / C). Keys, plaintexts
+//! and the operands are made once, untimed; an untimed warm-up round (first-touch allocations,
+//! caches) is followed by `--repeat` timed rounds of every operation, and the report gives the
+//! best and the median round. The warm-up's product is decrypted and checked slot by slot
+//! against the plaintext product, so a report is never the time of a wrong computation.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_math::Sampler;
+use pimhe_schemes::bgv::{
+    BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, KeyGenerator, DEGREES,
+};
+use serde::Serialize;
+
+use crate::bench::{available_memory, format_seconds, print_report, Printable, MEMORY_SHARE};
+use crate::error::{CliError, Result};
+
+/// The schemes `--scheme` names; only those in [`SCHEMES_AVAILABLE`] run in this build.
+const SCHEMES: &[&str] = &["bgv", "bfv"];
+
+/// The schemes this build can time.
+const SCHEMES_AVAILABLE: &[&str] = &["bgv"];
+
+/// Arguments of `pimhe bench scheme`.
+#[derive(Debug, Clone, Args)]
+pub struct SchemeArgs {
+    /// Scheme to time: bgv (bfv is not in this build yet).
+    #[arg(long, default_value = "bgv")]
+    pub scheme: String,
+
+    /// Ring degree N of the 128-bit preset: 4096, 8192, 16384 or 32768 (the presets with a
+    /// key-switching prime, so relinearization can be timed).
+    #[arg(long)]
+    pub n: usize,
+
+    /// Number C of ciphertexts in each operand batch.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+
+    /// Backend to run on (only cpu for now).
+    #[arg(long, default_value = "cpu")]
+    pub backend: String,
+
+    /// Worker threads of the cpu backend (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// Number of timed rounds (after one untimed warm-up); the best and the median are reported.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+
+    /// Seed of the keys, the encryption randomness and the plaintext slots (ChaCha20).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
+    /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
+    /// times_s]) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The parameters a report was measured with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SchemeParams {
+    n: usize,
+    plain_modulus: u32,
+    data_primes: Vec<u32>,
+    data_prime_bits: Vec<u32>,
+    special_prime: Option<u32>,
+    special_prime_bits: Option<u32>,
+    /// Bits of the modulus of a fresh ciphertext (the data primes): what an NTT transforms.
+    log_q_ciphertext: u32,
+    /// Bits of every prime, the special prime included (the total SEAL and the 128-bit table count).
+    log_q_total: u32,
+}
+
+impl SchemeParams {
+    fn from_bgv(params: &BgvParameters) -> Self {
+        let bits = |p: u32| 32 - p.leading_zeros();
+        let data_prime_bits: Vec<u32> = params.data_primes().iter().map(|&p| bits(p)).collect();
+        Self {
+            n: params.degree(),
+            plain_modulus: params.plain_modulus(),
+            data_primes: params.data_primes().to_vec(),
+            log_q_ciphertext: data_prime_bits.iter().sum(),
+            data_prime_bits,
+            special_prime: params.special_prime(),
+            special_prime_bits: params.special_prime().map(bits),
+            log_q_total: params.total_bits(),
+        }
+    }
+}
+
+/// The times of one operation over the rounds.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpTiming {
+    op: &'static str,
+    /// Fastest round, seconds for the whole batch.
+    best_s: f64,
+    /// Median round, seconds for the whole batch.
+    median_s: f64,
+    best_per_ciphertext_s: f64,
+    median_per_ciphertext_s: f64,
+    /// Every round, seconds for the whole batch.
+    times_s: Vec<f64>,
+}
+
+impl OpTiming {
+    fn new(op: &'static str, times_s: Vec<f64>, batch: usize) -> Self {
+        let best_s = times_s.iter().copied().fold(f64::INFINITY, f64::min);
+        let median_s = median(&times_s);
+        Self {
+            op,
+            best_s,
+            median_s,
+            best_per_ciphertext_s: best_s / batch as f64,
+            median_per_ciphertext_s: median_s / batch as f64,
+            times_s,
+        }
+    }
+}
+
+/// The median of a non-empty list (the mean of the two middle values for an even length).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// The result of `pimhe bench scheme` (`--json` serialises it as one object).
+#[derive(Debug, Clone, Serialize)]
+pub struct SchemeReport {
+    scheme: &'static str,
+    backend: &'static str,
+    n: usize,
+    batch: usize,
+    threads: usize,
+    repeats: usize,
+    seed: u64,
+    params: SchemeParams,
+    /// Whether the decrypted product matched the slot-wise plaintext product (always true in a
+    /// printed report: a mismatch is an error).
+    checked: bool,
+    ops: Vec<OpTiming>,
+}
+
+impl Printable for SchemeReport {
+    /// The parameters, then one line per operation.
+    fn human(&self) -> String {
+        let p = &self.params;
+        let data_bits = match (p.data_prime_bits.iter().min(), p.data_prime_bits.iter().max()) {
+            (Some(lo), Some(hi)) if lo == hi => format!("{lo}"),
+            (Some(lo), Some(hi)) => format!("{lo}-{hi}"),
+            _ => "-".to_string(),
+        };
+        let mut text = format!(
+            "{} backend={} n={} batch={} threads={} (best and median of {} after a warm-up, seed {})\n  t={} data primes={}x{}b \
+             special={} log2(q)={} ciphertext, {} total; product checked against the plaintext\n",
+            self.scheme,
+            self.backend,
+            self.n,
+            self.batch,
+            self.threads,
+            self.repeats,
+            self.seed,
+            p.plain_modulus,
+            p.data_primes.len(),
+            data_bits,
+            p.special_prime_bits.map_or("none".to_string(), |b| format!("{b}b")),
+            p.log_q_ciphertext,
+            p.log_q_total,
+        );
+        text.push_str(&format!(
+            "  {:<16} {:>14} {:>14} {:>16} {:>16}",
+            "op", "best/batch", "median/batch", "best/ciphertext", "median/ciphertext"
+        ));
+        for op in &self.ops {
+            text.push_str(&format!(
+                "\n  {:<16} {:>14} {:>14} {:>16} {:>16}",
+                op.op,
+                format_seconds(op.best_s),
+                format_seconds(op.median_s),
+                format_seconds(op.best_per_ciphertext_s),
+                format_seconds(op.median_per_ciphertext_s),
+            ));
+        }
+        text
+    }
+}
+
+/// The ring degrees `--n` accepts: the presets with a key-switching prime.
+fn allowed_degrees() -> Vec<usize> {
+    DEGREES.iter().copied().filter(|&n| BgvParameters::preset(n).is_ok_and(|p| p.special_prime().is_some())).collect()
+}
+
+/// Bytes the run holds at its peak, estimated: relinearization's digits (L digits over L + 1
+/// primes) beside about a dozen ciphertext-sized polynomials (operands, products, copies).
+fn estimated_bytes(params: &BgvParameters, batch: usize) -> u128 {
+    let limbs = params.data_primes().len() as u128 + 1;
+    let polys = (limbs - 1) * limbs + 12 * limbs;
+    4 * params.degree() as u128 * batch as u128 * polys
+}
+
+/// Checks the arguments and builds the parameters. Every error names its flag and what is
+/// allowed.
+fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
+    if !SCHEMES.contains(&args.scheme.as_str()) {
+        return Err(CliError::usage(format!(
+            "--scheme {} is not known; choose one of: {}",
+            args.scheme,
+            SCHEMES_AVAILABLE.join(", ")
+        )));
+    }
+    if !SCHEMES_AVAILABLE.contains(&args.scheme.as_str()) {
+        return Err(CliError::usage(format!(
+            "--scheme {} is not available in this build yet; available: {}",
+            args.scheme,
+            SCHEMES_AVAILABLE.join(", ")
+        )));
+    }
+    if args.backend != "cpu" {
+        return Err(CliError::usage(format!(
+            "--backend {} is not supported by `bench scheme` yet; it runs on cpu only (the kernels run on \
+             upmem-emu with `pimhe bench ntt|intt|bgv-mul|pipeline --backend upmem-emu`)",
+            args.backend
+        )));
+    }
+    let allowed = allowed_degrees();
+    if !allowed.contains(&args.n) {
+        let list: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
+        return Err(CliError::usage(format!(
+            "--n {} is not allowed: choose one of {} (the 128-bit presets with a key-switching prime)",
+            args.n,
+            list.join(", ")
+        )));
+    }
+    if args.batch == 0 {
+        return Err(CliError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
+    }
+    if args.threads == Some(0) {
+        return Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed"));
+    }
+    if args.repeat == 0 {
+        return Err(CliError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
+    }
+    let params = BgvParameters::preset(args.n)?;
+    if let Some(available) = available_memory() {
+        let needed = estimated_bytes(&params, args.batch);
+        if needed as f64 > MEMORY_SHARE * available as f64 {
+            return Err(CliError::usage(format!(
+                "--batch {} at --n {} needs about {} MiB, more than {:.0}% of the {} MiB of available memory; \
+                 lower --batch",
+                args.batch,
+                args.n,
+                needed >> 20,
+                MEMORY_SHARE * 100.0,
+                available >> 20
+            )));
+        }
+    }
+    Ok(params)
+}
+
+/// Runs `pimhe bench scheme`.
+pub fn run(args: &SchemeArgs) -> Result<()> {
+    let report = measure(args)?;
+    print_report(&report, args.json)
+}
+
+/// Validates the arguments and measures (everything `run` does but printing).
+pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
+    let params = validate(args)?;
+    let backend = CpuBackend::new(args.threads)?;
+    let ops = bench_bgv(&backend, params.clone(), args.batch, args.repeat, args.seed)?;
+    Ok(SchemeReport {
+        scheme: "bgv",
+        backend: "cpu",
+        n: args.n,
+        batch: args.batch,
+        threads: backend.threads(),
+        repeats: args.repeat,
+        seed: args.seed,
+        params: SchemeParams::from_bgv(&params),
+        checked: true,
+        ops,
+    })
+}
+
+/// The seconds of each operation, round after round; round 0 is the warm-up.
+struct Rounds {
+    ops: Vec<(&'static str, Vec<f64>)>,
+}
+
+impl Rounds {
+    fn new() -> Self {
+        Self { ops: Vec::new() }
+    }
+
+    /// Runs `f`, adds its time to `op`'s list and returns its value.
+    fn time<T>(&mut self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let start = Instant::now();
+        let value = f()?;
+        let seconds = start.elapsed().as_secs_f64();
+        match self.ops.iter_mut().find(|(name, _)| *name == op) {
+            Some((_, times)) => times.push(seconds),
+            None => self.ops.push((op, vec![seconds])),
+        }
+        Ok(value)
+    }
+
+    /// The timings without the warm-up round.
+    fn finish(self, batch: usize) -> Vec<OpTiming> {
+        self.ops.into_iter().map(|(op, times)| OpTiming::new(op, times[1..].to_vec(), batch)).collect()
+    }
+}
+
+/// Times BGV's operations on batches of `batch` ciphertexts, a warm-up and `repeat` rounds,
+/// keys and randomness from `seed`. Fails if the product does not decrypt to the plaintext
+/// product.
+fn bench_bgv<B: Backend>(
+    backend: &B,
+    params: BgvParameters,
+    batch: usize,
+    repeat: usize,
+    seed: u64,
+) -> Result<Vec<OpTiming>> {
+    let ctx = BgvContext::new(params)?;
+    // Independent streams for the keys, the encryptions and the plaintext slots.
+    let stream = |k: u64| Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k));
+    let mut keygen = KeyGenerator::with_sampler(backend, &ctx, stream(0));
+    let secret = keygen.secret_key()?;
+    let public = keygen.public_key(&secret)?;
+    let relin = keygen.relin_key(&secret)?;
+    let encoder = BatchEncoder::new(&ctx);
+    let (x, y) = random_slots(&ctx, batch, stream(1));
+    let encode =
+        |values: &[Vec<u64>]| values.iter().map(|v| encoder.encode(v)).collect::<pimhe_schemes::Result<Vec<_>>>();
+    let (plain_x, plain_y) = (encode(&x)?, encode(&y)?);
+    let mut encryptor = Encryptor::with_public_key(backend, &public)?.with_sampler(stream(2));
+    let evaluator = Evaluator::new(backend, &ctx).with_relin_key(&relin)?;
+    let decryptor = Decryptor::new(backend, &secret)?;
+    let cy = encryptor.encrypt(&plain_y)?;
+
+    let mut rounds = Rounds::new();
+    for round in 0..=repeat {
+        let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
+        rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
+        let product = rounds.time("multiply", || Ok(evaluator.multiply(&cx, &cy)?))?;
+        rounds.time("relinearize", || Ok(evaluator.relinearize(&product)?))?;
+        let relinearized =
+            rounds.time("multiply_relin", || Ok(evaluator.relinearize(&evaluator.multiply(&cx, &cy)?)?))?;
+        let switched = rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&relinearized)?))?;
+        // The transforms run on copies of a fresh ciphertext's components (NTT form): inverse first.
+        let mut parts = cx.parts().iter().map(|p| backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        rounds.time("intt", || Ok(parts.iter_mut().try_for_each(|p| backend.intt(p))?))?;
+        rounds.time("ntt", || Ok(parts.iter_mut().try_for_each(|p| backend.ntt(p))?))?;
+        if round == 0 {
+            check_product(&encoder, &decryptor.decrypt(&switched)?, &x, &y, ctx.plain_modulus().value())?;
+        }
+    }
+    Ok(rounds.finish(batch))
+}
+
+/// `batch` vectors of N uniformly random slots modulo t.
+fn random_slots(ctx: &Arc<BgvContext>, batch: usize, mut sampler: Sampler) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
+    let t = ctx.plain_modulus();
+    let mut vectors = || -> Vec<Vec<u64>> {
+        (0..batch).map(|_| sampler.uniform_vec(t, ctx.slots()).into_iter().map(u64::from).collect()).collect()
+    };
+    let x = vectors();
+    (x, vectors())
+}
+
+/// Fails unless every decrypted slot equals the product of the input slots modulo t.
+fn check_product(
+    encoder: &BatchEncoder,
+    decrypted: &[pimhe_schemes::bgv::Plaintext],
+    x: &[Vec<u64>],
+    y: &[Vec<u64>],
+    t: u32,
+) -> Result<()> {
+    for (k, plain) in decrypted.iter().enumerate() {
+        let slots = encoder.decode(plain)?;
+        if let Some(i) = (0..slots.len()).find(|&i| slots[i] != x[k][i] * y[k][i] % t as u64) {
+            return Err(CliError::Failed(format!(
+                "internal error: ciphertext {k} slot {i} decrypted to {}, expected {}",
+                slots[i],
+                x[k][i] * y[k][i] % t as u64
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(n: usize) -> SchemeArgs {
+        SchemeArgs {
+            scheme: "bgv".into(),
+            n,
+            batch: 2,
+            backend: "cpu".into(),
+            threads: Some(2),
+            repeat: 2,
+            seed: 3,
+            json: true,
+        }
+    }
+
+    fn usage(args: &SchemeArgs) -> String {
+        match measure(args) {
+            Err(CliError::Usage(message)) => message,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn json_report_has_every_field_and_the_preset() {
+        let report = measure(&args(4096)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::bench::to_json(&report).unwrap()).unwrap();
+        for field in ["scheme", "backend", "n", "batch", "threads", "repeats", "seed", "params", "checked", "ops"] {
+            assert!(json.get(field).is_some(), "missing {field} in {json}");
+        }
+        assert_eq!(json["scheme"], "bgv");
+        assert_eq!(json["n"], 4096);
+        assert_eq!(json["batch"], 2);
+        assert_eq!(json["threads"], 2);
+        assert_eq!(json["repeats"], 2);
+        assert_eq!(json["checked"], true);
+        // The parameters are the preset's, as `pimhe params` lists them.
+        let preset = BgvParameters::preset(4096).unwrap();
+        let params = &json["params"];
+        assert_eq!(params["plain_modulus"], preset.plain_modulus());
+        assert_eq!(params["data_primes"], serde_json::json!(preset.data_primes()));
+        assert_eq!(params["data_prime_bits"], serde_json::json!([27, 27, 27]));
+        assert_eq!(params["special_prime"], preset.special_prime().unwrap());
+        assert_eq!(params["special_prime_bits"], 27);
+        assert_eq!(params["log_q_ciphertext"], 81);
+        assert_eq!(params["log_q_total"], preset.total_bits());
+        let ops = json["ops"].as_array().unwrap();
+        let names: Vec<&str> = ops.iter().map(|o| o["op"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["encrypt", "decrypt", "multiply", "relinearize", "multiply_relin", "mod_switch", "intt", "ntt"]
+        );
+        // JSON numbers parse back to within an ulp or so.
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+        for op in ops {
+            let field = |name: &str| op[name].as_f64().unwrap();
+            let times: Vec<f64> = op["times_s"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+            assert_eq!(times.len(), 2, "{op}");
+            assert!(times.iter().all(|&t| t > 0.0), "{op}");
+            assert!(close(field("best_s"), times[0].min(times[1])), "{op}");
+            assert!(close(field("median_s"), (times[0] + times[1]) / 2.0), "{op}");
+            assert!(close(field("best_per_ciphertext_s"), field("best_s") / 2.0), "{op}");
+            assert!(close(field("median_per_ciphertext_s"), field("median_s") / 2.0), "{op}");
+        }
+        let text = report.human();
+        assert!(text.starts_with("bgv backend=cpu n=4096 batch=2 threads=2"), "{text}");
+        assert!(text.contains("data primes=3x27b special=27b log2(q)=81 ciphertext, 108 total"), "{text}");
+        assert_eq!(text.lines().count(), 3 + names.len(), "{text}");
+    }
+
+    #[test]
+    fn bad_degree_lists_the_allowed_values() {
+        for n in [1000, 2048, 65536] {
+            let message = usage(&args(n));
+            assert!(message.starts_with(&format!("--n {n} is not allowed")), "{message}");
+            assert!(message.contains("4096, 8192, 16384, 32768"), "{message}");
+        }
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors_naming_the_flag() {
+        let with = |f: fn(&mut SchemeArgs)| {
+            let mut a = args(4096);
+            f(&mut a);
+            usage(&a)
+        };
+        assert!(with(|a| a.batch = 0).starts_with("--batch 0"));
+        assert!(with(|a| a.repeat = 0).starts_with("--repeat 0"));
+        assert!(with(|a| a.threads = Some(0)).starts_with("--threads 0"));
+        let backend = with(|a| a.backend = "upmem-emu".into());
+        assert!(backend.starts_with("--backend upmem-emu") && backend.contains("cpu only"), "{backend}");
+        let unknown = with(|a| a.scheme = "ckks2".into());
+        assert!(unknown.starts_with("--scheme ckks2 is not known") && unknown.contains("bgv"), "{unknown}");
+        assert!(with(|a| a.scheme = "bfv".into()).contains("not available in this build yet; available: bgv"));
+        let huge = with(|a| {
+            a.n = 32768;
+            a.batch = 1 << 20
+        });
+        assert!(huge.starts_with("--batch 1048576 at --n 32768 needs about"), "{huge}");
+    }
+
+    #[test]
+    fn median_takes_the_middle() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+    }
+
+    #[test]
+    fn memory_estimate_counts_the_relinearization_digits() {
+        let params = BgvParameters::preset(8192).unwrap();
+        // 6 data primes: 6 digits over 7 primes, plus 12 polynomials of 7 primes, 4 bytes each.
+        assert_eq!(estimated_bytes(&params, 3), 4 * 8192 * 3 * (6 * 7 + 12 * 7));
+    }
+}
