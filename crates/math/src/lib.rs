@@ -5,6 +5,7 @@
 //! samplers on a seeded ChaCha20 CSPRNG. Nothing here knows about polynomials in batches or
 //! ciphertexts; those live in `pimhe-ring` and above.
 
+pub mod crt_small;
 pub mod error;
 pub mod modular;
 pub mod ntt;
@@ -12,6 +13,7 @@ pub mod primes;
 pub mod rns;
 pub mod sampling;
 
+pub use crt_small::CrtToSmall;
 pub use error::{MathError, Result};
 pub use modular::{bit_reverse, inverse_mod, Modulus};
 pub use ntt::NttTable;
