@@ -111,6 +111,15 @@ pub trait Backend: Send + Sync {
     /// The same polynomials over `target`'s primes (all present in `a`'s basis).
     fn restrict(&self, a: &Self::Buffer, target: &Arc<RingBasis>) -> Result<Self::Buffer>;
 
+    /// Fast base conversion (FastBConv of Bajard, Eynard, Hasan and Zucca) of every polynomial of
+    /// `a`, in coefficient form over base Q = q_0 ... q_{L-1}, to the primes of `target`:
+    /// `sum_i [a_i (Q/q_i)^{-1}]_{q_i} (Q/q_i) mod p` for each prime p of `target`. Per
+    /// coefficient this is `a + u Q` for some integer 0 <= u < L, so callers either tolerate the
+    /// `u Q` (key switching's ModUp) or correct it (BFV's fast floor, Shenoy-Kumaresan).
+    /// `target` may share primes with `a`'s basis (those limbs come out unchanged). Coefficient
+    /// form in and out.
+    fn base_convert(&self, a: &Self::Buffer, target: &Arc<RingBasis>) -> Result<Self::Buffer>;
+
     /// RNS-digit decomposition for key switching: for each prime q_i of `a`'s basis, the digit
     /// [a]_{q_i} (centred) lifted to every prime of `extended` (which contains `a`'s primes),
     /// in `a`'s representation. Returns one batch per digit.

@@ -2,13 +2,17 @@
 
 use std::sync::Arc;
 
-use pimhe_math::Modulus;
+use pimhe_math::{BaseConverter, Modulus, RnsBase};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use rayon::prelude::*;
 
 use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
 use crate::operands::{broadcast, require, same_shape, Broadcast};
+
+/// Columns (coefficient positions across the batch) one thread converts at a time in
+/// [`Backend::base_convert`]: large enough to amortise the gather, small enough to stay in L2.
+const CONVERT_COLUMNS: usize = 2048;
 
 /// Runs the operations of [`Backend`] on the host, with its own rayon pool.
 ///
@@ -251,6 +255,44 @@ impl Backend for CpuBackend {
 
     fn restrict(&self, a: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
         Ok(a.restrict(target)?)
+    }
+
+    fn base_convert(&self, a: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
+        require("base_convert", &Shape::of(a), Representation::Coefficient)?;
+        if a.degree() != target.degree() {
+            return Err(ExecError::Shape {
+                operation: "base_convert",
+                detail: format!("ring degree {} cannot convert to a basis of degree {}", a.degree(), target.degree()),
+            });
+        }
+        let converter = BaseConverter::new(&RnsBase::new(&a.basis().moduli())?, &RnsBase::new(&target.moduli())?)?;
+        let (from_limbs, to_limbs) = (a.basis().len(), target.len());
+        // Limb-major data makes the whole batch one list of count*N values per prime; threads
+        // take ranges of those columns, each gathered into a small limb-major block.
+        let columns = a.count() * a.degree();
+        let mut out = PolyBatch::zeros(target, a.count(), Representation::Coefficient);
+        let blocks: Vec<(usize, Vec<u32>)> = self.pool.install(|| {
+            (0..columns.div_ceil(CONVERT_COLUMNS))
+                .into_par_iter()
+                .map(|block| {
+                    let start = block * CONVERT_COLUMNS;
+                    let width = CONVERT_COLUMNS.min(columns - start);
+                    let mut input = Vec::with_capacity(from_limbs * width);
+                    for limb in 0..from_limbs {
+                        input.extend_from_slice(&a.limb(limb)[start..start + width]);
+                    }
+                    let mut output = vec![0u32; to_limbs * width];
+                    converter.convert(&input, &mut output).map(|()| (start, output))
+                })
+                .collect::<pimhe_math::Result<Vec<_>>>()
+        })?;
+        for (start, output) in blocks {
+            let width = output.len() / to_limbs;
+            for (limb, values) in output.chunks_exact(width).enumerate() {
+                out.limb_mut(limb)[start..start + width].copy_from_slice(values);
+            }
+        }
+        Ok(out)
     }
 
     fn decompose_digits(&self, a: &PolyBatch, extended: &Arc<RingBasis>) -> Result<Vec<PolyBatch>> {

@@ -157,6 +157,14 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
         for (x, y) in digits.iter().zip(&cpu_digits) {
             same(&pim, &cpu, x, y, &format!("decompose_digits {label}"));
         }
+        let (pcoeff, other) = (pim.upload(coefficients.clone()).unwrap(), RingBasis::new(N, &primes[3..]).unwrap());
+        same(
+            &pim,
+            &cpu,
+            &pim.base_convert(&pcoeff, &other).unwrap(),
+            &cpu.base_convert(&coefficients, &other).unwrap(),
+            &format!("base_convert {label}"),
+        );
         let t = pimhe_math::Modulus::new(65537).unwrap();
         same(
             &pim,
@@ -166,7 +174,7 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
             &format!("mod_down_last {label}"),
         );
         let report = pim.report().unwrap();
-        assert!(report.fallbacks >= 2, "{label}: {report:?}");
+        assert!(report.fallbacks >= 3, "{label}: {report:?}");
         assert!(report.compute_s > 0.0 && report.transfer_s > 0.0 && report.retrieve_s > 0.0);
         assert!(report.model.contains("modeled"), "{}", report.model);
         report

@@ -825,6 +825,10 @@ impl Backend for PimBackend {
         digits.into_iter().map(|d| self.push(&mut state, d)).collect()
     }
 
+    fn base_convert(&self, a: &PimBuffer, target: &Arc<RingBasis>) -> pimhe_exec::Result<PimBuffer> {
+        self.fallback_buffer(&[a], |cpu, host| cpu.base_convert(&host[0], target))
+    }
+
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
     }
