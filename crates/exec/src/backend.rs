@@ -88,6 +88,13 @@ pub trait Backend: Send + Sync {
     /// `a * c` for an integer constant `c`, reduced modulo each prime.
     fn mul_scalar(&self, a: &Self::Buffer, c: u64) -> Result<Self::Buffer>;
 
+    /// `a * c_i` on limb i: every residue modulo the i-th prime of `a`'s basis times that prime's
+    /// own constant `constants[i]` (reduced modulo the prime), in either representation. This is
+    /// the RNS form of multiplying by an integer too large for one word, given by its residues
+    /// (BFV's q^{-1} modulo the primes of another base, or floor(Q/t)). `constants` holds exactly
+    /// one value per limb.
+    fn mul_limb_constants(&self, a: &Self::Buffer, constants: &[u64]) -> Result<Self::Buffer>;
+
     /// The BGV/BFV tensor product of ciphertext pairs (NTT form):
     /// `(a0 b0, a0 b1 + a1 b0, a1 b1)`. All four operands have the same shape.
     fn tensor(

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
-use crate::operands::{broadcast, require, same_shape, Broadcast};
+use crate::operands::{broadcast, check_limb_constants, require, same_shape, Broadcast};
 
 /// Columns (coefficient positions across the batch) one thread converts at a time in
 /// [`Backend::base_convert`]: large enough to amortise the gather, small enough to stay in L2.
@@ -382,6 +382,17 @@ impl Backend for CpuBackend {
             for (o, &x) in chunk.iter_mut().zip(a.poly_limb(limb, poly)) {
                 *o = q.mul_shoup(q.sub(x, *o), p_inv, p_inv_shoup);
             }
+        });
+        Ok(out)
+    }
+
+    fn mul_limb_constants(&self, a: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
+        check_limb_constants(&Shape::of(a), constants)?;
+        let mut out = a.clone();
+        self.for_chunks(&mut out, |limb, _, q, chunk| {
+            let c = q.reduce_u64(constants[limb]);
+            let c_shoup = q.shoup(c);
+            chunk.iter_mut().for_each(|x| *x = q.mul_shoup(*x, c, c_shoup));
         });
         Ok(out)
     }

@@ -121,6 +121,14 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
             &cpu.mul_scalar(&a, 123_456_789_012).unwrap(),
             &format!("mul_scalar {label}"),
         );
+        let constants: Vec<u64> = (0..a.basis().len() as u64).map(|i| 987_654_321_987 * (i + 2)).collect();
+        same(
+            &pim,
+            &cpu,
+            &pim.mul_limb_constants(&pa, &constants).unwrap(),
+            &cpu.mul_limb_constants(&a, &constants).unwrap(),
+            &format!("mul_limb_constants {label}"),
+        );
         same(&pim, &cpu, &pim.sum(&pa).unwrap(), &cpu.sum(&a).unwrap(), &format!("sum {label}"));
         same(&pim, &cpu, &pim.sum(&ps).unwrap(), &cpu.sum(&single).unwrap(), &format!("sum of one {label}"));
         let (mut acc, mut cpu_acc) = (pim.copy(&pa).unwrap(), a.clone());

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use pimhe_exec::operands::{broadcast, require, same_shape};
+use pimhe_exec::operands::{broadcast, check_limb_constants, require, same_shape};
 use pimhe_exec::{Backend, CpuBackend, ExecError, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
@@ -831,6 +831,15 @@ impl Backend for PimBackend {
 
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
+    }
+
+    fn mul_limb_constants(&self, a: &PimBuffer, constants: &[u64]) -> pimhe_exec::Result<PimBuffer> {
+        check_limb_constants(&a.shape, constants)?;
+        // The scalar kernel takes one constant per prime; a basis holds each prime once.
+        let primes = a.shape.basis.primes();
+        self.scale(a, &a.shape.basis, |q| {
+            q.reduce_u64(constants[primes.iter().position(|&p| p == q.value()).expect("a prime of a's basis")])
+        })
     }
 }
 
