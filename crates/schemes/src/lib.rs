@@ -5,6 +5,7 @@
 //! follow the same structure.
 
 pub mod bgv;
+pub mod encoder;
 pub mod error;
 pub mod security;
 

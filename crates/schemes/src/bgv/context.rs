@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use pimhe_math::{bit_reverse, Modulus, NttTable};
+use pimhe_math::Modulus;
 use pimhe_ring::RingBasis;
 
 use crate::bgv::params::BgvParameters;
+use crate::encoder::{PlainContext, PlainSpace};
 use crate::error::{Result, SchemeError};
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
@@ -19,9 +20,7 @@ pub struct BgvContext {
     level_bases: Vec<Arc<RingBasis>>,
     extended_bases: Vec<Arc<RingBasis>>,
     key_basis: Arc<RingBasis>,
-    plain: Modulus,
-    plain_table: NttTable,
-    slot_positions: Vec<usize>,
+    plain: Arc<PlainSpace>,
 }
 
 impl BgvContext {
@@ -48,17 +47,8 @@ impl BgvContext {
             }
             None => Vec::new(),
         };
-        let plain = Modulus::new(params.plain_modulus() as u64)?;
-        let plain_table = NttTable::new(plain, n)?;
-        Ok(Arc::new(Self {
-            slot_positions: slot_positions(n),
-            params,
-            level_bases,
-            extended_bases,
-            key_basis,
-            plain,
-            plain_table,
-        }))
+        let plain = PlainSpace::new(n, params.plain_modulus())?;
+        Ok(Arc::new(Self { params, level_bases, extended_bases, key_basis, plain }))
     }
 
     /// The parameters.
@@ -83,15 +73,7 @@ impl BgvContext {
 
     /// The plaintext modulus t.
     pub fn plain_modulus(&self) -> &Modulus {
-        &self.plain
-    }
-
-    pub(crate) fn plain_table(&self) -> &NttTable {
-        &self.plain_table
-    }
-
-    pub(crate) fn slot_positions(&self) -> &[usize] {
-        &self.slot_positions
+        self.plain.modulus()
     }
 
     /// The basis of ciphertexts at `level`.
@@ -132,18 +114,8 @@ impl BgvContext {
     }
 }
 
-/// Position in the (bit-reversed) NTT vector mod t of each slot, in SEAL's 2 x N/2 layout:
-/// slot i of row 0 is the evaluation at psi^(3^i), slot i of row 1 at psi^(-3^i). The Galois
-/// automorphism X -> X^3 then rotates both rows by one, which is what rotations will use.
-fn slot_positions(n: usize) -> Vec<usize> {
-    let log_n = n.trailing_zeros();
-    let two_n = 2 * n;
-    let mut positions = vec![0; n];
-    let mut power = 1usize; // 3^i mod 2N
-    for i in 0..n / 2 {
-        positions[i] = bit_reverse((power - 1) / 2, log_n);
-        positions[n / 2 + i] = bit_reverse((two_n - power - 1) / 2, log_n);
-        power = power * 3 % two_n;
+impl PlainContext for BgvContext {
+    fn plain_space(&self) -> &Arc<PlainSpace> {
+        &self.plain
     }
-    positions
 }

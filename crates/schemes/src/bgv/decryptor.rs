@@ -10,8 +10,8 @@ use pimhe_ring::PolyBatch;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::encoder::Plaintext;
 use crate::bgv::keys::SecretKey;
+use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
 
 /// What decrypting one ciphertext reveals: the message polynomial and how much room was left.

@@ -7,8 +7,8 @@ use pimhe_math::Sampler;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::encoder::Plaintext;
 use crate::bgv::keys::{upload_signed, Noise, PublicKey, SecretKey};
+use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
 
 enum Key<Buffer> {
@@ -69,7 +69,7 @@ impl<'a, B: Backend> Encryptor<'a, B> {
             return Err(SchemeError::InvalidParameters("nothing to encrypt: the plaintext list is empty".into()));
         }
         for plain in plaintexts {
-            plain.check(&self.ctx)?;
+            plain.check(self.ctx.plain_space())?;
         }
         let n = self.ctx.degree();
         let t = self.ctx.plain_modulus().value();
@@ -80,7 +80,7 @@ impl<'a, B: Backend> Encryptor<'a, B> {
             .iter()
             .map(|plain| {
                 let mut term = self.noise.scaled_error(n, t);
-                term.iter_mut().zip(plain.centered(&self.ctx)).for_each(|(x, m)| *x += m);
+                term.iter_mut().zip(plain.centered(self.ctx.plain_space())).for_each(|(x, m)| *x += m);
                 term
             })
             .collect();

@@ -7,8 +7,8 @@ use pimhe_ring::PolyBatch;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::encoder::Plaintext;
 use crate::bgv::keys::RelinKey;
+use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
 
 /// Evaluates on ciphertext batches with only public material (the server side).
@@ -223,7 +223,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         let lifted = plains
             .iter()
             .map(|plain| {
-                plain.check(&self.ctx)?;
+                plain.check(self.ctx.plain_space())?;
                 Ok(plain.coefficients().iter().map(|&m| t.center(t.mul(m, scale))).collect::<Vec<i64>>())
             })
             .collect::<Result<Vec<_>>>()?;

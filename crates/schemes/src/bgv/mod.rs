@@ -8,16 +8,15 @@
 mod ciphertext;
 mod context;
 mod decryptor;
-mod encoder;
 mod encryptor;
 mod evaluator;
 mod keys;
 mod params;
 
+pub use crate::encoder::{BatchEncoder, Plaintext};
 pub use ciphertext::CiphertextBatch;
 pub use context::BgvContext;
 pub use decryptor::Decryptor;
-pub use encoder::{BatchEncoder, Plaintext};
 pub use encryptor::Encryptor;
 pub use evaluator::Evaluator;
 pub use keys::{KeyGenerator, PublicKey, RelinKey, SecretKey};
