@@ -6,6 +6,8 @@
 
 pub mod bgv;
 pub mod error;
+pub(crate) mod keyswitch;
+pub(crate) mod noise;
 pub mod security;
 
 pub use error::{Result, SchemeError};
