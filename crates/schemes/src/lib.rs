@@ -7,6 +7,8 @@
 pub mod bgv;
 pub mod encoder;
 pub mod error;
+pub(crate) mod keyswitch;
+pub(crate) mod noise;
 pub mod security;
 
 pub use error::{Result, SchemeError};

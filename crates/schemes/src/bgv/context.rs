@@ -8,6 +8,7 @@ use pimhe_ring::RingBasis;
 use crate::bgv::params::BgvParameters;
 use crate::encoder::{PlainContext, PlainSpace};
 use crate::error::{Result, SchemeError};
+use crate::keyswitch::KeySwitchBasis;
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
 /// objects that make them; combining objects of two different contexts is an error.
@@ -18,7 +19,7 @@ use crate::error::{Result, SchemeError};
 pub struct BgvContext {
     params: BgvParameters,
     level_bases: Vec<Arc<RingBasis>>,
-    extended_bases: Vec<Arc<RingBasis>>,
+    key_switch: Option<KeySwitchBasis>,
     key_basis: Arc<RingBasis>,
     plain: Arc<PlainSpace>,
 }
@@ -40,15 +41,12 @@ impl BgvContext {
         let key_basis = RingBasis::new(n, &key_primes)?;
         let data_count = params.data_primes().len();
         let level_bases = (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
-        let extended_bases = match params.special_prime() {
-            Some(_) => {
-                let special = key_basis.select(&[data_count])?;
-                level_bases.iter().map(|b| b.concat(&special)).collect::<pimhe_ring::Result<Vec<_>>>()?
-            }
-            None => Vec::new(),
+        let key_switch = match params.special_prime() {
+            Some(_) => Some(KeySwitchBasis::new(&key_basis, data_count, data_count)?),
+            None => None,
         };
         let plain = PlainSpace::new(n, params.plain_modulus())?;
-        Ok(Arc::new(Self { params, level_bases, extended_bases, key_basis, plain }))
+        Ok(Arc::new(Self { params, level_bases, key_switch, key_basis, plain }))
     }
 
     /// The parameters.
@@ -86,9 +84,9 @@ impl BgvContext {
         })
     }
 
-    /// The basis of `level` plus the special prime (key switching), if there is one.
-    pub(crate) fn extended_basis(&self, level: usize) -> Option<&Arc<RingBasis>> {
-        self.extended_bases.get(level)
+    /// The primes and digits of key switching, when the parameters have special primes.
+    pub(crate) fn key_switch_basis(&self) -> Option<&KeySwitchBasis> {
+        self.key_switch.as_ref()
     }
 
     /// The basis keys are made over: every data prime and the special prime.

@@ -7,9 +7,10 @@ use pimhe_math::Sampler;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::keys::{upload_signed, Noise, PublicKey, SecretKey};
+use crate::bgv::keys::{PublicKey, SecretKey};
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
+use crate::noise::{upload_signed, Noise};
 
 enum Key<Buffer> {
     Public { b: Buffer, a: Buffer },
