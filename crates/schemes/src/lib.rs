@@ -4,6 +4,7 @@
 //! the CPU and on every PIM backend. Today: [`bgv`] (full-RNS BGV with batching). BFV and CKKS
 //! follow the same structure.
 
+pub mod bfv;
 pub mod bgv;
 pub mod encoder;
 pub mod error;

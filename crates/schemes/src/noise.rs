@@ -58,3 +58,70 @@ pub(crate) fn upload_signed<B: Backend>(
     backend.ntt(&mut buffer)?;
     Ok(buffer)
 }
+
+/// A fresh ternary secret over `basis`, in NTT form on the host (the device copy is wiped).
+pub(crate) fn ternary_secret<B: Backend>(backend: &B, noise: &mut Noise, basis: &Arc<RingBasis>) -> Result<PolyBatch> {
+    let mut buffer = upload_signed(backend, basis, &mut [noise.ternary(basis.degree())])?;
+    let s = backend.download(&buffer);
+    backend.zeroize(&mut buffer);
+    Ok(s?)
+}
+
+/// A public key `(-a s + error_scale * e, a)` over `basis` (a prefix of the secret's basis),
+/// NTT form: t for BGV, whose errors must vanish modulo t, 1 for BFV.
+pub(crate) fn public_pair<B: Backend>(
+    backend: &B,
+    noise: &mut Noise,
+    secret: &PolyBatch,
+    basis: &Arc<RingBasis>,
+    error_scale: u32,
+) -> Result<(PolyBatch, PolyBatch)> {
+    let a = noise.uniform_ntt(basis, 1)?;
+    let mut error = upload_signed(backend, basis, &mut [noise.scaled_error(basis.degree(), error_scale)])?;
+    let a_device = backend.upload(a)?;
+    let mut s = backend.upload(secret.clone())?;
+    let a_times_s = backend.mul(&a_device, &s);
+    backend.zeroize(&mut s);
+    let b = backend.sub(&error, &a_times_s?);
+    backend.zeroize(&mut error);
+    Ok((backend.download(&b?)?, backend.download(&a_device)?))
+}
+
+/// The key of an encryptor, on the device.
+pub(crate) enum EncryptionKey<Buffer> {
+    Public { b: Buffer, a: Buffer },
+    Secret { s: Buffer },
+}
+
+/// Completes `count` encryptions over `basis` (NTT form) whose component 0 so far holds
+/// `part0`, the key-independent term (message and e0): with the public key
+/// `(part0 + b u, error_scale * e1 + a u)`, u ternary; with the secret key `(part0 - a s, a)`,
+/// a uniform.
+pub(crate) fn encrypt_with<B: Backend>(
+    backend: &B,
+    noise: &mut Noise,
+    key: &EncryptionKey<B::Buffer>,
+    basis: &Arc<RingBasis>,
+    mut part0: B::Buffer,
+    count: usize,
+    error_scale: u32,
+) -> Result<Vec<B::Buffer>> {
+    let n = basis.degree();
+    match key {
+        EncryptionKey::Public { b, a } => {
+            let mut u: Vec<Vec<i64>> = (0..count).map(|_| noise.ternary(n)).collect();
+            let mut u = upload_signed(backend, basis, &mut u)?;
+            let mut errors: Vec<Vec<i64>> = (0..count).map(|_| noise.scaled_error(n, error_scale)).collect();
+            let mut part1 = upload_signed(backend, basis, &mut errors)?;
+            let result = backend.mac(&mut part0, &u, b).and_then(|_| backend.mac(&mut part1, &u, a));
+            backend.zeroize(&mut u);
+            result?;
+            Ok(vec![part0, part1])
+        }
+        EncryptionKey::Secret { s } => {
+            let a = backend.upload(noise.uniform_ntt(basis, count)?)?;
+            let a_times_s = backend.mul(&a, s)?;
+            Ok(vec![backend.sub(&part0, &a_times_s)?, a])
+        }
+    }
+}

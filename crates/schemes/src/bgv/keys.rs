@@ -4,12 +4,12 @@ use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
-use pimhe_ring::{PolyBatch, RingBasis};
+use pimhe_ring::PolyBatch;
 
 use crate::bgv::context::BgvContext;
 use crate::error::{Result, SchemeError};
 use crate::keyswitch::SwitchingKey;
-use crate::noise::{upload_signed, Noise};
+use crate::noise::{public_pair, ternary_secret, Noise};
 
 /// The secret key s (ternary), in NTT form over every data prime and the special prime.
 /// Its residues are overwritten with zeros when it is dropped.
@@ -100,19 +100,15 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
 
     /// A fresh ternary secret key.
     pub fn secret_key(&mut self) -> Result<SecretKey> {
-        let mut s = vec![self.noise.ternary(self.ctx.degree())];
-        let buffer = upload_signed(self.backend, self.ctx.key_basis(), &mut s)?;
-        let s = self.backend.download(&buffer);
-        let mut buffer = buffer;
-        self.backend.zeroize(&mut buffer);
-        Ok(SecretKey { ctx: self.ctx.clone(), s: s? })
+        let s = ternary_secret(self.backend, &mut self.noise, self.ctx.key_basis())?;
+        Ok(SecretKey { ctx: self.ctx.clone(), s })
     }
 
     /// The public key of `secret`.
     pub fn public_key(&mut self, secret: &SecretKey) -> Result<PublicKey> {
         self.ctx.expect_same(&secret.ctx, "the secret key")?;
-        let basis = self.ctx.top_basis().clone();
-        let (b, a) = self.key_pair(secret, &basis)?;
+        let t = self.ctx.plain_modulus().value();
+        let (b, a) = public_pair(self.backend, &mut self.noise, &secret.s, self.ctx.top_basis(), t)?;
         Ok(PublicKey { ctx: self.ctx.clone(), b, a })
     }
 
@@ -135,20 +131,5 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
         });
         backend.zeroize(&mut s);
         Ok(RelinKey { ctx: self.ctx.clone(), key: key?? })
-    }
-
-    /// (-a s + t e, a) over `basis`.
-    fn key_pair(&mut self, secret: &SecretKey, basis: &Arc<RingBasis>) -> Result<(PolyBatch, PolyBatch)> {
-        let backend = self.backend;
-        let a = self.noise.uniform_ntt(basis, 1)?;
-        let mut error = vec![self.noise.scaled_error(self.ctx.degree(), self.ctx.plain_modulus().value())];
-        let mut error = upload_signed(backend, basis, &mut error)?;
-        let a_device = backend.upload(a)?;
-        let mut s = backend.upload(secret.s.clone())?;
-        let a_times_s = backend.mul(&a_device, &s);
-        backend.zeroize(&mut s);
-        let b = backend.sub(&error, &a_times_s?);
-        backend.zeroize(&mut error);
-        Ok((backend.download(&b?)?, backend.download(&a_device)?))
     }
 }
