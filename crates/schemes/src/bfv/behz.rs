@@ -60,8 +60,9 @@ pub(crate) struct Behz {
     /// -q^{-1} modulo t and gamma, and gamma^{-1} mod t (decryption).
     neg_q_inv_t_gamma: Vec<u64>,
     gamma_inv_t: u32,
-    /// floor(q/t) modulo each prime of q (encoding).
+    /// floor(q/t) modulo each prime of q, and q mod t (encoding).
     delta_q: Vec<u64>,
+    q_mod_t: u64,
 }
 
 /// x mod p for every modulus of `base`, as u64 constants for [`Backend::mul_limb_constants`].
@@ -138,6 +139,7 @@ impl Behz {
             neg_q_inv_t_gamma,
             gamma_inv_t: t_mod.inv(gamma_prime % t)?,
             delta_q: residues(&q_rns, &(&q_big / t)),
+            q_mod_t: residues(&RnsBase::new(&[t_mod])?, &q_big)[0],
             t: t_mod,
             gamma,
             q: q.clone(),
@@ -158,9 +160,26 @@ impl Behz {
         primes
     }
 
-    /// floor(q/t) modulo each prime of q, for [`Backend::mul_limb_constants`].
-    pub(crate) fn delta(&self) -> &[u64] {
-        &self.delta_q
+    /// round(q m / t) for each plaintext (coefficients m in [0, t)), over q in NTT form: the
+    /// message as BFV carries it. This is floor(q/t) m, one constant per prime on the device,
+    /// plus round([q]_t m / t), a small integer computed here; rounding instead of floor(q/t) m
+    /// alone keeps the invariant noise t v - q m of a fresh encryption near t e instead of up to
+    /// [q]_t t (which would eat log2(t) bits of budget).
+    pub(crate) fn upload_scaled<B: Backend>(&self, backend: &B, plains: &[&[u32]]) -> Result<B::Buffer> {
+        let t = self.t.value() as u64;
+        let values: Vec<Vec<i64>> = plains.iter().map(|m| m.iter().map(|&m| m as i64).collect()).collect();
+        let rounding: Vec<Vec<i64>> = plains
+            .iter()
+            .map(|m| m.iter().map(|&m| ((2 * self.q_mod_t * m as u64 + t) / (2 * t)) as i64).collect())
+            .collect();
+        let upload = |polys: &[Vec<i64>]| {
+            let refs: Vec<&[i64]> = polys.iter().map(|p| p.as_slice()).collect();
+            Ok::<_, SchemeError>(backend.upload(pimhe_ring::PolyBatch::from_signed(&self.q, &refs)?)?)
+        };
+        let mut scaled = backend.mul_limb_constants(&upload(&values)?, &self.delta_q)?;
+        backend.add_assign(&mut scaled, &upload(&rounding)?)?;
+        backend.ntt(&mut scaled)?;
+        Ok(scaled)
     }
 
     /// Steps 1-2 of Algorithm 2: `x` (NTT form over q) to Bsk, NTT form. FastBConv of m~ x

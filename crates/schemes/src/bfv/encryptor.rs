@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
-use pimhe_ring::PolyBatch;
 
 use crate::bfv::ciphertext::CiphertextBatch;
 use crate::bfv::context::BfvContext;
@@ -15,8 +14,8 @@ use crate::noise::{encrypt_with, upload_signed, EncryptionKey, Noise};
 
 /// Encrypts batches of plaintexts, one backend call per step for the whole batch.
 ///
-/// With the public key: `(floor(q/t) m + e0 + b u, e1 + a u)`, u ternary. With the secret key:
-/// `(floor(q/t) m + e - a s, a)`, a uniform (smaller noise, for the data owner).
+/// With the public key: `(round(q m / t) + e0 + b u, e1 + a u)`, u ternary. With the secret
+/// key: `(round(q m / t) + e - a s, a)`, a uniform (smaller noise, for the data owner).
 ///
 /// ```
 /// use pimhe_exec::CpuBackend;
@@ -77,21 +76,14 @@ impl<'a, B: Backend> Encryptor<'a, B> {
     }
 }
 
-/// floor(q/t) m for each plaintext (m in [0, t), so the product is exact), over q in NTT form:
-/// the message as BFV carries it. The scaling runs on the device, one constant per prime.
+/// round(q m / t) for each plaintext, over q in NTT form, after checking each plaintext
+/// belongs to `ctx`.
 pub(crate) fn upload_scaled<B: Backend>(backend: &B, ctx: &BfvContext, plains: &[Plaintext]) -> Result<B::Buffer> {
-    let values = plains
-        .iter()
-        .map(|plain| {
-            plain.check(ctx.plain_space())?;
-            Ok(plain.coefficients().iter().map(|&m| m as i64).collect::<Vec<i64>>())
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let refs: Vec<&[i64]> = values.iter().map(|p| p.as_slice()).collect();
-    let plain = backend.upload(PolyBatch::from_signed(ctx.ciphertext_basis(), &refs)?)?;
-    let mut scaled = backend.mul_limb_constants(&plain, ctx.behz().delta())?;
-    backend.ntt(&mut scaled)?;
-    Ok(scaled)
+    for plain in plains {
+        plain.check(ctx.plain_space())?;
+    }
+    let coefficients: Vec<&[u32]> = plains.iter().map(|p| p.coefficients()).collect();
+    ctx.behz().upload_scaled(backend, &coefficients)
 }
 
 impl<B: Backend> Drop for Encryptor<'_, B> {

@@ -89,7 +89,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         Ok(CiphertextBatch { count: 1, ..self.derive(a, parts) })
     }
 
-    /// Slot-wise `a + m`: floor(q/t) m is added to component 0.
+    /// Slot-wise `a + m`: round(q m / t) is added to component 0.
     pub fn add_plain(&self, a: &CiphertextBatch<B>, plains: &[Plaintext]) -> Result<CiphertextBatch<B>> {
         self.check_batch(a)?;
         self.check_plain_count(a, plains)?;

@@ -121,10 +121,10 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
         })?;
         let backend = self.backend;
         let mut s = backend.upload(secret.s.clone())?;
-        let key = backend.mul(&s, &s).and_then(|mut s_squared| {
+        let key = backend.mul(&s, &s).map(|mut s_squared| {
             let key = SwitchingKey::generate(backend, basis, &mut self.noise, &s, &s_squared, 1);
             backend.zeroize(&mut s_squared);
-            Ok(key)
+            key
         });
         backend.zeroize(&mut s);
         Ok(RelinKey { ctx: self.ctx.clone(), key: key?? })
