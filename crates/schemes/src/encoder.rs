@@ -1,5 +1,5 @@
 //! The batch encoder: N integers mod t in, one plaintext polynomial out (and back). Shared by
-//! every scheme with an integer plaintext space Z_t[X]/(X^N + 1) (BGV and BFV): they differ in
+//! every scheme with an integer plaintext space `Z_t[X]/(X^N + 1)` (BGV and BFV): they differ in
 //! how a plaintext enters a ciphertext, not in how slots map to coefficients.
 
 use std::sync::Arc;
