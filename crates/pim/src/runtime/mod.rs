@@ -832,6 +832,10 @@ impl Backend for PimBackend {
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
     }
+
+    fn mod_down(&self, a: &PimBuffer, count: usize, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
+        self.fallback_buffer(&[a], |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
+    }
 }
 
 impl PimBackend {
