@@ -97,8 +97,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     }
     let cpu = CpuBackend::new(args.threads)?;
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
-    let mut primes = params.data_primes().to_vec();
-    primes.extend(params.special_prime());
+    let primes = params.primes();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
     if args.backend == "upmem-emu" && !(primes.len()..=MAX_DPUS).contains(&dpus) {
         return Err(CliError::usage(format!(

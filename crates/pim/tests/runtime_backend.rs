@@ -181,8 +181,15 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
             &cpu.mod_down_last(&a, Some(t)).unwrap(),
             &format!("mod_down_last {label}"),
         );
+        same(
+            &pim,
+            &cpu,
+            &pim.mod_down(&pa, 2, Some(t)).unwrap(),
+            &cpu.mod_down(&a, 2, Some(t)).unwrap(),
+            &format!("mod_down {label}"),
+        );
         let report = pim.report().unwrap();
-        assert!(report.fallbacks >= 3, "{label}: {report:?}");
+        assert!(report.fallbacks >= 4, "{label}: {report:?}");
         assert!(report.compute_s > 0.0 && report.transfer_s > 0.0 && report.retrieve_s > 0.0);
         assert!(report.model.contains("modeled"), "{}", report.model);
         report
@@ -225,8 +232,7 @@ fn a_pipeline_runs_in_one_launch_with_transfers_only_at_its_ends() {
 fn bgv_end_to_end_on_the_emulated_dpus_decrypts_to_the_plaintext_product() {
     use pimhe_schemes::bgv::*;
     let params = BgvParameters::preset(4096).unwrap();
-    let mut primes = params.data_primes().to_vec();
-    primes.extend(params.special_prime());
+    let primes = params.primes();
     let ctx = BgvContext::new(params).unwrap();
     for mode in [Mode::Parallel, Mode::Sequential] {
         let pim = PimBackend::new(PimConfig::new(8, mode), 4096, &primes).unwrap();

@@ -41,15 +41,24 @@ pub(crate) struct KeySwitchBasis {
     digits: Vec<(usize, usize)>,
     /// P mod q_i for every data prime.
     p_mod_data: Vec<u32>,
-    /// Per level l: q_0..q_l followed by the special primes.
-    extended: Vec<Arc<RingBasis>>,
+    /// Per level, the bases a switch at that level works over.
+    levels: Vec<LevelBases>,
+}
+
+/// At one level l: q_0..q_l followed by the special primes, and the primes of each digit that
+/// is not empty at this level.
+#[derive(Debug)]
+struct LevelBases {
+    extended: Arc<RingBasis>,
+    digits: Vec<Arc<RingBasis>>,
 }
 
 impl KeySwitchBasis {
-    /// Groups the first `data` primes of `key_basis` into `dnum` digits of
-    /// alpha = ceil(L / dnum) consecutive primes (the last digit may be shorter); the remaining
-    /// primes of `key_basis` are the special primes. Needs 1 <= dnum <= L and at least one
-    /// special prime.
+    /// Groups the first `data` primes of `key_basis` into `dnum` digits of at most
+    /// alpha = ceil(L / dnum) consecutive primes (sizes differ by one at most); the remaining
+    /// primes of `key_basis` are the special primes. Needs 1 <= dnum <= L and at least alpha
+    /// special primes (P must be about as large as a digit, or the switch adds the digit's
+    /// size to the noise).
     pub(crate) fn new(key_basis: &Arc<RingBasis>, data: usize, dnum: usize) -> Result<Self> {
         let special = key_basis.len().saturating_sub(data);
         if data == 0 || special == 0 {
@@ -63,12 +72,28 @@ impl KeySwitchBasis {
             )));
         }
         let alpha = data.div_ceil(dnum);
+        if special < alpha {
+            return Err(SchemeError::InvalidParameters(format!(
+                "dnum = {dnum} makes digits of {alpha} of the {data} data primes, so the special modulus needs at least \
+                 {alpha} primes; got {special} (use more special primes or a larger dnum)"
+            )));
+        }
+        // Exactly dnum digits, balanced: the first L mod dnum digits take one prime more.
+        let (small, larger) = (data / dnum, data % dnum);
         let digits: Vec<(usize, usize)> =
-            (0..data).step_by(alpha).map(|start| (start, (start + alpha).min(data))).collect();
+            (0..dnum).map(|j| (j * small + j.min(larger), (j + 1) * small + (j + 1).min(larger))).collect();
         let special_basis = key_basis.select(&(data..key_basis.len()).collect::<Vec<_>>())?;
-        let extended = (1..=data)
-            .map(|len| key_basis.prefix(len)?.concat(&special_basis))
-            .collect::<pimhe_ring::Result<Vec<_>>>()?;
+        let levels = (0..data)
+            .map(|level| {
+                let extended = key_basis.prefix(level + 1)?.concat(&special_basis)?;
+                let digits = digits
+                    .iter()
+                    .filter(|&&(start, _)| start <= level)
+                    .map(|&(start, end)| key_basis.select(&(start..end.min(level + 1)).collect::<Vec<_>>()))
+                    .collect::<pimhe_ring::Result<Vec<_>>>()?;
+                Ok(LevelBases { extended, digits })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let p_mod_data = (0..data)
             .map(|i| {
                 let q = key_basis.modulus(i);
@@ -76,7 +101,7 @@ impl KeySwitchBasis {
                     .fold(1u32, |acc, j| q.mul(acc, q.reduce_u64(key_basis.modulus(j).value() as u64)))
             })
             .collect();
-        Ok(Self { key_basis: key_basis.clone(), data, digits, p_mod_data, extended })
+        Ok(Self { key_basis: key_basis.clone(), data, digits, p_mod_data, levels })
     }
 
     /// The level of a component over `basis`: its primes must be q_0..q_l of the data primes.
@@ -172,23 +197,27 @@ impl<B: Backend> DeviceSwitchingKey<B> {
         plain_modulus: Option<Modulus>,
     ) -> Result<(B::Buffer, B::Buffer)> {
         let level = basis.level_of(&backend.shape(c).basis)?;
-        if basis.digits.iter().any(|&(start, end)| end - start != 1) {
-            return Err(SchemeError::KeySwitchingUnavailable("only one prime per digit (dnum = L) for now".into()));
-        }
-        let digits = backend.decompose_digits(c, &basis.extended[level])?;
+        let bases = &basis.levels[level];
+        let mut coefficients = backend.copy(c)?;
+        backend.intt(&mut coefficients)?;
         let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
-        for (digit, (key_b, key_a)) in digits.iter().zip(&self.pairs) {
+        for (digit_basis, (key_b, key_a)) in bases.digits.iter().zip(&self.pairs) {
+            // ModUp: the digit [c]_{Q_j} extended to every prime of the level and to P. FastBConv
+            // leaves [c]_{Q_j} + u Q_j, and u Q_j g_j is a multiple of Q: it vanishes in the sum.
+            let mut digit = backend.base_convert(&backend.restrict(&coefficients, digit_basis)?, &bases.extended)?;
+            backend.ntt(&mut digit)?;
             match &mut accumulators {
-                None => accumulators = Some((backend.mul(digit, key_b)?, backend.mul(digit, key_a)?)),
+                None => accumulators = Some((backend.mul(&digit, key_b)?, backend.mul(&digit, key_a)?)),
                 Some((acc0, acc1)) => {
-                    backend.mac(acc0, digit, key_b)?;
-                    backend.mac(acc1, digit, key_a)?;
+                    backend.mac(acc0, &digit, key_b)?;
+                    backend.mac(acc1, &digit, key_a)?;
                 }
             }
         }
-        let (acc0, acc1) = accumulators.expect("a component has at least one prime");
-        // With Some(t) the division by P keeps the switched term congruent to c s' mod t.
-        Ok((backend.mod_down_last(&acc0, plain_modulus)?, backend.mod_down_last(&acc1, plain_modulus)?))
+        let (acc0, acc1) = accumulators.expect("a component has at least one prime, so one digit");
+        // ModDown: divide by P; with Some(t) the result stays congruent to c s' modulo t.
+        let special = basis.key_basis.len() - basis.data;
+        Ok((backend.mod_down(&acc0, special, plain_modulus)?, backend.mod_down(&acc1, special, plain_modulus)?))
     }
 }
 
@@ -230,28 +259,27 @@ mod tests {
     fn switched_pair_decrypts_to_c_times_the_source_secret() {
         let backend = CpuBackend::new(Some(2)).unwrap();
         let n = 1024;
-        let data = 4;
-        let primes = ntt_primes(30, n, data + 1, &[T]).unwrap();
-        // Special prime first in the search (the largest), then the data primes; key order puts it last.
-        let mut key_primes = primes[1..].to_vec();
-        key_primes.push(primes[0]);
-        let key_basis = RingBasis::new(n, &key_primes).unwrap();
-        let mut noise = Noise::new(Sampler::from_seed_u64(7));
-        let s = upload_signed(&backend, &key_basis, &mut [noise.ternary(n)]).unwrap();
-        let source = upload_signed(&backend, &key_basis, &mut [noise.ternary(n)]).unwrap();
-        for dnum in [data] {
+        let data = 5usize;
+        for dnum in [5, 3, 2, 1] {
+            let alpha = data.div_ceil(dnum);
+            // Special primes first in the search (the largest); the key basis puts them last.
+            let primes = ntt_primes(30, n, data + alpha, &[T]).unwrap();
+            let key_basis = RingBasis::new(n, &[&primes[alpha..], &primes[..alpha]].concat()).unwrap();
             let basis = KeySwitchBasis::new(&key_basis, data, dnum).unwrap();
+            let mut noise = Noise::new(Sampler::from_seed_u64(dnum as u64));
+            let s = upload_signed(&backend, &key_basis, &mut [noise.ternary(n)]).unwrap();
+            let source = upload_signed(&backend, &key_basis, &mut [noise.ternary(n)]).unwrap();
             for (scale, plain) in [(T, Some(Modulus::new(T as u64).unwrap())), (1, None)] {
                 let key = SwitchingKey::generate(&backend, &basis, &mut noise, &s, &source, scale).unwrap();
                 let device = key.upload(&backend).unwrap();
-                for level in [data - 1, 1, 0] {
+                for level in [data - 1, 2, 0] {
                     let level_basis = key_basis.prefix(level + 1).unwrap();
                     let c = noise.uniform_ntt(&level_basis, 2).unwrap();
                     let pair = device.switch(&backend, &basis, &c, plain).unwrap();
                     assert_eq!(pair.0.basis().primes(), level_basis.primes());
                     let errors = switch_error(&backend, &pair, &c, &s, &source);
                     let largest = errors.iter().map(|e| e.bits()).max().unwrap();
-                    // About log2(scale) + 7 bits here; a wrong switch leaves ~30 (level + 1) bits.
+                    // About log2(scale) + 10 bits; a wrong switch leaves ~30 (level + 1) bits.
                     let bound = 32 - scale.leading_zeros() as u64 + 16;
                     assert!(largest < bound, "dnum {dnum} level {level} scale {scale}: error of {largest} bits");
                     if plain.is_some() {
@@ -272,6 +300,9 @@ mod tests {
             assert!(err.to_string().contains("allowed 1..=3"), "{err}");
         }
         assert!(matches!(KeySwitchBasis::new(&key_basis, 4, 1), Err(SchemeError::KeySwitchingUnavailable(_))));
+        // One digit of 3 primes needs 3 special primes, not 1.
+        let err = KeySwitchBasis::new(&key_basis, 3, 1).unwrap_err();
+        assert!(err.to_string().contains("at least 3 primes; got 1"), "{err}");
         let basis = KeySwitchBasis::new(&key_basis, 3, 3).unwrap();
         let mut noise = Noise::new(Sampler::from_seed_u64(1));
         let s = upload_signed(&backend, &key_basis, &mut [noise.ternary(64)]).unwrap();

@@ -864,6 +864,10 @@ impl Backend for PimBackend {
             q.reduce_u64(constants[primes.iter().position(|&p| p == q.value()).expect("a prime of a's basis")])
         })
     }
+
+    fn mod_down(&self, a: &PimBuffer, count: usize, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
+        self.fallback_buffer(&[a], |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
+    }
 }
 
 impl PimBackend {

@@ -38,13 +38,13 @@ impl BfvContext {
         let n = params.degree();
         let t = params.plain_modulus();
         let mut key_primes = params.ciphertext_primes().to_vec();
-        key_primes.extend(params.special_prime());
+        key_primes.extend(params.special_primes());
         let key_basis = RingBasis::new(n, &key_primes)?;
         let count = params.ciphertext_primes().len();
         let ciphertext_basis = key_basis.prefix(count)?;
-        let key_switch = match params.special_prime() {
-            Some(_) => Some(KeySwitchBasis::new(&key_basis, count, count)?),
-            None => None,
+        let key_switch = match params.special_primes() {
+            [] => None,
+            _ => Some(KeySwitchBasis::new(&key_basis, count, params.dnum())?),
         };
         let mut taken = key_primes;
         taken.push(t);
@@ -78,7 +78,7 @@ impl BfvContext {
         &self.ciphertext_basis
     }
 
-    /// The basis keys are made over: the ciphertext primes and the special prime.
+    /// The basis keys are made over: the ciphertext primes and the special primes.
     pub fn key_basis(&self) -> &Arc<RingBasis> {
         &self.key_basis
     }

@@ -33,8 +33,8 @@ pub struct PublicKey {
     pub(crate) a: PolyBatch,
 }
 
-/// The relinearization key: a switching key from s^2 to s (the shared key switching (`keyswitch`)), one RNS digit
-/// per ciphertext prime and the special prime P, errors not scaled by t.
+/// The relinearization key: a switching key from s^2 to s (the shared hybrid key switching,
+/// `keyswitch`: dnum digits of ciphertext primes and the special primes), errors not scaled by t.
 #[derive(Clone)]
 pub struct RelinKey {
     pub(crate) ctx: Arc<BfvContext>,

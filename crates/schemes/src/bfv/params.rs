@@ -1,6 +1,6 @@
 //! BFV parameter sets: the same ring degrees, plaintext moduli, primes, presets and 128-bit
 //! checks as BGV (one implementation, [`BgvParameters`]), read as BFV's single ciphertext
-//! modulus q and key-switching prime P.
+//! modulus q and the special primes of (hybrid) key switching.
 
 use std::fmt;
 
@@ -8,8 +8,9 @@ use crate::bgv::BgvParameters;
 use crate::error::Result;
 
 /// A BFV parameter set: ring degree N, plaintext modulus t (a prime = 1 mod 2N, for batching),
-/// the ciphertext primes whose product is q, and an optional key-switching prime P
-/// (relinearization). BFV has no modulus chain: every ciphertext uses all of q.
+/// the ciphertext primes whose product is q, and the special primes (product P) and digit count
+/// dnum of key switching (relinearization), exactly as [`BgvParameters`] has them. BFV has no
+/// modulus chain: every ciphertext uses all of q.
 ///
 /// [`BfvParameters::validate`] (run by [`crate::bfv::BfvContext::new`]) refuses malformed sets
 /// and sets weaker than 128-bit unless [`BfvParameters::allow_insecure`] was called.
@@ -27,25 +28,44 @@ pub struct BfvParameters(BgvParameters);
 
 impl BfvParameters {
     /// Parameters with primes found deterministically: one ciphertext prime per entry of
-    /// `prime_bits` and, when `special_prime_bits` is given, a key-switching prime of that size.
+    /// `prime_bits` and, when `special_prime_bits` is given, one special prime of that size
+    /// (one digit per ciphertext prime); see [`BgvParameters::new`].
     pub fn new(degree: usize, plain_modulus: u32, prime_bits: &[u32], special_prime_bits: Option<u32>) -> Result<Self> {
         BgvParameters::new(degree, plain_modulus, prime_bits, special_prime_bits).map(Self)
     }
 
-    /// Parameters with explicit primes.
+    /// Parameters for hybrid key switching with `dnum` digits; see [`BgvParameters::hybrid`].
+    pub fn hybrid(
+        degree: usize,
+        plain_modulus: u32,
+        prime_bits: &[u32],
+        special_prime_bits: u32,
+        dnum: usize,
+    ) -> Result<Self> {
+        BgvParameters::hybrid(degree, plain_modulus, prime_bits, special_prime_bits, dnum).map(Self)
+    }
+
+    /// Parameters with explicit primes and `dnum` digits; see [`BgvParameters::with_primes`].
     pub fn with_primes(
         degree: usize,
         plain_modulus: u32,
         primes: Vec<u32>,
-        special_prime: Option<u32>,
+        special_primes: Vec<u32>,
+        dnum: usize,
     ) -> Result<Self> {
-        BgvParameters::with_primes(degree, plain_modulus, primes, special_prime).map(Self)
+        BgvParameters::with_primes(degree, plain_modulus, primes, special_primes, dnum).map(Self)
     }
 
     /// The default 128-bit set for ring degree `degree`: the table of [`BgvParameters::preset`]
-    /// (N = 1024 and 2048 have no key-switching prime, so no relinearization).
+    /// (N = 1024 and 2048 have no special prime, so no relinearization).
     pub fn preset(degree: usize) -> Result<Self> {
         BgvParameters::preset(degree).map(Self)
+    }
+
+    /// The 128-bit set with `dnum` digits; see [`BgvParameters::preset_with_dnum`] (dnum = L
+    /// gives the largest q, so the most multiplications).
+    pub fn preset_with_dnum(degree: usize, dnum: usize) -> Result<Self> {
+        BgvParameters::preset_with_dnum(degree, dnum).map(Self)
     }
 
     /// All presets, smallest first.
@@ -73,9 +93,14 @@ impl BfvParameters {
         self.0.data_primes()
     }
 
-    /// The key-switching prime P, if any.
-    pub fn special_prime(&self) -> Option<u32> {
-        self.0.special_prime()
+    /// The special primes of key switching (product P); empty without relinearization.
+    pub fn special_primes(&self) -> &[u32] {
+        self.0.special_primes()
+    }
+
+    /// The number of key-switching digits.
+    pub fn dnum(&self) -> usize {
+        self.0.dnum()
     }
 
     /// Whether insecure parameters were explicitly allowed.

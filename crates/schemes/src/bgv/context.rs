@@ -36,14 +36,12 @@ impl BgvContext {
     pub fn new(params: BgvParameters) -> Result<Arc<Self>> {
         params.validate()?;
         let n = params.degree();
-        let mut key_primes = params.data_primes().to_vec();
-        key_primes.extend(params.special_prime());
-        let key_basis = RingBasis::new(n, &key_primes)?;
+        let key_basis = RingBasis::new(n, &params.primes())?;
         let data_count = params.data_primes().len();
         let level_bases = (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
-        let key_switch = match params.special_prime() {
-            Some(_) => Some(KeySwitchBasis::new(&key_basis, data_count, data_count)?),
-            None => None,
+        let key_switch = match params.special_primes() {
+            [] => None,
+            _ => Some(KeySwitchBasis::new(&key_basis, data_count, params.dnum())?),
         };
         let plain = PlainSpace::new(n, params.plain_modulus())?;
         Ok(Arc::new(Self { params, level_bases, key_switch, key_basis, plain }))
@@ -89,7 +87,7 @@ impl BgvContext {
         self.key_switch.as_ref()
     }
 
-    /// The basis keys are made over: every data prime and the special prime.
+    /// The basis keys are made over: every data prime and the special primes.
     pub fn key_basis(&self) -> &Arc<RingBasis> {
         &self.key_basis
     }
