@@ -223,36 +223,56 @@ impl Behz {
     }
 
     /// Algorithm 1 (decryption with the gamma correction): `v` = c0 + c1 s (coefficient form
-    /// over q) to [round(t v / q)]_t for every coefficient of every polynomial, as one vector per
-    /// polynomial. Exact while the noise of t v / q is below 1/2 - L/gamma, which the caller's
-    /// noise check guarantees.
-    pub(crate) fn scale_to_plain<B: Backend>(&self, backend: &B, v: &B::Buffer) -> Result<Vec<Vec<u32>>> {
+    /// over q) to [round(t v / q)]_t for every coefficient, one [`Scaled`] per polynomial.
+    ///
+    /// Per coefficient, with t v = q M + r (r = [t v]_q centred, the invariant noise), the
+    /// residues of s = floor(gamma t v / q) - alpha modulo t and gamma are gamma M + e with
+    /// e = floor(gamma r / q) - alpha: removing e (the centred residue modulo gamma) and dividing by
+    /// gamma modulo t gives M, exactly while |r| < q (1/2 - (L + 1)/gamma). The same e measures
+    /// the noise to 30 bits: |e| = gamma |r| / q up to L + 1.
+    pub(crate) fn scale_to_plain<B: Backend>(&self, backend: &B, v: &B::Buffer) -> Result<Vec<Scaled>> {
         let t = self.t;
         let scaled = backend.mul_scalar(v, self.gamma.value() as u64 * t.value() as u64)?;
         let converted = backend.base_convert(&scaled, &self.t_gamma)?;
-        // s = floor(gamma t v / q) - alpha modulo t and gamma.
         let s = backend.download(&backend.mul_limb_constants(&converted, &self.neg_q_inv_t_gamma)?)?;
         Ok((0..s.count())
             .map(|k| {
-                s.poly_limb(0, k)
+                let mut largest_error = 0;
+                let message = s
+                    .poly_limb(0, k)
                     .iter()
                     .zip(s.poly_limb(1, k))
                     .map(|(&s_t, &s_gamma)| {
-                        // gamma m + (a rounding error in (-gamma/2, gamma/2)): remove the error
-                        // (the centred residue mod gamma), then divide by gamma modulo t.
-                        let error = t.reduce_i64(self.gamma.center(s_gamma));
-                        t.mul(t.sub(s_t, error), self.gamma_inv_t)
+                        let error = self.gamma.center(s_gamma);
+                        largest_error = largest_error.max(error.unsigned_abs());
+                        t.mul(t.sub(s_t, t.reduce_i64(error)), self.gamma_inv_t)
                     })
-                    .collect()
+                    .collect();
+                Scaled { message, largest_error }
             })
             .collect())
     }
+
+    /// Whether a [`Scaled`] had less than one bit of noise budget left, |r| > q/4 (the bound
+    /// the exact measurement uses): too close to wrapping to trust its message.
+    pub(crate) fn exhausted(&self, scaled: &Scaled) -> bool {
+        scaled.largest_error > self.gamma.value() as u64 / 4
+    }
+}
+
+/// Algorithm 1's result for one polynomial.
+pub(crate) struct Scaled {
+    /// [round(t v / q)]_t per coefficient.
+    pub(crate) message: Vec<u32>,
+    /// max |e| = gamma max |[t v]_q| / q, up to L + 1: the invariant noise, to 30 bits.
+    largest_error: u64,
 }
 
 #[cfg(test)]
 mod tests {
     use num_bigint::{BigInt, Sign};
     use num_integer::Integer;
+    use num_traits::Signed;
     use pimhe_exec::CpuBackend;
     use pimhe_math::Sampler;
     use pimhe_ring::{PolyBatch, Representation};
@@ -349,19 +369,39 @@ mod tests {
     }
 
     #[test]
-    fn gamma_corrected_scaling_rounds_t_v_over_q() {
+    fn gamma_corrected_scaling_rounds_t_v_over_q_and_measures_the_noise() {
         let (backend, q, behz) = setup(3);
-        let q_big = product(&q);
+        let (q_big, t_big) = (product(&q), BigInt::from(T));
+        let gamma = BigInt::from(behz.gamma.value());
         let mut sampler = Sampler::from_seed_u64(4);
-        // v = delta m + e with |e| up to a quarter of delta: rounding is unambiguous.
         let delta = &q_big / T;
-        let errors = random_values(&mut sampler, &(&delta / 4));
-        let v: Vec<BigInt> =
+        // Polynomial 0: v = delta m + e with |e| below delta / 8, so |[t v]_q| < q / 4 and
+        // rounding is unambiguous. Polynomial 1: v uniform modulo q (noise of every size).
+        let errors = random_values(&mut sampler, &(&delta / 8));
+        let quiet: Vec<BigInt> =
             errors.into_iter().map(|e| (&delta * BigInt::from(sampler.next_u32() % T) + e).mod_floor(&q_big)).collect();
-        let messages = behz.scale_to_plain(&backend, &batch_of(&q, &v)).unwrap();
-        for (got, v) in messages[0].iter().zip(&v) {
-            let rounded: BigInt = (v * T * 2u32 + &q_big).div_floor(&(&q_big * 2u32)).mod_floor(&BigInt::from(T));
-            assert_eq!(BigInt::from(*got), rounded, "v = {v}");
+        let uniform: Vec<BigInt> =
+            random_values(&mut sampler, &q_big).into_iter().map(|v| v.mod_floor(&q_big)).collect();
+        let mut batch = batch_of(&q, &quiet);
+        batch = PolyBatch::concat(&[batch, batch_of(&q, &uniform)]).unwrap();
+        let scaled = behz.scale_to_plain(&backend, &batch).unwrap();
+        for (k, v) in [quiet, uniform].iter().enumerate() {
+            let mut largest_noise = BigInt::from(0);
+            for (c, v) in v.iter().enumerate() {
+                let noise = pimhe_testkit::bigint::centre_big(&(v * T), &q_big);
+                let rounded = (v * T * 2u32 + &q_big).div_floor(&(&q_big * 2u32)).mod_floor(&t_big);
+                // Algorithm 1 is exact below q (1/2 - (L + 1)/gamma); 2^-20 of margin is plenty.
+                let magnitude = noise.abs();
+                if &magnitude * 2u32 < &q_big - (&q_big >> 20) {
+                    assert_eq!(BigInt::from(scaled[k].message[c]), rounded, "k={k} v={v}");
+                }
+                largest_noise = largest_noise.max(magnitude);
+            }
+            let estimate = BigInt::from(scaled[k].largest_error);
+            let exact = (&gamma * &largest_noise).div_floor(&q_big);
+            assert!((estimate - &exact).abs() <= BigInt::from(q.len() + 2), "k={k}: noise {exact}");
+            assert_eq!(behz.exhausted(&scaled[k]), largest_noise * 4u32 > q_big, "k={k}");
         }
+        assert_eq!((behz.exhausted(&scaled[0]), behz.exhausted(&scaled[1])), (false, true));
     }
 }

@@ -16,10 +16,11 @@ use crate::error::{Result, SchemeError};
 /// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
 /// the device; both are wiped when the decryptor is dropped.
 ///
-/// The message comes from BEHZ's integer-only Algorithm 1 on the backend. Before it, the
-/// invariant noise [t v]_q of every ciphertext is measured exactly (big-integer CRT on the
-/// host): a ciphertext with less than one bit of budget left is refused with
-/// [`SchemeError::NoiseBudgetExhausted`] instead of decrypting to a wrong message.
+/// Decryption is BEHZ's Algorithm 1, RNS and integers only: the gamma correction that yields
+/// the message also measures the invariant noise [t v]_q to 30 bits, and a ciphertext with less
+/// than one bit of budget left is refused with [`SchemeError::NoiseBudgetExhausted`] instead of
+/// decrypting to a wrong message. [`Decryptor::noise_budget`] measures the noise exactly
+/// (big-integer CRT on the host).
 pub struct Decryptor<'a, B: Backend> {
     backend: &'a B,
     ctx: Arc<BfvContext>,
@@ -41,12 +42,12 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// Decrypts every ciphertext of the batch. Fails with
     /// [`SchemeError::NoiseBudgetExhausted`] rather than return a wrong message.
     pub fn decrypt(&self, batch: &CiphertextBatch<B>) -> Result<Vec<Plaintext>> {
-        let v = self.phase(batch)?;
-        if let Some(index) = self.budgets(&v)?.iter().position(|&bits| bits < 1.0) {
+        let behz = self.ctx.behz();
+        let scaled = behz.scale_to_plain(self.backend, &self.phase(batch)?)?;
+        if let Some(index) = scaled.iter().position(|s| behz.exhausted(s)) {
             return Err(SchemeError::NoiseBudgetExhausted { index });
         }
-        let messages = self.ctx.behz().scale_to_plain(self.backend, &v)?;
-        Ok(messages.into_iter().map(Plaintext::from_coefficients).collect())
+        Ok(scaled.into_iter().map(|s| Plaintext::from_coefficients(s.message)).collect())
     }
 
     /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
