@@ -138,8 +138,13 @@ fn linear_operations_match_plaintext() {
 
 #[test]
 fn multiply_and_relinearize_match_plaintext() {
-    for n in [4096, 8192] {
-        let mut f = Fixture::preset(n);
+    // The presets (hybrid key switching with 2 special primes at N = 8192) and the longest q at
+    // N = 8192 (one digit per prime, 180 bits, so a larger B).
+    let sets = [BfvParameters::preset(4096), BfvParameters::preset(8192), BfvParameters::preset_with_dnum(8192, 6)];
+    for (i, params) in sets.into_iter().enumerate() {
+        let params = params.unwrap();
+        let n = params.degree();
+        let mut f = Fixture::new(params, i as u64);
         let t = f.t();
         let (a, b) = (f.random_vectors(2), f.random_vectors(2));
         let (ca, cb) = (f.encrypt(&a), f.encrypt(&b));

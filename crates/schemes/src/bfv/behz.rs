@@ -26,6 +26,7 @@ use pimhe_math::{ntt_primes, Modulus, RnsBase};
 use pimhe_ring::RingBasis;
 
 use crate::error::{Result, SchemeError};
+use crate::noise::upload_signed;
 
 /// Bits of M_B beyond log2(q t N): the tensor product of extended ciphertexts is at most
 /// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 2^3.1 N t q; Shenoy-
@@ -167,18 +168,20 @@ impl Behz {
     /// [q]_t t (which would eat log2(t) bits of budget).
     pub(crate) fn upload_scaled<B: Backend>(&self, backend: &B, plains: &[&[u32]]) -> Result<B::Buffer> {
         let t = self.t.value() as u64;
-        let values: Vec<Vec<i64>> = plains.iter().map(|m| m.iter().map(|&m| m as i64).collect()).collect();
-        let rounding: Vec<Vec<i64>> = plains
+        let mut values: Vec<Vec<i64>> = plains.iter().map(|m| m.iter().map(|&m| m as i64).collect()).collect();
+        let mut rounding: Vec<Vec<i64>> = plains
             .iter()
             .map(|m| m.iter().map(|&m| ((2 * self.q_mod_t * m as u64 + t) / (2 * t)) as i64).collect())
             .collect();
-        let upload = |polys: &[Vec<i64>]| {
-            let refs: Vec<&[i64]> = polys.iter().map(|p| p.as_slice()).collect();
-            Ok::<_, SchemeError>(backend.upload(pimhe_ring::PolyBatch::from_signed(&self.q, &refs)?)?)
-        };
-        let mut scaled = backend.mul_limb_constants(&upload(&values)?, &self.delta_q)?;
-        backend.add_assign(&mut scaled, &upload(&rounding)?)?;
-        backend.ntt(&mut scaled)?;
+        // Both are the message in the clear: the host copies and device temporaries are wiped.
+        let mut plain = upload_signed(backend, &self.q, &mut values)?;
+        let scaled = backend.mul_limb_constants(&plain, &self.delta_q);
+        backend.zeroize(&mut plain);
+        let mut scaled = scaled?;
+        let mut correction = upload_signed(backend, &self.q, &mut rounding)?;
+        let added = backend.add_assign(&mut scaled, &correction);
+        backend.zeroize(&mut correction);
+        added?;
         Ok(scaled)
     }
 
