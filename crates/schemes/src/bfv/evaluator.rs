@@ -131,9 +131,13 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         }
         let backend = self.backend;
         let behz = self.ctx.behz();
-        let extended = [&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1]].map(|part| behz.extend(backend, part));
-        let [a0, a1, b0, b1] = extended;
-        let in_bsk = backend.tensor(&a0?, &a1?, &b0?, &b1?)?;
+        let (a0, a1) = (behz.extend(backend, &a.parts[0])?, behz.extend(backend, &a.parts[1])?);
+        // A square (the same batch twice) extends its operand once.
+        let in_bsk = if std::ptr::eq(a, b) {
+            backend.tensor(&a0, &a1, &a0, &a1)?
+        } else {
+            backend.tensor(&a0, &a1, &behz.extend(backend, &b.parts[0])?, &behz.extend(backend, &b.parts[1])?)?
+        };
         let in_q = backend.tensor(&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1])?;
         let parts = in_q
             .into_iter()
