@@ -182,7 +182,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         );
         let fallback_note = if report.fallbacks > 0 {
             format!(
-                " (digit decomposition and modulus switching on the host: {} measured)",
+                " (base conversion, ModDown and modulus switching on the host: {} measured)",
                 format_seconds(report.host_fallback_s)
             )
         } else {

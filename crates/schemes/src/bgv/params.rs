@@ -231,7 +231,7 @@ impl BgvParameters {
     }
 
     /// Total modulus size in bits, counted as SEAL does: the sum of the bit lengths of all
-    /// primes, the special prime included (it is part of the key-switching keys).
+    /// primes, the special primes included (they are part of the key-switching keys).
     pub fn total_bits(&self) -> u32 {
         self.all_primes().map(|p| 32 - p.leading_zeros()).sum()
     }
