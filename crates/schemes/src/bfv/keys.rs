@@ -115,7 +115,7 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
         self.ctx.expect_same(&secret.ctx, "the secret key")?;
         let basis = self.ctx.key_switch_basis().ok_or_else(|| {
             SchemeError::KeySwitchingUnavailable(format!(
-                "parameters [{}] have no special prime; use N >= 4096 or add one",
+                "parameters [{}] have no special primes; use N >= 4096 or add them",
                 self.ctx.params()
             ))
         })?;
