@@ -82,17 +82,27 @@ impl Behz {
     pub(crate) fn new(q: &Arc<RingBasis>, t: u32, taken: &[u32]) -> Result<Self> {
         let n = q.degree();
         let needed_bits = q.log_modulus() + (t as f64).log2() + (n as f64).log2() + EXTRA_BITS;
-        // 30-bit primes carry at least 29.9 bits each.
-        let b_count = (needed_bits / 29.9).ceil() as usize;
-        let aux = ntt_primes(30, n, b_count + 3, taken).map_err(|e| {
+        // 30-bit primes carry more than 29 bits each: enough candidates for B, then as few as
+        // reach the bound.
+        let candidates = (needed_bits / 29.0).ceil() as usize;
+        let aux = ntt_primes(30, n, candidates + 3, taken).map_err(|e| {
             SchemeError::InvalidParameters(format!(
-                "BFV needs {} auxiliary 30-bit primes = 1 mod 2N = {} for its base extension: {e}",
-                b_count + 3,
+                "BFV needs up to {} auxiliary 30-bit primes = 1 mod 2N = {} for its base extension: {e}",
+                candidates + 3,
                 2 * n
             ))
         })?;
-        let (mtilde_prime, msk_prime, gamma_prime, b_primes) = (aux[0], aux[1], aux[2], &aux[3..]);
-        let mut bsk_primes = b_primes.to_vec();
+        let (mtilde_prime, msk_prime, gamma_prime) = (aux[0], aux[1], aux[2]);
+        let mut bsk_primes = Vec::with_capacity(candidates + 1);
+        let mut bits = 0.0;
+        for &p in &aux[3..] {
+            if bits >= needed_bits {
+                break;
+            }
+            bsk_primes.push(p);
+            bits += (p as f64).log2();
+        }
+        let b_count = bsk_primes.len();
         bsk_primes.push(msk_prime);
         let bsk = RingBasis::new(n, &bsk_primes)?;
         let b = bsk.prefix(b_count)?;
@@ -324,6 +334,24 @@ mod tests {
                 BigInt::from_slice(Sign::Plus, &digits).mod_floor(&(bound * 2)) - bound
             })
             .collect()
+    }
+
+    #[test]
+    fn b_holds_the_scaled_tensor_of_every_preset_size() {
+        // The tensor of extended ciphertexts is below 2N (2.01 q)^2, so t/q times it is below
+        // 8.1 N t q; Shenoy-Kumaresan needs it below M_B, and B has no prime to spare.
+        for (n, limbs) in [(1024, 1), (4096, 3), (8192, 6), (32768, 28)] {
+            let q_primes = ntt_primes(30, n, limbs, &[T]).unwrap();
+            let q = RingBasis::new(n, &q_primes).unwrap();
+            let behz = Behz::new(&q, T, &[q_primes.as_slice(), &[T]].concat()).unwrap();
+            let bound = product(&q) * T * n * 81u32 / 10u32;
+            let m_b = product(&behz.b);
+            assert!(m_b > bound, "N={n}: M_B has {} bits, the bound {}", m_b.bits(), bound.bits());
+            let smaller = &m_b / BigInt::from(*behz.b.primes().last().unwrap());
+            assert!(smaller < &bound << 8u32, "N={n}: B has a prime to spare");
+            let all = [q_primes, behz.auxiliary_primes(), vec![T]].concat();
+            assert!(all.iter().enumerate().all(|(i, p)| !all[..i].contains(p)), "N={n}: a prime is used twice");
+        }
     }
 
     #[test]
