@@ -185,7 +185,7 @@ def run_pimhe(binary, scheme, n, args):
         "params": {
             "plain_modulus": p["plain_modulus"],
             "ciphertext_prime_bits": p["data_prime_bits"],
-            "special_prime_bits": [p["special_prime_bits"]] if p["special_prime_bits"] else [],
+            "special_prime_bits": list(p["special_prime_bits"]),
             "log_q_ciphertext": p["log_q_ciphertext"],
             "log_q_total": p["log_q_total"],
         },

@@ -64,6 +64,11 @@ pub struct SchemeArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
+    /// Key-switching digits instead of the preset's: the longest 128-bit chain for that dnum
+    /// (`pimhe params` lists the presets' choice; dnum = L is one digit per data prime).
+    #[arg(long)]
+    pub dnum: Option<usize>,
+
     /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
     /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
     /// times_s]) instead of a table.
@@ -78,8 +83,10 @@ pub struct SchemeParams {
     plain_modulus: u32,
     data_primes: Vec<u32>,
     data_prime_bits: Vec<u32>,
-    special_prime: Option<u32>,
-    special_prime_bits: Option<u32>,
+    special_primes: Vec<u32>,
+    special_prime_bits: Vec<u32>,
+    /// Key-switching digits: the data primes form dnum groups, P has ceil(L / dnum) primes.
+    dnum: usize,
     /// Bits of the modulus of a fresh ciphertext (the data primes): what an NTT transforms.
     log_q_ciphertext: u32,
     /// Bits of every prime, the special prime included (the total SEAL and the 128-bit table count).
@@ -96,8 +103,9 @@ impl SchemeParams {
             data_primes: params.data_primes().to_vec(),
             log_q_ciphertext: data_prime_bits.iter().sum(),
             data_prime_bits,
-            special_prime: params.special_prime(),
-            special_prime_bits: params.special_prime().map(bits),
+            special_primes: params.special_primes().to_vec(),
+            special_prime_bits: params.special_primes().iter().map(|&p| bits(p)).collect(),
+            dnum: params.dnum(),
             log_q_total: params.total_bits(),
         }
     }
@@ -183,7 +191,10 @@ impl Printable for SchemeReport {
             p.plain_modulus,
             p.data_primes.len(),
             data_bits,
-            p.special_prime_bits.map_or("none".to_string(), |b| format!("{b}b")),
+            match p.special_prime_bits.as_slice() {
+                [] => "none".to_string(),
+                [first, ..] => format!("{}x{first}b dnum={}", p.special_prime_bits.len(), p.dnum),
+            },
             p.log_q_ciphertext,
             p.log_q_total,
         );
@@ -207,14 +218,20 @@ impl Printable for SchemeReport {
 
 /// The ring degrees `--n` accepts: the presets with a key-switching prime.
 fn allowed_degrees() -> Vec<usize> {
-    DEGREES.iter().copied().filter(|&n| BgvParameters::preset(n).is_ok_and(|p| p.special_prime().is_some())).collect()
+    DEGREES
+        .iter()
+        .copied()
+        .filter(|&n| BgvParameters::preset(n).is_ok_and(|p| !p.special_primes().is_empty()))
+        .collect()
 }
 
-/// Bytes the run holds at its peak, estimated: relinearization's digits (L digits over L + 1
-/// primes) beside about a dozen ciphertext-sized polynomials (operands, products, copies).
+/// Bytes the run holds at its peak, estimated: relinearization's coefficient copy of c2 (L
+/// primes), one extended digit and two accumulators over the L + k data and special primes,
+/// beside about a dozen polynomials of L + k primes (operands, products, copies).
 fn estimated_bytes(params: &BgvParameters, batch: usize) -> u128 {
-    let limbs = params.data_primes().len() as u128 + 1;
-    let polys = (limbs - 1) * limbs + 12 * limbs;
+    let data = params.data_primes().len() as u128;
+    let extended = data + params.special_primes().len() as u128;
+    let polys = data + 3 * extended + 12 * extended;
     4 * params.degree() as u128 * batch as u128 * polys
 }
 
@@ -260,7 +277,11 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
     if args.repeat == 0 {
         return Err(CliError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
     }
-    let params = BgvParameters::preset(args.n)?;
+    let params = match args.dnum {
+        None => BgvParameters::preset(args.n)?,
+        Some(dnum) => BgvParameters::preset_with_dnum(args.n, dnum)
+            .map_err(|e| CliError::usage(format!("--dnum {dnum} is not allowed at --n {}: {e}", args.n)))?,
+    };
     if let Some(available) = available_memory() {
         let needed = estimated_bytes(&params, args.batch);
         if needed as f64 > MEMORY_SHARE * available as f64 {
@@ -422,6 +443,7 @@ mod tests {
             threads: Some(2),
             repeat: 2,
             seed: 3,
+            dnum: None,
             json: true,
         }
     }
@@ -452,8 +474,9 @@ mod tests {
         assert_eq!(params["plain_modulus"], preset.plain_modulus());
         assert_eq!(params["data_primes"], serde_json::json!(preset.data_primes()));
         assert_eq!(params["data_prime_bits"], serde_json::json!([27, 27, 27]));
-        assert_eq!(params["special_prime"], preset.special_prime().unwrap());
-        assert_eq!(params["special_prime_bits"], 27);
+        assert_eq!(params["special_primes"], serde_json::json!(preset.special_primes()));
+        assert_eq!(params["special_prime_bits"], serde_json::json!([27]));
+        assert_eq!(params["dnum"], preset.dnum());
         assert_eq!(params["log_q_ciphertext"], 81);
         assert_eq!(params["log_q_total"], preset.total_bits());
         let ops = json["ops"].as_array().unwrap();
@@ -476,7 +499,7 @@ mod tests {
         }
         let text = report.human();
         assert!(text.starts_with("bgv backend=cpu n=4096 batch=2 threads=2"), "{text}");
-        assert!(text.contains("data primes=3x27b special=27b log2(q)=81 ciphertext, 108 total"), "{text}");
+        assert!(text.contains("data primes=3x27b special=1x27b dnum=3 log2(q)=81 ciphertext, 108 total"), "{text}");
         assert_eq!(text.lines().count(), 3 + names.len(), "{text}");
     }
 
@@ -499,6 +522,8 @@ mod tests {
         assert!(with(|a| a.batch = 0).starts_with("--batch 0"));
         assert!(with(|a| a.repeat = 0).starts_with("--repeat 0"));
         assert!(with(|a| a.threads = Some(0)).starts_with("--threads 0"));
+        let dnum = with(|a| a.dnum = Some(4));
+        assert!(dnum.starts_with("--dnum 4 is not allowed at --n 4096") && dnum.contains("allowed 1..=3"), "{dnum}");
         let backend = with(|a| a.backend = "upmem-emu".into());
         assert!(backend.starts_with("--backend upmem-emu") && backend.contains("cpu only"), "{backend}");
         let unknown = with(|a| a.scheme = "ckks2".into());
@@ -521,7 +546,8 @@ mod tests {
     #[test]
     fn memory_estimate_counts_the_relinearization_digits() {
         let params = BgvParameters::preset(8192).unwrap();
-        // 6 data primes: 6 digits over 7 primes, plus 12 polynomials of 7 primes, 4 bytes each.
-        assert_eq!(estimated_bytes(&params, 3), 4 * 8192 * 3 * (6 * 7 + 12 * 7));
+        // 5 data and 2 special primes: c2's copy over 5, one digit and two sums over 7, plus 12
+        // polynomials over 7, 4 bytes each.
+        assert_eq!(estimated_bytes(&params, 3), 4 * 8192 * 3 * (5 + 3 * 7 + 12 * 7));
     }
 }

@@ -97,8 +97,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     }
     let cpu = CpuBackend::new(args.threads)?;
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
-    let mut primes = params.data_primes().to_vec();
-    primes.extend(params.special_prime());
+    let primes = params.primes();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
     if args.backend == "upmem-emu" && !(primes.len()..=MAX_DPUS).contains(&dpus) {
         return Err(CliError::usage(format!(
@@ -183,7 +182,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         );
         let fallback_note = if report.fallbacks > 0 {
             format!(
-                " (digit decomposition and modulus switching on the host: {} measured)",
+                " (base conversion, ModDown and modulus switching on the host: {} measured)",
                 format_seconds(report.host_fallback_s)
             )
         } else {

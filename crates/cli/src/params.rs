@@ -20,7 +20,8 @@ struct PresetRow {
     n: usize,
     plain_modulus: u32,
     data_primes: Vec<u32>,
-    special_prime: Option<u32>,
+    special_primes: Vec<u32>,
+    dnum: usize,
     log_q: u32,
     max_log_q_128: u32,
     security_bits: Option<u32>,
@@ -36,12 +37,13 @@ pub fn run(args: &ParamsArgs) -> Result<()> {
             n: p.degree(),
             plain_modulus: p.plain_modulus(),
             data_primes: p.data_primes().to_vec(),
-            special_prime: p.special_prime(),
+            special_primes: p.special_primes().to_vec(),
+            dnum: p.dnum(),
             log_q: p.total_bits(),
             max_log_q_128: max_log_q_128(p.degree()).expect("presets use supported degrees"),
             security_bits: p.security_bits(),
             levels: p.max_level() + 1,
-            relinearization: p.special_prime().is_some(),
+            relinearization: !p.special_primes().is_empty(),
         })
         .collect();
     if args.json {
@@ -58,7 +60,10 @@ pub fn run(args: &ParamsArgs) -> Result<()> {
     for row in &rows {
         let bits = |p: u32| 32 - p.leading_zeros();
         let data = format!("{} x {} bits", row.data_primes.len(), bits(row.data_primes[0]));
-        let special = row.special_prime.map_or("-".to_string(), |p| format!("{} b", bits(p)));
+        let special = match row.special_primes.as_slice() {
+            [] => "-".to_string(),
+            [first, ..] => format!("{} x {} b", row.special_primes.len(), bits(*first)),
+        };
         let security = row.security_bits.map_or("<128".to_string(), |b| format!("{b}-bit"));
         println!(
             "{:>6} {:>6} {:>22} {:>8} {:>7} {:>8} {:>9} {:>7}",

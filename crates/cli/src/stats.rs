@@ -134,10 +134,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
             }
             let servers = params
                 .iter()
-                .map(|p| {
-                    let primes: Vec<u32> = p.data_primes().iter().copied().chain(p.special_prime()).collect();
-                    PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &primes)
-                })
+                .map(|p| PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &p.primes()))
                 .collect::<std::result::Result<Vec<_>, _>>()?;
             let mut schemes = params
                 .into_iter()

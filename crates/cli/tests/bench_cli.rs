@@ -124,14 +124,16 @@ fn bench_scheme_json_has_every_field() {
     assert_eq!(report["seed"], 1);
     assert_eq!(report["checked"], true);
     let params = &report["params"];
-    for field in ["n", "plain_modulus", "data_primes", "data_prime_bits", "special_prime", "special_prime_bits"] {
+    for field in
+        ["n", "plain_modulus", "data_primes", "data_prime_bits", "special_primes", "special_prime_bits", "dnum"]
+    {
         assert!(!params[field].is_null(), "missing params.{field}: {params}");
     }
     // The preset of `pimhe params`: three data primes and a special prime of 27 bits, t = 65537.
     assert_eq!(params["plain_modulus"], 65537);
     assert_eq!(params["log_q_ciphertext"], 81);
     assert_eq!(params["log_q_total"], 108);
-    for q in params["data_primes"].as_array().unwrap().iter().chain([&params["special_prime"]]) {
+    for q in params["data_primes"].as_array().unwrap().iter().chain(params["special_primes"].as_array().unwrap()) {
         let q = q.as_u64().unwrap();
         assert!(q % 8192 == 1 && (1 << 26..1 << 27).contains(&q), "{q}");
     }

@@ -88,6 +88,13 @@ pub trait Backend: Send + Sync {
     /// `a * c` for an integer constant `c`, reduced modulo each prime.
     fn mul_scalar(&self, a: &Self::Buffer, c: u64) -> Result<Self::Buffer>;
 
+    /// `a * c_i` on limb i: every residue modulo the i-th prime of `a`'s basis times that prime's
+    /// own constant `constants[i]` (reduced modulo the prime), in either representation. This is
+    /// the RNS form of multiplying by an integer too large for one word, given by its residues
+    /// (BFV's q^{-1} modulo the primes of another base, or floor(Q/t)). `constants` holds exactly
+    /// one value per limb.
+    fn mul_limb_constants(&self, a: &Self::Buffer, constants: &[u64]) -> Result<Self::Buffer>;
+
     /// The BGV/BFV tensor product of ciphertext pairs (NTT form):
     /// `(a0 b0, a0 b1 + a1 b0, a1 b1)`. All four operands have the same shape.
     fn tensor(
@@ -130,4 +137,13 @@ pub trait Backend: Send + Sync {
     /// BGV correction), so the result stays congruent to `a * p^{-1}` modulo t. Works in either
     /// representation; the output keeps `a`'s.
     fn mod_down_last(&self, a: &Self::Buffer, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
+
+    /// Divides by the product P of the last `count` primes of `a`'s basis and drops them: the
+    /// ModDown of hybrid key switching (and of BFV's rescaling by several primes). Computes
+    /// `(a - delta) / P` with delta = FastBConv([a]_P) to the kept primes, so delta = a mod P
+    /// and 0 <= delta < count P. With `plain_modulus = Some(t)` (BGV) delta is
+    /// `t FastBConv([a t^{-1}]_P)` instead, a multiple of t below t count P, so the result stays
+    /// congruent to `a P^{-1}` modulo t. Needs 1 <= count < the number of primes; works in
+    /// either representation and the output keeps `a`'s.
+    fn mod_down(&self, a: &Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
-use crate::operands::{broadcast, require, same_shape, Broadcast};
+use crate::operands::{broadcast, check_limb_constants, require, same_shape, Broadcast};
 
 /// Columns (coefficient positions across the batch) one thread converts at a time in
 /// [`Backend::base_convert`]: large enough to amortise the gather, small enough to stay in L2.
@@ -384,5 +384,73 @@ impl Backend for CpuBackend {
             }
         });
         Ok(out)
+    }
+
+    fn mul_limb_constants(&self, a: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
+        check_limb_constants(&Shape::of(a), constants)?;
+        let mut out = a.clone();
+        self.for_chunks(&mut out, |limb, _, q, chunk| {
+            let c = q.reduce_u64(constants[limb]);
+            let c_shoup = q.shoup(c);
+            chunk.iter_mut().for_each(|x| *x = q.mul_shoup(*x, c, c_shoup));
+        });
+        Ok(out)
+    }
+
+    fn mod_down(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
+        let basis = a.basis();
+        let limbs = basis.len();
+        if count == 0 || count >= limbs {
+            return Err(ExecError::Shape {
+                operation: "mod_down",
+                detail: format!(
+                    "cannot drop {count} of the input's {limbs} primes; allowed 1..={}",
+                    limbs.saturating_sub(1)
+                ),
+            });
+        }
+        let kept = limbs - count;
+        let target = basis.prefix(kept)?;
+        let dropped = basis.select(&(kept..limbs).collect::<Vec<_>>())?;
+        let is_ntt = a.representation() == Representation::Ntt;
+        // [a]_P in coefficient form, times t^{-1} mod each dropped prime for the BGV correction.
+        let mut residues = a.restrict(&dropped)?;
+        if is_ntt {
+            self.intt(&mut residues)?;
+        }
+        if let Some(t) = plain_modulus {
+            let inverses = (0..count)
+                .map(|limb| {
+                    let p = dropped.modulus(limb);
+                    let inverse = p.inv(p.reduce_u64(t.value().into()))?;
+                    Ok((inverse, p.shoup(inverse)))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            self.for_chunks(&mut residues, |limb, _, p, chunk| {
+                let (inverse, inverse_shoup) = inverses[limb];
+                chunk.iter_mut().for_each(|x| *x = p.mul_shoup(*x, inverse, inverse_shoup));
+            });
+        }
+        let mut delta = self.base_convert(&residues, &target)?;
+        if is_ntt {
+            self.ntt(&mut delta)?;
+        }
+        // Y = a P^{-1} - delta' (t P^{-1}), with delta = t delta' (t = 1 without the correction).
+        let constants = (0..kept)
+            .map(|limb| {
+                let q = target.modulus(limb);
+                let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
+                let p_inv = q.inv(p_mod_q)?;
+                let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
+                Ok([(p_inv, q.shoup(p_inv)), (scaled, q.shoup(scaled))])
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.for_chunks(&mut delta, |limb, poly, q, chunk| {
+            let [(p_inv, p_inv_shoup), (scaled, scaled_shoup)] = constants[limb];
+            for (o, &x) in chunk.iter_mut().zip(a.poly_limb(limb, poly)) {
+                *o = q.sub(q.mul_shoup(x, p_inv, p_inv_shoup), q.mul_shoup(*o, scaled, scaled_shoup));
+            }
+        });
+        Ok(delta)
     }
 }

@@ -77,3 +77,19 @@ pub fn same_shape(operation: &'static str, acc: &Shape, a: &Shape) -> Result<()>
         })
     }
 }
+
+/// Checks that [`crate::Backend::mul_limb_constants`] got exactly one constant per limb of `a`.
+pub fn check_limb_constants(a: &Shape, constants: &[u64]) -> Result<()> {
+    if constants.len() == a.basis.len() {
+        Ok(())
+    } else {
+        Err(ExecError::Shape {
+            operation: "mul_limb_constants",
+            detail: format!(
+                "{} constants given for {} primes; give exactly one per prime",
+                constants.len(),
+                a.basis.len()
+            ),
+        })
+    }
+}

@@ -324,10 +324,71 @@ fn parameter_validation() {
     assert!(BgvContext::new(BgvParameters::new(4096, 65536, &[27; 3], Some(27)).unwrap()).is_err());
     assert!(BgvContext::new(BgvParameters::new(4096, 257, &[27; 3], Some(27)).unwrap()).is_err());
     // A data prime that is not 1 mod 2N.
-    assert!(BgvParameters::with_primes(4096, 65537, vec![1_000_003], None).is_err());
+    assert!(BgvParameters::with_primes(4096, 65537, vec![1_000_003], vec![], 1).is_err());
     for preset in BgvParameters::presets() {
         assert_eq!(preset.security_bits(), Some(128), "{preset}");
         assert!(BgvContext::new(preset).is_ok());
+    }
+}
+
+#[test]
+fn dnum_is_validated_and_every_choice_stays_within_128_bits() {
+    for n in [4096, 8192, 16384, 32768] {
+        let longest = BgvParameters::preset_with_dnum(n, 1_000).err().unwrap().to_string();
+        assert!(longest.contains("allowed 1..="), "{longest}");
+        let max_dnum = BgvParameters::preset_with_dnum(n, 1).unwrap().data_primes().len().max(1);
+        let mut previous_levels = 0;
+        for dnum in 1.. {
+            let Ok(params) = BgvParameters::preset_with_dnum(n, dnum) else { break };
+            // Every prime counts, the special primes included.
+            let all_bits: u32 = params.primes().iter().map(|p| 32 - p.leading_zeros()).sum();
+            assert_eq!(all_bits, params.total_bits());
+            assert_eq!(params.security_bits(), Some(128), "{params}");
+            assert_eq!(params.dnum(), dnum);
+            let data = params.data_primes().len();
+            assert!(params.special_primes().len() >= data.div_ceil(dnum), "{params}");
+            // More digits never cost levels.
+            assert!(data >= previous_levels && data >= max_dnum, "{params}");
+            previous_levels = data;
+            assert!(BgvContext::new(params).is_ok());
+        }
+        assert!(previous_levels > 0);
+    }
+    for dnum in [0, 6] {
+        let err = BgvParameters::hybrid(8192, 65537, &[30; 5], 30, dnum).unwrap_err();
+        assert!(err.to_string().contains("allowed 1..=5"), "{err}");
+    }
+    // Two digits of 2 primes need 2 special primes.
+    let primes = BgvParameters::hybrid(8192, 65537, &[30; 4], 30, 2).unwrap().primes();
+    let err = BgvParameters::with_primes(8192, 65537, primes[..4].to_vec(), primes[4..5].to_vec(), 2).unwrap_err();
+    assert!(err.to_string().contains("at least 2 special primes are needed; got 1"), "{err}");
+    assert!(BgvParameters::with_primes(8192, 65537, primes[..4].to_vec(), vec![], 2).is_err());
+    assert!(BgvParameters::preset_with_dnum(2048, 1).unwrap_err().to_string().contains("N >= 4096"));
+}
+
+#[test]
+fn hybrid_relinearization_matches_plaintext_at_every_dnum_and_level() {
+    for dnum in [6, 3, 2, 1] {
+        let mut f = Fixture::new(BgvParameters::preset_with_dnum(8192, dnum).unwrap(), 80 + dnum as u64);
+        let t = f.t();
+        let (a, b) = (f.random_vectors(2), f.random_vectors(2));
+        let ev = f.evaluator();
+        let expected = slotwise(&a, &b, t, |x, y| x * y);
+        let (ca, cb) = (f.encrypt(&a), f.encrypt(&b));
+        // At the top level and one level down (fewer primes in the last digit).
+        for level in [ca.level(), ca.level() - 1] {
+            let (x, y) = (ev.mod_switch_to(&ca, level).unwrap(), ev.mod_switch_to(&cb, level).unwrap());
+            let product = ev.multiply(&x, &y).unwrap();
+            let relinearized = ev.relinearize(&product).unwrap();
+            assert_eq!(f.decrypt(&relinearized).unwrap(), expected, "dnum {dnum} level {level}");
+            let (before, after) = (f.budgets(&product), f.budgets(&relinearized));
+            for (before, after) in before.iter().zip(&after) {
+                assert!(
+                    after + 3 >= *before,
+                    "dnum {dnum} level {level}: relinearization cost {before} -> {after} bits"
+                );
+            }
+        }
     }
 }
 

@@ -125,9 +125,7 @@ fn cpu_and_emulated_dpus_give_identical_results() {
             .iter()
             .map(|&t| {
                 let params = bgv_parameters(N, t).unwrap();
-                let mut primes = params.data_primes().to_vec();
-                primes.extend(params.special_prime());
-                PimBackend::new(PimConfig::new(16, Mode::Parallel), N, &primes).unwrap()
+                PimBackend::new(PimConfig::new(16, Mode::Parallel), N, &params.primes()).unwrap()
             })
             .collect();
         let on_cpu = run(&plan, &plan.plain_moduli().iter().map(|_| &cpu).collect::<Vec<_>>()).unwrap();

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use pimhe_exec::operands::{broadcast, require, same_shape};
+use pimhe_exec::operands::{broadcast, check_limb_constants, require, same_shape};
 use pimhe_exec::{Backend, CpuBackend, ExecError, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
@@ -112,9 +112,16 @@ enum Route<'a> {
 
 impl Drop for PimBuffer {
     fn drop(&mut self) {
-        if let Storage::Device(limbs) = &self.storage {
+        if let Storage::Device(limbs) = &mut self.storage {
             if let Ok(mut state) = self.state.lock() {
-                release(&mut state.memory, limbs, self.shape.basis.degree());
+                if state.pending.is_empty() {
+                    release(&mut state.memory, limbs, self.shape.basis.degree());
+                } else {
+                    // Queued commands may still read this buffer, and in sequential mode a later
+                    // command of a lower prime slot runs before them: its MRAM is reusable only
+                    // once they have run (see `flush`).
+                    state.deferred.append(limbs);
+                }
             }
         }
     }
@@ -132,6 +139,8 @@ struct State {
     memory: Vec<MramAllocator>,
     /// Per prime slot, per DPU: commands not yet launched.
     pending: BTreeMap<usize, BTreeMap<usize, Vec<PimheCommand>>>,
+    /// Placements of buffers dropped while commands were pending, released by the next flush.
+    deferred: Vec<LimbPlacement>,
     /// Per DPU: MRAM offsets of the (forward, inverse) twiddle tables of each slot it serves.
     table_offsets: Vec<BTreeMap<usize, (u32, u32)>>,
     report: OffloadReport,
@@ -195,7 +204,7 @@ impl PimBackend {
             memory.push(MramAllocator::new(offset, mram_bytes));
         }
         let report = OffloadReport { model: Self::source(&config, dpus.as_ref()), ..OffloadReport::default() };
-        let state = State { dpus, memory, pending: BTreeMap::new(), table_offsets, report };
+        let state = State { dpus, memory, pending: BTreeMap::new(), deferred: Vec::new(), table_offsets, report };
         Ok(Self {
             n,
             primes: tables.iter().map(|t| t.modulus).collect(),
@@ -295,10 +304,22 @@ impl PimBackend {
         Allocation::Placed(limbs)
     }
 
+    /// [`Self::allocate`], after running the pending commands when MRAM is short but dropped
+    /// buffers wait for them to be released.
+    fn allocate_or_flush(&self, state: &mut State, shape: &Shape) -> pimhe_exec::Result<Allocation> {
+        match self.allocate(state, shape) {
+            Allocation::NoRoom if !state.deferred.is_empty() => {
+                self.flush(state)?;
+                Ok(self.allocate(state, shape))
+            }
+            allocation => Ok(allocation),
+        }
+    }
+
     /// Allocates the output of a kernel whose operands are resident: `None` when it does not fit
     /// (the caller then runs in rounds).
     fn allocate_output(&self, state: &mut State, shape: &Shape) -> pimhe_exec::Result<Option<Vec<LimbPlacement>>> {
-        match self.allocate(state, shape) {
+        match self.allocate_or_flush(state, shape)? {
             Allocation::Placed(limbs) => Ok(Some(limbs)),
             Allocation::NoRoom => Ok(None),
             Allocation::Unserved => {
@@ -320,7 +341,7 @@ impl PimBackend {
     /// its primes are not served.
     fn push(&self, state: &mut State, batch: PolyBatch) -> pimhe_exec::Result<PimBuffer> {
         let shape = Shape::of(&batch);
-        let limbs = match self.allocate(state, &shape) {
+        let limbs = match self.allocate_or_flush(state, &shape)? {
             Allocation::Placed(limbs) => limbs,
             Allocation::Unserved => return Ok(self.on_host(batch, Storage::Host)),
             Allocation::NoRoom => return Ok(self.on_host(batch, Storage::Streamed)),
@@ -422,6 +443,8 @@ impl PimBackend {
             };
             state.report.launches += 1;
         }
+        let deferred = std::mem::take(&mut state.deferred);
+        release(&mut state.memory, &deferred, self.n);
         let ranks = self.config.dpus.div_ceil(64) as u32;
         state.report.energy_j = self.config.model.energy_joules(state.report.total_s(), ranks);
         Ok(())
@@ -831,6 +854,19 @@ impl Backend for PimBackend {
 
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
+    }
+
+    fn mul_limb_constants(&self, a: &PimBuffer, constants: &[u64]) -> pimhe_exec::Result<PimBuffer> {
+        check_limb_constants(&a.shape, constants)?;
+        // The scalar kernel takes one constant per prime; a basis holds each prime once.
+        let primes = a.shape.basis.primes();
+        self.scale(a, &a.shape.basis, |q| {
+            q.reduce_u64(constants[primes.iter().position(|&p| p == q.value()).expect("a prime of a's basis")])
+        })
+    }
+
+    fn mod_down(&self, a: &PimBuffer, count: usize, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
+        self.fallback_buffer(&[a], |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
     }
 }
 

@@ -2,11 +2,13 @@
 
 use std::sync::Arc;
 
-use pimhe_math::{bit_reverse, Modulus, NttTable};
+use pimhe_math::Modulus;
 use pimhe_ring::RingBasis;
 
 use crate::bgv::params::BgvParameters;
+use crate::encoder::{PlainContext, PlainSpace};
 use crate::error::{Result, SchemeError};
+use crate::keyswitch::KeySwitchBasis;
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
 /// objects that make them; combining objects of two different contexts is an error.
@@ -17,11 +19,9 @@ use crate::error::{Result, SchemeError};
 pub struct BgvContext {
     params: BgvParameters,
     level_bases: Vec<Arc<RingBasis>>,
-    extended_bases: Vec<Arc<RingBasis>>,
+    key_switch: Option<KeySwitchBasis>,
     key_basis: Arc<RingBasis>,
-    plain: Modulus,
-    plain_table: NttTable,
-    slot_positions: Vec<usize>,
+    plain: Arc<PlainSpace>,
 }
 
 impl BgvContext {
@@ -36,29 +36,15 @@ impl BgvContext {
     pub fn new(params: BgvParameters) -> Result<Arc<Self>> {
         params.validate()?;
         let n = params.degree();
-        let mut key_primes = params.data_primes().to_vec();
-        key_primes.extend(params.special_prime());
-        let key_basis = RingBasis::new(n, &key_primes)?;
+        let key_basis = RingBasis::new(n, &params.primes())?;
         let data_count = params.data_primes().len();
         let level_bases = (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
-        let extended_bases = match params.special_prime() {
-            Some(_) => {
-                let special = key_basis.select(&[data_count])?;
-                level_bases.iter().map(|b| b.concat(&special)).collect::<pimhe_ring::Result<Vec<_>>>()?
-            }
-            None => Vec::new(),
+        let key_switch = match params.special_primes() {
+            [] => None,
+            _ => Some(KeySwitchBasis::new(&key_basis, data_count, params.dnum())?),
         };
-        let plain = Modulus::new(params.plain_modulus() as u64)?;
-        let plain_table = NttTable::new(plain, n)?;
-        Ok(Arc::new(Self {
-            slot_positions: slot_positions(n),
-            params,
-            level_bases,
-            extended_bases,
-            key_basis,
-            plain,
-            plain_table,
-        }))
+        let plain = PlainSpace::new(n, params.plain_modulus())?;
+        Ok(Arc::new(Self { params, level_bases, key_switch, key_basis, plain }))
     }
 
     /// The parameters.
@@ -83,15 +69,7 @@ impl BgvContext {
 
     /// The plaintext modulus t.
     pub fn plain_modulus(&self) -> &Modulus {
-        &self.plain
-    }
-
-    pub(crate) fn plain_table(&self) -> &NttTable {
-        &self.plain_table
-    }
-
-    pub(crate) fn slot_positions(&self) -> &[usize] {
-        &self.slot_positions
+        self.plain.modulus()
     }
 
     /// The basis of ciphertexts at `level`.
@@ -104,12 +82,12 @@ impl BgvContext {
         })
     }
 
-    /// The basis of `level` plus the special prime (key switching), if there is one.
-    pub(crate) fn extended_basis(&self, level: usize) -> Option<&Arc<RingBasis>> {
-        self.extended_bases.get(level)
+    /// The primes and digits of key switching, when the parameters have special primes.
+    pub(crate) fn key_switch_basis(&self) -> Option<&KeySwitchBasis> {
+        self.key_switch.as_ref()
     }
 
-    /// The basis keys are made over: every data prime and the special prime.
+    /// The basis keys are made over: every data prime and the special primes.
     pub fn key_basis(&self) -> &Arc<RingBasis> {
         &self.key_basis
     }
@@ -132,18 +110,8 @@ impl BgvContext {
     }
 }
 
-/// Position in the (bit-reversed) NTT vector mod t of each slot, in SEAL's 2 x N/2 layout:
-/// slot i of row 0 is the evaluation at psi^(3^i), slot i of row 1 at psi^(-3^i). The Galois
-/// automorphism X -> X^3 then rotates both rows by one, which is what rotations will use.
-fn slot_positions(n: usize) -> Vec<usize> {
-    let log_n = n.trailing_zeros();
-    let two_n = 2 * n;
-    let mut positions = vec![0; n];
-    let mut power = 1usize; // 3^i mod 2N
-    for i in 0..n / 2 {
-        positions[i] = bit_reverse((power - 1) / 2, log_n);
-        positions[n / 2 + i] = bit_reverse((two_n - power - 1) / 2, log_n);
-        power = power * 3 % two_n;
+impl PlainContext for BgvContext {
+    fn plain_space(&self) -> &Arc<PlainSpace> {
+        &self.plain
     }
-    positions
 }

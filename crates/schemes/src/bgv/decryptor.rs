@@ -1,76 +1,111 @@
-//! Decryption and noise-budget measurement.
+//! Decryption (RNS only, no big integers) and noise-budget measurement (exact).
 
 use std::sync::Arc;
 
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 use pimhe_exec::Backend;
-use pimhe_math::RnsBase;
+use pimhe_math::{CrtToSmall, RnsBase};
 use pimhe_ring::PolyBatch;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::encoder::Plaintext;
 use crate::bgv::keys::SecretKey;
+use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
 
-/// What decrypting one ciphertext reveals: the message polynomial and how much room was left.
-struct Phase {
-    /// [v]_t for v = c0 + c1 s + ... centred mod Q.
-    message: Vec<u32>,
-    /// log2(Q/2) - log2(max |v|): bits the noise can still grow before decryption fails.
-    budget_bits: f64,
-}
+/// Decryption refuses a phase v with |v / Q| at or above this: less than one bit of budget is
+/// left (|v| >= Q/4), too close to wrapping around Q/2 to trust. The exact budget of
+/// [`Decryptor::noise_budget`] reads 0 there.
+const REFUSED_FRACTION: f64 = 0.25;
 
 /// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
 /// the device; both are wiped when the decryptor is dropped.
+///
+/// Decryption reconstructs the phase v = c0 + c1 s (+ c2 s^2) modulo t straight from its
+/// residues ([`CrtToSmall`]: f64 and word arithmetic, no big integers), with v / Q alongside to
+/// refuse phases whose noise has used up the budget. The noise budget itself is measured
+/// exactly (big-integer CRT); it is a diagnostic, not on the decryption path.
 pub struct Decryptor<'a, B: Backend> {
     backend: &'a B,
     ctx: Arc<BgvContext>,
     s: B::Buffer,
     s_squared: B::Buffer,
-    level_bases: Vec<RnsBase>,
+    /// Per level: the CRT to t (decryption) and the exact RNS base (noise budget).
+    levels: Vec<(CrtToSmall, RnsBase)>,
 }
 
 impl<'a, B: Backend> Decryptor<'a, B> {
     /// A decryptor for `key`.
     pub fn new(backend: &'a B, key: &SecretKey) -> Result<Self> {
         let ctx = key.ctx.clone();
+        let levels = (0..=ctx.max_level())
+            .map(|level| {
+                let moduli = ctx.level_basis(level)?.moduli();
+                Ok((CrtToSmall::new(&moduli, *ctx.plain_modulus())?, RnsBase::new(&moduli)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let s = backend.upload(key.s.clone())?;
         let s_squared = backend.mul(&s, &s)?;
-        let level_bases = (0..=ctx.max_level())
-            .map(|level| Ok(RnsBase::new(&ctx.level_basis(level)?.moduli())?))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Self { backend, ctx, s, s_squared, level_bases })
+        Ok(Self { backend, ctx, s, s_squared, levels })
     }
 
     /// Decrypts every ciphertext of the batch. Fails with
-    /// [`SchemeError::NoiseBudgetExhausted`] rather than return a wrong message.
+    /// [`SchemeError::NoiseBudgetExhausted`] (naming the first such ciphertext) rather than
+    /// return a wrong message.
     pub fn decrypt(&self, batch: &CiphertextBatch<B>) -> Result<Vec<Plaintext>> {
+        let v = self.phases(batch)?;
         let t = self.ctx.plain_modulus();
         let correction_inverse = t.inv(batch.correction)?;
-        self.phases(batch)?
-            .into_iter()
-            .enumerate()
-            .map(|(index, phase)| {
-                // Less than one bit left means |v| > Q/4: too close to wrapping to trust.
-                if phase.budget_bits < 1.0 {
+        let crt = &self.levels[batch.level].0;
+        let mut residues = vec![0u32; v.basis().len()];
+        (0..batch.count)
+            .map(|index| {
+                let mut message = Vec::with_capacity(v.degree());
+                let mut largest = 0.0f64;
+                for c in 0..v.degree() {
+                    for (limb, r) in residues.iter_mut().enumerate() {
+                        *r = v.poly_limb(limb, index)[c];
+                    }
+                    let (mod_t, fraction) = crt.reduce(&residues);
+                    // No early exit: the time must not depend on where the noise is largest.
+                    largest = largest.max(fraction.abs());
+                    message.push(t.mul(mod_t, correction_inverse));
+                }
+                if largest >= REFUSED_FRACTION {
                     return Err(SchemeError::NoiseBudgetExhausted { index });
                 }
-                let message = phase.message.iter().map(|&m| t.mul(m, correction_inverse)).collect();
                 Ok(Plaintext::from_coefficients(message))
             })
             .collect()
     }
 
     /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
-    /// bits the noise may grow before decryption fails.
+    /// bits the noise may grow before decryption fails, log2(Q/2) - log2(max |v|), measured
+    /// exactly with big integers.
     pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
-        Ok(self.phases(batch)?.into_iter().map(|p| p.budget_bits.max(0.0).floor() as u32).collect())
+        let v = self.phases(batch)?;
+        let rns = &self.levels[batch.level].1;
+        let log_half_q = batch.ctx.level_basis(batch.level)?.log_modulus() - 1.0;
+        let mut residues = vec![0u32; v.basis().len()];
+        (0..batch.count)
+            .map(|index| {
+                let mut largest = BigInt::zero();
+                for c in 0..v.degree() {
+                    for (limb, r) in residues.iter_mut().enumerate() {
+                        *r = v.poly_limb(limb, index)[c];
+                    }
+                    largest = largest.max(rns.compose_centered(&residues)?.abs());
+                }
+                // Values stay below Q < 2^900, well inside f64's range.
+                let used = if largest.is_zero() { 0.0 } else { largest.to_f64().map_or(f64::INFINITY, f64::log2) };
+                Ok((log_half_q - used).max(0.0).floor() as u32)
+            })
+            .collect()
     }
 
-    /// v = c0 + c1 s (+ c2 s^2) for every ciphertext, reconstructed exactly (CRT) and centred.
-    fn phases(&self, batch: &CiphertextBatch<B>) -> Result<Vec<Phase>> {
+    /// v = c0 + c1 s (+ c2 s^2) of every ciphertext, in coefficient form on the host.
+    fn phases(&self, batch: &CiphertextBatch<B>) -> Result<PolyBatch> {
         self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
         if !(2..=3).contains(&batch.size()) {
             return Err(SchemeError::WrongSize { operation: "decrypt", expected: 2, found: batch.size() });
@@ -82,38 +117,7 @@ impl<'a, B: Backend> Decryptor<'a, B> {
             backend.mac(&mut v, c2, &self.s_squared)?;
         }
         backend.intt(&mut v)?;
-        let v = backend.download(&v)?;
-        let rns = &self.level_bases[batch.level];
-        let log_half_q = batch.ctx.level_basis(batch.level)?.log_modulus() - 1.0;
-        (0..batch.count).map(|k| self.phase(&v, k, rns, log_half_q)).collect()
-    }
-
-    fn phase(&self, v: &PolyBatch, index: usize, rns: &RnsBase, log_half_q: f64) -> Result<Phase> {
-        let t = self.ctx.plain_modulus();
-        let t_big = BigInt::from(t.value());
-        let limbs = v.basis().len();
-        let mut residues = vec![0u32; limbs];
-        let mut largest = BigInt::zero();
-        let mut message = Vec::with_capacity(v.degree());
-        for c in 0..v.degree() {
-            for (limb, r) in residues.iter_mut().enumerate() {
-                *r = v.poly_limb(limb, index)[c];
-            }
-            let value = rns.compose_centered(&residues)?;
-            let reduced = ((&value % &t_big) + &t_big) % &t_big;
-            message.push(reduced.to_u32().expect("reduced below t"));
-            let magnitude = value.abs();
-            if magnitude > largest {
-                largest = magnitude;
-            }
-        }
-        let budget_bits = if largest.is_zero() {
-            log_half_q
-        } else {
-            // Values stay below Q < 2^900, well inside f64's range.
-            log_half_q - largest.to_f64().map_or(f64::INFINITY, f64::log2)
-        };
-        Ok(Phase { message, budget_bits })
+        Ok(backend.download(&v)?)
     }
 }
 
@@ -121,5 +125,119 @@ impl<B: Backend> Drop for Decryptor<'_, B> {
     fn drop(&mut self) {
         self.backend.zeroize(&mut self.s);
         self.backend.zeroize(&mut self.s_squared);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pimhe_exec::CpuBackend;
+    use pimhe_math::Sampler;
+    use pimhe_ring::{PolyBatch, Representation};
+
+    use super::*;
+    use crate::bgv::{BgvParameters, KeyGenerator};
+
+    /// A batch whose phase is exactly `phases[k]` (c0 = v, c1 = 0), with a correction factor.
+    fn batch_with_phases(
+        ctx: &Arc<BgvContext>,
+        level: usize,
+        phases: &[Vec<BigInt>],
+        correction: u32,
+    ) -> CiphertextBatch<CpuBackend> {
+        let basis = ctx.level_basis(level).unwrap();
+        let rns = RnsBase::new(&basis.moduli()).unwrap();
+        let n = ctx.degree();
+        let mut data = vec![0u32; basis.len() * phases.len() * n];
+        for (k, phase) in phases.iter().enumerate() {
+            for (c, v) in phase.iter().enumerate() {
+                for (limb, r) in rns.decompose_signed(v).into_iter().enumerate() {
+                    data[(limb * phases.len() + k) * n + c] = r;
+                }
+            }
+        }
+        let mut c0 = PolyBatch::from_data(basis, phases.len(), Representation::Coefficient, data).unwrap();
+        c0.to_ntt().unwrap();
+        let c1 = PolyBatch::zeros(basis, phases.len(), Representation::Ntt);
+        CiphertextBatch { ctx: ctx.clone(), parts: vec![c0, c1], level, count: phases.len(), correction }
+    }
+
+    /// Fast decryption against the exact phase (big integers): the message is v / correction
+    /// mod t whenever |v| < Q/4 - 2^-40 Q, and an error from Q/4 on; in between it may refuse,
+    /// never return a wrong message. The noise budget (exact up to its final f64 logarithm)
+    /// agrees away from the boundary: 0 when decryption refuses, at least 1 bit when it succeeds.
+    #[test]
+    fn fast_decryption_matches_the_exact_phase_and_refuses_at_a_quarter() {
+        let backend = CpuBackend::new(Some(2)).unwrap();
+        let ctx = BgvContext::new(BgvParameters::preset(4096).unwrap()).unwrap();
+        let secret = KeyGenerator::with_sampler(&backend, &ctx, Sampler::from_seed_u64(5)).secret_key().unwrap();
+        let decryptor = Decryptor::new(&backend, &secret).unwrap();
+        let t = *ctx.plain_modulus();
+        let t_big = BigInt::from(t.value());
+        let mut sampler = Sampler::from_seed_u64(6);
+        let mut random_u64 = || {
+            let words = sampler.uniform_vec(&pimhe_math::Modulus::new((1 << 30) - 35).unwrap(), 3);
+            words.iter().fold(0u64, |acc, &w| (acc << 30) ^ u64::from(w))
+        };
+        for level in [ctx.max_level(), 0] {
+            let q = BigInt::from(RnsBase::new(&ctx.level_basis(level).unwrap().moduli()).unwrap().product().clone());
+            let quarter = &q / 4u32;
+            let margin = (&q >> 40u32).max(BigInt::from(1));
+            let n = ctx.degree();
+            // Random phases anywhere below Q/4 - margin, both signs, and a few tiny ones.
+            let random: Vec<BigInt> = (0..n)
+                .map(|c| {
+                    let bound = if c % 7 == 0 { BigInt::from(1u64 << 20) } else { &quarter - &margin };
+                    let v = (BigInt::from(random_u64()) * BigInt::from(random_u64())) % bound;
+                    if random_u64() % 2 == 0 {
+                        v
+                    } else {
+                        -v
+                    }
+                })
+                .collect();
+            // The same phases with one coefficient moved next to the boundary, on each side.
+            let with = |c: usize, v: BigInt| {
+                let mut phase = random.clone();
+                phase[c] = v;
+                phase
+            };
+            // (phase, decrypts?: None where either answer is right, budget exact in f64?)
+            let cases: Vec<(Vec<BigInt>, Option<bool>, bool)> = vec![
+                (random.clone(), Some(true), true),
+                (with(3, &quarter - &margin), Some(true), true),
+                (with(5, -(&quarter - &margin)), Some(true), true),
+                (with(9, &quarter - 1u32), None, false),
+                (with(11, &quarter + 1u32), Some(false), false),
+                (with(13, -(&quarter + &margin)), Some(false), true),
+                (with(17, &q / 2u32), Some(false), true),
+            ];
+            let phases: Vec<Vec<BigInt>> = cases.iter().map(|(p, _, _)| p.clone()).collect();
+            let correction = 3;
+            let batch = batch_with_phases(&ctx, level, &phases, correction);
+            let budgets = decryptor.noise_budget(&batch).unwrap();
+            let inverse = BigInt::from(t.inv(correction).unwrap());
+            for (k, (phase, decrypts, budget_exact)) in cases.iter().enumerate() {
+                let single = batch_with_phases(&ctx, level, &[phase.clone()], correction);
+                match (decryptor.decrypt(&single), decrypts) {
+                    (Ok(plain), Some(true) | None) => {
+                        let expected: Vec<u32> = phase
+                            .iter()
+                            .map(|v| (((v * &inverse) % &t_big + &t_big) % &t_big).to_u32().unwrap())
+                            .collect();
+                        assert_eq!(plain[0].coefficients(), &expected[..], "level {level} case {k}: wrong message");
+                        assert!(budgets[k] >= 1 || !budget_exact, "level {level} case {k}");
+                    }
+                    (Err(SchemeError::NoiseBudgetExhausted { index: 0 }), Some(false) | None) => {
+                        assert!(budgets[k] == 0 || !budget_exact, "level {level} case {k}");
+                    }
+                    (other, _) => {
+                        let got = other.map(|_| "a message");
+                        panic!("level {level} case {k}: expected decrypts = {decrypts:?}, got {got:?}")
+                    }
+                }
+            }
+            // A batch names its first exhausted ciphertext.
+            assert!(matches!(decryptor.decrypt(&batch), Err(SchemeError::NoiseBudgetExhausted { index: 3 | 4 })));
+        }
     }
 }

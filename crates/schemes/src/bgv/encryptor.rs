@@ -7,14 +7,10 @@ use pimhe_math::Sampler;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::encoder::Plaintext;
-use crate::bgv::keys::{upload_signed, Noise, PublicKey, SecretKey};
+use crate::bgv::keys::{PublicKey, SecretKey};
+use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
-
-enum Key<Buffer> {
-    Public { b: Buffer, a: Buffer },
-    Secret { s: Buffer },
-}
+use crate::noise::{encrypt_with, upload_signed, EncryptionKey, Noise};
 
 /// Encrypts batches of plaintexts at the top level, one backend call per step for the whole
 /// batch.
@@ -40,20 +36,21 @@ enum Key<Buffer> {
 pub struct Encryptor<'a, B: Backend> {
     backend: &'a B,
     ctx: Arc<BgvContext>,
-    key: Key<B::Buffer>,
+    key: EncryptionKey<B::Buffer>,
     noise: Noise,
 }
 
 impl<'a, B: Backend> Encryptor<'a, B> {
     /// A public-key encryptor with OS randomness.
     pub fn with_public_key(backend: &'a B, key: &PublicKey) -> Result<Self> {
-        let key_buffers = Key::Public { b: backend.upload(key.b.clone())?, a: backend.upload(key.a.clone())? };
+        let key_buffers =
+            EncryptionKey::Public { b: backend.upload(key.b.clone())?, a: backend.upload(key.a.clone())? };
         Ok(Self { backend, ctx: key.ctx.clone(), key: key_buffers, noise: Noise::new(Sampler::from_os()?) })
     }
 
     /// A secret-key encryptor with OS randomness.
     pub fn with_secret_key(backend: &'a B, key: &SecretKey) -> Result<Self> {
-        let key_buffers = Key::Secret { s: backend.upload(key.s.clone())? };
+        let key_buffers = EncryptionKey::Secret { s: backend.upload(key.s.clone())? };
         Ok(Self { backend, ctx: key.ctx.clone(), key: key_buffers, noise: Noise::new(Sampler::from_os()?) })
     }
 
@@ -69,7 +66,7 @@ impl<'a, B: Backend> Encryptor<'a, B> {
             return Err(SchemeError::InvalidParameters("nothing to encrypt: the plaintext list is empty".into()));
         }
         for plain in plaintexts {
-            plain.check(&self.ctx)?;
+            plain.check(self.ctx.plain_space())?;
         }
         let n = self.ctx.degree();
         let t = self.ctx.plain_modulus().value();
@@ -80,37 +77,20 @@ impl<'a, B: Backend> Encryptor<'a, B> {
             .iter()
             .map(|plain| {
                 let mut term = self.noise.scaled_error(n, t);
-                term.iter_mut().zip(plain.centered(&self.ctx)).for_each(|(x, m)| *x += m);
+                term.iter_mut().zip(plain.centered(self.ctx.plain_space())).for_each(|(x, m)| *x += m);
                 term
             })
             .collect();
         let count = plaintexts.len();
-        let mut part0 = upload_signed(backend, &basis, &mut message_terms)?;
-        let parts = match &self.key {
-            Key::Public { b, a } => {
-                let mut u: Vec<Vec<i64>> = (0..count).map(|_| self.noise.ternary(n)).collect();
-                let mut u = upload_signed(backend, &basis, &mut u)?;
-                let mut errors: Vec<Vec<i64>> = (0..count).map(|_| self.noise.scaled_error(n, t)).collect();
-                let mut part1 = upload_signed(backend, &basis, &mut errors)?;
-                let result = backend.mac(&mut part0, &u, b).and_then(|_| backend.mac(&mut part1, &u, a));
-                backend.zeroize(&mut u);
-                result?;
-                vec![part0, part1]
-            }
-            Key::Secret { s } => {
-                let a = backend.upload(self.noise.uniform_ntt(&basis, count)?)?;
-                let a_times_s = backend.mul(&a, s)?;
-                let part0 = backend.sub(&part0, &a_times_s)?;
-                vec![part0, a]
-            }
-        };
+        let part0 = upload_signed(backend, &basis, &mut message_terms)?;
+        let parts = encrypt_with(backend, &mut self.noise, &self.key, &basis, part0, count, t)?;
         Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, level: self.ctx.max_level(), count, correction: 1 })
     }
 }
 
 impl<B: Backend> Drop for Encryptor<'_, B> {
     fn drop(&mut self) {
-        if let Key::Secret { s } = &mut self.key {
+        if let EncryptionKey::Secret { s } = &mut self.key {
             self.backend.zeroize(s);
         }
     }

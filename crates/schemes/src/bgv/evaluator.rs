@@ -7,9 +7,10 @@ use pimhe_ring::PolyBatch;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::encoder::Plaintext;
 use crate::bgv::keys::RelinKey;
+use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
+use crate::keyswitch::DeviceSwitchingKey;
 
 /// Evaluates on ciphertext batches with only public material (the server side).
 ///
@@ -42,7 +43,7 @@ use crate::error::{Result, SchemeError};
 pub struct Evaluator<'a, B: Backend> {
     backend: &'a B,
     ctx: Arc<BgvContext>,
-    relin: Option<Vec<(B::Buffer, B::Buffer)>>,
+    relin: Option<DeviceSwitchingKey<B>>,
 }
 
 impl<'a, B: Backend> Evaluator<'a, B> {
@@ -54,12 +55,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
     /// Uploads the relinearization key to the backend for [`Evaluator::relinearize`].
     pub fn with_relin_key(mut self, key: &RelinKey) -> Result<Self> {
         self.ctx.expect_same(&key.ctx, "the relinearization key")?;
-        let pairs = key
-            .pairs
-            .iter()
-            .map(|(b, a)| Ok((self.backend.upload(b.clone())?, self.backend.upload(a.clone())?)))
-            .collect::<Result<Vec<_>>>()?;
-        self.relin = Some(pairs);
+        self.relin = Some(key.key.upload(self.backend)?);
         Ok(self)
     }
 
@@ -131,27 +127,13 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         if a.size() != 3 {
             return Err(SchemeError::WrongSize { operation: "relinearize", expected: 3, found: a.size() });
         }
-        let pairs = self.relin.as_ref().ok_or_else(|| {
+        let key = self.relin.as_ref().ok_or_else(|| {
             SchemeError::KeySwitchingUnavailable("the evaluator has no relinearization key (use with_relin_key)".into())
         })?;
-        let extended = self.ctx.extended_basis(a.level).expect("a relinearization key implies a special prime");
+        let basis = self.ctx.key_switch_basis().expect("a relinearization key implies special primes");
         let backend = self.backend;
-        let digits = backend.decompose_digits(&a.parts[2], extended)?;
-        let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
-        for (digit, (key_b, key_a)) in digits.iter().zip(pairs) {
-            match &mut accumulators {
-                None => accumulators = Some((backend.mul(digit, key_b)?, backend.mul(digit, key_a)?)),
-                Some((acc0, acc1)) => {
-                    backend.mac(acc0, digit, key_b)?;
-                    backend.mac(acc1, digit, key_a)?;
-                }
-            }
-        }
-        let (acc0, acc1) = accumulators.expect("a ciphertext has at least one prime");
-        // Dividing by P with the t-correction keeps the switched term congruent to c2 s^2 mod t.
-        let plain_modulus = Some(*self.ctx.plain_modulus());
-        let mut c0 = backend.mod_down_last(&acc0, plain_modulus)?;
-        let mut c1 = backend.mod_down_last(&acc1, plain_modulus)?;
+        // Some(t): the switched pair decrypts to c2 s^2 mod t exactly, so the correction stays.
+        let (mut c0, mut c1) = key.switch(backend, basis, &a.parts[2], Some(*self.ctx.plain_modulus()))?;
         backend.add_assign(&mut c0, &a.parts[0])?;
         backend.add_assign(&mut c1, &a.parts[1])?;
         Ok(self.derive(a, vec![c0, c1], a.level, a.correction))
@@ -223,7 +205,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         let lifted = plains
             .iter()
             .map(|plain| {
-                plain.check(&self.ctx)?;
+                plain.check(self.ctx.plain_space())?;
                 Ok(plain.coefficients().iter().map(|&m| t.center(t.mul(m, scale))).collect::<Vec<i64>>())
             })
             .collect::<Result<Vec<_>>>()?;

@@ -10,15 +10,28 @@ use crate::security::max_log_q_128;
 /// Ring degrees BGV supports.
 pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
 
-/// A BGV parameter set. Build one with [`BgvParameters::preset`] or [`BgvParameters::new`];
-/// [`BgvParameters::validate`] (run by [`crate::bgv::BgvContext::new`]) refuses sets that are
-/// malformed or weaker than 128-bit unless [`BgvParameters::allow_insecure`] was called.
+/// A BGV parameter set. Build one with [`BgvParameters::preset`], [`BgvParameters::new`] or
+/// [`BgvParameters::hybrid`]; [`BgvParameters::validate`] (run by
+/// [`crate::bgv::BgvContext::new`]) refuses sets that are malformed or weaker than 128-bit
+/// unless [`BgvParameters::allow_insecure`] was called.
+///
+/// Key switching is hybrid: the L data primes form `dnum` digits of alpha = ceil(L / dnum)
+/// primes and the special modulus P has (at least) alpha primes. Fewer digits make key
+/// switching cheaper (about (dnum + 3) L NTTs instead of L^2) but P takes bits from the
+/// 128-bit budget that the data primes (levels) would otherwise get; dnum = L with one special
+/// prime keeps the longest chain.
 ///
 /// ```
 /// use pimhe_schemes::bgv::BgvParameters;
 /// let p = BgvParameters::preset(8192).unwrap();
 /// assert_eq!(p.plain_modulus(), 65537);
 /// assert!(p.total_bits() <= 218);
+/// // The longest chain at N = 8192: 6 data primes, one digit each, one special prime.
+/// let longest = BgvParameters::preset_with_dnum(8192, 6).unwrap();
+/// assert_eq!((longest.data_primes().len(), longest.special_primes().len()), (6, 1));
+/// // Two digits of 3 primes need 3 special primes: 4 data primes fit the bound.
+/// let two = BgvParameters::preset_with_dnum(8192, 2).unwrap();
+/// assert_eq!((two.data_primes().len(), two.special_primes().len()), (4, 2));
 /// // 8 primes of 30 bits (240 bits) are too many for N = 8192 ...
 /// assert!(BgvParameters::new(8192, 65537, &[30; 7], Some(30)).unwrap().validate().is_err());
 /// // ... unless explicitly allowed.
@@ -30,76 +43,139 @@ pub struct BgvParameters {
     degree: usize,
     plain_modulus: u32,
     data_primes: Vec<u32>,
-    special_prime: Option<u32>,
+    special_primes: Vec<u32>,
+    dnum: usize,
     insecure_allowed: bool,
 }
 
 impl BgvParameters {
     /// Parameters with primes found deterministically: one data prime per entry of
-    /// `data_prime_bits` and, when `special_prime_bits` is given, a key-switching prime of that
-    /// size (chosen first, so it is the largest prime of its size).
+    /// `data_prime_bits` and, when `special_prime_bits` is given, one key-switching prime of
+    /// that size (chosen first, so it is the largest prime of its size) with one digit per data
+    /// prime (dnum = L, the longest chain for the bits). See [`BgvParameters::hybrid`] for fewer
+    /// digits.
     pub fn new(
         degree: usize,
         plain_modulus: u32,
         data_prime_bits: &[u32],
         special_prime_bits: Option<u32>,
     ) -> Result<Self> {
+        let specials = special_prime_bits.map(|bits| (bits, 1));
+        Self::search(degree, plain_modulus, data_prime_bits, specials, data_prime_bits.len())
+    }
+
+    /// Parameters for hybrid key switching with `dnum` digits: the data primes of
+    /// `data_prime_bits` and alpha = ceil(L / dnum) special primes of `special_prime_bits`
+    /// (chosen first, the largest of their size). Needs 1 <= dnum <= L.
+    ///
+    /// ```
+    /// use pimhe_schemes::bgv::BgvParameters;
+    /// let p = BgvParameters::hybrid(16384, 65537, &[30; 10], 30, 3).unwrap();
+    /// assert_eq!((p.dnum(), p.special_primes().len()), (3, 4));
+    /// assert!(BgvParameters::hybrid(16384, 65537, &[30; 10], 30, 11).is_err()); // dnum > L
+    /// ```
+    pub fn hybrid(
+        degree: usize,
+        plain_modulus: u32,
+        data_prime_bits: &[u32],
+        special_prime_bits: u32,
+        dnum: usize,
+    ) -> Result<Self> {
+        check_dnum(dnum, data_prime_bits.len())?;
+        let alpha = data_prime_bits.len().div_ceil(dnum);
+        Self::search(degree, plain_modulus, data_prime_bits, Some((special_prime_bits, alpha)), dnum)
+    }
+
+    fn search(
+        degree: usize,
+        plain_modulus: u32,
+        data_prime_bits: &[u32],
+        specials: Option<(u32, usize)>,
+        dnum: usize,
+    ) -> Result<Self> {
         check_degree(degree)?;
         let mut taken = vec![plain_modulus];
-        let special_prime = match special_prime_bits {
-            Some(bits) => {
-                let p = ntt_primes(bits, degree, 1, &taken)?[0];
-                taken.push(p);
-                Some(p)
-            }
-            None => None,
+        let special_primes = match specials {
+            Some((bits, count)) => ntt_primes(bits, degree, count, &taken)?,
+            None => Vec::new(),
         };
+        taken.extend(&special_primes);
         let mut data_primes = Vec::with_capacity(data_prime_bits.len());
         for &bits in data_prime_bits {
             let p = ntt_primes(bits, degree, 1, &taken)?[0];
             taken.push(p);
             data_primes.push(p);
         }
-        Ok(Self { degree, plain_modulus, data_primes, special_prime, insecure_allowed: false })
+        Ok(Self { degree, plain_modulus, data_primes, special_primes, dnum, insecure_allowed: false })
     }
 
-    /// Parameters with explicit primes.
+    /// Parameters with explicit primes and `dnum` digits (1 <= dnum <= L, and at least
+    /// ceil(L / dnum) special primes when there are any; without special primes there is no
+    /// key switching and dnum must be L).
     pub fn with_primes(
         degree: usize,
         plain_modulus: u32,
         data_primes: Vec<u32>,
-        special_prime: Option<u32>,
+        special_primes: Vec<u32>,
+        dnum: usize,
     ) -> Result<Self> {
         check_degree(degree)?;
-        let params = Self { degree, plain_modulus, data_primes, special_prime, insecure_allowed: false };
+        let params = Self { degree, plain_modulus, data_primes, special_primes, dnum, insecure_allowed: false };
         params.check_structure()?;
         Ok(params)
     }
 
-    /// The default 128-bit parameter set for ring degree `degree`.
+    /// The default 128-bit parameter set for ring degree `degree`: the longest chain of data
+    /// primes that fits the 128-bit bound beside the special primes of its `dnum`.
     ///
-    /// | N | t | data primes | special prime | log Q (max) |
-    /// |---|---|---|---|---|
-    /// | 1024 | 12289 | 1 x 27 bits | none | 27 (27) |
-    /// | 2048 | 12289 | 2 x 27 bits | none | 54 (54) |
-    /// | 4096 | 65537 | 3 x 27 bits | 27 bits | 108 (109) |
-    /// | 8192 | 65537 | 6 x 30 bits | 30 bits | 210 (218) |
-    /// | 16384 | 65537 | 13 x 30 bits | 30 bits | 420 (438) |
-    /// | 32768 | 65537 | 28 x 30 bits | 30 bits | 870 (881) |
+    /// | N | t | data primes | dnum | special primes | log Q (max) |
+    /// |---|---|---|---|---|---|
+    /// | 1024 | 12289 | 1 x 27 bits | - | none | 27 (27) |
+    /// | 2048 | 12289 | 2 x 27 bits | - | none | 54 (54) |
+    /// | 4096 | 65537 | 3 x 27 bits | 3 | 1 x 27 bits | 108 (109) |
+    /// | 8192 | 65537 | 5 x 30 bits | 3 | 2 x 30 bits | 210 (218) |
+    /// | 16384 | 65537 | 11 x 30 bits | 4 | 3 x 30 bits | 420 (438) |
+    /// | 32768 | 65537 | 24 x 30 bits | 6 | 4 x 30 bits | 840 (881) |
     ///
     /// The two smallest sets have no room for a key-switching prime: they support additions,
-    /// plaintext operations and one multiplication without relinearization.
+    /// plaintext operations and one multiplication without relinearization. The dnum of the
+    /// larger sets trades levels for relinearization speed (measured in docs/DESIGN.md,
+    /// "Hybrid key switching"); [`BgvParameters::preset_with_dnum`] picks another trade-off.
     pub fn preset(degree: usize) -> Result<Self> {
-        let (t, data, special): (u32, &[u32], Option<u32>) = match degree {
-            1024 => (12289, &[27], None),
-            2048 => (12289, &[27; 2], None),
-            4096 => (65537, &[27; 3], Some(27)),
-            8192 => (65537, &[30; 6], Some(30)),
-            16384 => (65537, &[30; 13], Some(30)),
-            32768 => (65537, &[30; 28], Some(30)),
-            _ => return Err(degree_error(degree)),
+        match degree {
+            1024 => Self::new(degree, 12289, &[27], None),
+            2048 => Self::new(degree, 12289, &[27; 2], None),
+            4096 => Self::preset_with_dnum(degree, 3),
+            8192 => Self::preset_with_dnum(degree, PRESET_DNUM[0]),
+            16384 => Self::preset_with_dnum(degree, PRESET_DNUM[1]),
+            32768 => Self::preset_with_dnum(degree, PRESET_DNUM[2]),
+            _ => Err(degree_error(degree)),
+        }
+    }
+
+    /// The 128-bit set of ring degree `degree` (4096 and up) with `dnum` digits: the most data
+    /// primes L such that L + ceil(L / dnum) primes (27 bits at N = 4096, 30 above) fit the
+    /// bound, and ceil(L / dnum) special primes. `dnum` must be at most that L: dnum = L is one
+    /// digit per prime and one special prime, the longest chain.
+    pub fn preset_with_dnum(degree: usize, dnum: usize) -> Result<Self> {
+        check_degree(degree)?;
+        let (t, bits) = match degree {
+            1024 | 2048 => {
+                return Err(SchemeError::InvalidParameters(format!(
+                    "N = {degree} has no room for special primes under the 128-bit bound, so dnum does not apply; \
+                     use N >= 4096 for key switching"
+                )))
+            }
+            4096 => (65537, 27),
+            _ => (65537, 30),
         };
-        Self::new(degree, t, data, special)
+        let primes = max_log_q_128(degree).expect("degree checked") / bits;
+        let data = (1..primes as usize)
+            .filter(|&l| l + l.div_ceil(dnum.max(1)) <= primes as usize)
+            .max()
+            .expect("at least one data prime and one special prime fit");
+        check_dnum(dnum, data)?;
+        Self::hybrid(degree, t, &vec![bits; data], bits, dnum)
     }
 
     /// All presets, smallest first.
@@ -128,9 +204,20 @@ impl BgvParameters {
         &self.data_primes
     }
 
-    /// The key-switching prime P, if any.
-    pub fn special_prime(&self) -> Option<u32> {
-        self.special_prime
+    /// The key-switching (special) primes, whose product is P; empty without key switching.
+    pub fn special_primes(&self) -> &[u32] {
+        &self.special_primes
+    }
+
+    /// Number of key-switching digits: the data primes are grouped into dnum digits of
+    /// ceil(L / dnum) consecutive primes.
+    pub fn dnum(&self) -> usize {
+        self.dnum
+    }
+
+    /// Every prime, data primes first, then special primes (the basis keys are made over).
+    pub fn primes(&self) -> Vec<u32> {
+        self.all_primes().collect()
     }
 
     /// Highest level (number of data primes minus one).
@@ -144,7 +231,7 @@ impl BgvParameters {
     }
 
     /// Total modulus size in bits, counted as SEAL does: the sum of the bit lengths of all
-    /// primes, the special prime included (it is part of the key-switching keys).
+    /// primes, the special primes included (they are part of the key-switching keys).
     pub fn total_bits(&self) -> u32 {
         self.all_primes().map(|p| 32 - p.leading_zeros()).sum()
     }
@@ -155,7 +242,7 @@ impl BgvParameters {
     }
 
     fn all_primes(&self) -> impl Iterator<Item = u32> + '_ {
-        self.data_primes.iter().copied().chain(self.special_prime)
+        self.data_primes.iter().copied().chain(self.special_primes.iter().copied())
     }
 
     fn check_structure(&self) -> Result<()> {
@@ -168,6 +255,23 @@ impl BgvParameters {
             return Err(SchemeError::InvalidParameters(format!(
                 "plaintext modulus {t} must be a prime below 2^30 with t = 1 mod 2N = {} (batching)",
                 2 * n
+            )));
+        }
+        let data = self.data_primes.len();
+        check_dnum(self.dnum, data)?;
+        let alpha = data.div_ceil(self.dnum);
+        let special = self.special_primes.len();
+        if special == 0 && self.dnum != data {
+            return Err(SchemeError::InvalidParameters(format!(
+                "dnum = {} needs special primes; without them there is no key switching and dnum must be L = {data}",
+                self.dnum
+            )));
+        }
+        if special > 0 && special < alpha {
+            return Err(SchemeError::InvalidParameters(format!(
+                "dnum = {} groups the {data} data primes into digits of {alpha}, so at least {alpha} special primes \
+                 are needed; got {special} (add special primes or raise dnum)",
+                self.dnum
             )));
         }
         let primes: Vec<u32> = self.all_primes().collect();
@@ -204,6 +308,21 @@ impl BgvParameters {
     }
 }
 
+/// dnum for the presets of N = 8192, 16384 and 32768, chosen by measuring relinearization time
+/// against the levels kept (docs/DESIGN.md, "Hybrid key switching"): the fastest choice that
+/// gives up at most about 15% of the longest chain's levels (6 -> 5, 13 -> 11, 28 -> 24).
+const PRESET_DNUM: [usize; 3] = [3, 4, 6];
+
+fn check_dnum(dnum: usize, data: usize) -> Result<()> {
+    if (1..=data).contains(&dnum) {
+        Ok(())
+    } else {
+        Err(SchemeError::InvalidParameters(format!(
+            "dnum = {dnum} key-switching digits is not possible with {data} data primes; allowed 1..={data}"
+        )))
+    }
+}
+
 fn degree_error(degree: usize) -> SchemeError {
     SchemeError::InvalidParameters(format!("ring degree {degree} is not supported; choose one of {DEGREES:?}"))
 }
@@ -221,12 +340,21 @@ impl fmt::Display for BgvParameters {
         let bits = |p: &u32| 32 - p.leading_zeros();
         write!(
             f,
-            "N={} t={} data primes={}x[{}] bits special={} log2(Q)={} security={}",
+            "N={} t={} data primes={}x[{}] bits special={} dnum={} log2(Q)={} security={}",
             self.degree,
             self.plain_modulus,
             self.data_primes.len(),
             self.data_primes.iter().map(|p| bits(p).to_string()).collect::<Vec<_>>().join(","),
-            self.special_prime.map_or("none".to_string(), |p| format!("{} bits", bits(&p))),
+            if self.special_primes.is_empty() {
+                "none".to_string()
+            } else {
+                format!(
+                    "{}x[{}] bits",
+                    self.special_primes.len(),
+                    self.special_primes.iter().map(|p| bits(p).to_string()).collect::<Vec<_>>().join(",")
+                )
+            },
+            self.dnum,
             self.total_bits(),
             self.security_bits().map_or("below 128-bit".to_string(), |b| format!("{b}-bit")),
         )

@@ -129,19 +129,22 @@ impl<C: Backend, B: Backend> StatsScheme for BgvStats<'_, C, B> {
     }
 }
 
-/// The 128-bit preset of ring degree `n` (its modulus chain and special prime) with plaintext
-/// modulus `t` instead of the preset's.
+/// The 128-bit preset of ring degree `n` (its modulus chain, special primes and dnum) with
+/// plaintext modulus `t` instead of the preset's.
 pub fn bgv_parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
     let preset = BgvParameters::preset(n)?;
     let bits = |p: &u32| 32 - p.leading_zeros();
     let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
-    BgvParameters::new(n, t, &data_bits, preset.special_prime().as_ref().map(bits))
+    match preset.special_primes().first() {
+        Some(special) => BgvParameters::hybrid(n, t, &data_bits, bits(special), preset.dnum()),
+        None => BgvParameters::new(n, t, &data_bits, None),
+    }
 }
 
 /// The largest plaintext modulus size BGV allows with the preset of degree `n`: t must stay
 /// below every prime of the modulus chain.
 pub fn bgv_max_plain_bits(n: usize) -> Result<u32, SchemeError> {
     let preset = BgvParameters::preset(n)?;
-    let smallest = preset.data_primes().iter().chain(&preset.special_prime()).min().copied().unwrap_or(0);
+    let smallest = preset.primes().into_iter().min().unwrap_or(0);
     Ok(31 - smallest.leading_zeros() - 1)
 }

@@ -1,9 +1,46 @@
-//! The batch encoder: N integers mod t in, one plaintext polynomial out (and back).
+//! The batch encoder: N integers mod t in, one plaintext polynomial out (and back). Shared by
+//! every scheme with an integer plaintext space `Z_t[X]/(X^N + 1)` (BGV and BFV): they differ in
+//! how a plaintext enters a ciphertext, not in how slots map to coefficients.
 
 use std::sync::Arc;
 
-use crate::bgv::context::BgvContext;
+use pimhe_math::{bit_reverse, Modulus, NttTable};
+
 use crate::error::{Result, SchemeError};
+
+/// The plaintext space of a parameter set: t, the NTT table modulo t and where each slot sits
+/// in the (bit-reversed) NTT vector. Built once per context.
+#[derive(Debug)]
+pub struct PlainSpace {
+    plain: Modulus,
+    table: NttTable,
+    slot_positions: Vec<usize>,
+}
+
+impl PlainSpace {
+    /// The space of degree `n` modulo `t` (a prime with t = 1 mod 2n, checked by the parameters).
+    pub(crate) fn new(n: usize, t: u32) -> Result<Arc<Self>> {
+        let plain = Modulus::new(t as u64)?;
+        let table = NttTable::new(plain, n)?;
+        Ok(Arc::new(Self { plain, table, slot_positions: slot_positions(n) }))
+    }
+
+    /// The plaintext modulus t.
+    pub fn modulus(&self) -> &Modulus {
+        &self.plain
+    }
+
+    /// Ring degree N (also the number of slots).
+    pub fn degree(&self) -> usize {
+        self.slot_positions.len()
+    }
+}
+
+/// A scheme context with an integer plaintext space, so one [`BatchEncoder`] serves them all.
+pub trait PlainContext {
+    /// The plaintext space of the context's parameters.
+    fn plain_space(&self) -> &Arc<PlainSpace>;
+}
 
 /// A plaintext polynomial: N coefficients modulo t, in coefficient form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,18 +60,18 @@ impl Plaintext {
 
     /// The coefficients as signed integers in (-t/2, t/2]: lifted like this, a plaintext adds
     /// the least noise.
-    pub(crate) fn centered(&self, ctx: &BgvContext) -> Vec<i64> {
-        let t = ctx.plain_modulus();
+    pub(crate) fn centered(&self, space: &PlainSpace) -> Vec<i64> {
+        let t = space.modulus();
         self.coefficients.iter().map(|&c| t.center(c)).collect()
     }
 
-    pub(crate) fn check(&self, ctx: &BgvContext) -> Result<()> {
-        let t = ctx.plain_modulus().value();
-        if self.coefficients.len() != ctx.degree() || self.coefficients.iter().any(|&c| c >= t) {
+    pub(crate) fn check(&self, space: &PlainSpace) -> Result<()> {
+        let t = space.modulus().value();
+        if self.coefficients.len() != space.degree() || self.coefficients.iter().any(|&c| c >= t) {
             return Err(SchemeError::ParameterMismatch(format!(
                 "plaintext of {} coefficients does not belong to parameters with N={} and t={t}",
                 self.coefficients.len(),
-                ctx.degree()
+                space.degree()
             )));
         }
         Ok(())
@@ -56,18 +93,18 @@ impl Plaintext {
 /// ```
 #[derive(Debug, Clone)]
 pub struct BatchEncoder {
-    ctx: Arc<BgvContext>,
+    space: Arc<PlainSpace>,
 }
 
 impl BatchEncoder {
-    /// The encoder of a context.
-    pub fn new(ctx: &Arc<BgvContext>) -> Self {
-        Self { ctx: ctx.clone() }
+    /// The encoder of a context (BGV's or BFV's).
+    pub fn new<C: PlainContext>(ctx: &Arc<C>) -> Self {
+        Self { space: ctx.plain_space().clone() }
     }
 
     /// Encodes up to N values, each in [0, t); missing slots are zero.
     pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
-        let t = self.ctx.plain_modulus().value() as u64;
+        let t = self.space.modulus().value() as u64;
         self.check_len(values.len())?;
         if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| v >= t) {
             return Err(SchemeError::PlaintextOverflow {
@@ -81,7 +118,7 @@ impl BatchEncoder {
 
     /// Encodes up to N signed values, each in [-(t-1)/2, (t-1)/2].
     pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
-        let t = self.ctx.plain_modulus();
+        let t = self.space.modulus();
         let half = (t.value() as i64 - 1) / 2;
         self.check_len(values.len())?;
         if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| !(-half..=half).contains(&v)) {
@@ -96,31 +133,47 @@ impl BatchEncoder {
 
     /// Decodes the N slot values, each in [0, t).
     pub fn decode(&self, plain: &Plaintext) -> Result<Vec<u64>> {
-        plain.check(&self.ctx)?;
+        plain.check(&self.space)?;
         let mut evaluations = plain.coefficients.clone();
-        self.ctx.plain_table().forward(&mut evaluations);
-        Ok(self.ctx.slot_positions().iter().map(|&p| evaluations[p] as u64).collect())
+        self.space.table.forward(&mut evaluations);
+        Ok(self.space.slot_positions.iter().map(|&p| evaluations[p] as u64).collect())
     }
 
     /// Decodes the N slot values as signed integers in (-t/2, t/2].
     pub fn decode_signed(&self, plain: &Plaintext) -> Result<Vec<i64>> {
-        let t = self.ctx.plain_modulus();
+        let t = self.space.modulus();
         Ok(self.decode(plain)?.into_iter().map(|v| t.center(v as u32)).collect())
     }
 
     fn check_len(&self, len: usize) -> Result<()> {
-        if len > self.ctx.slots() {
-            return Err(SchemeError::TooManyValues { len, slots: self.ctx.slots() });
+        if len > self.space.degree() {
+            return Err(SchemeError::TooManyValues { len, slots: self.space.degree() });
         }
         Ok(())
     }
 
     fn encode_reduced(&self, values: impl Iterator<Item = u32>) -> Plaintext {
-        let mut evaluations = vec![0u32; self.ctx.degree()];
-        for (&position, value) in self.ctx.slot_positions().iter().zip(values) {
+        let mut evaluations = vec![0u32; self.space.degree()];
+        for (&position, value) in self.space.slot_positions.iter().zip(values) {
             evaluations[position] = value;
         }
-        self.ctx.plain_table().inverse(&mut evaluations);
+        self.space.table.inverse(&mut evaluations);
         Plaintext::from_coefficients(evaluations)
     }
+}
+
+/// Position in the (bit-reversed) NTT vector mod t of each slot, in SEAL's 2 x N/2 layout:
+/// slot i of row 0 is the evaluation at psi^(3^i), slot i of row 1 at psi^(-3^i). The Galois
+/// automorphism X -> X^3 then rotates both rows by one, which is what rotations will use.
+fn slot_positions(n: usize) -> Vec<usize> {
+    let log_n = n.trailing_zeros();
+    let two_n = 2 * n;
+    let mut positions = vec![0; n];
+    let mut power = 1usize; // 3^i mod 2N
+    for i in 0..n / 2 {
+        positions[i] = bit_reverse((power - 1) / 2, log_n);
+        positions[n / 2 + i] = bit_reverse((two_n - power - 1) / 2, log_n);
+        power = power * 3 % two_n;
+    }
+    positions
 }

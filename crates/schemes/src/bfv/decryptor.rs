@@ -1,0 +1,112 @@
+//! BFV decryption (BEHZ Algorithm 1, with the gamma correction) and noise-budget measurement.
+
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use num_traits::{ToPrimitive, Zero};
+use pimhe_exec::Backend;
+use pimhe_math::RnsBase;
+
+use crate::bfv::ciphertext::CiphertextBatch;
+use crate::bfv::context::BfvContext;
+use crate::bfv::keys::SecretKey;
+use crate::encoder::Plaintext;
+use crate::error::{Result, SchemeError};
+
+/// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
+/// the device; both are wiped when the decryptor is dropped.
+///
+/// Decryption is BEHZ's Algorithm 1, RNS and integers only: the gamma correction that yields
+/// the message also measures the invariant noise [t v]_q to 30 bits, and a ciphertext with less
+/// than one bit of budget left is refused with [`SchemeError::NoiseBudgetExhausted`] instead of
+/// decrypting to a wrong message. [`Decryptor::noise_budget`] measures the noise exactly
+/// (big-integer CRT on the host).
+pub struct Decryptor<'a, B: Backend> {
+    backend: &'a B,
+    ctx: Arc<BfvContext>,
+    s: B::Buffer,
+    s_squared: B::Buffer,
+    rns: RnsBase,
+}
+
+impl<'a, B: Backend> Decryptor<'a, B> {
+    /// A decryptor for `key`.
+    pub fn new(backend: &'a B, key: &SecretKey) -> Result<Self> {
+        let ctx = key.ctx.clone();
+        let s = backend.upload(key.s.clone())?;
+        let s_squared = backend.mul(&s, &s)?;
+        let rns = RnsBase::new(&ctx.ciphertext_basis().moduli())?;
+        Ok(Self { backend, ctx, s, s_squared, rns })
+    }
+
+    /// Decrypts every ciphertext of the batch. Fails with
+    /// [`SchemeError::NoiseBudgetExhausted`] rather than return a wrong message.
+    pub fn decrypt(&self, batch: &CiphertextBatch<B>) -> Result<Vec<Plaintext>> {
+        let behz = self.ctx.behz();
+        let scaled = behz.scale_to_plain(self.backend, &self.phase(batch)?)?;
+        if let Some(index) = scaled.iter().position(|s| behz.exhausted(s)) {
+            return Err(SchemeError::NoiseBudgetExhausted { index });
+        }
+        Ok(scaled.into_iter().map(|s| Plaintext::from_coefficients(s.message)).collect())
+    }
+
+    /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
+    /// bits the invariant noise may grow before decryption fails.
+    pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
+        let v = self.phase(batch)?;
+        Ok(self.budgets(&v)?.into_iter().map(|bits| bits.max(0.0).floor() as u32).collect())
+    }
+
+    /// v = c0 + c1 s (+ c2 s^2) for every ciphertext, coefficient form over q, on the device.
+    fn phase(&self, batch: &CiphertextBatch<B>) -> Result<B::Buffer> {
+        self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
+        if !(2..=3).contains(&batch.size()) {
+            return Err(SchemeError::WrongSize { operation: "decrypt", expected: 2, found: batch.size() });
+        }
+        let backend = self.backend;
+        let mut v = backend.copy(&batch.parts[0])?;
+        backend.mac(&mut v, &batch.parts[1], &self.s)?;
+        if let Some(c2) = batch.parts.get(2) {
+            backend.mac(&mut v, c2, &self.s_squared)?;
+        }
+        backend.intt(&mut v)?;
+        Ok(v)
+    }
+
+    /// Per ciphertext, log2(q/2) - log2(max |[t v]_q|): decryption rounds t v / q correctly while
+    /// the invariant noise [t v]_q stays below q/2 in absolute value.
+    fn budgets(&self, v: &B::Buffer) -> Result<Vec<f64>> {
+        let v = self.backend.download(v)?;
+        let q = self.rns.product();
+        let t = BigUint::from(self.ctx.plain_modulus().value());
+        let log_half_q = self.ctx.ciphertext_basis().log_modulus() - 1.0;
+        let mut residues = vec![0u32; v.basis().len()];
+        (0..v.count())
+            .map(|k| {
+                let mut largest = BigUint::zero();
+                for c in 0..v.degree() {
+                    for (limb, r) in residues.iter_mut().enumerate() {
+                        *r = v.poly_limb(limb, k)[c];
+                    }
+                    let noise = (self.rns.compose(&residues)? * &t) % q;
+                    // |centred [t v]_q|: the distance to the nearer multiple of q.
+                    let magnitude = if &noise * 2u32 > *q { q - noise } else { noise };
+                    largest = largest.max(magnitude);
+                }
+                // Values stay below q < 2^900, well inside f64's range.
+                Ok(if largest.is_zero() {
+                    log_half_q
+                } else {
+                    log_half_q - largest.to_f64().map_or(f64::INFINITY, f64::log2)
+                })
+            })
+            .collect()
+    }
+}
+
+impl<B: Backend> Drop for Decryptor<'_, B> {
+    fn drop(&mut self) {
+        self.backend.zeroize(&mut self.s);
+        self.backend.zeroize(&mut self.s_squared);
+    }
+}

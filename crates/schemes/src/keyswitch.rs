@@ -1,0 +1,317 @@
+//! Key switching, shared by every scheme (BGV, BFV): turns a component `c` that decrypts under
+//! a source secret `s'` (s^2 for relinearization, a rotated s for rotations) into a pair
+//! `(c0', c1')` with `c0' + c1' s ~ c s'`, which the caller adds to its ciphertext.
+//!
+//! # API
+//!
+//! - [`KeySwitchBasis::new`]`(key_basis, data_primes, dnum)`: `key_basis` holds the `data_primes`
+//!   data primes q_0..q_{L-1} first, then the special primes whose product is P; the data
+//!   primes are grouped into `dnum` digits of consecutive primes.
+//! - [`SwitchingKey::generate`]`(backend, basis, noise, secret, source, error_scale)`: the key from
+//!   `source` (s') to `secret` (s), both over the key basis in NTT form on the device. One
+//!   pair per digit j, `(b_j, a_j) = (-a_j s + error_scale * e_j + P g_j s', a_j)` with `g_j` 1
+//!   modulo the primes of digit j and 0 modulo the other data primes. `error_scale` is t for
+//!   BGV (errors must vanish mod t) and 1 for BFV.
+//! - [`SwitchingKey::upload`] puts the key on a backend ([`DeviceSwitchingKey`]).
+//! - [`DeviceSwitchingKey::switch`]`(backend, basis, c, plain_modulus)`: `c` in NTT form over a
+//!   prefix q_0..q_l of the data primes (any level) to `(c0', c1')` over the same primes, NTT
+//!   form. The division by P drops the digits' noise; `plain_modulus = Some(t)` (BGV) makes it
+//!   exact modulo t, so `c0' + c1' s = c s' + t e` (no message factor); `None` (BFV) gives
+//!   `c s' + e`, e small.
+//!
+//! Keys are made at the top level and work at every level (the switch uses the key's limbs of
+//! the primes it needs).
+
+use std::sync::Arc;
+
+use pimhe_exec::Backend;
+use pimhe_math::Modulus;
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+
+use crate::error::{Result, SchemeError};
+use crate::noise::{upload_signed, Noise};
+
+/// The primes of key switching and how the data primes are grouped into digits.
+#[derive(Debug)]
+pub(crate) struct KeySwitchBasis {
+    key_basis: Arc<RingBasis>,
+    /// Number of data primes L (the first L limbs of the key basis).
+    data: usize,
+    /// The data-prime limbs of each digit: digit j is `digits[j].0 .. digits[j].1`.
+    digits: Vec<(usize, usize)>,
+    /// P mod q_i for every data prime.
+    p_mod_data: Vec<u32>,
+    /// Per level, the bases a switch at that level works over.
+    levels: Vec<LevelBases>,
+}
+
+/// At one level l: q_0..q_l followed by the special primes, and the primes of each digit that
+/// is not empty at this level.
+#[derive(Debug)]
+struct LevelBases {
+    extended: Arc<RingBasis>,
+    digits: Vec<Arc<RingBasis>>,
+}
+
+impl KeySwitchBasis {
+    /// Groups the first `data` primes of `key_basis` into `dnum` digits of at most
+    /// alpha = ceil(L / dnum) consecutive primes (sizes differ by one at most); the remaining
+    /// primes of `key_basis` are the special primes. Needs 1 <= dnum <= L and at least alpha
+    /// special primes (P must be about as large as a digit, or the switch adds the digit's
+    /// size to the noise).
+    pub(crate) fn new(key_basis: &Arc<RingBasis>, data: usize, dnum: usize) -> Result<Self> {
+        let special = key_basis.len().saturating_sub(data);
+        if data == 0 || special == 0 {
+            return Err(SchemeError::KeySwitchingUnavailable(format!(
+                "key switching needs at least one data prime and one special prime; got {data} data and {special} special"
+            )));
+        }
+        if dnum == 0 || dnum > data {
+            return Err(SchemeError::InvalidParameters(format!(
+                "dnum = {dnum} digits is not possible with {data} data primes; allowed 1..={data}"
+            )));
+        }
+        let alpha = data.div_ceil(dnum);
+        if special < alpha {
+            return Err(SchemeError::InvalidParameters(format!(
+                "dnum = {dnum} makes digits of {alpha} of the {data} data primes, so the special modulus needs at least \
+                 {alpha} primes; got {special} (use more special primes or a larger dnum)"
+            )));
+        }
+        // Exactly dnum digits, balanced: the first L mod dnum digits take one prime more.
+        let (small, larger) = (data / dnum, data % dnum);
+        let digits: Vec<(usize, usize)> =
+            (0..dnum).map(|j| (j * small + j.min(larger), (j + 1) * small + (j + 1).min(larger))).collect();
+        let special_basis = key_basis.select(&(data..key_basis.len()).collect::<Vec<_>>())?;
+        let levels = (0..data)
+            .map(|level| {
+                let extended = key_basis.prefix(level + 1)?.concat(&special_basis)?;
+                let digits = digits
+                    .iter()
+                    .filter(|&&(start, _)| start <= level)
+                    .map(|&(start, end)| key_basis.select(&(start..end.min(level + 1)).collect::<Vec<_>>()))
+                    .collect::<pimhe_ring::Result<Vec<_>>>()?;
+                Ok(LevelBases { extended, digits })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let p_mod_data = (0..data)
+            .map(|i| {
+                let q = key_basis.modulus(i);
+                (data..key_basis.len())
+                    .fold(1u32, |acc, j| q.mul(acc, q.reduce_u64(key_basis.modulus(j).value() as u64)))
+            })
+            .collect();
+        Ok(Self { key_basis: key_basis.clone(), data, digits, p_mod_data, levels })
+    }
+
+    /// The level of a component over `basis`: its primes must be q_0..q_l of the data primes.
+    fn level_of(&self, basis: &RingBasis) -> Result<usize> {
+        let len = basis.len();
+        if len == 0 || len > self.data || basis.primes()[..] != self.key_basis.primes()[..len] {
+            return Err(SchemeError::InvalidParameters(format!(
+                "key switching needs a component over a prefix of the data primes {:?}; got {:?}",
+                &self.key_basis.primes()[..self.data],
+                basis.primes()
+            )));
+        }
+        Ok(len - 1)
+    }
+}
+
+/// A switching key on the host: one `(b_j, a_j)` pair per digit over the key basis, NTT form.
+#[derive(Clone)]
+pub(crate) struct SwitchingKey {
+    pairs: Vec<(PolyBatch, PolyBatch)>,
+}
+
+impl SwitchingKey {
+    /// The key from `source` (s') to `secret` (s); see the module documentation.
+    pub(crate) fn generate<B: Backend>(
+        backend: &B,
+        basis: &KeySwitchBasis,
+        noise: &mut Noise,
+        secret: &B::Buffer,
+        source: &B::Buffer,
+        error_scale: u32,
+    ) -> Result<Self> {
+        let key_basis = &basis.key_basis;
+        let n = key_basis.degree();
+        let mut source_host = backend.download(source)?;
+        let pairs = basis
+            .digits
+            .iter()
+            .map(|&(start, end)| {
+                let a = noise.uniform_ntt(key_basis, 1)?;
+                let mut b = upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?;
+                // P g_j s' is P s' on the limbs of digit j and zero on every other limb.
+                let mut term = PolyBatch::zeros(key_basis, 1, Representation::Ntt);
+                for limb in start..end {
+                    let q = key_basis.modulus(limb);
+                    let (factor, shoup) = (basis.p_mod_data[limb], q.shoup(basis.p_mod_data[limb]));
+                    for (dst, &x) in term.limb_mut(limb).iter_mut().zip(source_host.limb(limb)) {
+                        *dst = q.mul_shoup(x, factor, shoup);
+                    }
+                }
+                let mut term = backend.upload(term)?;
+                let added = backend.add_assign(&mut b, &term);
+                backend.zeroize(&mut term);
+                added?;
+                let a_device = backend.upload(a)?;
+                let a_times_s = backend.mul(&a_device, secret)?;
+                let b = backend.sub(&b, &a_times_s);
+                Ok((backend.download(&b?)?, backend.download(&a_device)?))
+            })
+            .collect::<Result<Vec<_>>>();
+        source_host.zeroize();
+        Ok(Self { pairs: pairs? })
+    }
+
+    /// Size in bytes of the key material.
+    pub(crate) fn size_bytes(&self) -> usize {
+        self.pairs.iter().map(|(b, a)| 4 * (b.data().len() + a.data().len())).sum()
+    }
+
+    /// The key on `backend`.
+    pub(crate) fn upload<B: Backend>(&self, backend: &B) -> Result<DeviceSwitchingKey<B>> {
+        let pairs = self
+            .pairs
+            .iter()
+            .map(|(b, a)| Ok((backend.upload(b.clone())?, backend.upload(a.clone())?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DeviceSwitchingKey { pairs })
+    }
+}
+
+/// A switching key resident on a backend.
+pub(crate) struct DeviceSwitchingKey<B: Backend> {
+    pairs: Vec<(B::Buffer, B::Buffer)>,
+}
+
+impl<B: Backend> DeviceSwitchingKey<B> {
+    /// `(c0', c1')` with `c0' + c1' s ~ c s'`; see the module documentation.
+    pub(crate) fn switch(
+        &self,
+        backend: &B,
+        basis: &KeySwitchBasis,
+        c: &B::Buffer,
+        plain_modulus: Option<Modulus>,
+    ) -> Result<(B::Buffer, B::Buffer)> {
+        let level = basis.level_of(&backend.shape(c).basis)?;
+        let bases = &basis.levels[level];
+        let mut coefficients = backend.copy(c)?;
+        backend.intt(&mut coefficients)?;
+        let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
+        for (digit_basis, (key_b, key_a)) in bases.digits.iter().zip(&self.pairs) {
+            // ModUp: the digit [c]_{Q_j} extended to every prime of the level and to P. FastBConv
+            // leaves [c]_{Q_j} + u Q_j, and u Q_j g_j is a multiple of Q: it vanishes in the sum.
+            let mut digit = backend.base_convert(&backend.restrict(&coefficients, digit_basis)?, &bases.extended)?;
+            backend.ntt(&mut digit)?;
+            match &mut accumulators {
+                None => accumulators = Some((backend.mul(&digit, key_b)?, backend.mul(&digit, key_a)?)),
+                Some((acc0, acc1)) => {
+                    backend.mac(acc0, &digit, key_b)?;
+                    backend.mac(acc1, &digit, key_a)?;
+                }
+            }
+        }
+        let (acc0, acc1) = accumulators.expect("a component has at least one prime, so one digit");
+        // ModDown: divide by P; with Some(t) the result stays congruent to c s' modulo t.
+        let special = basis.key_basis.len() - basis.data;
+        Ok((backend.mod_down(&acc0, special, plain_modulus)?, backend.mod_down(&acc1, special, plain_modulus)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::BigInt;
+    use pimhe_exec::CpuBackend;
+    use pimhe_math::{ntt_primes, RnsBase, Sampler};
+
+    use super::*;
+
+    const T: u32 = 65537;
+
+    /// c0' + c1' s - c s' over the primes of c, every coefficient centred (big-integer CRT).
+    fn switch_error(
+        backend: &CpuBackend,
+        (c0, c1): &(PolyBatch, PolyBatch),
+        c: &PolyBatch,
+        s: &PolyBatch,
+        source: &PolyBatch,
+    ) -> Vec<BigInt> {
+        let mut d = c0.clone();
+        backend.mac(&mut d, c1, s).unwrap();
+        let c_source = backend.mul(c, source).unwrap();
+        d = backend.sub(&d, &c_source).unwrap();
+        backend.intt(&mut d).unwrap();
+        let rns = RnsBase::new(&d.basis().moduli()).unwrap();
+        (0..d.degree())
+            .map(|i| {
+                let residues: Vec<u32> = (0..d.basis().len()).map(|limb| d.limb(limb)[i]).collect();
+                rns.compose_centered(&residues).unwrap()
+            })
+            .collect()
+    }
+
+    /// For every grouping of the data primes and every level, the switched pair decrypts under
+    /// s to c s' plus an error far below Q, divisible by t when the BGV correction is asked for.
+    #[test]
+    fn switched_pair_decrypts_to_c_times_the_source_secret() {
+        let backend = CpuBackend::new(Some(2)).unwrap();
+        let n = 1024;
+        let data = 5usize;
+        for dnum in [5, 3, 2, 1] {
+            let alpha = data.div_ceil(dnum);
+            // Special primes first in the search (the largest); the key basis puts them last.
+            let primes = ntt_primes(30, n, data + alpha, &[T]).unwrap();
+            let key_basis = RingBasis::new(n, &[&primes[alpha..], &primes[..alpha]].concat()).unwrap();
+            let basis = KeySwitchBasis::new(&key_basis, data, dnum).unwrap();
+            let mut noise = Noise::new(Sampler::from_seed_u64(dnum as u64));
+            let s = upload_signed(&backend, &key_basis, &mut [noise.ternary(n)]).unwrap();
+            let source = upload_signed(&backend, &key_basis, &mut [noise.ternary(n)]).unwrap();
+            for (scale, plain) in [(T, Some(Modulus::new(T as u64).unwrap())), (1, None)] {
+                let key = SwitchingKey::generate(&backend, &basis, &mut noise, &s, &source, scale).unwrap();
+                let device = key.upload(&backend).unwrap();
+                for level in [data - 1, 2, 0] {
+                    let level_basis = key_basis.prefix(level + 1).unwrap();
+                    let c = noise.uniform_ntt(&level_basis, 2).unwrap();
+                    let pair = device.switch(&backend, &basis, &c, plain).unwrap();
+                    assert_eq!(pair.0.basis().primes(), level_basis.primes());
+                    let errors = switch_error(&backend, &pair, &c, &s, &source);
+                    let largest = errors.iter().map(|e| e.bits()).max().unwrap();
+                    // About log2(scale) + 10 bits; a wrong switch leaves ~30 (level + 1) bits.
+                    let bound = 32 - scale.leading_zeros() as u64 + 16;
+                    assert!(largest < bound, "dnum {dnum} level {level} scale {scale}: error of {largest} bits");
+                    if plain.is_some() {
+                        assert!(errors.iter().all(|e| (e % T) == BigInt::from(0)), "error not divisible by t");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_digits_and_bases_are_refused() {
+        let backend = CpuBackend::new(Some(1)).unwrap();
+        let primes = ntt_primes(30, 64, 4, &[T]).unwrap();
+        let key_basis = RingBasis::new(64, &primes).unwrap();
+        for dnum in [0, 4] {
+            let err = KeySwitchBasis::new(&key_basis, 3, dnum).unwrap_err();
+            assert!(err.to_string().contains("allowed 1..=3"), "{err}");
+        }
+        assert!(matches!(KeySwitchBasis::new(&key_basis, 4, 1), Err(SchemeError::KeySwitchingUnavailable(_))));
+        // One digit of 3 primes needs 3 special primes, not 1.
+        let err = KeySwitchBasis::new(&key_basis, 3, 1).unwrap_err();
+        assert!(err.to_string().contains("at least 3 primes; got 1"), "{err}");
+        let basis = KeySwitchBasis::new(&key_basis, 3, 3).unwrap();
+        let mut noise = Noise::new(Sampler::from_seed_u64(1));
+        let s = upload_signed(&backend, &key_basis, &mut [noise.ternary(64)]).unwrap();
+        let key = SwitchingKey::generate(&backend, &basis, &mut noise, &s, &s, 1).unwrap().upload(&backend).unwrap();
+        // Not a prefix of the data primes: the special prime, or q_1 alone.
+        for limbs in [vec![3], vec![1]] {
+            let c = noise.uniform_ntt(&key_basis.select(&limbs).unwrap(), 1).unwrap();
+            let err = key.switch(&backend, &basis, &c, None).err().unwrap();
+            assert!(err.to_string().contains("prefix of the data primes"), "{err}");
+        }
+    }
+}

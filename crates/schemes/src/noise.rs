@@ -1,0 +1,127 @@
+//! The randomness of keys and encryptions, shared by every scheme: ternary secrets, Gaussian
+//! errors, uniform polynomials, and the upload of signed polynomials that wipes the host copy.
+
+use std::sync::Arc;
+
+use pimhe_exec::Backend;
+use pimhe_math::{GaussianTable, Sampler};
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use zeroize::Zeroize;
+
+use crate::error::Result;
+
+/// Randomness for one encryption or key: ternary secrets and Gaussian errors.
+pub(crate) struct Noise {
+    pub(crate) sampler: Sampler,
+    gaussian: GaussianTable,
+}
+
+impl Noise {
+    pub(crate) fn new(sampler: Sampler) -> Self {
+        Self { sampler, gaussian: GaussianTable::default() }
+    }
+
+    pub(crate) fn ternary(&mut self, n: usize) -> Vec<i64> {
+        self.sampler.ternary(n)
+    }
+
+    /// `scale * e` for a fresh Gaussian e (t for BGV, 1 for BFV).
+    pub(crate) fn scaled_error(&mut self, n: usize, scale: u32) -> Vec<i64> {
+        let mut e = self.sampler.gaussian(&self.gaussian, n);
+        e.iter_mut().for_each(|x| *x *= scale as i64);
+        e
+    }
+
+    /// `count` uniform polynomials over `basis`; uniform in NTT form is uniform, so they are
+    /// sampled there directly.
+    pub(crate) fn uniform_ntt(&mut self, basis: &Arc<RingBasis>, count: usize) -> Result<PolyBatch> {
+        let per_limb = count * basis.degree();
+        let mut data = Vec::with_capacity(basis.len() * per_limb);
+        for q in basis.moduli() {
+            data.extend(self.sampler.uniform_vec(&q, per_limb));
+        }
+        Ok(PolyBatch::from_data(basis, count, Representation::Ntt, data)?)
+    }
+}
+
+/// Uploads signed polynomials over `basis` and transforms them to NTT form on the device, then
+/// wipes the host copies (they are secrets or encryption randomness).
+pub(crate) fn upload_signed<B: Backend>(
+    backend: &B,
+    basis: &Arc<RingBasis>,
+    polys: &mut [Vec<i64>],
+) -> Result<B::Buffer> {
+    let refs: Vec<&[i64]> = polys.iter().map(|p| p.as_slice()).collect();
+    let batch = PolyBatch::from_signed(basis, &refs);
+    polys.iter_mut().for_each(|p| p.zeroize());
+    let mut buffer = backend.upload(batch?)?;
+    backend.ntt(&mut buffer)?;
+    Ok(buffer)
+}
+
+/// A fresh ternary secret over `basis`, in NTT form on the host (the device copy is wiped).
+pub(crate) fn ternary_secret<B: Backend>(backend: &B, noise: &mut Noise, basis: &Arc<RingBasis>) -> Result<PolyBatch> {
+    let mut buffer = upload_signed(backend, basis, &mut [noise.ternary(basis.degree())])?;
+    let s = backend.download(&buffer);
+    backend.zeroize(&mut buffer);
+    Ok(s?)
+}
+
+/// A public key `(-a s + error_scale * e, a)` over `basis` (a prefix of the secret's basis),
+/// NTT form: t for BGV, whose errors must vanish modulo t, 1 for BFV.
+pub(crate) fn public_pair<B: Backend>(
+    backend: &B,
+    noise: &mut Noise,
+    secret: &PolyBatch,
+    basis: &Arc<RingBasis>,
+    error_scale: u32,
+) -> Result<(PolyBatch, PolyBatch)> {
+    let a = noise.uniform_ntt(basis, 1)?;
+    let mut error = upload_signed(backend, basis, &mut [noise.scaled_error(basis.degree(), error_scale)])?;
+    let a_device = backend.upload(a)?;
+    let mut s = backend.upload(secret.clone())?;
+    let a_times_s = backend.mul(&a_device, &s);
+    backend.zeroize(&mut s);
+    let b = backend.sub(&error, &a_times_s?);
+    backend.zeroize(&mut error);
+    Ok((backend.download(&b?)?, backend.download(&a_device)?))
+}
+
+/// The key of an encryptor, on the device.
+pub(crate) enum EncryptionKey<Buffer> {
+    Public { b: Buffer, a: Buffer },
+    Secret { s: Buffer },
+}
+
+/// Completes `count` encryptions over `basis` (NTT form) whose component 0 so far holds
+/// `part0`, the key-independent term (message and e0): with the public key
+/// `(part0 + b u, error_scale * e1 + a u)`, u ternary; with the secret key `(part0 - a s, a)`,
+/// a uniform.
+pub(crate) fn encrypt_with<B: Backend>(
+    backend: &B,
+    noise: &mut Noise,
+    key: &EncryptionKey<B::Buffer>,
+    basis: &Arc<RingBasis>,
+    mut part0: B::Buffer,
+    count: usize,
+    error_scale: u32,
+) -> Result<Vec<B::Buffer>> {
+    let n = basis.degree();
+    match key {
+        EncryptionKey::Public { b, a } => {
+            let mut u: Vec<Vec<i64>> = (0..count).map(|_| noise.ternary(n)).collect();
+            let mut u = upload_signed(backend, basis, &mut u)?;
+            let mut errors: Vec<Vec<i64>> = (0..count).map(|_| noise.scaled_error(n, error_scale)).collect();
+            let mut part1 = upload_signed(backend, basis, &mut errors)?;
+            let result = backend.mac(&mut part0, &u, b).and_then(|_| backend.mac(&mut part1, &u, a));
+            backend.zeroize(&mut u);
+            result?;
+            Ok(vec![part0, part1])
+        }
+        EncryptionKey::Secret { s } => {
+            let a = backend.upload(noise.uniform_ntt(basis, count)?)?;
+            let a_times_s = backend.mul(&a, s)?;
+            Ok(vec![backend.sub(&part0, &a_times_s)?, a])
+        }
+    }
+}
