@@ -9,13 +9,11 @@ use std::fs::File;
 use std::path::PathBuf;
 
 use clap::Args;
-use pimhe_exec::CpuBackend;
+use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
-use pimhe_workloads::stats::{
-    bgv_max_plain_bits, bgv_parameters, BgvStats, Dataset, Statistic, StatsError, StatsPlan, StatsReport,
-};
+use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::bench::{print_report, Printable};
@@ -43,7 +41,7 @@ pub struct StatsArgs {
     /// Seed of the synthetic data.
     #[arg(long, requires = "users")]
     synthetic: Option<u64>,
-    /// Scheme: bgv.
+    /// Scheme: bgv or bfv (BEHZ full-RNS).
     #[arg(long, default_value = "bgv")]
     scheme: String,
     /// Server backend: cpu or upmem-emu.
@@ -91,9 +89,14 @@ struct StatsOutput {
 }
 
 pub fn run(args: &StatsArgs) -> Result<()> {
-    if args.scheme != "bgv" {
-        return Err(CliError::usage(format!("--scheme {}: allowed: bgv", args.scheme)));
+    match args.scheme.as_str() {
+        "bgv" => run_with::<Bgv>(args),
+        "bfv" => run_with::<Bfv>(args),
+        other => Err(CliError::usage(format!("--scheme {other}: allowed: bgv, bfv"))),
     }
+}
+
+fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
     let names: Vec<&str> = args.columns.iter().map(String::as_str).collect();
     let data = match (&args.input, args.users, args.synthetic) {
         (Some(path), _, _) => {
@@ -110,7 +113,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         StatisticArg::Variance => Statistic::Variance,
         StatisticArg::Linreg => Statistic::Linreg,
     };
-    let max_bits = bgv_max_plain_bits(args.n).map_err(|e| CliError::usage(format!("--n {}: {e}", args.n)))?;
+    let max_bits = S::max_plain_bits(args.n).map_err(|e| CliError::usage(format!("--n {}: {e}", args.n)))?;
     let plan = StatsPlan::new(statistic, data, args.n, max_bits).map_err(stats_error)?;
     let client = CpuBackend::new(args.threads)?;
     let mut sampler = match args.seed {
@@ -118,30 +121,21 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}")))?,
     };
     let params =
-        plan.plain_moduli().iter().map(|&t| bgv_parameters(args.n, t)).collect::<std::result::Result<Vec<_>, _>>()?;
+        plan.plain_moduli().iter().map(|&t| S::parameters(args.n, t)).collect::<std::result::Result<Vec<_>, _>>()?;
 
     let (report, upmem) = match args.backend.as_str() {
-        "cpu" => {
-            let mut schemes = params
-                .into_iter()
-                .map(|p| BgvStats::new(&client, &client, p, sampler.fork()))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            (plan.execute(&mut schemes).map_err(stats_error)?, None)
-        }
+        "cpu" => (execute::<S, _>(&plan, &client, &[&client], params, &mut sampler)?, None),
         "upmem-emu" => {
             if !(1..=MAX_DPUS).contains(&args.dpus) {
                 return Err(CliError::usage(format!("--dpus {}: allowed 1 ..= {MAX_DPUS}", args.dpus)));
             }
             let servers = params
                 .iter()
-                .map(|p| PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &p.primes()))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            let mut schemes = params
-                .into_iter()
-                .zip(&servers)
-                .map(|(p, server)| BgvStats::new(&client, server, p, sampler.fork()))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            let report = plan.execute(&mut schemes).map_err(stats_error)?;
+                .map(|p| {
+                    Ok(PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &S::backend_primes(p)?)?)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), params, &mut sampler)?;
             let costs = servers.iter().map(PimBackend::report).collect::<std::result::Result<Vec<_>, _>>()?;
             (report, Some(combined(costs)))
         }
@@ -149,7 +143,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
     };
     let sum = |f: fn(&pimhe_workloads::stats::ModulusRun) -> f64| report.runs.iter().map(f).sum::<f64>();
     let output = StatsOutput {
-        scheme: args.scheme.clone(),
+        scheme: S::NAME.to_string(),
         backend: args.backend.clone(),
         n: args.n,
         client_encrypt_s: sum(|r| r.client_encrypt_s),
@@ -159,6 +153,23 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         report,
     };
     print_report(&output, args.json)
+}
+
+/// Runs `plan` with one scheme per parameter set, the server of the i-th on `servers[i]` (or
+/// all on `servers[0]` when only one is given).
+fn execute<S: HeScheme, B: Backend>(
+    plan: &StatsPlan,
+    client: &CpuBackend,
+    servers: &[&B],
+    params: Vec<S::Parameters>,
+    sampler: &mut Sampler,
+) -> Result<StatsReport> {
+    let mut schemes = params
+        .into_iter()
+        .zip(servers.iter().cycle())
+        .map(|(p, server)| SchemeStats::<S, _, _>::new(client, *server, p, sampler.fork()))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    plan.execute(&mut schemes).map_err(stats_error)
 }
 
 /// The reports of the servers of every plaintext modulus, added up.

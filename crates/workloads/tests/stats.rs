@@ -1,36 +1,37 @@
 //! Encrypted statistics against the plaintext computation: every decrypted aggregate must equal
-//! the exact integer total, on random and adversarial data, on the CPU and the emulated DPUs.
+//! the exact integer total, on random and adversarial data, with BGV and BFV, on the CPU and the
+//! emulated DPUs.
 
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_math::Sampler;
+use pimhe_math::{ntt_primes, Sampler};
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
-use pimhe_workloads::stats::{
-    bgv_max_plain_bits, bgv_parameters, BgvStats, Dataset, Statistic, StatsError, StatsPlan, StatsReport,
-};
+use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 
 const N: usize = 8192;
 
-fn on_cpu(statistic: Statistic, data: Dataset) -> Result<StatsReport, StatsError> {
-    let plan = StatsPlan::new(statistic, data, N, max_bits(N))?;
+fn on_cpu<S: HeScheme>(statistic: Statistic, data: Dataset) -> Result<StatsReport, StatsError> {
+    on_cpu_at::<S>(statistic, data, N)
+}
+
+fn on_cpu_at<S: HeScheme>(statistic: Statistic, data: Dataset, n: usize) -> Result<StatsReport, StatsError> {
+    let plan = StatsPlan::new(statistic, data, n, S::max_plain_bits(n)?)?;
     let backend = CpuBackend::new(Some(2)).unwrap();
-    run(&plan, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>())
+    run::<S, _>(&plan, n, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>())
 }
 
 /// The client on the CPU, the server on `backends` (one per plaintext modulus).
-fn run<B: Backend>(plan: &StatsPlan, backends: &[&B]) -> Result<StatsReport, StatsError> {
+fn run<S: HeScheme, B: Backend>(plan: &StatsPlan, n: usize, backends: &[&B]) -> Result<StatsReport, StatsError> {
     let client = &CpuBackend::new(Some(2)).unwrap();
     let mut schemes = plan
         .plain_moduli()
         .iter()
         .zip(backends)
-        .map(|(&t, backend)| BgvStats::new(client, *backend, bgv_parameters(N, t)?, Sampler::from_seed_u64(t.into())))
+        .map(|(&t, backend)| {
+            SchemeStats::<S, _, _>::new(client, *backend, S::parameters(n, t)?, Sampler::from_seed_u64(t.into()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     plan.execute(&mut schemes)
-}
-
-fn max_bits(n: usize) -> u32 {
-    bgv_max_plain_bits(n).unwrap()
 }
 
 fn csv(columns: &[&str], rows: &[Vec<&str>]) -> Dataset {
@@ -48,20 +49,28 @@ fn assert_close(report: &StatsReport, tolerance: f64) {
     }
 }
 
-#[test]
-fn mean_and_variance_of_random_data_match_the_plaintext() {
+fn mean_and_variance_of_random_data<S: HeScheme>() {
     let data = Dataset::synthetic(300, 5, &["x1", "x2", "y"]).unwrap();
     for statistic in [Statistic::Mean, Statistic::Variance] {
-        let report = on_cpu(statistic, data.clone()).unwrap();
+        let report = on_cpu::<S>(statistic, data.clone()).unwrap();
         assert_eq!(report.estimates.len(), 3);
         assert_close(&report, 1e-9);
     }
 }
 
 #[test]
-fn linear_regression_recovers_the_plaintext_fit() {
+fn bgv_mean_and_variance_of_random_data_match_the_plaintext() {
+    mean_and_variance_of_random_data::<Bgv>();
+}
+
+#[test]
+fn bfv_mean_and_variance_of_random_data_match_the_plaintext() {
+    mean_and_variance_of_random_data::<Bfv>();
+}
+
+fn linear_regression<S: HeScheme>() {
     let data = Dataset::synthetic(400, 9, &["x1", "x2", "x3", "y"]).unwrap();
-    let report = on_cpu(Statistic::Linreg, data).unwrap();
+    let report = on_cpu::<S>(Statistic::Linreg, data).unwrap();
     let names: Vec<&str> = report.estimates.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["intercept", "coef(x1)", "coef(x2)", "coef(x3)", "r2"]);
     assert_close(&report, 1e-6);
@@ -72,68 +81,133 @@ fn linear_regression_recovers_the_plaintext_fit() {
 }
 
 #[test]
-fn adversarial_data_zeros_one_user_negatives_and_large_values() {
+fn bgv_linear_regression_recovers_the_plaintext_fit() {
+    linear_regression::<Bgv>();
+}
+
+#[test]
+fn bfv_linear_regression_recovers_the_plaintext_fit() {
+    linear_regression::<Bfv>();
+}
+
+fn adversarial_data<S: HeScheme>() {
     let zeros = csv(&["a", "b"], &[vec!["0", "0"], vec!["0.0", "-0"]]);
-    let report = on_cpu(Statistic::Variance, zeros).unwrap();
+    let report = on_cpu::<S>(Statistic::Variance, zeros).unwrap();
     assert_close(&report, 0.0);
     assert!(report.estimates.iter().all(|e| e.encrypted == 0.0));
 
     let one_user = csv(&["v"], &[vec!["-17.25"]]);
-    let report = on_cpu(Statistic::Mean, one_user).unwrap();
+    let report = on_cpu::<S>(Statistic::Mean, one_user).unwrap();
     assert_close(&report, 0.0);
     assert_eq!(report.estimates[0].encrypted, -17.25);
 
+    let negatives = csv(&["a", "b"], &[vec!["-1", "-2.5"], vec!["-3", "-0.5"], vec!["-8", "-100"]]);
+    let report = on_cpu::<S>(Statistic::Variance, negatives).unwrap();
+    assert_close(&report, 1e-12);
+
     // Values near the 64-bit edge: their squares need several plaintext moduli and CRT.
     let large = csv(&["v"], &[vec!["-3000000000"], vec!["2999999999"], vec!["123456789012"]]);
-    let report = on_cpu(Statistic::Variance, large).unwrap();
+    let report = on_cpu::<S>(Statistic::Variance, large).unwrap();
     assert!(report.plain_moduli.len() >= 3, "{:?}", report.plain_moduli);
     assert_close(&report, 1e-12);
+
+    // The largest values a dataset holds (i64): their sum needs CRT over several moduli.
+    let (max, min) = (i64::MAX.to_string(), (i64::MIN + 1).to_string());
+    let extreme = csv(&["v"], &[vec![max.as_str()], vec![max.as_str()], vec![min.as_str()]]);
+    let report = on_cpu::<S>(Statistic::Mean, extreme).unwrap();
+    assert!(report.plain_moduli.len() >= 3, "{:?}", report.plain_moduli);
+    assert!(report.aggregates_exact);
+}
+
+#[test]
+fn bgv_adversarial_data_zeros_one_user_negatives_and_large_values() {
+    adversarial_data::<Bgv>();
+}
+
+#[test]
+fn bfv_adversarial_data_zeros_one_user_negatives_and_large_values() {
+    adversarial_data::<Bfv>();
+}
+
+/// The plan may pick plaintext moduli of up to `max_plain_bits`: the scheme must accept all of
+/// them, and refuse the next size up.
+fn largest_plaintext_moduli_are_accepted<S: HeScheme>() {
+    for n in [4096, N] {
+        let bits = S::max_plain_bits(n).unwrap();
+        for t in ntt_primes(bits, n, 4, &[]).unwrap() {
+            S::context(S::parameters(n, t).unwrap()).unwrap();
+        }
+        let above = ntt_primes(bits + 1, n, 1, &[]).unwrap()[0];
+        assert!(S::parameters(n, above).and_then(S::context).is_err(), "N = {n}, t = {above}");
+    }
+}
+
+#[test]
+fn the_largest_plaintext_moduli_are_accepted() {
+    largest_plaintext_moduli_are_accepted::<Bgv>();
+    largest_plaintext_moduli_are_accepted::<Bfv>();
+}
+
+fn refusals<S: HeScheme>() {
+    let huge = csv(&["v"], &[vec!["9000000000000000000"], vec!["-9000000000000000000"]]);
+    let message = on_cpu::<S>(Statistic::Variance, huge).unwrap_err().to_string();
+    assert!(message.contains("plaintext moduli"), "{message}");
+    let plan =
+        StatsPlan::new(Statistic::Linreg, Dataset::synthetic(10, 1, &["y"]).unwrap(), N, S::max_plain_bits(N).unwrap());
+    assert!(matches!(plan, Err(StatsError::Input(m)) if m.contains("feature columns")));
+    let overflow =
+        csv(&["v"], &[vec!["9000000000000000000"], vec!["9000000000000000000"], vec!["-9000000000000000000"]]);
+    assert!(matches!(on_cpu::<S>(Statistic::Variance, overflow), Err(StatsError::Capacity(m)) if m.contains("2^127")));
 }
 
 #[test]
 fn what_cannot_be_computed_exactly_is_refused_before_encryption() {
-    let huge = csv(&["v"], &[vec!["9000000000000000000"], vec!["-9000000000000000000"]]);
-    let message = on_cpu(Statistic::Variance, huge).unwrap_err().to_string();
-    assert!(message.contains("plaintext moduli"), "{message}");
-    let plan = StatsPlan::new(Statistic::Linreg, Dataset::synthetic(10, 1, &["y"]).unwrap(), N, max_bits(N));
-    assert!(matches!(plan, Err(StatsError::Input(m)) if m.contains("feature columns")));
-    let overflow =
-        csv(&["v"], &[vec!["9000000000000000000"], vec!["9000000000000000000"], vec!["-9000000000000000000"]]);
-    assert!(matches!(on_cpu(Statistic::Variance, overflow), Err(StatsError::Capacity(m)) if m.contains("2^127")));
-    // N = 4096 leaves too little noise budget for a sum of squares over 5000 users.
+    refusals::<Bgv>();
+    refusals::<Bfv>();
+}
+
+/// N = 4096 leaves too little noise budget for a sum of squares over many users.
+#[test]
+fn the_noise_budget_check_refuses_too_many_users() {
     let data = Dataset::synthetic(5000, 4, &["x1"]).unwrap();
-    let plan = StatsPlan::new(Statistic::Variance, data, 4096, max_bits(4096)).unwrap();
-    let backend = CpuBackend::new(Some(1)).unwrap();
-    let mut schemes = plan
+    let message = on_cpu_at::<Bgv>(Statistic::Variance, data, 4096).unwrap_err().to_string();
+    assert!(message.contains("noise budget") && message.contains("--n") && message.contains("bgv"), "{message}");
+    let data = Dataset::synthetic(5000, 4, &["x1"]).unwrap();
+    let message = on_cpu_at::<Bfv>(Statistic::Variance, data, 4096).unwrap_err().to_string();
+    assert!(message.contains("noise budget") && message.contains("--n") && message.contains("bfv"), "{message}");
+}
+
+/// Per statistic, the estimates of `S` with the server on the CPU and on emulated DPUs.
+fn cpu_and_dpus<S: HeScheme>(statistic: Statistic, data: &Dataset) -> (StatsReport, StatsReport) {
+    let plan = StatsPlan::new(statistic, data.clone(), N, S::max_plain_bits(N).unwrap()).unwrap();
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let pims: Vec<PimBackend> = plan
         .plain_moduli()
         .iter()
-        .map(|&t| BgvStats::new(&backend, &backend, bgv_parameters(4096, t).unwrap(), Sampler::from_seed_u64(3)))
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    let message = plan.execute(&mut schemes).unwrap_err().to_string();
-    assert!(message.contains("noise budget") && message.contains("--n"), "{message}");
+        .map(|&t| {
+            let primes = S::backend_primes(&S::parameters(N, t).unwrap()).unwrap();
+            PimBackend::new(PimConfig::new(32, Mode::Parallel), N, &primes).unwrap()
+        })
+        .collect();
+    let on_cpu = run::<S, _>(&plan, N, &plan.plain_moduli().iter().map(|_| &cpu).collect::<Vec<_>>()).unwrap();
+    let on_pim = run::<S, _>(&plan, N, &pims.iter().collect::<Vec<_>>()).unwrap();
+    let report = pims[0].report().unwrap();
+    assert!(report.launches > 0, "the DPUs did the sums: {report:?}");
+    (on_cpu, on_pim)
 }
 
 #[test]
-fn cpu_and_emulated_dpus_give_identical_results() {
+fn cpu_and_emulated_dpus_give_identical_results_and_bgv_and_bfv_agree() {
     let data = Dataset::synthetic(40, 2, &["x1", "x2", "y"]).unwrap();
+    let values = |r: &StatsReport| r.estimates.iter().map(|e| e.encrypted).collect::<Vec<_>>();
     for statistic in [Statistic::Mean, Statistic::Variance, Statistic::Linreg] {
-        let plan = StatsPlan::new(statistic, data.clone(), N, max_bits(N)).unwrap();
-        let cpu = CpuBackend::new(Some(2)).unwrap();
-        let pims: Vec<PimBackend> = plan
-            .plain_moduli()
-            .iter()
-            .map(|&t| {
-                let params = bgv_parameters(N, t).unwrap();
-                PimBackend::new(PimConfig::new(16, Mode::Parallel), N, &params.primes()).unwrap()
-            })
-            .collect();
-        let on_cpu = run(&plan, &plan.plain_moduli().iter().map(|_| &cpu).collect::<Vec<_>>()).unwrap();
-        let on_pim = run(&plan, &pims.iter().collect::<Vec<_>>()).unwrap();
-        let values = |r: &StatsReport| r.estimates.iter().map(|e| e.encrypted).collect::<Vec<_>>();
-        assert_eq!(values(&on_cpu), values(&on_pim), "{statistic:?}");
-        assert!(on_pim.aggregates_exact);
-        let report = pims[0].report().unwrap();
-        assert!(report.launches > 0, "the DPUs did the sums: {report:?}");
+        let (bgv_cpu, bgv_pim) = cpu_and_dpus::<Bgv>(statistic, &data);
+        let (bfv_cpu, bfv_pim) = cpu_and_dpus::<Bfv>(statistic, &data);
+        for report in [&bgv_cpu, &bgv_pim, &bfv_cpu, &bfv_pim] {
+            assert!(report.aggregates_exact, "{statistic:?}");
+        }
+        assert_eq!(values(&bgv_cpu), values(&bgv_pim), "{statistic:?}");
+        assert_eq!(values(&bfv_cpu), values(&bfv_pim), "{statistic:?}");
+        assert_eq!(values(&bgv_cpu), values(&bfv_cpu), "{statistic:?}");
     }
 }

@@ -31,7 +31,7 @@ use pimhe_schemes::SchemeError;
 use serde::Serialize;
 
 pub use dataset::Dataset;
-pub use scheme::{bgv_max_plain_bits, bgv_parameters, BgvStats, StatsScheme};
+pub use scheme::{Bfv, BfvStats, Bgv, BgvStats, HeScheme, SchemeStats, StatsScheme};
 
 /// Most plaintext moduli a statistic may need (their product stays below 2^120, inside i128).
 pub const MAX_PLAIN_MODULI: usize = 4;
@@ -153,7 +153,7 @@ pub struct StatsReport {
 impl StatsPlan {
     /// Plans `statistic` over `data` for ring degree `n`: the encodings, the aggregates, and the
     /// plaintext moduli that hold every aggregate exactly, each of at most `max_plain_bits` bits
-    /// (BGV needs t below every prime of its modulus chain: [`bgv_max_plain_bits`]).
+    /// ([`HeScheme::max_plain_bits`]: BGV needs t below every prime of its modulus chain).
     pub fn new(statistic: Statistic, data: Dataset, n: usize, max_plain_bits: u32) -> Result<Self, StatsError> {
         let columns = data.columns().len();
         let (encodings, aggregates) = match statistic {
@@ -213,14 +213,14 @@ impl StatsPlan {
     /// ```
     /// use pimhe_exec::CpuBackend;
     /// use pimhe_math::Sampler;
-    /// use pimhe_workloads::stats::{bgv_max_plain_bits, bgv_parameters, BgvStats, Dataset, Statistic, StatsPlan};
+    /// use pimhe_workloads::stats::{Bfv, BfvStats, Dataset, HeScheme, Statistic, StatsPlan};
     /// let data = Dataset::from_csv("age\n30\n40\n-5.5\n".as_bytes(), &["age"], None).unwrap();
-    /// let plan = StatsPlan::new(Statistic::Mean, data, 8192, bgv_max_plain_bits(8192).unwrap()).unwrap();
+    /// let plan = StatsPlan::new(Statistic::Mean, data, 8192, Bfv::max_plain_bits(8192).unwrap()).unwrap();
     /// let backend = CpuBackend::new(Some(2)).unwrap();
     /// let mut schemes = plan
     ///     .plain_moduli()
     ///     .iter()
-    ///     .map(|&t| BgvStats::new(&backend, &backend, bgv_parameters(8192, t)?, Sampler::from_seed_u64(1)))
+    ///     .map(|&t| BfvStats::new(&backend, &backend, Bfv::parameters(8192, t)?, Sampler::from_seed_u64(1)))
     ///     .collect::<Result<Vec<_>, _>>()
     ///     .unwrap();
     /// let report = plan.execute(&mut schemes).unwrap();

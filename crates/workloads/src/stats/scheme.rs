@@ -1,17 +1,22 @@
-//! What the statistics need of an HE scheme, and its implementation for BGV.
+//! What the statistics need of an HE scheme, and its implementation for BGV and BFV.
 //!
 //! Each user encrypts one ciphertext per encoded vector (their own data only); the server adds
 //! up the users' ciphertexts, or their slot-wise products, into one aggregate. Aggregates are
 //! relinearized once, after the sum, not once per user.
+//!
+//! BGV and BFV have the same API (`KeyGenerator`, `Encryptor`, `Evaluator`, `Decryptor`,
+//! `CiphertextBatch`, the shared encoder) over different types, so [`HeScheme`] names those types
+//! and wraps each call once (the `he_scheme!` macro writes the bodies for both modules), and one
+//! generic [`SchemeStats`] implements [`StatsScheme`] for every scheme. What really differs, the
+//! parameters and the largest plaintext modulus, is written per scheme.
 
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
-use pimhe_schemes::bgv::{
-    BatchEncoder, BgvContext, BgvParameters, CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey,
-    RelinKey, SecretKey,
-};
+use pimhe_schemes::bfv::{self, BfvContext, BfvParameters};
+use pimhe_schemes::bgv::{self, BgvContext, BgvParameters};
+use pimhe_schemes::encoder::{BatchEncoder, PlainContext, Plaintext};
 use pimhe_schemes::SchemeError;
 
 /// An HE scheme as the statistics use it: the client encrypts and decrypts, the server only
@@ -45,106 +50,294 @@ pub trait StatsScheme {
     fn noise_budget(&self, a: &Self::Ciphertexts) -> Result<Vec<u32>, SchemeError>;
 }
 
-/// BGV with the client (keys, encryption, decryption) on one backend and the server's
+/// A scheme module of `pimhe_schemes` (its types, and its calls the statistics make), so that
+/// [`SchemeStats`] is written once for all of them.
+pub trait HeScheme {
+    /// Name as the CLI spells it.
+    const NAME: &'static str;
+    /// Parameter set.
+    type Parameters;
+    /// Precomputations of one parameter set.
+    type Context: PlainContext;
+    /// Secret, public and relinearization key.
+    type Keys;
+    /// A ciphertext batch on backend `B`.
+    type Ciphertexts<B: Backend>;
+
+    /// The 128-bit preset of ring degree `n` with plaintext modulus `t` instead of the preset's.
+    fn parameters(n: usize, t: u32) -> Result<Self::Parameters, SchemeError>;
+
+    /// The largest plaintext modulus size, in bits, the scheme allows with the preset of `n`.
+    fn max_plain_bits(n: usize) -> Result<u32, SchemeError>;
+
+    /// Every prime a backend must hold for this scheme's operations with `params` (a PIM
+    /// backend is built with them resident).
+    fn backend_primes(params: &Self::Parameters) -> Result<Vec<u32>, SchemeError>;
+
+    /// Validates `params` and precomputes.
+    fn context(params: Self::Parameters) -> Result<Arc<Self::Context>, SchemeError>;
+
+    /// The plaintext modulus t.
+    fn plain_modulus(ctx: &Self::Context) -> u32;
+
+    /// Secret, public and relinearization keys, made on `client`.
+    fn keys<C: Backend>(client: &C, ctx: &Arc<Self::Context>, sampler: Sampler) -> Result<Self::Keys, SchemeError>;
+
+    /// Public-key encryption on `client`.
+    fn encrypt<C: Backend>(
+        client: &C,
+        keys: &Self::Keys,
+        sampler: Sampler,
+        plains: &[Plaintext],
+    ) -> Result<Self::Ciphertexts<C>, SchemeError>;
+
+    /// Moves a batch from one backend to another (the network between client and server).
+    fn transfer<F: Backend, T: Backend>(
+        a: &Self::Ciphertexts<F>,
+        from: &F,
+        to: &T,
+    ) -> Result<Self::Ciphertexts<T>, SchemeError>;
+
+    /// The sum of a batch, a batch of one.
+    fn sum<B: Backend>(
+        backend: &B,
+        ctx: &Arc<Self::Context>,
+        a: &Self::Ciphertexts<B>,
+    ) -> Result<Self::Ciphertexts<B>, SchemeError>;
+
+    /// The relinearized sum of the slot-wise products `a[u] * b[u]`.
+    fn sum_of_products<B: Backend>(
+        backend: &B,
+        ctx: &Arc<Self::Context>,
+        keys: &Self::Keys,
+        a: &Self::Ciphertexts<B>,
+        b: &Self::Ciphertexts<B>,
+    ) -> Result<Self::Ciphertexts<B>, SchemeError>;
+
+    /// Decryption on `client`.
+    fn decrypt<C: Backend>(
+        client: &C,
+        keys: &Self::Keys,
+        a: &Self::Ciphertexts<C>,
+    ) -> Result<Vec<Plaintext>, SchemeError>;
+
+    /// Noise budget left of each ciphertext, in bits.
+    fn noise_budget<C: Backend>(
+        client: &C,
+        keys: &Self::Keys,
+        a: &Self::Ciphertexts<C>,
+    ) -> Result<Vec<u32>, SchemeError>;
+}
+
+/// Full-RNS BGV ([`pimhe_schemes::bgv`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Bgv;
+
+/// Full-RNS BFV in the BEHZ form ([`pimhe_schemes::bfv`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Bfv;
+
+/// Implements [`HeScheme`] for a scheme module whose API has the names of `bgv` and `bfv`; the
+/// items in braces are the scheme's own (parameters, plaintext bound, backend primes).
+macro_rules! he_scheme {
+    ($scheme:ty, $module:ident, $name:literal, $params:ty, $context:ty, { $($own:item)* }) => {
+        impl HeScheme for $scheme {
+            const NAME: &'static str = $name;
+            type Parameters = $params;
+            type Context = $context;
+            type Keys = ($module::SecretKey, $module::PublicKey, $module::RelinKey);
+            type Ciphertexts<B: Backend> = $module::CiphertextBatch<B>;
+
+            $($own)*
+
+            fn context(params: $params) -> Result<Arc<$context>, SchemeError> {
+                <$context>::new(params)
+            }
+
+            fn plain_modulus(ctx: &$context) -> u32 {
+                ctx.params().plain_modulus()
+            }
+
+            fn keys<C: Backend>(client: &C, ctx: &Arc<$context>, sampler: Sampler) -> Result<Self::Keys, SchemeError> {
+                let mut keygen = $module::KeyGenerator::with_sampler(client, ctx, sampler);
+                let secret = keygen.secret_key()?;
+                let public = keygen.public_key(&secret)?;
+                let relin = keygen.relin_key(&secret)?;
+                Ok((secret, public, relin))
+            }
+
+            fn encrypt<C: Backend>(
+                client: &C,
+                keys: &Self::Keys,
+                sampler: Sampler,
+                plains: &[Plaintext],
+            ) -> Result<$module::CiphertextBatch<C>, SchemeError> {
+                $module::Encryptor::with_public_key(client, &keys.1)?.with_sampler(sampler).encrypt(plains)
+            }
+
+            fn transfer<F: Backend, T: Backend>(
+                a: &$module::CiphertextBatch<F>,
+                from: &F,
+                to: &T,
+            ) -> Result<$module::CiphertextBatch<T>, SchemeError> {
+                a.transfer(from, to)
+            }
+
+            fn sum<B: Backend>(
+                backend: &B,
+                ctx: &Arc<$context>,
+                a: &$module::CiphertextBatch<B>,
+            ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
+                $module::Evaluator::new(backend, ctx).sum(a)
+            }
+
+            fn sum_of_products<B: Backend>(
+                backend: &B,
+                ctx: &Arc<$context>,
+                keys: &Self::Keys,
+                a: &$module::CiphertextBatch<B>,
+                b: &$module::CiphertextBatch<B>,
+            ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
+                let evaluator = $module::Evaluator::new(backend, ctx).with_relin_key(&keys.2)?;
+                evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
+            }
+
+            fn decrypt<C: Backend>(
+                client: &C,
+                keys: &Self::Keys,
+                a: &$module::CiphertextBatch<C>,
+            ) -> Result<Vec<Plaintext>, SchemeError> {
+                $module::Decryptor::new(client, &keys.0)?.decrypt(a)
+            }
+
+            fn noise_budget<C: Backend>(
+                client: &C,
+                keys: &Self::Keys,
+                a: &$module::CiphertextBatch<C>,
+            ) -> Result<Vec<u32>, SchemeError> {
+                $module::Decryptor::new(client, &keys.0)?.noise_budget(a)
+            }
+        }
+    };
+}
+
+he_scheme!(Bgv, bgv, "bgv", BgvParameters, BgvContext, {
+    fn parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
+        let preset = BgvParameters::preset(n)?;
+        let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
+        match preset.special_primes().first() {
+            Some(special) => BgvParameters::hybrid(n, t, &data_bits, bits(special), preset.dnum()),
+            None => BgvParameters::new(n, t, &data_bits, None),
+        }
+    }
+
+    /// BGV needs t below every prime of its modulus chain (modulus switching and the
+    /// t-scaled errors assume it).
+    fn max_plain_bits(n: usize) -> Result<u32, SchemeError> {
+        let preset = BgvParameters::preset(n)?;
+        let smallest = preset.primes().into_iter().min().unwrap_or(0);
+        Ok(bits(&smallest) - 1)
+    }
+
+    fn backend_primes(params: &BgvParameters) -> Result<Vec<u32>, SchemeError> {
+        Ok(params.primes())
+    }
+});
+
+he_scheme!(Bfv, bfv, "bfv", BfvParameters, BfvContext, {
+    /// BFV's presets are BGV's table ([`BfvParameters::preset`]), so the same primes.
+    fn parameters(n: usize, t: u32) -> Result<BfvParameters, SchemeError> {
+        let bgv = Bgv::parameters(n, t)?;
+        BfvParameters::with_primes(n, t, bgv.data_primes().to_vec(), bgv.special_primes().to_vec(), bgv.dnum())
+    }
+
+    /// BFV's message sits in the top bits of q, so its mathematics would allow any t < 2^30
+    /// whose products fit the noise budget; but its parameter check is BGV's
+    /// ([`BfvParameters::validate`]), which asks for t below every prime, so that is the bound.
+    fn max_plain_bits(n: usize) -> Result<u32, SchemeError> {
+        Bgv::max_plain_bits(n)
+    }
+
+    /// BEHZ's auxiliary primes and t besides q and P: base conversion runs on the backend.
+    fn backend_primes(params: &BfvParameters) -> Result<Vec<u32>, SchemeError> {
+        Ok(BfvContext::new(params.clone())?.all_primes())
+    }
+});
+
+fn bits(p: &u32) -> u32 {
+    32 - p.leading_zeros()
+}
+
+/// A scheme with the client (keys, encryption, decryption) on one backend and the server's
 /// aggregation on another, ciphertexts moving between them as they would over a network; keys
 /// come from a seeded or OS-seeded sampler.
-pub struct BgvStats<'a, C: Backend, B: Backend> {
+pub struct SchemeStats<'a, S: HeScheme, C: Backend, B: Backend> {
     client: &'a C,
     backend: &'a B,
-    ctx: Arc<BgvContext>,
-    secret: SecretKey,
-    public: PublicKey,
-    relin: RelinKey,
+    ctx: Arc<S::Context>,
+    keys: S::Keys,
     encoder: BatchEncoder,
     sampler: Sampler,
 }
 
-impl<'a, C: Backend, B: Backend> BgvStats<'a, C, B> {
+/// The statistics with BGV.
+pub type BgvStats<'a, C, B> = SchemeStats<'a, Bgv, C, B>;
+
+/// The statistics with BFV.
+pub type BfvStats<'a, C, B> = SchemeStats<'a, Bfv, C, B>;
+
+impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
     /// Keys for `params` (which must have a special prime, for relinearization), made on the
     /// client; `server` aggregates.
-    pub fn new(client: &'a C, server: &'a B, params: BgvParameters, mut sampler: Sampler) -> Result<Self, SchemeError> {
-        let ctx = BgvContext::new(params)?;
-        let mut keygen = KeyGenerator::with_sampler(client, &ctx, sampler.fork());
-        let secret = keygen.secret_key()?;
-        let public = keygen.public_key(&secret)?;
-        let relin = keygen.relin_key(&secret)?;
+    pub fn new(client: &'a C, server: &'a B, params: S::Parameters, mut sampler: Sampler) -> Result<Self, SchemeError> {
+        let ctx = S::context(params)?;
+        let keys = S::keys(client, &ctx, sampler.fork())?;
         let encoder = BatchEncoder::new(&ctx);
-        Ok(Self { client, backend: server, ctx, secret, public, relin, encoder, sampler })
+        Ok(Self { client, backend: server, ctx, keys, encoder, sampler })
     }
 
     /// The context (parameters and their precomputations).
-    pub fn context(&self) -> &Arc<BgvContext> {
+    pub fn context(&self) -> &Arc<S::Context> {
         &self.ctx
-    }
-
-    fn evaluator(&self) -> Result<Evaluator<'a, B>, SchemeError> {
-        Evaluator::new(self.backend, &self.ctx).with_relin_key(&self.relin)
     }
 }
 
-impl<C: Backend, B: Backend> StatsScheme for BgvStats<'_, C, B> {
-    type Ciphertexts = CiphertextBatch<B>;
+impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, B> {
+    type Ciphertexts = S::Ciphertexts<B>;
 
     fn name(&self) -> &'static str {
-        "bgv"
+        S::NAME
     }
 
     fn slots(&self) -> usize {
-        self.ctx.slots()
+        self.ctx.plain_space().degree()
     }
 
     fn plain_modulus(&self) -> u32 {
-        self.ctx.params().plain_modulus()
+        S::plain_modulus(&self.ctx)
     }
 
-    fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<CiphertextBatch<B>, SchemeError> {
+    fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<S::Ciphertexts<B>, SchemeError> {
         let plains = rows.iter().map(|row| self.encoder.encode(row)).collect::<Result<Vec<_>, _>>()?;
-        let encrypted = Encryptor::with_public_key(self.client, &self.public)?
-            .with_sampler(self.sampler.fork())
-            .encrypt(&plains)?;
-        encrypted.transfer(self.client, self.backend)
+        let encrypted = S::encrypt(self.client, &self.keys, self.sampler.fork(), &plains)?;
+        S::transfer(&encrypted, self.client, self.backend)
     }
 
-    fn sum(&self, a: &CiphertextBatch<B>) -> Result<CiphertextBatch<B>, SchemeError> {
-        Evaluator::new(self.backend, &self.ctx).sum(a)
+    fn sum(&self, a: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
+        S::sum(self.backend, &self.ctx, a)
     }
 
-    fn sum_of_products(
-        &self,
-        a: &CiphertextBatch<B>,
-        b: &CiphertextBatch<B>,
-    ) -> Result<CiphertextBatch<B>, SchemeError> {
-        let evaluator = self.evaluator()?;
-        evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
+    fn sum_of_products(&self, a: &S::Ciphertexts<B>, b: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
+        S::sum_of_products(self.backend, &self.ctx, &self.keys, a, b)
     }
 
-    fn decrypt(&self, aggregate: &CiphertextBatch<B>) -> Result<Vec<u64>, SchemeError> {
-        let received = aggregate.transfer(self.backend, self.client)?;
-        let plains = Decryptor::new(self.client, &self.secret)?.decrypt(&received)?;
+    fn decrypt(&self, aggregate: &S::Ciphertexts<B>) -> Result<Vec<u64>, SchemeError> {
+        let received = S::transfer(aggregate, self.backend, self.client)?;
+        let plains = S::decrypt(self.client, &self.keys, &received)?;
         self.encoder.decode(&plains[0])
     }
 
-    fn noise_budget(&self, a: &CiphertextBatch<B>) -> Result<Vec<u32>, SchemeError> {
-        Decryptor::new(self.client, &self.secret)?.noise_budget(&a.transfer(self.backend, self.client)?)
+    fn noise_budget(&self, a: &S::Ciphertexts<B>) -> Result<Vec<u32>, SchemeError> {
+        S::noise_budget(self.client, &self.keys, &S::transfer(a, self.backend, self.client)?)
     }
-}
-
-/// The 128-bit preset of ring degree `n` (its modulus chain, special primes and dnum) with
-/// plaintext modulus `t` instead of the preset's.
-pub fn bgv_parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
-    let preset = BgvParameters::preset(n)?;
-    let bits = |p: &u32| 32 - p.leading_zeros();
-    let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
-    match preset.special_primes().first() {
-        Some(special) => BgvParameters::hybrid(n, t, &data_bits, bits(special), preset.dnum()),
-        None => BgvParameters::new(n, t, &data_bits, None),
-    }
-}
-
-/// The largest plaintext modulus size BGV allows with the preset of degree `n`: t must stay
-/// below every prime of the modulus chain.
-pub fn bgv_max_plain_bits(n: usize) -> Result<u32, SchemeError> {
-    let preset = BgvParameters::preset(n)?;
-    let smallest = preset.primes().into_iter().min().unwrap_or(0);
-    Ok(31 - smallest.leading_zeros() - 1)
 }
