@@ -4,38 +4,35 @@
 //!
 //! Where `pimhe bench OP` times single backend kernels on random residues, this command times
 //! what a user of the library calls: encryption with the public key, decryption, the tensor
-//! product, relinearization, both together, modulus switching, and the NTT and inverse NTT of
-//! a ciphertext's two components. Every operation runs on a whole batch of C ciphertexts (one
+//! product, relinearization, both together, modulus switching (BGV; BFV has no modulus chain),
+//! and the NTT and inverse NTT of a ciphertext's two components. BFV's product is BEHZ's
+//! (base extension to Bsk, tensor, fast floor, Shenoy-Kumaresan back to q). Every operation runs on a whole batch of C ciphertexts (one
 //! call), so each is reported per batch and per ciphertext (batch time / C). Keys, plaintexts
 //! and the operands are made once, untimed; an untimed warm-up round (first-touch allocations,
 //! caches) is followed by `--repeat` timed rounds of every operation, and the report gives the
 //! best and the median round. The warm-up's product is decrypted and checked slot by slot
 //! against the plaintext product, so a report is never the time of a wrong computation.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_math::Sampler;
-use pimhe_schemes::bgv::{
-    BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, KeyGenerator, DEGREES,
-};
+use pimhe_math::{Modulus, Sampler};
+use pimhe_schemes::bfv::{self, BfvContext, BfvParameters};
+use pimhe_schemes::bgv::{self, BgvContext, BgvParameters, DEGREES};
+use pimhe_schemes::encoder::{BatchEncoder, Plaintext};
 use serde::Serialize;
 
 use crate::bench::{available_memory, format_seconds, print_report, Printable, MEMORY_SHARE};
 use crate::error::{CliError, Result};
 
-/// The schemes `--scheme` names; only those in [`SCHEMES_AVAILABLE`] run in this build.
+/// The schemes `--scheme` names.
 const SCHEMES: &[&str] = &["bgv", "bfv"];
-
-/// The schemes this build can time.
-const SCHEMES_AVAILABLE: &[&str] = &["bgv"];
 
 /// Arguments of `pimhe bench scheme`.
 #[derive(Debug, Clone, Args)]
 pub struct SchemeArgs {
-    /// Scheme to time: bgv (bfv is not in this build yet).
+    /// Scheme to time: bgv or bfv.
     #[arg(long, default_value = "bgv")]
     pub scheme: String,
 
@@ -94,6 +91,7 @@ pub struct SchemeParams {
 }
 
 impl SchemeParams {
+    /// BFV's are read the same way: its ciphertext primes are BGV's data primes.
     fn from_bgv(params: &BgvParameters) -> Self {
         let bits = |p: u32| 32 - p.leading_zeros();
         let data_prime_bits: Vec<u32> = params.data_primes().iter().map(|&p| bits(p)).collect();
@@ -109,6 +107,17 @@ impl SchemeParams {
             log_q_total: params.total_bits(),
         }
     }
+}
+
+/// BFV with the primes, t and dnum of a BGV set (BFV's presets are BGV's table).
+fn bfv_of(params: &BgvParameters) -> Result<BfvParameters> {
+    Ok(BfvParameters::with_primes(
+        params.degree(),
+        params.plain_modulus(),
+        params.data_primes().to_vec(),
+        params.special_primes().to_vec(),
+        params.dnum(),
+    )?)
 }
 
 /// The times of one operation over the rounds.
@@ -227,29 +236,25 @@ fn allowed_degrees() -> Vec<usize> {
 
 /// Bytes the run holds at its peak, estimated: relinearization's coefficient copy of c2 (L
 /// primes), one extended digit and two accumulators over the L + k data and special primes,
-/// beside about a dozen polynomials of L + k primes (operands, products, copies).
-fn estimated_bytes(params: &BgvParameters, batch: usize) -> u128 {
+/// beside about a dozen polynomials of L + k primes (operands, products, copies). BFV's product
+/// adds BEHZ's: both operands (4 polynomials) and the 3-part tensor over Bsk (about L + 2
+/// primes), and q-side copies, counted as 10 polynomials over 2L + 2 primes.
+fn estimated_bytes(scheme: &str, params: &BgvParameters, batch: usize) -> u128 {
     let data = params.data_primes().len() as u128;
     let extended = data + params.special_primes().len() as u128;
-    let polys = data + 3 * extended + 12 * extended;
+    let behz = if scheme == "bfv" { 10 * (2 * data + 2) } else { 0 };
+    let polys = data + 3 * extended + 12 * extended + behz;
     4 * params.degree() as u128 * batch as u128 * polys
 }
 
-/// Checks the arguments and builds the parameters. Every error names its flag and what is
-/// allowed.
+/// Checks the arguments and builds the parameters (BGV's set; BFV uses its primes). Every error
+/// names its flag and what is allowed.
 fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
     if !SCHEMES.contains(&args.scheme.as_str()) {
         return Err(CliError::usage(format!(
             "--scheme {} is not known; choose one of: {}",
             args.scheme,
-            SCHEMES_AVAILABLE.join(", ")
-        )));
-    }
-    if !SCHEMES_AVAILABLE.contains(&args.scheme.as_str()) {
-        return Err(CliError::usage(format!(
-            "--scheme {} is not available in this build yet; available: {}",
-            args.scheme,
-            SCHEMES_AVAILABLE.join(", ")
+            SCHEMES.join(", ")
         )));
     }
     if args.backend != "cpu" {
@@ -283,7 +288,7 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
             .map_err(|e| CliError::usage(format!("--dnum {dnum} is not allowed at --n {}: {e}", args.n)))?,
     };
     if let Some(available) = available_memory() {
-        let needed = estimated_bytes(&params, args.batch);
+        let needed = estimated_bytes(&args.scheme, &params, args.batch);
         if needed as f64 > MEMORY_SHARE * available as f64 {
             return Err(CliError::usage(format!(
                 "--batch {} at --n {} needs about {} MiB, more than {:.0}% of the {} MiB of available memory; \
@@ -309,9 +314,12 @@ pub fn run(args: &SchemeArgs) -> Result<()> {
 pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
     let params = validate(args)?;
     let backend = CpuBackend::new(args.threads)?;
-    let ops = bench_bgv(&backend, params.clone(), args.batch, args.repeat, args.seed)?;
+    let (scheme, ops) = match args.scheme.as_str() {
+        "bfv" => ("bfv", bench_bfv(&backend, bfv_of(&params)?, args.batch, args.repeat, args.seed)?),
+        _ => ("bgv", bench_bgv(&backend, params.clone(), args.batch, args.repeat, args.seed)?),
+    };
     Ok(SchemeReport {
-        scheme: "bgv",
+        scheme,
         backend: "cpu",
         n: args.n,
         batch: args.batch,
@@ -352,58 +360,71 @@ impl Rounds {
     }
 }
 
-/// Times BGV's operations on batches of `batch` ciphertexts, a warm-up and `repeat` rounds,
-/// keys and randomness from `seed`. Fails if the product does not decrypt to the plaintext
-/// product.
-fn bench_bgv<B: Backend>(
-    backend: &B,
-    params: BgvParameters,
-    batch: usize,
-    repeat: usize,
-    seed: u64,
-) -> Result<Vec<OpTiming>> {
-    let ctx = BgvContext::new(params)?;
-    // Independent streams for the keys, the encryptions and the plaintext slots.
-    let stream = |k: u64| Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k));
-    let mut keygen = KeyGenerator::with_sampler(backend, &ctx, stream(0));
-    let secret = keygen.secret_key()?;
-    let public = keygen.public_key(&secret)?;
-    let relin = keygen.relin_key(&secret)?;
-    let encoder = BatchEncoder::new(&ctx);
-    let (x, y) = random_slots(&ctx, batch, stream(1));
-    let encode =
-        |values: &[Vec<u64>]| values.iter().map(|v| encoder.encode(v)).collect::<pimhe_schemes::Result<Vec<_>>>();
-    let (plain_x, plain_y) = (encode(&x)?, encode(&y)?);
-    let mut encryptor = Encryptor::with_public_key(backend, &public)?.with_sampler(stream(2));
-    let evaluator = Evaluator::new(backend, &ctx).with_relin_key(&relin)?;
-    let decryptor = Decryptor::new(backend, &secret)?;
-    let cy = encryptor.encrypt(&plain_y)?;
+/// Defines `$name`, which times the operations of the scheme module `$module` on batches of
+/// `batch` ciphertexts, a warm-up and `repeat` rounds, keys and randomness from `seed`, and fails
+/// if the product does not decrypt to the plaintext product. The schemes share every call but
+/// what follows relinearization: `$after` (with `$rounds`, `$evaluator` and the relinearized
+/// `$product` in scope) times it and gives the ciphertext that is decrypted and checked.
+macro_rules! scheme_bench {
+    ($name:ident, $module:ident, $params:ty, $context:ty, |$rounds:ident, $evaluator:ident, $product:ident| $after:expr) => {
+        fn $name<B: Backend>(
+            backend: &B,
+            params: $params,
+            batch: usize,
+            repeat: usize,
+            seed: u64,
+        ) -> Result<Vec<OpTiming>> {
+            let ctx = <$context>::new(params)?;
+            // Independent streams for the keys, the encryptions and the plaintext slots.
+            let stream = |k: u64| Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k));
+            let mut keygen = $module::KeyGenerator::with_sampler(backend, &ctx, stream(0));
+            let secret = keygen.secret_key()?;
+            let public = keygen.public_key(&secret)?;
+            let relin = keygen.relin_key(&secret)?;
+            let encoder = BatchEncoder::new(&ctx);
+            let (x, y) = random_slots(ctx.plain_modulus(), ctx.slots(), batch, stream(1));
+            let encode = |values: &[Vec<u64>]| {
+                values.iter().map(|v| encoder.encode(v)).collect::<pimhe_schemes::Result<Vec<_>>>()
+            };
+            let (plain_x, plain_y) = (encode(&x)?, encode(&y)?);
+            let mut encryptor = $module::Encryptor::with_public_key(backend, &public)?.with_sampler(stream(2));
+            let $evaluator = $module::Evaluator::new(backend, &ctx).with_relin_key(&relin)?;
+            let decryptor = $module::Decryptor::new(backend, &secret)?;
+            let cy = encryptor.encrypt(&plain_y)?;
 
-    let mut rounds = Rounds::new();
-    for round in 0..=repeat {
-        let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
-        rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
-        let product = rounds.time("multiply", || Ok(evaluator.multiply(&cx, &cy)?))?;
-        rounds.time("relinearize", || Ok(evaluator.relinearize(&product)?))?;
-        let relinearized =
-            rounds.time("multiply_relin", || Ok(evaluator.relinearize(&evaluator.multiply(&cx, &cy)?)?))?;
-        let switched = rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&relinearized)?))?;
-        // The transforms run on copies of a fresh ciphertext's components (NTT form): inverse first.
-        let mut parts = cx.parts().iter().map(|p| backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
-        rounds.time("intt", || Ok(parts.iter_mut().try_for_each(|p| backend.intt(p))?))?;
-        rounds.time("ntt", || Ok(parts.iter_mut().try_for_each(|p| backend.ntt(p))?))?;
-        if round == 0 {
-            check_product(&encoder, &decryptor.decrypt(&switched)?, &x, &y, ctx.plain_modulus().value())?;
+            let mut $rounds = Rounds::new();
+            for round in 0..=repeat {
+                let cx = $rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
+                $rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
+                let product = $rounds.time("multiply", || Ok($evaluator.multiply(&cx, &cy)?))?;
+                $rounds.time("relinearize", || Ok($evaluator.relinearize(&product)?))?;
+                let $product =
+                    $rounds.time("multiply_relin", || Ok($evaluator.relinearize(&$evaluator.multiply(&cx, &cy)?)?))?;
+                let result = $after;
+                // The transforms run on copies of a fresh ciphertext's components (NTT form): inverse first.
+                let mut parts = cx.parts().iter().map(|p| backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+                $rounds.time("intt", || Ok(parts.iter_mut().try_for_each(|p| backend.intt(p))?))?;
+                $rounds.time("ntt", || Ok(parts.iter_mut().try_for_each(|p| backend.ntt(p))?))?;
+                if round == 0 {
+                    check_product(&encoder, &decryptor.decrypt(&result)?, &x, &y, ctx.plain_modulus().value())?;
+                }
+            }
+            Ok($rounds.finish(batch))
         }
-    }
-    Ok(rounds.finish(batch))
+    };
 }
 
-/// `batch` vectors of N uniformly random slots modulo t.
-fn random_slots(ctx: &Arc<BgvContext>, batch: usize, mut sampler: Sampler) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
-    let t = ctx.plain_modulus();
+scheme_bench!(bench_bgv, bgv, BgvParameters, BgvContext, |rounds, evaluator, product| {
+    rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))?
+});
+
+// BFV has no modulus chain: the relinearized product is checked as it is.
+scheme_bench!(bench_bfv, bfv, BfvParameters, BfvContext, |rounds, evaluator, product| product);
+
+/// `batch` vectors of `slots` uniformly random slots modulo t.
+fn random_slots(t: &Modulus, slots: usize, batch: usize, mut sampler: Sampler) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
     let mut vectors = || -> Vec<Vec<u64>> {
-        (0..batch).map(|_| sampler.uniform_vec(t, ctx.slots()).into_iter().map(u64::from).collect()).collect()
+        (0..batch).map(|_| sampler.uniform_vec(t, slots).into_iter().map(u64::from).collect()).collect()
     };
     let x = vectors();
     (x, vectors())
@@ -412,7 +433,7 @@ fn random_slots(ctx: &Arc<BgvContext>, batch: usize, mut sampler: Sampler) -> (V
 /// Fails unless every decrypted slot equals the product of the input slots modulo t.
 fn check_product(
     encoder: &BatchEncoder,
-    decrypted: &[pimhe_schemes::bgv::Plaintext],
+    decrypted: &[Plaintext],
     x: &[Vec<u64>],
     y: &[Vec<u64>],
     t: u32,
@@ -503,6 +524,22 @@ mod tests {
         assert_eq!(text.lines().count(), 3 + names.len(), "{text}");
     }
 
+    /// BFV: BGV's rows but modulus switching, the preset's primes, the product checked.
+    #[test]
+    fn bfv_report_has_the_bfv_rows_and_the_preset() {
+        let report = measure(&SchemeArgs { scheme: "bfv".into(), ..args(4096) }).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::bench::to_json(&report).unwrap()).unwrap();
+        assert_eq!(json["scheme"], "bfv");
+        assert_eq!(json["checked"], true);
+        let preset = BfvParameters::preset(4096).unwrap();
+        assert_eq!(json["params"]["data_primes"], serde_json::json!(preset.ciphertext_primes()));
+        assert_eq!(json["params"]["special_primes"], serde_json::json!(preset.special_primes()));
+        assert_eq!(json["params"]["plain_modulus"], preset.plain_modulus());
+        let names: Vec<&str> = json["ops"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
+        assert_eq!(names, ["encrypt", "decrypt", "multiply", "relinearize", "multiply_relin", "intt", "ntt"]);
+        assert!(report.human().starts_with("bfv backend=cpu n=4096"), "{}", report.human());
+    }
+
     #[test]
     fn bad_degree_lists_the_allowed_values() {
         for n in [1000, 2048, 65536] {
@@ -527,8 +564,7 @@ mod tests {
         let backend = with(|a| a.backend = "upmem-emu".into());
         assert!(backend.starts_with("--backend upmem-emu") && backend.contains("cpu only"), "{backend}");
         let unknown = with(|a| a.scheme = "ckks2".into());
-        assert!(unknown.starts_with("--scheme ckks2 is not known") && unknown.contains("bgv"), "{unknown}");
-        assert!(with(|a| a.scheme = "bfv".into()).contains("not available in this build yet; available: bgv"));
+        assert!(unknown.starts_with("--scheme ckks2 is not known") && unknown.contains("bgv, bfv"), "{unknown}");
         let huge = with(|a| {
             a.n = 32768;
             a.batch = 1 << 20
@@ -548,6 +584,8 @@ mod tests {
         let params = BgvParameters::preset(8192).unwrap();
         // 5 data and 2 special primes: c2's copy over 5, one digit and two sums over 7, plus 12
         // polynomials over 7, 4 bytes each.
-        assert_eq!(estimated_bytes(&params, 3), 4 * 8192 * 3 * (5 + 3 * 7 + 12 * 7));
+        assert_eq!(estimated_bytes("bgv", &params, 3), 4 * 8192 * 3 * (5 + 3 * 7 + 12 * 7));
+        // BFV adds BEHZ's operands and tensor over Bsk.
+        assert_eq!(estimated_bytes("bfv", &params, 3), 4 * 8192 * 3 * (5 + 3 * 7 + 12 * 7 + 10 * 12));
     }
 }
