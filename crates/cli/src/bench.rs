@@ -16,7 +16,9 @@
 //! - `intt`: inverse NTT of the 2C polynomials (NTT form in), one `intt` call;
 //! - `bgv-mul`: the C/2 products of ciphertext i with ciphertext C/2 + i (NTT form in and out):
 //!   one `tensor` call on the four operand batches a0, a1, b0, b1;
-//! - `pipeline`: NTT of the four operand batches, their tensor, inverse NTT of its three outputs.
+//! - `pipeline`: NTT of the four operand batches, their tensor, inverse NTT of its three outputs;
+//! - `bfv-mul`, `bfv-add`: BFV's multiply (BEHZ, relinearized) and add of C/2 pairs of real
+//!   ciphertexts at the preset of N, checked by decryption ([`crate::bench_bfv`]).
 //!
 //! `coefficients_per_s` counts the residues of the input polynomials (2C x N x K) per second of
 //! the best repeat, for every operation.
@@ -53,6 +55,10 @@ pub enum Op {
     BgvMul,
     /// NTT of the inputs, the C/2 tensor products, inverse NTT of the outputs.
     Pipeline,
+    /// C/2 BFV products of real ciphertexts at the preset of N: BEHZ multiply + relinearize.
+    BfvMul,
+    /// C/2 BFV sums of real ciphertexts at the preset of N.
+    BfvAdd,
 }
 
 impl Op {
@@ -63,12 +69,14 @@ impl Op {
             Op::Intt => "intt",
             Op::BgvMul => "bgv-mul",
             Op::Pipeline => "pipeline",
+            Op::BfvMul => "bfv-mul",
+            Op::BfvAdd => "bfv-add",
         }
     }
 
     /// Whether the operation multiplies ciphertexts in pairs (needs an even batch).
     fn pairs(self) -> bool {
-        matches!(self, Op::BgvMul | Op::Pipeline)
+        matches!(self, Op::BgvMul | Op::Pipeline | Op::BfvMul | Op::BfvAdd)
     }
 
     /// Resident polynomials per input polynomial, as a fraction (numerator, denominator):
@@ -124,16 +132,17 @@ pub struct BenchArgs {
     #[arg(long)]
     pub n: usize,
 
-    /// Number K of RNS primes (at least 1).
-    #[arg(long)]
-    pub primes: usize,
+    /// Number K of RNS primes (at least 1); bfv-mul and bfv-add use the preset's.
+    #[arg(long, required_if_eq_any = [("op", "ntt"), ("op", "intt"), ("op", "bgv-mul"), ("op", "pipeline")])]
+    pub primes: Option<usize>,
 
     /// Size of each prime in bits (2..=30); the K largest primes p = 1 mod 2N of that size are
-    /// used.
+    /// used (not for bfv-mul, bfv-add).
     #[arg(long, default_value_t = 30)]
     pub prime_bits: u32,
 
-    /// Number C of input ciphertexts (two polynomials each); even for bgv-mul and pipeline.
+    /// Number C of input ciphertexts (two polynomials each); even for bgv-mul, pipeline, bfv-mul
+    /// and bfv-add.
     #[arg(long)]
     pub batch: usize,
 
@@ -272,7 +281,8 @@ pub fn run(command: &BenchCommand) -> Result<()> {
         (Some(BenchAction::Scheme(args)), _) => crate::bench_scheme::run(args),
         (None, Some(args)) => run_args(args),
         (None, None) => Err(CliError::usage(
-            "bench needs an operation (ntt, intt, bgv-mul, pipeline) with --n, --primes and --batch, or \
+            "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
+             bfv-add with --n and --batch), or \
              `bench reproduce dramatic`, or `bench scheme --n N`",
         )),
     }
@@ -282,6 +292,9 @@ pub fn run(command: &BenchCommand) -> Result<()> {
 /// report.
 pub fn run_args(args: &BenchArgs) -> Result<()> {
     check_backend(&args.backend)?;
+    if matches!(args.op, Op::BfvMul | Op::BfvAdd) {
+        return crate::bench_bfv::run(args);
+    }
     if args.backend == "upmem-emu" {
         return run_upmem(args);
     }
@@ -304,7 +317,7 @@ pub fn run_args(args: &BenchArgs) -> Result<()> {
     if args.repeat == 0 {
         return Err(CliError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
     }
-    let workload = Workload::new(args.op, args.n, args.primes, args.prime_bits, args.batch, args.seed)?;
+    let workload = Workload::new(args.op, args.n, primes(args)?, args.prime_bits, args.batch, args.seed)?;
     check_memory(&workload, available_memory())?;
 
     // One arm per backend: build it, run the generic benchmark on it.
@@ -320,6 +333,11 @@ pub fn run_args(args: &BenchArgs) -> Result<()> {
     print_report(&report, args.json)
 }
 
+/// `--primes` of a kernel operation (clap requires it for them).
+fn primes(args: &BenchArgs) -> Result<usize> {
+    args.primes.ok_or_else(|| CliError::usage(format!("{} needs --primes", args.op.name())))
+}
+
 /// `pimhe bench OP --backend upmem-emu`.
 fn run_upmem(args: &BenchArgs) -> Result<()> {
     if args.threads.is_some() {
@@ -330,7 +348,7 @@ fn run_upmem(args: &BenchArgs) -> Result<()> {
     let mode = upmem::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
     let variant = upmem::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
     let emulate = upmem::parse_emulate(args.emulate.as_deref().unwrap_or("auto"))?;
-    let workload = Workload::new(args.op, args.n, args.primes, args.prime_bits, args.batch, args.seed)?;
+    let workload = Workload::new(args.op, args.n, primes(args)?, args.prime_bits, args.batch, args.seed)?;
     let settings = PimSettings::new(args.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, workload.primes())?;
     let outcome = upmem::run(&workload, &settings, emulate, None)?;
     let report = PimReport::new(&workload, args.prime_bits, &settings, outcome);
@@ -378,7 +396,7 @@ pub struct PimReport {
 }
 
 impl PimReport {
-    fn new(workload: &Workload, prime_bits: u32, settings: &PimSettings, outcome: PimOutcome) -> Self {
+    pub(crate) fn new(workload: &Workload, prime_bits: u32, settings: &PimSettings, outcome: PimOutcome) -> Self {
         Self {
             op: workload.op.name(),
             backend: "upmem-emu",
@@ -503,6 +521,10 @@ pub fn generate_inputs(workload: &Workload) -> Result<Vec<PolyBatch>> {
     match workload.op {
         Op::Ntt => Ok(vec![random_batch(basis, polys, Representation::Coefficient, &mut sampler)?]),
         Op::Intt => Ok(vec![random_batch(basis, polys, Representation::Ntt, &mut sampler)?]),
+        Op::BfvMul | Op::BfvAdd => Err(CliError::Failed(format!(
+            "internal error: {} encrypts real inputs (bench_bfv), it has no random ones",
+            workload.op.name()
+        ))),
         Op::BgvMul | Op::Pipeline => {
             let representation =
                 if workload.op == Op::BgvMul { Representation::Ntt } else { Representation::Coefficient };
@@ -549,7 +571,7 @@ pub fn restore<B: Backend>(backend: &B, op: Op, inputs: &mut [B::Buffer]) -> Res
     match op {
         Op::Ntt => inputs.iter_mut().try_for_each(|a| backend.intt(a))?,
         Op::Intt => inputs.iter_mut().try_for_each(|a| backend.ntt(a))?,
-        Op::BgvMul => {}
+        Op::BgvMul | Op::BfvMul | Op::BfvAdd => {}
         Op::Pipeline => inputs.iter_mut().try_for_each(|a| backend.intt(a))?,
     }
     Ok(())
@@ -601,7 +623,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn new(workload: &Workload, backend: &str, threads: usize, prime_bits: u32, times: Vec<f64>) -> Self {
+    pub(crate) fn new(workload: &Workload, backend: &str, threads: usize, prime_bits: u32, times: Vec<f64>) -> Self {
         let wall_s = times.iter().copied().fold(f64::INFINITY, f64::min);
         let mean_s = times.iter().sum::<f64>() / times.len() as f64;
         // A zero reading (coarse clock, empty work) would make the rates infinite.

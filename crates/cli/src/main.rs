@@ -4,6 +4,7 @@
 //! `main` only parses, dispatches and turns errors into an exit status.
 
 mod bench;
+mod bench_bfv;
 mod bench_scheme;
 mod demo;
 mod error;

@@ -139,7 +139,7 @@ impl PimSettings {
         self.dpus.div_ceil(64) as u32
     }
 
-    fn config(&self, dpus: usize, mode: Mode) -> PimConfig {
+    pub(crate) fn config(&self, dpus: usize, mode: Mode) -> PimConfig {
         let mut config = PimConfig::new(dpus, mode);
         config.variant = self.variant;
         config
@@ -150,7 +150,7 @@ impl PimSettings {
 pub fn operand_polys(op: Op, batch: usize) -> usize {
     match op {
         Op::Ntt | Op::Intt => 2 * batch,
-        Op::BgvMul | Op::Pipeline => batch / 2,
+        Op::BgvMul | Op::Pipeline | Op::BfvMul | Op::BfvAdd => batch / 2,
     }
 }
 
@@ -159,6 +159,7 @@ fn operand_counts(op: Op) -> (usize, usize, usize) {
     match op {
         Op::Ntt | Op::Intt => (1, 1, 1),
         Op::BgvMul | Op::Pipeline => (4, 3, 7),
+        Op::BfvMul | Op::BfvAdd => (4, 2, 6),
     }
 }
 
@@ -374,6 +375,9 @@ fn share_inputs(op: Op, basis: &Arc<RingBasis>, polys: usize, seed: u64) -> Resu
         Op::Intt => (Representation::Ntt, 1),
         Op::BgvMul => (Representation::Ntt, 4),
         Op::Pipeline => (Representation::Coefficient, 4),
+        Op::BfvMul | Op::BfvAdd => {
+            return Err(CliError::Failed(format!("internal error: {} has no random operands", op.name())))
+        }
     };
     (0..operands).map(|_| random_batch(basis, polys, representation, &mut sampler)).collect()
 }

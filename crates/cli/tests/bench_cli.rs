@@ -157,15 +157,86 @@ fn bench_scheme_bad_n_lists_the_allowed_values() {
 }
 
 #[test]
-fn bench_scheme_says_what_is_not_there_yet() {
-    let bfv = pimhe(&["bench", "scheme", "--scheme", "bfv", "--n", "4096"]);
-    assert_eq!(bfv.status.code(), Some(2));
-    assert!(
-        stderr(&bfv).contains("--scheme bfv is not available in this build yet; available: bgv"),
-        "{}",
-        stderr(&bfv)
-    );
-    let upmem = pimhe(&["bench", "scheme", "--n", "4096", "--backend", "upmem-emu"]);
+fn bench_scheme_bfv_has_bgv_rows_but_mod_switch_and_cpu_only() {
+    let bfv = pimhe(&[
+        "bench",
+        "scheme",
+        "--scheme",
+        "bfv",
+        "--n",
+        "4096",
+        "--batch",
+        "1",
+        "--repeat",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert!(bfv.status.success(), "stderr: {}", stderr(&bfv));
+    let report: serde_json::Value = serde_json::from_slice(&bfv.stdout).expect("valid JSON");
+    assert_eq!(report["scheme"], "bfv");
+    assert_eq!(report["checked"], true);
+    assert_eq!(report["params"]["log_q_ciphertext"], 81);
+    let names: Vec<&str> = report["ops"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
+    assert_eq!(names, ["encrypt", "decrypt", "multiply", "relinearize", "multiply_relin", "intt", "ntt"]);
+    let upmem = pimhe(&["bench", "scheme", "--scheme", "bfv", "--n", "4096", "--backend", "upmem-emu"]);
     assert_eq!(upmem.status.code(), Some(2));
     assert!(stderr(&upmem).contains("cpu only"), "{}", stderr(&upmem));
+}
+
+/// `bench bfv-mul|bfv-add` on both backends: the common report fields, the preset's primes, the
+/// result checked, and on upmem-emu the modeled breakdown with its label and the CPU fallbacks
+/// of BEHZ's base conversions (a product has some, a sum none).
+#[test]
+fn bench_bfv_ops_report_checked_results_on_both_backends() {
+    for op in ["bfv-mul", "bfv-add"] {
+        for backend in ["cpu", "upmem-emu"] {
+            let output = pimhe(&["bench", op, "--n", "4096", "--batch", "2", "--backend", backend, "--json"]);
+            assert!(output.status.success(), "{op} {backend}: {}", stderr(&output));
+            let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+            assert_eq!(report["op"], op);
+            assert_eq!(report["backend"], backend);
+            assert_eq!(report["n"], 4096);
+            assert_eq!(report["batch"], 2);
+            assert_eq!(report["checked"], true);
+            assert_eq!(report["primes"], 3, "the preset's ciphertext primes: {report}");
+            assert!(report["wall_s"].as_f64().is_some_and(|s| s > 0.0), "{report}");
+            let computation = report["computation"].as_str().unwrap();
+            assert_eq!(computation.contains("BEHZ") && computation.contains("relinearize"), op == "bfv-mul");
+            if backend == "upmem-emu" {
+                assert!(report["model"].as_str().unwrap().contains("(modeled)"), "{report}");
+                let parts: f64 =
+                    ["transfer_s", "compute_s", "retrieve_s"].iter().map(|f| report[f].as_f64().unwrap()).sum();
+                assert!(parts > 0.0 && (parts - report["total_s"].as_f64().unwrap()).abs() < 1e-9, "{report}");
+                let fallbacks = report["fallbacks"].as_u64().unwrap();
+                assert_eq!(fallbacks > 0, op == "bfv-mul", "{report}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bench_bfv_ops_refuse_what_does_not_apply() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["bench", "bfv-mul", "--n", "4096", "--batch", "3"], "--batch 3 is not allowed for bfv-mul"),
+        (
+            &["bench", "bfv-mul", "--n", "2048", "--batch", "2"],
+            "--n 2048 is not allowed for bfv-mul: choose one of 4096",
+        ),
+        (&["bench", "bfv-add", "--n", "4096", "--batch", "2", "--primes", "3"], "--primes does not apply to bfv-add"),
+        (
+            &["bench", "bfv-add", "--n", "4096", "--batch", "2", "--backend", "upmem-emu", "--emulate", "subset"],
+            "--emulate subset is not allowed for bfv-add",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = pimhe(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
+    }
+    // The kernel operations still need --primes.
+    let output = pimhe(&["bench", "ntt", "--n", "16", "--batch", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--primes"), "{}", stderr(&output));
 }
