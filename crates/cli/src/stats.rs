@@ -132,7 +132,19 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
             let servers = params
                 .iter()
                 .map(|p| {
-                    Ok(PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &S::backend_primes(p)?)?)
+                    let primes = S::backend_primes(p)?;
+                    if args.dpus < primes.len() {
+                        return Err(CliError::usage(format!(
+                            "--dpus {} is too few: parallel mode needs a DPU per prime, and {} at N = {} holds {} \
+                             primes; use --dpus {}..={MAX_DPUS}",
+                            args.dpus,
+                            S::NAME,
+                            args.n,
+                            primes.len(),
+                            primes.len()
+                        )));
+                    }
+                    Ok(PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &primes)?)
                 })
                 .collect::<Result<Vec<_>>>()?;
             let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), params, &mut sampler)?;

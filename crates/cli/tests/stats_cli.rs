@@ -88,6 +88,26 @@ fn bfv_variance_matches_bgv_and_the_plaintext_on_both_backends() {
     let output = pimhe(&["stats", "mean", "--input", path.to_str().unwrap(), "--columns", "value", "--scheme", "ckks"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("allowed: bgv, bfv"), "{}", stderr(&output));
+    let output = pimhe(&[
+        "stats",
+        "mean",
+        "--input",
+        path.to_str().unwrap(),
+        "--columns",
+        "value",
+        "--scheme",
+        "bfv",
+        "--backend",
+        "upmem-emu",
+        "--dpus",
+        "8",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--dpus 8 is too few") && stderr(&output).contains("18 primes"),
+        "{}",
+        stderr(&output)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
