@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo bench -p pimhe-math --bench ntt`; ids look like
 //! `ntt_forward/n=4096/bits=30/avx2`, `elementwise/mul/n=4096/bits=30/scalar` and
-//! `fastbconv/n=4096/from=3/to=4`. `-- ntt_` runs the transforms only.
+//! `fastbconv/n=4096/from=3/to=4/avx2`. `-- ntt_` runs the transforms only.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -73,9 +73,12 @@ fn bench_fastbconv(c: &mut Criterion) {
         let input: Vec<u32> = from.moduli().iter().flat_map(|q| sampler.uniform_vec(q, n)).collect();
         let mut output = vec![0u32; to_len * n];
         group.throughput(Throughput::Elements((n * from_len * to_len) as u64));
-        group.bench_function(BenchmarkId::new(format!("n={n}"), format!("from={from_len}/to={to_len}")), |b| {
-            b.iter(|| converter.convert(black_box(&input), black_box(&mut output)).unwrap())
-        });
+        for isa in isas() {
+            let id = BenchmarkId::new(format!("n={n}"), format!("from={from_len}/to={to_len}/{isa}"));
+            group.bench_function(id, |b| {
+                b.iter(|| converter.convert_on(isa, black_box(&input), black_box(&mut output)).unwrap())
+            });
+        }
     }
     group.finish();
 }

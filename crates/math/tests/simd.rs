@@ -193,3 +193,30 @@ fn isa_names_parse() {
     }
     assert!("sse2".parse::<Isa>().is_err());
 }
+
+#[test]
+fn base_conversion_matches_scalar_on_every_isa() {
+    let isas = vector_isas();
+    let mut rng = rng(11);
+    for (n, from_len, to_len) in [(5usize, 2usize, 3usize), (4096 + 3, 3, 4), (300, 20, 2)] {
+        let moduli: Vec<Modulus> = ntt_primes(30, 16, from_len + to_len, &[])
+            .unwrap()
+            .iter()
+            .map(|&p| Modulus::new(p as u64).unwrap())
+            .collect();
+        let from = pimhe_math::RnsBase::new(&moduli[..from_len]).unwrap();
+        let to = pimhe_math::RnsBase::new(&moduli[from_len..]).unwrap();
+        let converter = pimhe_math::BaseConverter::new(&from, &to).unwrap();
+        // Unreduced words included: the converter accepts any u32.
+        let mut input: Vec<u32> = random_residues(&mut rng, from_len * n, u32::MAX);
+        input[0] = u32::MAX;
+        input[1] = 0;
+        let mut expected = vec![0; to_len * n];
+        converter.convert_on(Isa::Scalar, &input, &mut expected).unwrap();
+        for &isa in &isas {
+            let mut got = vec![u32::MAX; to_len * n];
+            converter.convert_on(isa, &input, &mut got).unwrap();
+            assert_eq!(got, expected, "{isa} n={n} from={from_len} to={to_len}");
+        }
+    }
+}
