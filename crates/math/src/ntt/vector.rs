@@ -2,13 +2,14 @@
 //! transforms in [`super`], giving the same outputs bit for bit.
 //!
 //! Stages whose butterfly distance (gap) is at least the vector width pair whole registers:
-//! lane j of x meets lane j of y under one broadcast twiddle. The three stages with gaps 4, 2
-//! and 1 are merged into one pass over blocks of 16 coefficients held in two AVX2 registers:
-//! before each of them a 2x2 transpose of 128-, 64- or 32-bit elements between the two
+//! lane j of x meets lane j of y under one broadcast twiddle. The four stages with gaps 8, 4, 2
+//! and 1 are merged into one pass over blocks of 16 coefficients held in two AVX2 registers
+//! (a pass over memory saved per stage): the gap-8 stage pairs the two registers as loaded;
+//! before each of the others a 2x2 transpose of 128-, 64- or 32-bit elements between the two
 //! registers lines the partners up in the same lanes (each transpose is its own inverse), and
 //! a table built for this order ([`TailTwiddles`]) gives each lane its twiddle with one load.
 //! The forward transform's final reduction to [0, q) is folded into that pass. AVX-512 runs the
-//! stages with gaps of 16 and more; gap 8 and the merged pass use AVX2 in both cases.
+//! stages with gaps of 16 and more; the merged pass uses AVX2 in both cases.
 
 use std::arch::x86_64::*;
 
@@ -79,7 +80,7 @@ fn gs<L: Lanes>(l: L, x: L::V, y: L::V, w: ShoupVec<L::V>, q: L::V, two_q: L::V)
     (csub(l, l.add(x, y), two_q), mul_shoup_lazy(l, l.sub(l.add(x, two_q), y), w, q))
 }
 
-/// One stage on pairs of registers `gap` apart (`gap` a multiple of the width), group i
+/// One stage on pairs of registers `gap` apart (`gap` >= 16, a multiple of the width), group i
 /// using twiddle `w[i]`.
 #[inline(always)]
 fn stage<L: Lanes>(l: L, q: u32, a: &mut [u32], gap: usize, w: &[u32], ws: &[u32], forward: bool) {
@@ -96,16 +97,6 @@ fn stage<L: Lanes>(l: L, q: u32, a: &mut [u32], gap: usize, w: &[u32], ws: &[u32
             l.store(x, u);
             l.store(y, v);
         }
-    }
-}
-
-/// [`stage`] on `l` when a register fits the gap, else on AVX2 (gap 8 under AVX-512).
-#[inline(always)]
-fn stage_fitting<L: Lanes>(l: L, q: u32, a: &mut [u32], gap: usize, w: &[u32], ws: &[u32], forward: bool) {
-    if gap >= L::WIDTH {
-        stage(l, q, a, gap, w, ws, forward)
-    } else {
-        stage(l.avx2(), q, a, gap, w, ws, forward)
     }
 }
 
@@ -138,14 +129,17 @@ fn transpose32(l: Avx2, x: __m256i, y: __m256i) -> (__m256i, __m256i) {
 /// (A, B). After `transpose128` the pairs are (A0-3 B0-3 | A4-7 B4-7); after `transpose64`
 /// (A0 A1 A4 A5 B0 B1 B4 B5 | A2 A3 A6 A7 B2 B3 B6 B7); after `transpose32` (evens | odds).
 /// Interleaving evens and odds (unpack) and swapping halves restores A and B.
+/// The gap-8 stage before them pairs A with B directly, under one twiddle per block (`w8`).
 #[inline(always)]
-fn forward_tail(l: Avx2, q: u32, a: &mut [u32], w: &[u32], ws: &[u32]) {
+fn forward_tail(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: (&[u32], &[u32])) {
     let (qv, two_q) = (l.splat(q), l.splat(2 * q));
-    for ((block, w), ws) in
-        a.chunks_exact_mut(BLOCK).zip(w.chunks_exact(BLOCK_TWIDDLES)).zip(ws.chunks_exact(BLOCK_TWIDDLES))
+    let blocks = a.chunks_exact_mut(BLOCK).zip(w8.0.iter().zip(w8.1));
+    for ((block, (&w8, &ws8)), (w, ws)) in
+        blocks.zip(tail.0.chunks_exact(BLOCK_TWIDDLES).zip(tail.1.chunks_exact(BLOCK_TWIDDLES)))
     {
         let (lo, hi) = block.split_at_mut(8);
-        let (x, y) = transpose128(l, l.load(lo), l.load(hi));
+        let (x, y) = ct(l, l.load(lo), l.load(hi), ShoupVec::splat(l, w8, ws8), qv, two_q);
+        let (x, y) = transpose128(l, x, y);
         let (x, y) = ct(l, x, y, tail_twiddle(l, w, ws, 0), qv, two_q);
         let (x, y) = transpose64(l, x, y);
         let (x, y) = ct(l, x, y, tail_twiddle(l, w, ws, 1), qv, two_q);
@@ -161,12 +155,13 @@ fn forward_tail(l: Avx2, q: u32, a: &mut [u32], w: &[u32], ws: &[u32]) {
 }
 
 /// Inverse stages with gaps 1, 2, 4: [`forward_tail`]'s arrangements in reverse order.
+/// Then the gap-8 stage when `w8` has a twiddle per block (not at N = 16, where gap 8 is the
+/// last stage, which scales by N^{-1}).
 #[inline(always)]
-fn inverse_tail(l: Avx2, q: u32, a: &mut [u32], w: &[u32], ws: &[u32]) {
+fn inverse_tail(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: Option<(&[u32], &[u32])>) {
     let (qv, two_q) = (l.splat(q), l.splat(2 * q));
-    for ((block, w), ws) in
-        a.chunks_exact_mut(BLOCK).zip(w.chunks_exact(BLOCK_TWIDDLES)).zip(ws.chunks_exact(BLOCK_TWIDDLES))
-    {
+    let blocks = tail.0.chunks_exact(BLOCK_TWIDDLES).zip(tail.1.chunks_exact(BLOCK_TWIDDLES));
+    for (p, (block, (w, ws))) in a.chunks_exact_mut(BLOCK).zip(blocks).enumerate() {
         let (lo, hi) = block.split_at_mut(8);
         let (x, y) = transpose128(l, l.load(lo), l.load(hi));
         // SAFETY: the Avx2 token proves the CPU has AVX2. Selects lanes 0, 2 (odd: 1, 3) of
@@ -181,6 +176,10 @@ fn inverse_tail(l: Avx2, q: u32, a: &mut [u32], w: &[u32], ws: &[u32]) {
         let (x, y) = transpose64(l, x, y);
         let (x, y) = gs(l, x, y, tail_twiddle(l, w, ws, 2), qv, two_q);
         let (x, y) = transpose128(l, x, y);
+        let (x, y) = match w8 {
+            Some((w8, ws8)) => gs(l, x, y, ShoupVec::splat(l, w8[p], ws8[p]), qv, two_q),
+            None => (x, y),
+        };
         l.store(lo, x);
         l.store(hi, y);
     }
@@ -193,14 +192,16 @@ pub(super) fn forward<L: Lanes>(l: L, table: &NttTable, a: &mut [u32]) {
     assert!(n >= MIN_DEGREE && a.len() == n);
     let q = table.modulus.value();
     let (mut gap, mut groups) = (n / 2, 1);
-    while gap >= 8 {
+    while gap > BLOCK / 2 {
         let twiddles = groups..2 * groups;
         let (w, ws) = (&table.forward_twiddles[twiddles.clone()], &table.forward_shoup[twiddles]);
-        stage_fitting(l, q, a, gap, w, ws, true);
+        stage(l, q, a, gap, w, ws, true);
         gap /= 2;
         groups *= 2;
     }
-    forward_tail(l.avx2(), q, a, &table.tail.forward, &table.tail.forward_shoup);
+    // gap = 8, groups = N/16: one group per block.
+    let w8 = (&table.forward_twiddles[groups..2 * groups], &table.forward_shoup[groups..2 * groups]);
+    forward_tail(l.avx2(), q, a, (&table.tail.forward, &table.tail.forward_shoup), w8);
 }
 
 /// The inverse transform on lanes; `a.len()` = N >= [`MIN_DEGREE`] (checked by the caller).
@@ -210,13 +211,21 @@ pub(super) fn inverse<L: Lanes>(l: L, table: &NttTable, a: &mut [u32]) {
     assert!(n >= MIN_DEGREE && a.len() == n);
     let modulus = table.modulus;
     let q = modulus.value();
-    inverse_tail(l.avx2(), q, a, &table.tail.inverse, &table.tail.inverse_shoup);
-    let (mut gap, mut groups) = (8, n / 16);
     let mut next = 1 + n / 2 + n / 4 + n / 8;
+    let (mut gap, mut groups) = (8, n / 16);
+    let mut w8 = None;
+    if groups > 1 {
+        // The gap-8 stage is not the last one: merge it into the tail pass.
+        w8 = Some((&table.inverse_twiddles[next..next + groups], &table.inverse_shoup[next..next + groups]));
+        next += groups;
+        groups /= 2;
+        gap *= 2;
+    }
+    inverse_tail(l.avx2(), q, a, (&table.tail.inverse, &table.tail.inverse_shoup), w8);
     while groups > 1 {
         let twiddles = next..next + groups;
         let (w, ws) = (&table.inverse_twiddles[twiddles.clone()], &table.inverse_shoup[twiddles]);
-        stage_fitting(l, q, a, gap, w, ws, false);
+        stage(l, q, a, gap, w, ws, false);
         next += groups;
         groups /= 2;
         gap *= 2;
