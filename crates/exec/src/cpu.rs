@@ -281,9 +281,7 @@ impl Backend for CpuBackend {
                         chunk.copy_from_slice(a.poly_limb(digit, poly));
                         return;
                     }
-                    for (o, &x) in chunk.iter_mut().zip(coefficients.poly_limb(digit, poly)) {
-                        *o = q.reduce_i64(q_digit.center(x));
-                    }
+                    kernels::lift_centered(Isa::active(), &q_digit, q, chunk, coefficients.poly_limb(digit, poly));
                     if is_ntt {
                         extended.table(limb).forward(chunk);
                     }
