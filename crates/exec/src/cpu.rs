@@ -328,8 +328,7 @@ impl Backend for CpuBackend {
         let p_inverses = (0..last)
             .map(|limb| {
                 let q = basis.modulus(limb);
-                let p_inv = q.inv(p.value() % q.value())?;
-                Ok((p_inv, q.shoup(p_inv)))
+                Ok(q.inv(p.value() % q.value())?)
             })
             .collect::<Result<Vec<_>>>()?;
         let mut out = PolyBatch::zeros(&target, count, a.representation());
@@ -340,10 +339,11 @@ impl Backend for CpuBackend {
             if is_ntt {
                 target.table(limb).forward(chunk);
             }
-            let (p_inv, p_inv_shoup) = p_inverses[limb];
-            for (o, &x) in chunk.iter_mut().zip(a.poly_limb(limb, poly)) {
-                *o = q.mul_shoup(q.sub(x, *o), p_inv, p_inv_shoup);
-            }
+            // (a - delta) * p^{-1}, as three vector passes over the cached chunk.
+            let isa = Isa::active();
+            kernels::neg(isa, q, chunk);
+            kernels::add_assign(isa, q, chunk, a.poly_limb(limb, poly));
+            kernels::mul_scalar(isa, q, chunk, p_inverses[limb]);
         });
         Ok(out)
     }
