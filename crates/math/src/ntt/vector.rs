@@ -125,11 +125,11 @@ fn transpose32(l: Avx2, x: __m256i, y: __m256i) -> (__m256i, __m256i) {
     (l.blend_odd(x, l.shl64(y, 32)), l.blend_odd(l.shr64(x, 32), y))
 }
 
-/// Forward stages with gaps 4, 2, 1 and the final reduction, per block of 16 = registers
-/// (A, B). After `transpose128` the pairs are (A0-3 B0-3 | A4-7 B4-7); after `transpose64`
+/// Forward stages with gaps 8, 4, 2, 1 and the final reduction, per block of 16 = registers
+/// (A, B). Gap 8 pairs A with B as loaded, under one twiddle per block (`w8`). After
+/// `transpose128` the pairs are (A0-3 B0-3 | A4-7 B4-7); after `transpose64`
 /// (A0 A1 A4 A5 B0 B1 B4 B5 | A2 A3 A6 A7 B2 B3 B6 B7); after `transpose32` (evens | odds).
 /// Interleaving evens and odds (unpack) and swapping halves restores A and B.
-/// The gap-8 stage before them pairs A with B directly, under one twiddle per block (`w8`).
 #[inline(always)]
 fn forward_tail(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: (&[u32], &[u32])) {
     let (qv, two_q) = (l.splat(q), l.splat(2 * q));

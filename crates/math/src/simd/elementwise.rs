@@ -1,8 +1,9 @@
 //! Element-wise kernels on slices of residues modulo one prime: the CPU backend's add, sub,
-//! neg, mul, mac, mul_scalar, tensor and sum are these, on each (prime, polynomial) chunk.
+//! neg, mul, mac, mul_scalar, tensor and sum are these, on each (prime, polynomial) chunk, and
+//! so are the centred lift of key-switching digits and the last step of `mod_down_last`.
 //!
 //! Each operation is written once as a scalar formula and a lane formula side by side (an
-//! [`Op1`] or [`Op2`], or a kernel of its own); the drivers run the lane formula over whole
+//! `Op1` or `Op2`, or a kernel of its own); the drivers run the lane formula over whole
 //! vectors and the scalar one over the remainder, or the scalar one throughout on
 //! [`Isa::Scalar`]. Inputs are residues in [0, q); outputs are in [0, q) and equal the scalar
 //! results bit for bit. Slices must have equal lengths (checked; a mismatch panics).

@@ -2,15 +2,15 @@
 //!
 //! Residues are `u32` below 2^30, so one AVX2 register holds 8 of them and one AVX-512 register
 //! 16 — SEAL and OpenFHE compute on 64-bit words and get 4 (or 8) per register at best. Every
-//! kernel here is written once, generically over [`Lanes`] (a vector width and its
-//! instructions), next to its scalar formula; [`dispatch`] runs it on the best instruction set
+//! kernel here is written once, generically over `Lanes` (a vector width and its
+//! instructions), next to its scalar formula; `dispatch` runs it on the best instruction set
 //! the CPU has ([`Isa::active`]). The scalar path stays the reference: every vector kernel
 //! returns bit-identical results (values fully reduced to [0, q)), which the tests check.
 //!
-//! Soundness: a vector can only be made through a token ([`Avx2`], [`Avx512`]) whose
-//! constructor checked the CPU, so the safe methods of [`Lanes`] never run an instruction the
+//! Soundness: a vector can only be made through a token (`Avx2`, `Avx512`) whose
+//! constructor checked the CPU, so the safe methods of `Lanes` never run an instruction the
 //! CPU lacks. The kernels are inlined into one `#[target_feature]` function per instruction set
-//! ([`dispatch`]), so the compiler emits those instructions throughout the loop.
+//! (`dispatch`), so the compiler emits those instructions throughout the loop.
 
 mod isa;
 pub(crate) mod lanes;
