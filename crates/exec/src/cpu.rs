@@ -259,39 +259,6 @@ impl Backend for CpuBackend {
         Ok(out)
     }
 
-    fn decompose_digits(&self, a: &PolyBatch, extended: &Arc<RingBasis>) -> Result<Vec<PolyBatch>> {
-        let positions = a.basis().limb_positions_in(extended).map_err(|e| ExecError::Shape {
-            operation: "decompose_digits",
-            detail: format!("the extended basis must contain the input's primes: {e}"),
-        })?;
-        let is_ntt = a.representation() == Representation::Ntt;
-        // Digits in coefficient form (one inverse NTT per limb when the input is in NTT form).
-        let mut coefficients = a.clone();
-        if is_ntt {
-            self.intt(&mut coefficients)?;
-        }
-        let basis = a.basis().clone();
-        let digits = (0..basis.len())
-            .map(|digit| {
-                let q_digit = *basis.modulus(digit);
-                let mut out = PolyBatch::zeros(extended, a.count(), a.representation());
-                self.for_chunks(&mut out, |limb, poly, q, chunk| {
-                    if limb == positions[digit] {
-                        // Same prime: the digit's residues are the input's, already transformed.
-                        chunk.copy_from_slice(a.poly_limb(digit, poly));
-                        return;
-                    }
-                    kernels::lift_centered(Isa::active(), &q_digit, q, chunk, coefficients.poly_limb(digit, poly));
-                    if is_ntt {
-                        extended.table(limb).forward(chunk);
-                    }
-                });
-                out
-            })
-            .collect();
-        Ok(digits)
-    }
-
     fn mod_down_last(&self, a: &PolyBatch, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
         let basis = a.basis();
         let limbs = basis.len();

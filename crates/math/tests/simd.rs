@@ -143,21 +143,6 @@ fn unary_kernels_match_plain_arithmetic() {
 }
 
 #[test]
-fn centred_lift_matches_plain_arithmetic() {
-    for_each_case(|isa, from, v| {
-        let f = i64::from(from.value());
-        for to in [1073479681u32, 786433, 65537, 40961, 97] {
-            let to_modulus = Modulus::new(to as u64).unwrap();
-            let mut out = vec![u32::MAX; v[0].len()];
-            ew::lift_centered(isa, from, &to_modulus, &mut out, &v[0]);
-            let centred = |x: u32| if i64::from(x) > f / 2 { i64::from(x) - f } else { i64::from(x) };
-            let expected: Vec<u32> = v[0].iter().map(|&x| centred(x).rem_euclid(i64::from(to)) as u32).collect();
-            assert_eq!(out, expected, "lift from {f} to {to} on {isa}");
-        }
-    });
-}
-
-#[test]
 fn mac_and_tensor_match_plain_arithmetic() {
     for_each_case(|isa, q, v| {
         let p = u64::from(q.value());

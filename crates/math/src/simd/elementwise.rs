@@ -1,6 +1,6 @@
 //! Element-wise kernels on slices of residues modulo one prime: the CPU backend's add, sub,
 //! neg, mul, mac, mul_scalar, tensor and sum are these, on each (prime, polynomial) chunk, and
-//! so are the centred lift of key-switching digits and the last step of `mod_down_last`.
+//! so is the last step of `mod_down_last`.
 //!
 //! Each operation is written once as a scalar formula and a lane formula side by side (an
 //! `Op1` or `Op2`, or a kernel of its own); the drivers run the lane formula over whole
@@ -45,17 +45,6 @@ pub fn mul_scalar(isa: Isa, q: &Modulus, data: &mut [u32], c: u32) {
 /// acc = a * b + acc mod q.
 pub fn mac(isa: Isa, q: &Modulus, acc: &mut [u32], a: &[u32], b: &[u32]) {
     dispatch(isa, Mac { q, acc, a, b });
-}
-
-/// out = [from.center(x)]_to: residues modulo `from` read as integers in (-from/2, from/2]
-/// and reduced modulo `to` (the RNS digits of key switching, lifted to every prime).
-pub fn lift_centered(isa: Isa, from: &Modulus, to: &Modulus, out: &mut [u32], x: &[u32]) {
-    out.copy_from_slice(x);
-    let op = LiftCentered { from: *from, minus_from: to.neg(to.reduce_u64(from.value() as u64)) };
-    // The lane formula reduces values below 2^31, which needs 2 to^2 > 2^31; smaller moduli
-    // (public parameters) take the scalar path.
-    let isa = if to.value() >= 1 << 16 { isa } else { Isa::Scalar };
-    dispatch(isa, Unary { q: to, data: out, op });
 }
 
 /// The BGV/BFV tensor product of (x0, x1) and (y0, y1) in NTT form:
@@ -137,25 +126,6 @@ impl Op1 for MulScalar {
     #[inline(always)]
     fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V) -> L::V {
         csub(l, mul_shoup_lazy(l, x, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q)
-    }
-}
-
-#[derive(Clone, Copy)]
-struct LiftCentered {
-    from: Modulus,
-    /// (-from) mod to.
-    minus_from: u32,
-}
-impl Op1 for LiftCentered {
-    fn scalar(self, to: &Modulus, x: u32) -> u32 {
-        to.reduce_i64(self.from.center(x))
-    }
-    #[inline(always)]
-    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V) -> L::V {
-        // x - from when x > from/2, i.e. x + (-from mod to): the subtraction from/2 - x wraps,
-        // setting the top bit, exactly then (x < from < 2^30). The sum is below 2^31.
-        let above = l.shr32(l.sub(l.splat(self.from.value() / 2), x), 31);
-        reduce_wide(l, m, widen(l, l.add(x, l.mul_lo(above, l.splat(self.minus_from)))))
     }
 }
 

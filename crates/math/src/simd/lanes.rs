@@ -24,8 +24,6 @@ pub(crate) trait Lanes: Copy {
     fn add64(self, a: Self::V, b: Self::V) -> Self::V;
     fn shr64(self, a: Self::V, bits: u32) -> Self::V;
     fn shl64(self, a: Self::V, bits: u32) -> Self::V;
-    /// 32-bit lane logical right shift.
-    fn shr32(self, a: Self::V, bits: u32) -> Self::V;
     /// Even 32-bit lanes from `even`, odd lanes from `odd`.
     fn blend_odd(self, even: Self::V, odd: Self::V) -> Self::V;
     /// The AVX2 token, for the transforms' last stages, which are written for 8 lanes.
@@ -236,10 +234,6 @@ mod x86 {
             unsafe { _mm256_sll_epi64(a, _mm_cvtsi32_si128(bits as i32)) }
         }
         #[inline(always)]
-        fn shr32(self, a: __m256i, bits: u32) -> __m256i {
-            unsafe { _mm256_srl_epi32(a, _mm_cvtsi32_si128(bits as i32)) }
-        }
-        #[inline(always)]
         fn blend_odd(self, even: __m256i, odd: __m256i) -> __m256i {
             unsafe { _mm256_blend_epi32::<0b1010_1010>(even, odd) }
         }
@@ -301,10 +295,6 @@ mod x86 {
         #[inline(always)]
         fn shl64(self, a: __m512i, bits: u32) -> __m512i {
             unsafe { _mm512_sll_epi64(a, _mm_cvtsi32_si128(bits as i32)) }
-        }
-        #[inline(always)]
-        fn shr32(self, a: __m512i, bits: u32) -> __m512i {
-            unsafe { _mm512_srl_epi32(a, _mm_cvtsi32_si128(bits as i32)) }
         }
         #[inline(always)]
         fn blend_odd(self, even: __m512i, odd: __m512i) -> __m512i {
