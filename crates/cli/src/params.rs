@@ -54,8 +54,8 @@ pub fn run(args: &ParamsArgs) -> Result<()> {
     }
     println!("BGV presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
     println!(
-        "{:>6} {:>6} {:>22} {:>8} {:>7} {:>8} {:>9} {:>7}",
-        "N", "t", "data primes", "special", "log Q", "max 128", "security", "relin"
+        "{:>6} {:>6} {:>22} {:>10} {:>5} {:>7} {:>8} {:>9} {:>7}",
+        "N", "t", "data primes", "special", "dnum", "log Q", "max 128", "security", "relin"
     );
     for row in &rows {
         let bits = |p: u32| 32 - p.leading_zeros();
@@ -65,12 +65,14 @@ pub fn run(args: &ParamsArgs) -> Result<()> {
             [first, ..] => format!("{} x {} b", row.special_primes.len(), bits(*first)),
         };
         let security = row.security_bits.map_or("<128".to_string(), |b| format!("{b}-bit"));
+        let dnum = if row.relinearization { row.dnum.to_string() } else { "-".to_string() };
         println!(
-            "{:>6} {:>6} {:>22} {:>8} {:>7} {:>8} {:>9} {:>7}",
+            "{:>6} {:>6} {:>22} {:>10} {:>5} {:>7} {:>8} {:>9} {:>7}",
             row.n,
             row.plain_modulus,
             data,
             special,
+            dnum,
             row.log_q,
             row.max_log_q_128,
             security,

@@ -1,18 +1,20 @@
 //! Criterion benchmarks of every bulk operation of the CPU backend.
 //!
 //! Per ring degree N in {4096, 16384}: three 30-bit primes and batches of 8 polynomials
-//! (each operand of `tensor` is such a batch). Ids read `cpu/<op>/n=<N>/primes=3/batch=8`;
-//! throughput is in residues (8 x N x 3 per operand batch). The backend uses all cores, or
+//! (each operand of `tensor` is such a batch), on every instruction set the CPU has, pinned in
+//! turn with `Isa::pin`. Ids read `cpu/<op>/n=<N>/primes=3/batch=8/<isa>`; throughput is in
+//! residues (8 x N x 3 per operand batch). The backend uses all cores, or
 //! `PIMHE_BENCH_THREADS` threads when that variable is set.
 //!
 //! `cargo bench -p pimhe-exec --bench cpu_backend -- tensor` runs one operation.
 
 use std::hint::black_box;
 use std::sync::Arc;
+use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_math::{ntt_primes, Modulus, Sampler};
+use pimhe_math::{ntt_primes, Isa, Modulus, Sampler};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
 const DEGREES: [usize; 2] = [4096, 16384];
@@ -43,7 +45,7 @@ fn cpu_backend(c: &mut Criterion) {
         let primes = ntt_primes(PRIME_BITS, n, PRIMES, &[]).expect("enough primes");
         let special = ntt_primes(PRIME_BITS, n, 1, &primes).expect("a key-switching prime");
         let basis = RingBasis::new(n, &primes).expect("a basis");
-        let extended = basis.concat(&RingBasis::new(n, &special).expect("a basis")).expect("a basis");
+        let special = RingBasis::new(n, &special).expect("a basis");
         let mut sampler = Sampler::from_seed_u64(42);
         let coefficients = random(&basis, Representation::Coefficient, &mut sampler);
         let [x, y, z, w] = [(); 4].map(|_| random(&basis, Representation::Ntt, &mut sampler));
@@ -51,41 +53,56 @@ fn cpu_backend(c: &mut Criterion) {
         let coefficients = backend.upload(coefficients).expect("upload");
         let plain = Modulus::new(PLAIN_MODULUS).expect("a modulus");
 
-        let id = |op: &str| BenchmarkId::new(op, format!("n={n}/primes={PRIMES}/batch={BATCH}"));
         group.throughput(Throughput::Elements((BATCH * n * PRIMES) as u64));
+        for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
+            Isa::pin(isa).expect("an available instruction set");
+            let id = |op: &str| BenchmarkId::new(op, format!("n={n}/primes={PRIMES}/batch={BATCH}/{isa}"));
 
-        group.bench_function(id("ntt"), |b| {
-            b.iter_batched_ref(
-                || backend.copy(&coefficients).expect("copy"),
-                |a| backend.ntt(black_box(a)).expect("ntt"),
-                BatchSize::LargeInput,
-            )
-        });
-        group.bench_function(id("intt"), |b| {
-            b.iter_batched_ref(
-                || backend.copy(&x).expect("copy"),
-                |a| backend.intt(black_box(a)).expect("intt"),
-                BatchSize::LargeInput,
-            )
-        });
-        group.bench_function(id("add"), |b| b.iter(|| backend.add(black_box(&x), black_box(&y)).expect("add")));
-        group.bench_function(id("mul"), |b| b.iter(|| backend.mul(black_box(&x), black_box(&y)).expect("mul")));
-        group.bench_function(id("mac"), |b| {
-            let mut acc = backend.copy(&z).expect("copy");
-            b.iter(|| backend.mac(black_box(&mut acc), black_box(&x), black_box(&y)).expect("mac"))
-        });
-        group.bench_function(id("tensor"), |b| {
-            b.iter(|| backend.tensor(black_box(&x), black_box(&y), black_box(&z), black_box(&w)).expect("tensor"))
-        });
-        group.bench_function(id("mod_down_last"), |b| {
-            b.iter(|| backend.mod_down_last(black_box(&x), Some(plain)).expect("mod_down_last"))
-        });
-        group.bench_function(id("decompose_digits"), |b| {
-            b.iter(|| backend.decompose_digits(black_box(&x), &extended).expect("decompose_digits"))
-        });
+            group.bench_function(id("ntt"), |b| {
+                b.iter_batched_ref(
+                    || backend.copy(&coefficients).expect("copy"),
+                    |a| backend.ntt(black_box(a)).expect("ntt"),
+                    BatchSize::LargeInput,
+                )
+            });
+            group.bench_function(id("intt"), |b| {
+                b.iter_batched_ref(
+                    || backend.copy(&x).expect("copy"),
+                    |a| backend.intt(black_box(a)).expect("intt"),
+                    BatchSize::LargeInput,
+                )
+            });
+            group.bench_function(id("add"), |b| b.iter(|| backend.add(black_box(&x), black_box(&y)).expect("add")));
+            group.bench_function(id("sub"), |b| b.iter(|| backend.sub(black_box(&x), black_box(&y)).expect("sub")));
+            group.bench_function(id("neg"), |b| b.iter(|| backend.neg(black_box(&x)).expect("neg")));
+            group.bench_function(id("mul"), |b| b.iter(|| backend.mul(black_box(&x), black_box(&y)).expect("mul")));
+            group.bench_function(id("mul_scalar"), |b| {
+                b.iter(|| backend.mul_scalar(black_box(&x), 1 << 40).expect("mul_scalar"))
+            });
+            group.bench_function(id("sum"), |b| b.iter(|| backend.sum(black_box(&x)).expect("sum")));
+            group.bench_function(id("mac"), |b| {
+                let mut acc = backend.copy(&z).expect("copy");
+                b.iter(|| backend.mac(black_box(&mut acc), black_box(&x), black_box(&y)).expect("mac"))
+            });
+            group.bench_function(id("tensor"), |b| {
+                b.iter(|| backend.tensor(black_box(&x), black_box(&y), black_box(&z), black_box(&w)).expect("tensor"))
+            });
+            group.bench_function(id("base_convert"), |b| {
+                b.iter(|| backend.base_convert(black_box(&coefficients), &special).expect("base_convert"))
+            });
+            group.bench_function(id("mod_down_last"), |b| {
+                b.iter(|| backend.mod_down_last(black_box(&x), Some(plain)).expect("mod_down_last"))
+            });
+        }
     }
+    Isa::pin(Isa::detected()).expect("the detected instruction set");
     group.finish();
 }
 
-criterion_group!(benches, cpu_backend);
+criterion_group! {
+    name = benches;
+    // Short runs: every operation on up to 3 instruction sets would take long at the defaults.
+    config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    targets = cpu_backend
+}
 criterion_main!(benches);

@@ -127,11 +127,6 @@ pub trait Backend: Send + Sync {
     /// form in and out.
     fn base_convert(&self, a: &Self::Buffer, target: &Arc<RingBasis>) -> Result<Self::Buffer>;
 
-    /// RNS-digit decomposition for key switching: for each prime q_i of `a`'s basis, the digit
-    /// [a]_{q_i} (centred) lifted to every prime of `extended` (which contains `a`'s primes),
-    /// in `a`'s representation. Returns one batch per digit.
-    fn decompose_digits(&self, a: &Self::Buffer, extended: &Arc<RingBasis>) -> Result<Vec<Self::Buffer>>;
-
     /// Divides by the last prime p of `a`'s basis and drops it: `(a - delta) / p` with delta = a
     /// mod p (centred). With `plain_modulus = Some(t)` delta is also made divisible by t (the
     /// BGV correction), so the result stays congruent to `a * p^{-1}` modulo t. Works in either

@@ -1,8 +1,13 @@
 //! The CPU backend: every operation on host memory, parallel over (prime, polynomial) pairs.
+//!
+//! The per-chunk arithmetic is `pimhe_math::simd` (element-wise kernels) and `NttTable`
+//! (transforms), which run on the best instruction set of the CPU ([`Isa::active`]: AVX-512,
+//! AVX2 or scalar, all giving the same residues).
 
 use std::sync::Arc;
 
-use pimhe_math::{BaseConverter, Modulus, RnsBase};
+use pimhe_math::simd::elementwise as kernels;
+use pimhe_math::{BaseConverter, Isa, Modulus, RnsBase};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use rayon::prelude::*;
 
@@ -119,70 +124,43 @@ impl Backend for CpuBackend {
     }
 
     fn add(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("add", a, b, false, |q, out, x, y| {
-            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                *o = q.add(x, y);
-            }
-        })
+        self.binary("add", a, b, false, |q, out, x, y| kernels::add(Isa::active(), q, out, x, y))
     }
 
     fn add_assign(&self, acc: &mut PolyBatch, b: &PolyBatch) -> Result<()> {
         let map = broadcast("add_assign", &Shape::of(acc), &Shape::of(b), false)?;
         self.for_chunks(acc, |limb, poly, q, chunk| {
-            for (o, &y) in chunk.iter_mut().zip(b_chunk(b, &map, limb, poly)) {
-                *o = q.add(*o, y);
-            }
+            kernels::add_assign(Isa::active(), q, chunk, b_chunk(b, &map, limb, poly))
         });
         Ok(())
     }
 
     fn sub(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("sub", a, b, false, |q, out, x, y| {
-            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                *o = q.sub(x, y);
-            }
-        })
+        self.binary("sub", a, b, false, |q, out, x, y| kernels::sub(Isa::active(), q, out, x, y))
     }
 
     fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
         let mut out = a.clone();
-        self.for_chunks(&mut out, |_, _, q, chunk| {
-            for x in chunk {
-                *x = q.neg(*x);
-            }
-        });
+        self.for_chunks(&mut out, |_, _, q, chunk| kernels::neg(Isa::active(), q, chunk));
         Ok(out)
     }
 
     fn mul(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("mul", a, b, true, |q, out, x, y| {
-            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                *o = q.mul(x, y);
-            }
-        })
+        self.binary("mul", a, b, true, |q, out, x, y| kernels::mul(Isa::active(), q, out, x, y))
     }
 
     fn mac(&self, acc: &mut PolyBatch, a: &PolyBatch, b: &PolyBatch) -> Result<()> {
         same_shape("mac", &Shape::of(acc), &Shape::of(a))?;
         let map = broadcast("mac", &Shape::of(a), &Shape::of(b), true)?;
         self.for_chunks(acc, |limb, poly, q, chunk| {
-            let x = a.poly_limb(limb, poly);
-            for ((o, &x), &y) in chunk.iter_mut().zip(x).zip(b_chunk(b, &map, limb, poly)) {
-                *o = q.mul_add(x, y, *o);
-            }
+            kernels::mac(Isa::active(), q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly))
         });
         Ok(())
     }
 
     fn mul_scalar(&self, a: &PolyBatch, c: u64) -> Result<PolyBatch> {
         let mut out = a.clone();
-        self.for_chunks(&mut out, |_, _, q, chunk| {
-            let c = q.reduce_u64(c);
-            let c_shoup = q.shoup(c);
-            for x in chunk {
-                *x = q.mul_shoup(*x, c, c_shoup);
-            }
-        });
+        self.for_chunks(&mut out, |_, _, q, chunk| kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(c)));
         Ok(out)
     }
 
@@ -205,16 +183,9 @@ impl Backend for CpuBackend {
                 .for_each(|(index, ((o0, o1), o2))| {
                     let (limb, poly) = (index / count, index % count);
                     let q = a0.basis().modulus(limb);
-                    let x0 = a0.poly_limb(limb, poly);
-                    let x1 = a1.poly_limb(limb, poly);
-                    let y0 = b0.poly_limb(limb, poly);
-                    let y1 = b1.poly_limb(limb, poly);
-                    for i in 0..n {
-                        o0[i] = q.mul(x0[i], y0[i]);
-                        // x0 y1 + x1 y0 < 2^61 fits a u64 before the one reduction.
-                        o1[i] = q.reduce_u64(x0[i] as u64 * y1[i] as u64 + x1[i] as u64 * y0[i] as u64);
-                        o2[i] = q.mul(x1[i], y1[i]);
-                    }
+                    let x = [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)];
+                    let y = [b0.poly_limb(limb, poly), b1.poly_limb(limb, poly)];
+                    kernels::tensor(Isa::active(), q, [o0, o1, o2], x, y);
                 })
         });
         Ok([d0, d1, d2])
@@ -223,15 +194,8 @@ impl Backend for CpuBackend {
     fn sum(&self, a: &PolyBatch) -> Result<PolyBatch> {
         let mut out = PolyBatch::zeros(a.basis(), 1, a.representation());
         self.for_chunks(&mut out, |limb, _, q, chunk| {
-            // Residues are below 2^30, so a u64 holds the sum of 2^34 of them unreduced.
-            let mut total = vec![0u64; chunk.len()];
             for poly in 0..a.count() {
-                for (t, &x) in total.iter_mut().zip(a.poly_limb(limb, poly)) {
-                    *t += u64::from(x);
-                }
-            }
-            for (o, t) in chunk.iter_mut().zip(total) {
-                *o = q.reduce_u64(t);
+                kernels::add_assign(Isa::active(), q, chunk, a.poly_limb(limb, poly));
             }
         });
         Ok(out)
@@ -295,41 +259,6 @@ impl Backend for CpuBackend {
         Ok(out)
     }
 
-    fn decompose_digits(&self, a: &PolyBatch, extended: &Arc<RingBasis>) -> Result<Vec<PolyBatch>> {
-        let positions = a.basis().limb_positions_in(extended).map_err(|e| ExecError::Shape {
-            operation: "decompose_digits",
-            detail: format!("the extended basis must contain the input's primes: {e}"),
-        })?;
-        let is_ntt = a.representation() == Representation::Ntt;
-        // Digits in coefficient form (one inverse NTT per limb when the input is in NTT form).
-        let mut coefficients = a.clone();
-        if is_ntt {
-            self.intt(&mut coefficients)?;
-        }
-        let basis = a.basis().clone();
-        let digits = (0..basis.len())
-            .map(|digit| {
-                let q_digit = *basis.modulus(digit);
-                let mut out = PolyBatch::zeros(extended, a.count(), a.representation());
-                self.for_chunks(&mut out, |limb, poly, q, chunk| {
-                    if limb == positions[digit] {
-                        // Same prime: the digit's residues are the input's, already transformed.
-                        chunk.copy_from_slice(a.poly_limb(digit, poly));
-                        return;
-                    }
-                    for (o, &x) in chunk.iter_mut().zip(coefficients.poly_limb(digit, poly)) {
-                        *o = q.reduce_i64(q_digit.center(x));
-                    }
-                    if is_ntt {
-                        extended.table(limb).forward(chunk);
-                    }
-                });
-                out
-            })
-            .collect();
-        Ok(digits)
-    }
-
     fn mod_down_last(&self, a: &PolyBatch, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
         let basis = a.basis();
         let limbs = basis.len();
@@ -366,8 +295,7 @@ impl Backend for CpuBackend {
         let p_inverses = (0..last)
             .map(|limb| {
                 let q = basis.modulus(limb);
-                let p_inv = q.inv(p.value() % q.value())?;
-                Ok((p_inv, q.shoup(p_inv)))
+                Ok(q.inv(p.value() % q.value())?)
             })
             .collect::<Result<Vec<_>>>()?;
         let mut out = PolyBatch::zeros(&target, count, a.representation());
@@ -378,10 +306,11 @@ impl Backend for CpuBackend {
             if is_ntt {
                 target.table(limb).forward(chunk);
             }
-            let (p_inv, p_inv_shoup) = p_inverses[limb];
-            for (o, &x) in chunk.iter_mut().zip(a.poly_limb(limb, poly)) {
-                *o = q.mul_shoup(q.sub(x, *o), p_inv, p_inv_shoup);
-            }
+            // (a - delta) * p^{-1}, as three vector passes over the cached chunk.
+            let isa = Isa::active();
+            kernels::neg(isa, q, chunk);
+            kernels::add_assign(isa, q, chunk, a.poly_limb(limb, poly));
+            kernels::mul_scalar(isa, q, chunk, p_inverses[limb]);
         });
         Ok(out)
     }

@@ -12,6 +12,7 @@ pub mod ntt;
 pub mod primes;
 pub mod rns;
 pub mod sampling;
+pub mod simd;
 
 pub use crt_small::CrtToSmall;
 pub use error::{MathError, Result};
@@ -20,3 +21,4 @@ pub use ntt::NttTable;
 pub use primes::{is_prime, minimal_primitive_root, ntt_primes};
 pub use rns::{BaseConverter, RnsBase};
 pub use sampling::{GaussianTable, Sampler, DEFAULT_SIGMA};
+pub use simd::Isa;

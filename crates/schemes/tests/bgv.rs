@@ -138,7 +138,7 @@ fn linear_operations_match_plaintext() {
 
 #[test]
 fn multiply_relinearize_and_mod_switch_match_plaintext() {
-    for n in [4096, 8192] {
+    for n in [4096, 8192, 16384, 32768] {
         let mut f = Fixture::preset(n);
         let t = f.t();
         let (a, b) = (f.random_vectors(2), f.random_vectors(2));

@@ -842,12 +842,6 @@ impl Backend for PimBackend {
         self.scale(a, target, |_| 1)
     }
 
-    fn decompose_digits(&self, a: &PimBuffer, extended: &Arc<RingBasis>) -> pimhe_exec::Result<Vec<PimBuffer>> {
-        let digits = self.fallback(&[a], |cpu, host| cpu.decompose_digits(&host[0], extended))?;
-        let mut state = self.lock();
-        digits.into_iter().map(|d| self.push(&mut state, d)).collect()
-    }
-
     fn base_convert(&self, a: &PimBuffer, target: &Arc<RingBasis>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.base_convert(&host[0], target))
     }

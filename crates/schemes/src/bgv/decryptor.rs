@@ -217,7 +217,7 @@ mod tests {
             let budgets = decryptor.noise_budget(&batch).unwrap();
             let inverse = BigInt::from(t.inv(correction).unwrap());
             for (k, (phase, decrypts, budget_exact)) in cases.iter().enumerate() {
-                let single = batch_with_phases(&ctx, level, &[phase.clone()], correction);
+                let single = batch_with_phases(&ctx, level, std::slice::from_ref(phase), correction);
                 match (decryptor.decrypt(&single), decrypts) {
                     (Ok(plain), Some(true) | None) => {
                         let expected: Vec<u32> = phase

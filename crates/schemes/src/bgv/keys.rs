@@ -123,11 +123,12 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
         })?;
         let backend = self.backend;
         let mut s = backend.upload(secret.s.clone())?;
-        let key = backend.mul(&s, &s).and_then(|mut s_squared| {
+        // s and s^2 are wiped on every path, the error ones included.
+        let key = backend.mul(&s, &s).map(|mut s_squared| {
             let t = self.ctx.plain_modulus().value();
             let key = SwitchingKey::generate(backend, basis, &mut self.noise, &s, &s_squared, t);
             backend.zeroize(&mut s_squared);
-            Ok(key)
+            key
         });
         backend.zeroize(&mut s);
         Ok(RelinKey { ctx: self.ctx.clone(), key: key?? })

@@ -145,11 +145,10 @@ impl BgvParameters {
         match degree {
             1024 => Self::new(degree, 12289, &[27], None),
             2048 => Self::new(degree, 12289, &[27; 2], None),
-            4096 => Self::preset_with_dnum(degree, 3),
-            8192 => Self::preset_with_dnum(degree, PRESET_DNUM[0]),
-            16384 => Self::preset_with_dnum(degree, PRESET_DNUM[1]),
-            32768 => Self::preset_with_dnum(degree, PRESET_DNUM[2]),
-            _ => Err(degree_error(degree)),
+            _ => match PRESET_DNUM.iter().find(|&&(n, _)| n == degree) {
+                Some(&(_, dnum)) => Self::preset_with_dnum(degree, dnum),
+                None => Err(degree_error(degree)),
+            },
         }
     }
 
@@ -308,13 +307,16 @@ impl BgvParameters {
     }
 }
 
-/// dnum for the presets of N = 8192, 16384 and 32768, chosen by measuring relinearization time
-/// against the levels kept (docs/DESIGN.md, "Hybrid key switching"): the fastest choice that
-/// gives up at most about 15% of the longest chain's levels (6 -> 5, 13 -> 11, 28 -> 24).
-const PRESET_DNUM: [usize; 3] = [3, 4, 6];
+/// dnum of the presets with key switching, chosen by measuring relinearization time against
+/// the levels kept (docs/DESIGN.md, "Hybrid key switching"): the fastest choice that gives up
+/// at most about 15% of the longest chain's levels (6 -> 5, 13 -> 11, 28 -> 24; N = 4096 keeps
+/// all 3, one digit fewer would cost a third of them).
+const PRESET_DNUM: [(usize, usize); 4] = [(4096, 3), (8192, 3), (16384, 4), (32768, 6)];
 
 fn check_dnum(dnum: usize, data: usize) -> Result<()> {
-    if (1..=data).contains(&dnum) {
+    if data == 0 {
+        Err(SchemeError::InvalidParameters("at least one data prime is needed".into()))
+    } else if (1..=data).contains(&dnum) {
         Ok(())
     } else {
         Err(SchemeError::InvalidParameters(format!(

@@ -6,10 +6,18 @@
 //! (DRAMatic 3.2). Both use Harvey's lazy butterflies with Shoup precomputation, keeping values
 //! in [0, 4q) (forward) or [0, 2q) (inverse) and reducing only once at the end, which is why
 //! moduli are below 2^30.
+//!
+//! [`NttTable::forward`] and [`NttTable::inverse`] run on the instruction set of
+//! [`Isa::active`]: the vector transforms of `vector` (AVX2, AVX-512) from N = 16 up, the
+//! scalar ones here otherwise. Both give the same output, bit for bit.
+
+#[cfg(target_arch = "x86_64")]
+mod vector;
 
 use crate::error::{MathError, Result};
 use crate::modular::{bit_reverse, csub, Modulus};
 use crate::primes::{check_degree, minimal_primitive_root};
+use crate::simd::{dispatch, Isa, Kernel, Lanes};
 
 /// Twiddle factors of one prime and one ring degree, computed once and shared.
 ///
@@ -40,6 +48,9 @@ pub struct NttTable {
     /// psi^{-bitrev(1)} * N^{-1}: the last inverse stage folds the scaling into its twiddle.
     last_twiddle_scaled: u32,
     last_twiddle_scaled_shoup: u32,
+    /// The twiddles of the vector transforms' merged last stages.
+    #[cfg(target_arch = "x86_64")]
+    tail: vector::TailTwiddles,
 }
 
 impl NttTable {
@@ -75,6 +86,8 @@ impl NttTable {
         let last_twiddle_scaled = q.mul(inverse_by_index[1], n_inv);
         let shoup_all = |t: &[u32]| t.iter().map(|&w| q.shoup(w)).collect::<Vec<_>>();
         Ok(Self {
+            #[cfg(target_arch = "x86_64")]
+            tail: vector::TailTwiddles::new(&q, &forward_twiddles, &inverse_twiddles),
             modulus: q,
             n,
             root,
@@ -130,7 +143,29 @@ impl NttTable {
     /// In-place forward NTT of a polynomial with coefficients in [0, q); output in [0, q),
     /// bit-reversed order. Panics if `a.len() != N`; see [`NttTable::try_forward`].
     pub fn forward(&self, a: &mut [u32]) {
+        self.forward_on(Isa::active(), a)
+    }
+
+    /// [`NttTable::forward`] on instruction set `isa` (or the best available below it).
+    pub fn forward_on(&self, isa: Isa, a: &mut [u32]) {
         assert_eq!(a.len(), self.n, "NTT input length must equal the ring degree");
+        dispatch(isa, Transform { table: self, a, forward: true });
+    }
+
+    /// In-place inverse NTT of a bit-reversed NTT-form polynomial with values in [0, q);
+    /// output in natural order, in [0, q), scaled by N^{-1}.
+    pub fn inverse(&self, a: &mut [u32]) {
+        self.inverse_on(Isa::active(), a)
+    }
+
+    /// [`NttTable::inverse`] on instruction set `isa` (or the best available below it).
+    pub fn inverse_on(&self, isa: Isa, a: &mut [u32]) {
+        assert_eq!(a.len(), self.n, "inverse NTT input length must equal the ring degree");
+        dispatch(isa, Transform { table: self, a, forward: false });
+    }
+
+    /// The scalar forward transform, the reference of the vector one.
+    fn forward_scalar(&self, a: &mut [u32]) {
         let q = self.modulus.value();
         let two_q = 2 * q;
         let mut gap = self.n;
@@ -156,10 +191,8 @@ impl NttTable {
         }
     }
 
-    /// In-place inverse NTT of a bit-reversed NTT-form polynomial with values in [0, q);
-    /// output in natural order, in [0, q), scaled by N^{-1}.
-    pub fn inverse(&self, a: &mut [u32]) {
-        assert_eq!(a.len(), self.n, "inverse NTT input length must equal the ring degree");
+    /// The scalar inverse transform, the reference of the vector one.
+    fn inverse_scalar(&self, a: &mut [u32]) {
         let q = self.modulus.value();
         let two_q = 2 * q;
         let mut gap = 1;
@@ -207,5 +240,36 @@ impl NttTable {
         self.check_len(a)?;
         self.inverse(a);
         Ok(())
+    }
+}
+
+/// One transform of one polynomial, for [`dispatch`].
+struct Transform<'a> {
+    table: &'a NttTable,
+    a: &'a mut [u32],
+    forward: bool,
+}
+
+impl Kernel for Transform<'_> {
+    fn scalar(self) {
+        if self.forward {
+            self.table.forward_scalar(self.a)
+        } else {
+            self.table.inverse_scalar(self.a)
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, lanes: L) {
+        #[cfg(target_arch = "x86_64")]
+        if self.table.n >= vector::MIN_DEGREE {
+            return if self.forward {
+                vector::forward(lanes, self.table, self.a)
+            } else {
+                vector::inverse(lanes, self.table, self.a)
+            };
+        }
+        let _ = lanes;
+        self.scalar()
     }
 }

@@ -1,0 +1,56 @@
+//! Every operation of CpuBackend gives the same batches on every instruction set: each
+//! available ISA is pinned in turn and the outputs compared with the scalar ones. A test binary
+//! of its own with one test, because `Isa::pin` is process-wide.
+
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_math::{Isa, Modulus};
+use pimhe_ring::{PolyBatch, Representation};
+use pimhe_testkit::inputs::{basis, random_batch, rng};
+
+/// Every operation's outputs on four random batches, for one ISA.
+fn outputs(backend: &CpuBackend, n: usize) -> Vec<PolyBatch> {
+    let mut rng = rng(n as u64);
+    let basis = basis(n, &[30, 29, 25, 22, 17]);
+    let [x, y, z, w] = [(); 4].map(|_| random_batch(&mut rng, &basis, 3, Representation::Ntt));
+    let mut out = vec![
+        backend.add(&x, &y).unwrap(),
+        backend.sub(&x, &y).unwrap(),
+        backend.neg(&x).unwrap(),
+        backend.mul(&x, &y).unwrap(),
+        backend.mul_scalar(&x, 1 << 40).unwrap(),
+        backend.sum(&x).unwrap(),
+    ];
+    let mut acc = z.clone();
+    backend.mac(&mut acc, &x, &y).unwrap();
+    backend.add_assign(&mut acc, &w).unwrap();
+    out.push(acc);
+    out.extend(backend.tensor(&x, &y, &z, &w).unwrap());
+    let mut coefficients = x.clone();
+    backend.intt(&mut coefficients).unwrap();
+    out.push(coefficients.clone());
+    backend.ntt(&mut coefficients).unwrap();
+    out.push(coefficients);
+    out.push(backend.mod_down_last(&x, Some(Modulus::new(65537).unwrap())).unwrap());
+    out
+}
+
+#[test]
+fn every_operation_is_identical_on_every_isa() {
+    let backend = CpuBackend::new(Some(2)).unwrap();
+    for n in [16, 64, 4096] {
+        Isa::pin(Isa::Scalar).unwrap();
+        let expected = outputs(&backend, n);
+        for isa in Isa::ALL.into_iter().skip(1) {
+            if Isa::pin(isa).is_err() {
+                eprintln!("note: this CPU has no {isa}; the backend is not tested on it");
+                continue;
+            }
+            assert_eq!(Isa::active(), isa);
+            let got = outputs(&backend, n);
+            for (k, (g, e)) in got.iter().zip(&expected).enumerate() {
+                assert_eq!(g, e, "output {k} differs on {isa}, n={n}");
+            }
+        }
+    }
+    Isa::pin(Isa::detected()).unwrap();
+}

@@ -1,0 +1,305 @@
+//! Element-wise kernels on slices of residues modulo one prime: the CPU backend's add, sub,
+//! neg, mul, mac, mul_scalar, tensor and sum are these, on each (prime, polynomial) chunk, and
+//! so is the last step of `mod_down_last`.
+//!
+//! Each operation is written once as a scalar formula and a lane formula side by side (an
+//! `Op1` or `Op2`, or a kernel of its own); the drivers run the lane formula over whole
+//! vectors and the scalar one over the remainder, or the scalar one throughout on
+//! [`Isa::Scalar`]. Inputs are residues in [0, q); outputs are in [0, q) and equal the scalar
+//! results bit for bit. Slices must have equal lengths (checked; a mismatch panics).
+
+use super::lanes::{add_mod, csub, mul_shoup_lazy, mul_wide, reduce_wide, sub_mod, widen, ModVec, ShoupVec};
+use super::{dispatch, Isa, Kernel, Lanes};
+use crate::Modulus;
+
+/// out = a + b mod q.
+pub fn add(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], b: &[u32]) {
+    dispatch(isa, Binary { q, out, a, b, op: Add });
+}
+
+/// acc = acc + b mod q.
+pub fn add_assign(isa: Isa, q: &Modulus, acc: &mut [u32], b: &[u32]) {
+    dispatch(isa, Assign { q, acc, b, op: Add });
+}
+
+/// out = a - b mod q.
+pub fn sub(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], b: &[u32]) {
+    dispatch(isa, Binary { q, out, a, b, op: Sub });
+}
+
+/// out = a * b mod q.
+pub fn mul(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], b: &[u32]) {
+    dispatch(isa, Binary { q, out, a, b, op: Mul });
+}
+
+/// data = -data mod q, in place.
+pub fn neg(isa: Isa, q: &Modulus, data: &mut [u32]) {
+    dispatch(isa, Unary { q, data, op: Neg });
+}
+
+/// data = c * data mod q, in place, for a constant c < q (Shoup multiplication).
+pub fn mul_scalar(isa: Isa, q: &Modulus, data: &mut [u32], c: u32) {
+    dispatch(isa, Unary { q, data, op: MulScalar { c, c_shoup: q.shoup(c) } });
+}
+
+/// acc = a * b + acc mod q.
+pub fn mac(isa: Isa, q: &Modulus, acc: &mut [u32], a: &[u32], b: &[u32]) {
+    dispatch(isa, Mac { q, acc, a, b });
+}
+
+/// The BGV/BFV tensor product of (x0, x1) and (y0, y1) in NTT form:
+/// out = (x0 y0, x0 y1 + x1 y0, x1 y1) mod q.
+pub fn tensor(isa: Isa, q: &Modulus, out: [&mut [u32]; 3], x: [&[u32]; 2], y: [&[u32]; 2]) {
+    dispatch(isa, Tensor { q, out, x, y });
+}
+
+/// A one-operand operation: its scalar and lane formulas.
+trait Op1: Copy {
+    fn scalar(self, q: &Modulus, x: u32) -> u32;
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V) -> L::V;
+}
+
+/// A two-operand operation: its scalar and lane formulas.
+trait Op2: Copy {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32;
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V;
+}
+
+#[derive(Clone, Copy)]
+struct Add;
+impl Op2 for Add {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32 {
+        q.add(x, y)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
+        add_mod(l, m, x, y)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Sub;
+impl Op2 for Sub {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32 {
+        q.sub(x, y)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
+        sub_mod(l, m, x, y)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Mul;
+impl Op2 for Mul {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32 {
+        q.mul(x, y)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
+        reduce_wide(l, m, mul_wide(l, x, y))
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Neg;
+impl Op1 for Neg {
+    fn scalar(self, q: &Modulus, x: u32) -> u32 {
+        q.neg(x)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V) -> L::V {
+        // q - x is q when x = 0; the conditional subtraction maps it to 0.
+        csub(l, l.sub(m.q, x), m.q)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct MulScalar {
+    c: u32,
+    c_shoup: u32,
+}
+impl Op1 for MulScalar {
+    fn scalar(self, q: &Modulus, x: u32) -> u32 {
+        q.mul_shoup(x, self.c, self.c_shoup)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V) -> L::V {
+        csub(l, mul_shoup_lazy(l, x, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q)
+    }
+}
+
+/// Splits `len` into the part covered by whole vectors of `width` lanes and the rest.
+#[inline(always)]
+fn body_len(len: usize, width: usize) -> usize {
+    len - len % width
+}
+
+struct Unary<'a, O> {
+    q: &'a Modulus,
+    data: &'a mut [u32],
+    op: O,
+}
+
+impl<O: Op1> Kernel for Unary<'_, O> {
+    fn scalar(self) {
+        for x in self.data.iter_mut() {
+            *x = self.op.scalar(self.q, *x);
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        let m = ModVec::new(l, self.q);
+        let (body, rest) = self.data.split_at_mut(body_len(self.data.len(), L::WIDTH));
+        for x in body.chunks_exact_mut(L::WIDTH) {
+            l.store(x, self.op.lanes(l, &m, l.load(x)));
+        }
+        Unary { q: self.q, data: rest, op: self.op }.scalar();
+    }
+}
+
+struct Binary<'a, O> {
+    q: &'a Modulus,
+    out: &'a mut [u32],
+    a: &'a [u32],
+    b: &'a [u32],
+    op: O,
+}
+
+impl<O: Op2> Kernel for Binary<'_, O> {
+    fn scalar(self) {
+        assert!(self.a.len() == self.out.len() && self.b.len() == self.out.len(), "operand lengths differ");
+        for ((o, &x), &y) in self.out.iter_mut().zip(self.a).zip(self.b) {
+            *o = self.op.scalar(self.q, x, y);
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        assert!(self.a.len() == self.out.len() && self.b.len() == self.out.len(), "operand lengths differ");
+        let m = ModVec::new(l, self.q);
+        let split = body_len(self.out.len(), L::WIDTH);
+        let (body, out) = self.out.split_at_mut(split);
+        let ((a, a_rest), (b, b_rest)) = (self.a.split_at(split), self.b.split_at(split));
+        for ((o, x), y) in body.chunks_exact_mut(L::WIDTH).zip(a.chunks_exact(L::WIDTH)).zip(b.chunks_exact(L::WIDTH)) {
+            l.store(o, self.op.lanes(l, &m, l.load(x), l.load(y)));
+        }
+        Binary { q: self.q, out, a: a_rest, b: b_rest, op: self.op }.scalar();
+    }
+}
+
+struct Assign<'a, O> {
+    q: &'a Modulus,
+    acc: &'a mut [u32],
+    b: &'a [u32],
+    op: O,
+}
+
+impl<O: Op2> Kernel for Assign<'_, O> {
+    fn scalar(self) {
+        assert_eq!(self.b.len(), self.acc.len(), "operand lengths differ");
+        for (o, &y) in self.acc.iter_mut().zip(self.b) {
+            *o = self.op.scalar(self.q, *o, y);
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        assert_eq!(self.b.len(), self.acc.len(), "operand lengths differ");
+        let m = ModVec::new(l, self.q);
+        let split = body_len(self.acc.len(), L::WIDTH);
+        let (body, acc) = self.acc.split_at_mut(split);
+        let (b, b_rest) = self.b.split_at(split);
+        for (o, y) in body.chunks_exact_mut(L::WIDTH).zip(b.chunks_exact(L::WIDTH)) {
+            l.store(o, self.op.lanes(l, &m, l.load(o), l.load(y)));
+        }
+        Assign { q: self.q, acc, b: b_rest, op: self.op }.scalar();
+    }
+}
+
+struct Mac<'a> {
+    q: &'a Modulus,
+    acc: &'a mut [u32],
+    a: &'a [u32],
+    b: &'a [u32],
+}
+
+impl Kernel for Mac<'_> {
+    fn scalar(self) {
+        assert!(self.a.len() == self.acc.len() && self.b.len() == self.acc.len(), "operand lengths differ");
+        for ((o, &x), &y) in self.acc.iter_mut().zip(self.a).zip(self.b) {
+            *o = self.q.mul_add(x, y, *o);
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        assert!(self.a.len() == self.acc.len() && self.b.len() == self.acc.len(), "operand lengths differ");
+        let m = ModVec::new(l, self.q);
+        let split = body_len(self.acc.len(), L::WIDTH);
+        let (body, acc) = self.acc.split_at_mut(split);
+        let ((a, a_rest), (b, b_rest)) = (self.a.split_at(split), self.b.split_at(split));
+        for ((o, x), y) in body.chunks_exact_mut(L::WIDTH).zip(a.chunks_exact(L::WIDTH)).zip(b.chunks_exact(L::WIDTH)) {
+            // a b + acc < q^2 + q < 2 q^2: in the range of the wide reduction.
+            let (even, odd) = mul_wide(l, l.load(x), l.load(y));
+            let (acc_even, acc_odd) = widen(l, l.load(o));
+            l.store(o, reduce_wide(l, &m, (l.add64(even, acc_even), l.add64(odd, acc_odd))));
+        }
+        Mac { q: self.q, acc, a: a_rest, b: b_rest }.scalar();
+    }
+}
+
+struct Tensor<'a> {
+    q: &'a Modulus,
+    out: [&'a mut [u32]; 3],
+    x: [&'a [u32]; 2],
+    y: [&'a [u32]; 2],
+}
+
+impl Tensor<'_> {
+    fn check(&self) -> usize {
+        let n = self.x[0].len();
+        let lens = [self.out[0].len(), self.out[1].len(), self.out[2].len(), self.x[1].len(), self.y[0].len()];
+        assert!(lens.iter().chain([&self.y[1].len()]).all(|&len| len == n), "operand lengths differ");
+        n
+    }
+}
+
+impl Kernel for Tensor<'_> {
+    fn scalar(self) {
+        let n = self.check();
+        let q = self.q;
+        let ([o0, o1, o2], [x0, x1], [y0, y1]) = (self.out, self.x, self.y);
+        for i in 0..n {
+            o0[i] = q.mul(x0[i], y0[i]);
+            // x0 y1 + x1 y0 < 2^61 fits a u64 before the one reduction.
+            o1[i] = q.reduce_u64(x0[i] as u64 * y1[i] as u64 + x1[i] as u64 * y0[i] as u64);
+            o2[i] = q.mul(x1[i], y1[i]);
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        let n = self.check();
+        let m = ModVec::new(l, self.q);
+        let split = body_len(n, L::WIDTH);
+        let ([o0, o1, o2], [x0, x1], [y0, y1]) = (self.out, self.x, self.y);
+        let (o0, r0) = o0.split_at_mut(split);
+        let (o1, r1) = o1.split_at_mut(split);
+        let (o2, r2) = o2.split_at_mut(split);
+        for start in (0..split).step_by(L::WIDTH) {
+            let end = start + L::WIDTH;
+            let (a0, a1) = (l.load(&x0[start..end]), l.load(&x1[start..end]));
+            let (b0, b1) = (l.load(&y0[start..end]), l.load(&y1[start..end]));
+            l.store(&mut o0[start..end], reduce_wide(l, &m, mul_wide(l, a0, b0)));
+            // x0 y1 + x1 y0 < 2 q^2: in the range of the wide reduction.
+            let (p_even, p_odd) = mul_wide(l, a0, b1);
+            let (r_even, r_odd) = mul_wide(l, a1, b0);
+            l.store(&mut o1[start..end], reduce_wide(l, &m, (l.add64(p_even, r_even), l.add64(p_odd, r_odd))));
+            l.store(&mut o2[start..end], reduce_wide(l, &m, mul_wide(l, a1, b1)));
+        }
+        let x = [&x0[split..], &x1[split..]];
+        Tensor { q: self.q, out: [r0, r1, r2], x, y: [&y0[split..], &y1[split..]] }.scalar();
+    }
+}

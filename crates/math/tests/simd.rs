@@ -1,0 +1,222 @@
+//! The vector kernels (AVX2, AVX-512) against the scalar reference: NTT and inverse NTT for
+//! every N = 2^4..2^15 and primes of 17..30 bits, element-wise kernels against plain `%`
+//! arithmetic on lengths that leave remainders. Outputs are compared exactly. Instruction sets
+//! this CPU lacks are skipped with a note.
+
+use pimhe_math::simd::elementwise as ew;
+use pimhe_math::{ntt_primes, Isa, Modulus, NttTable};
+use pimhe_testkit::inputs::{random_residues, rng};
+
+/// The instruction sets to compare with the scalar path, announcing the ones skipped.
+fn vector_isas() -> Vec<Isa> {
+    Isa::ALL
+        .into_iter()
+        .filter(|&isa| isa != Isa::Scalar)
+        .filter(|&isa| {
+            let ok = isa.available();
+            if !ok {
+                eprintln!("note: this CPU has no {isa}; its kernels are not tested here");
+            }
+            ok
+        })
+        .collect()
+}
+
+/// Random residues, all zero, all q - 1, and random values with every fourth set to 0 or q - 1.
+fn inputs(seed: u64, n: usize, q: u32) -> Vec<Vec<u32>> {
+    let mut rng = rng(seed);
+    let mut mixed = random_residues(&mut rng, n, q);
+    for (i, x) in mixed.iter_mut().enumerate().step_by(4) {
+        *x = if i % 8 == 0 { 0 } else { q - 1 };
+    }
+    vec![random_residues(&mut rng, n, q), vec![0; n], vec![q - 1; n], mixed]
+}
+
+/// Primes of the sizes the tests cover for degree n: 17, 22, 25, 29 and 30 bits (the largest
+/// 30-bit one, just below 2^30), where one exists.
+fn primes(n: usize) -> Vec<u32> {
+    [17, 22, 25, 29, 30].into_iter().filter_map(|bits| ntt_primes(bits, n, 1, &[]).ok()).map(|p| p[0]).collect()
+}
+
+#[test]
+fn ntt_matches_scalar_on_every_isa_degree_and_prime_size() {
+    let isas = vector_isas();
+    for log_n in 4..=15 {
+        let n = 1usize << log_n;
+        let primes = primes(n);
+        assert!(primes.len() >= 4, "n={n}: too few primes {primes:?}");
+        for p in primes {
+            let table = NttTable::new(Modulus::new(p as u64).unwrap(), n).unwrap();
+            for (k, input) in inputs(u64::from(p) ^ n as u64, n, p).into_iter().enumerate() {
+                let mut expected = input.clone();
+                table.forward_on(Isa::Scalar, &mut expected);
+                let mut expected_inverse = input.clone();
+                table.inverse_on(Isa::Scalar, &mut expected_inverse);
+                for &isa in &isas {
+                    let mut a = input.clone();
+                    table.forward_on(isa, &mut a);
+                    assert_eq!(a, expected, "forward differs: {isa} n={n} p={p} input {k}");
+                    let mut a = input.clone();
+                    table.inverse_on(isa, &mut a);
+                    assert_eq!(a, expected_inverse, "inverse differs: {isa} n={n} p={p} input {k}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn vector_ntt_round_trips() {
+    for &isa in &vector_isas() {
+        for log_n in [4, 5, 9, 13, 15] {
+            let n = 1usize << log_n;
+            let p = ntt_primes(30, n, 1, &[]).unwrap()[0];
+            let table = NttTable::new(Modulus::new(p as u64).unwrap(), n).unwrap();
+            let input = random_residues(&mut rng(7), n, p);
+            let mut a = input.clone();
+            table.forward_on(isa, &mut a);
+            assert_ne!(a, input);
+            table.inverse_on(isa, &mut a);
+            assert_eq!(a, input, "{isa} n={n}");
+        }
+    }
+}
+
+/// Lengths around the vector widths and a polynomial-sized one, so every remainder path runs.
+const LENGTHS: [usize; 9] = [0, 1, 7, 8, 9, 16, 17, 31, 4096 + 13];
+
+/// Runs `check(isa, q, inputs...)` for every ISA (scalar included), prime size and length.
+fn for_each_case(mut check: impl FnMut(Isa, &Modulus, &[Vec<u32>; 3])) {
+    let mut isas = vector_isas();
+    isas.insert(0, Isa::Scalar);
+    for p in primes(1 << 12).into_iter().chain([3, 97]) {
+        let q = Modulus::new(p as u64).unwrap();
+        for len in LENGTHS {
+            for (k, x) in inputs(u64::from(p) + len as u64, len, p).iter().enumerate() {
+                // The second and third operands: shifted edge-laden data and fresh randoms.
+                let y: Vec<u32> = x.iter().rev().copied().collect();
+                let z = random_residues(&mut rng(k as u64 + len as u64), len, p);
+                for &isa in &isas {
+                    check(isa, &q, &[x.clone(), y.clone(), z.clone()]);
+                }
+            }
+        }
+    }
+}
+
+fn expect(q: &Modulus, f: impl Fn(u64, u64, u64) -> u64, [x, y, z]: &[Vec<u32>; 3]) -> Vec<u32> {
+    let p = u64::from(q.value());
+    x.iter().zip(y).zip(z).map(|((&x, &y), &z)| (f(x as u64, y as u64, z as u64) % p) as u32).collect()
+}
+
+#[test]
+fn binary_kernels_match_plain_arithmetic() {
+    for_each_case(|isa, q, v| {
+        let p = u64::from(q.value());
+        let [x, y, _] = v;
+        let mut out = vec![u32::MAX; x.len()];
+        ew::add(isa, q, &mut out, x, y);
+        assert_eq!(out, expect(q, |a, b, _| a + b, v), "add {isa} q={p}");
+        ew::sub(isa, q, &mut out, x, y);
+        assert_eq!(out, expect(q, |a, b, _| a + p - b, v), "sub {isa} q={p}");
+        ew::mul(isa, q, &mut out, x, y);
+        assert_eq!(out, expect(q, |a, b, _| a * b, v), "mul {isa} q={p}");
+        let mut acc = x.clone();
+        ew::add_assign(isa, q, &mut acc, y);
+        assert_eq!(acc, expect(q, |a, b, _| a + b, v), "add_assign {isa} q={p}");
+    });
+}
+
+#[test]
+fn unary_kernels_match_plain_arithmetic() {
+    for_each_case(|isa, q, v| {
+        let p = u64::from(q.value());
+        let mut data = v[0].clone();
+        ew::neg(isa, q, &mut data);
+        assert_eq!(data, expect(q, |a, _, _| p - a, v), "neg {isa} q={p}");
+        for c in [0, 1, q.value() - 1, q.value() / 3] {
+            let mut data = v[0].clone();
+            ew::mul_scalar(isa, q, &mut data, c);
+            assert_eq!(data, expect(q, |a, _, _| a * u64::from(c), v), "mul_scalar by {c} {isa} q={p}");
+        }
+    });
+}
+
+#[test]
+fn mac_and_tensor_match_plain_arithmetic() {
+    for_each_case(|isa, q, v| {
+        let p = u64::from(q.value());
+        let [x, y, z] = v;
+        let mut acc = z.clone();
+        ew::mac(isa, q, &mut acc, x, y);
+        assert_eq!(acc, expect(q, |a, b, c| a * b + c, v), "mac {isa} q={p}");
+        let w = z.iter().map(|&c| q.value() - 1 - c).collect::<Vec<_>>();
+        let mut out = [vec![0; x.len()], vec![0; x.len()], vec![0; x.len()]];
+        let [o0, o1, o2] = &mut out;
+        ew::tensor(isa, q, [o0, o1, o2], [x, y], [z, &w]);
+        let pairs = |f: &dyn Fn(usize) -> u64| (0..x.len()).map(|i| (f(i) % p) as u32).collect::<Vec<_>>();
+        let (x, y, z, w) =
+            (|i: usize| x[i] as u64, |i: usize| y[i] as u64, |i: usize| z[i] as u64, |i: usize| w[i] as u64);
+        assert_eq!(out[0], pairs(&|i| x(i) * z(i)), "tensor d0 {isa} q={p}");
+        assert_eq!(out[1], pairs(&|i| x(i) * w(i) + y(i) * z(i)), "tensor d1 {isa} q={p}");
+        assert_eq!(out[2], pairs(&|i| y(i) * w(i)), "tensor d2 {isa} q={p}");
+    });
+}
+
+#[test]
+fn the_scalar_path_can_be_pinned() {
+    assert!(Isa::detected().available());
+    Isa::pin(Isa::Scalar).unwrap();
+    assert_eq!(Isa::active(), Isa::Scalar);
+    // Pinned or not, the transforms agree (the pin is process-wide; other tests may run).
+    let n = 1 << 10;
+    let p = ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let table = NttTable::new(Modulus::new(p as u64).unwrap(), n).unwrap();
+    let input = random_residues(&mut rng(3), n, p);
+    let mut pinned = input.clone();
+    table.forward(&mut pinned);
+    for isa in Isa::ALL.into_iter().filter(|isa| !isa.available()) {
+        assert!(Isa::pin(isa).is_err(), "pinning an absent {isa} must fail");
+    }
+    Isa::pin(Isa::detected()).unwrap();
+    assert_eq!(Isa::active(), Isa::detected());
+    let mut detected = input;
+    table.forward(&mut detected);
+    assert_eq!(pinned, detected);
+}
+
+#[test]
+fn isa_names_parse() {
+    for isa in Isa::ALL {
+        assert_eq!(isa.name().parse::<Isa>(), Ok(isa));
+        assert_eq!(isa.to_string().to_uppercase().parse::<Isa>(), Ok(isa));
+    }
+    assert!("sse2".parse::<Isa>().is_err());
+}
+
+#[test]
+fn base_conversion_matches_scalar_on_every_isa() {
+    let isas = vector_isas();
+    let mut rng = rng(11);
+    for (n, from_len, to_len) in [(5usize, 2usize, 3usize), (4096 + 3, 3, 4), (300, 20, 2)] {
+        let moduli: Vec<Modulus> = ntt_primes(30, 16, from_len + to_len, &[])
+            .unwrap()
+            .iter()
+            .map(|&p| Modulus::new(p as u64).unwrap())
+            .collect();
+        let from = pimhe_math::RnsBase::new(&moduli[..from_len]).unwrap();
+        let to = pimhe_math::RnsBase::new(&moduli[from_len..]).unwrap();
+        let converter = pimhe_math::BaseConverter::new(&from, &to).unwrap();
+        // Unreduced words included: the converter accepts any u32.
+        let mut input: Vec<u32> = random_residues(&mut rng, from_len * n, u32::MAX);
+        input[0] = u32::MAX;
+        input[1] = 0;
+        let mut expected = vec![0; to_len * n];
+        converter.convert_on(Isa::Scalar, &input, &mut expected).unwrap();
+        for &isa in &isas {
+            let mut got = vec![u32::MAX; to_len * n];
+            converter.convert_on(isa, &input, &mut got).unwrap();
+            assert_eq!(got, expected, "{isa} n={n} from={from_len} to={to_len}");
+        }
+    }
+}
