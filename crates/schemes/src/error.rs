@@ -58,3 +58,18 @@ pub enum SchemeError {
 
 /// Shorthand for results of this crate.
 pub type Result<T> = std::result::Result<T, SchemeError>;
+
+/// Errors unless two objects were made under the same parameters: `same_object` (one shared
+/// context) or equal parameter sets. `what` names the caller's operand in the message.
+pub(crate) fn expect_same_parameters<P: PartialEq + std::fmt::Display>(
+    same_object: bool,
+    mine: &P,
+    theirs: &P,
+    what: &str,
+) -> Result<()> {
+    if same_object || mine == theirs {
+        Ok(())
+    } else {
+        Err(SchemeError::ParameterMismatch(format!("{what} was made for [{theirs}], not [{mine}]")))
+    }
+}

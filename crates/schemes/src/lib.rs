@@ -12,6 +12,7 @@ pub mod encoder;
 pub mod error;
 pub(crate) mod keyswitch;
 pub(crate) mod noise;
+mod phase;
 pub mod security;
 
 pub use error::{Result, SchemeError};

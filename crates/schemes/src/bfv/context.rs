@@ -8,7 +8,7 @@ use pimhe_ring::RingBasis;
 use crate::bfv::behz::Behz;
 use crate::bfv::params::BfvParameters;
 use crate::encoder::{PlainContext, PlainSpace};
-use crate::error::{Result, SchemeError};
+use crate::error::{expect_same_parameters, Result};
 use crate::keyswitch::KeySwitchBasis;
 
 /// Precomputed data for one [`BfvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
@@ -102,14 +102,7 @@ impl BfvContext {
 
     /// Errors unless `other` is this very context (or one of equal parameters).
     pub(crate) fn expect_same(self: &Arc<Self>, other: &Arc<Self>, what: &str) -> Result<()> {
-        if Arc::ptr_eq(self, other) || self.params == other.params {
-            Ok(())
-        } else {
-            Err(SchemeError::ParameterMismatch(format!(
-                "{what} was made for [{}], not [{}]",
-                other.params, self.params
-            )))
-        }
+        expect_same_parameters(Arc::ptr_eq(self, other), &self.params, &other.params, what)
     }
 }
 

@@ -12,6 +12,7 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::keys::SecretKey;
 use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
+use crate::phase::DeviceSecret;
 
 /// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
 /// the device; both are wiped when the decryptor is dropped.
@@ -24,8 +25,7 @@ use crate::error::{Result, SchemeError};
 pub struct Decryptor<'a, B: Backend> {
     backend: &'a B,
     ctx: Arc<BfvContext>,
-    s: B::Buffer,
-    s_squared: B::Buffer,
+    secret: DeviceSecret<'a, B>,
     rns: RnsBase,
 }
 
@@ -33,10 +33,9 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// A decryptor for `key`.
     pub fn new(backend: &'a B, key: &SecretKey) -> Result<Self> {
         let ctx = key.ctx.clone();
-        let s = backend.upload(key.s.clone())?;
-        let s_squared = backend.mul(&s, &s)?;
+        let secret = DeviceSecret::upload(backend, &key.s)?;
         let rns = RnsBase::new(&ctx.ciphertext_basis().moduli())?;
-        Ok(Self { backend, ctx, s, s_squared, rns })
+        Ok(Self { backend, ctx, secret, rns })
     }
 
     /// Decrypts every ciphertext of the batch. Fails with
@@ -60,17 +59,7 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// v = c0 + c1 s (+ c2 s^2) for every ciphertext, coefficient form over q, on the device.
     fn phase(&self, batch: &CiphertextBatch<B>) -> Result<B::Buffer> {
         self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
-        if !(2..=3).contains(&batch.size()) {
-            return Err(SchemeError::WrongSize { operation: "decrypt", expected: 2, found: batch.size() });
-        }
-        let backend = self.backend;
-        let mut v = backend.copy(&batch.parts[0])?;
-        backend.mac(&mut v, &batch.parts[1], &self.s)?;
-        if let Some(c2) = batch.parts.get(2) {
-            backend.mac(&mut v, c2, &self.s_squared)?;
-        }
-        backend.intt(&mut v)?;
-        Ok(v)
+        self.secret.phase(&batch.parts)
     }
 
     /// Per ciphertext, log2(q/2) - log2(max |[t v]_q|): decryption rounds t v / q correctly while
@@ -101,12 +90,5 @@ impl<'a, B: Backend> Decryptor<'a, B> {
                 })
             })
             .collect()
-    }
-}
-
-impl<B: Backend> Drop for Decryptor<'_, B> {
-    fn drop(&mut self) {
-        self.backend.zeroize(&mut self.s);
-        self.backend.zeroize(&mut self.s_squared);
     }
 }

@@ -7,7 +7,7 @@ use pimhe_ring::RingBasis;
 
 use crate::bgv::params::BgvParameters;
 use crate::encoder::{PlainContext, PlainSpace};
-use crate::error::{Result, SchemeError};
+use crate::error::{expect_same_parameters, Result, SchemeError};
 use crate::keyswitch::KeySwitchBasis;
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
@@ -99,14 +99,7 @@ impl BgvContext {
 
     /// Errors unless `other` is this very context.
     pub(crate) fn expect_same(self: &Arc<Self>, other: &Arc<Self>, what: &str) -> Result<()> {
-        if Arc::ptr_eq(self, other) || self.params == other.params {
-            Ok(())
-        } else {
-            Err(SchemeError::ParameterMismatch(format!(
-                "{what} was made for [{}], not [{}]",
-                other.params, self.params
-            )))
-        }
+        expect_same_parameters(Arc::ptr_eq(self, other), &self.params, &other.params, what)
     }
 }
 

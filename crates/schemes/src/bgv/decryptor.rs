@@ -13,6 +13,7 @@ use crate::bgv::context::BgvContext;
 use crate::bgv::keys::SecretKey;
 use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
+use crate::phase::DeviceSecret;
 
 /// Decryption refuses a phase v with |v / Q| at or above this: less than one bit of budget is
 /// left (|v| >= Q/4), too close to wrapping around Q/2 to trust. The exact budget of
@@ -29,8 +30,7 @@ const REFUSED_FRACTION: f64 = 0.25;
 pub struct Decryptor<'a, B: Backend> {
     backend: &'a B,
     ctx: Arc<BgvContext>,
-    s: B::Buffer,
-    s_squared: B::Buffer,
+    secret: DeviceSecret<'a, B>,
     /// Per level: the CRT to t (decryption) and the exact RNS base (noise budget).
     levels: Vec<(CrtToSmall, RnsBase)>,
 }
@@ -45,9 +45,8 @@ impl<'a, B: Backend> Decryptor<'a, B> {
                 Ok((CrtToSmall::new(&moduli, *ctx.plain_modulus())?, RnsBase::new(&moduli)?))
             })
             .collect::<Result<Vec<_>>>()?;
-        let s = backend.upload(key.s.clone())?;
-        let s_squared = backend.mul(&s, &s)?;
-        Ok(Self { backend, ctx, s, s_squared, levels })
+        let secret = DeviceSecret::upload(backend, &key.s)?;
+        Ok(Self { backend, ctx, secret, levels })
     }
 
     /// Decrypts every ciphertext of the batch. Fails with
@@ -107,24 +106,7 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// v = c0 + c1 s (+ c2 s^2) of every ciphertext, in coefficient form on the host.
     fn phases(&self, batch: &CiphertextBatch<B>) -> Result<PolyBatch> {
         self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
-        if !(2..=3).contains(&batch.size()) {
-            return Err(SchemeError::WrongSize { operation: "decrypt", expected: 2, found: batch.size() });
-        }
-        let backend = self.backend;
-        let mut v = backend.copy(&batch.parts[0])?;
-        backend.mac(&mut v, &batch.parts[1], &self.s)?;
-        if let Some(c2) = batch.parts.get(2) {
-            backend.mac(&mut v, c2, &self.s_squared)?;
-        }
-        backend.intt(&mut v)?;
-        Ok(backend.download(&v)?)
-    }
-}
-
-impl<B: Backend> Drop for Decryptor<'_, B> {
-    fn drop(&mut self) {
-        self.backend.zeroize(&mut self.s);
-        self.backend.zeroize(&mut self.s_squared);
+        Ok(self.backend.download(&self.secret.phase(&batch.parts)?)?)
     }
 }
 
