@@ -201,9 +201,10 @@ def run_pimhe(binary, scheme, n, args):
             }
             for o in report["ops"]
         },
-        # BFV decrypts with BEHZ's integer-only Algorithm 1 (no big integers).
-        "notes": {"decrypt": "pimhe's decryption reconstructs the phase exactly (CRT over big integers) to "
-                  "measure the noise budget; see docs/DESIGN.md"} if scheme == "bgv" else {},
+        "notes": {
+            "decrypt": "pimhe decrypts in RNS only (BGV: CRT straight to t in f64; BFV: BEHZ Algorithm 1) and "
+            "refuses a ciphertext whose noise budget is spent instead of returning a wrong message"
+        },
         "raw": report,
     }
 
