@@ -211,3 +211,23 @@ fn cpu_and_emulated_dpus_give_identical_results_and_bgv_and_bfv_agree() {
         assert_eq!(values(&bgv_cpu), values(&bfv_cpu), "{statistic:?}");
     }
 }
+
+#[test]
+fn users_aggregated_in_rounds_give_the_exact_totals_and_the_same_statistics() {
+    // 23 users in rounds of 5 (the last one short): the server adds the rounds' aggregates,
+    // products included (each round relinearized), and the totals stay exact.
+    let data = Dataset::synthetic(23, 9, &["x1", "x2", "y"]).unwrap();
+    let backend = CpuBackend::new(Some(2)).unwrap();
+    for statistic in [Statistic::Variance, Statistic::Linreg] {
+        let whole = on_cpu::<Bgv>(statistic, data.clone()).unwrap();
+        let plan = StatsPlan::new(statistic, data.clone(), N, Bgv::max_plain_bits(N).unwrap())
+            .unwrap()
+            .with_users_per_round(5);
+        let rounds =
+            run::<Bgv, _>(&plan, N, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>()).unwrap();
+        assert_close(&rounds, 1e-9);
+        for (a, b) in rounds.estimates.iter().zip(&whole.estimates) {
+            assert_eq!((&a.name, a.encrypted), (&b.name, b.encrypted), "rounds change the result");
+        }
+    }
+}

@@ -96,7 +96,14 @@ pub struct StatsPlan {
     /// Per aggregate and slot, the exact total (the plaintext computation, for the check).
     expected: Vec<Vec<i128>>,
     plain_moduli: Vec<u32>,
+    /// Users encrypted and aggregated at a time ([`StatsPlan::with_users_per_round`]).
+    users_per_round: usize,
 }
+
+/// Users whose ciphertexts the client and server hold at once by default: about 1.3 GB of BGV
+/// ciphertexts at N = 8192 per encoded vector, so 81920 users run in 20 rounds instead of
+/// needing 27 GB at once.
+pub const USERS_PER_ROUND: usize = 4096;
 
 /// The result of the computation under one plaintext modulus.
 #[derive(Debug, Clone, Serialize)]
@@ -193,7 +200,7 @@ impl StatsPlan {
             bound = bound.max(magnitudes.into_iter().max().unwrap_or(0) as u128);
         }
         let plain_moduli = plain_moduli_for(bound, n, max_plain_bits)?;
-        Ok(Self { statistic, data, encodings, aggregates, expected, plain_moduli })
+        Ok(Self { statistic, data, encodings, aggregates, expected, plain_moduli, users_per_round: USERS_PER_ROUND })
     }
 
     /// The plaintext moduli to run with, one computation each.
@@ -204,6 +211,14 @@ impl StatsPlan {
     /// The dataset.
     pub fn data(&self) -> &Dataset {
         &self.data
+    }
+
+    /// Encrypts and aggregates `users` users at a time (at least 1; default [`USERS_PER_ROUND`]):
+    /// each round's aggregates are added to the running ones on the server, so memory stays
+    /// bounded by one round whatever the number of users.
+    pub fn with_users_per_round(mut self, users: usize) -> Self {
+        self.users_per_round = users.max(1);
+        self
     }
 
     /// The whole computation with one scheme per plaintext modulus, in the order of
@@ -270,28 +285,42 @@ impl StatsPlan {
         if !self.plain_moduli.contains(&t) {
             return Err(StatsError::Input(format!("t = {t} is not one of the plan's {:?}", self.plain_moduli)));
         }
-        let start = Instant::now();
-        let ciphertexts = self
-            .encodings
-            .iter()
-            .map(|rows| {
-                let reduced: Vec<Vec<u64>> =
-                    rows.iter().map(|row| row.iter().map(|&v| v.rem_euclid(i64::from(t)) as u64).collect()).collect();
-                scheme.encrypt(&reduced)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let client_encrypt_s = start.elapsed().as_secs_f64();
+        let (mut client_encrypt_s, mut server_s) = (0.0, 0.0);
+        let mut aggregates: Option<Vec<S::Ciphertexts>> = None;
+        for first in (0..self.data.users()).step_by(self.users_per_round) {
+            let users = first..(first + self.users_per_round).min(self.data.users());
+            let start = Instant::now();
+            let ciphertexts = self
+                .encodings
+                .iter()
+                .map(|rows| {
+                    let reduced: Vec<Vec<u64>> = rows[users.clone()]
+                        .iter()
+                        .map(|row| row.iter().map(|&v| v.rem_euclid(i64::from(t)) as u64).collect())
+                        .collect();
+                    scheme.encrypt(&reduced)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            client_encrypt_s += start.elapsed().as_secs_f64();
 
-        let start = Instant::now();
-        let aggregates = self
-            .aggregates
-            .iter()
-            .map(|&aggregate| match aggregate {
-                Aggregate::Sum(e) => scheme.sum(&ciphertexts[e]),
-                Aggregate::Product(e, f) => scheme.sum_of_products(&ciphertexts[e], &ciphertexts[f]),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let server_s = start.elapsed().as_secs_f64();
+            let start = Instant::now();
+            let round = self
+                .aggregates
+                .iter()
+                .map(|&aggregate| match aggregate {
+                    Aggregate::Sum(e) => scheme.sum(&ciphertexts[e]),
+                    Aggregate::Product(e, f) => scheme.sum_of_products(&ciphertexts[e], &ciphertexts[f]),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            aggregates = Some(match aggregates {
+                None => round,
+                Some(running) => {
+                    running.iter().zip(&round).map(|(a, b)| scheme.add(a, b)).collect::<Result<Vec<_>, _>>()?
+                }
+            });
+            server_s += start.elapsed().as_secs_f64();
+        }
+        let aggregates = aggregates.ok_or_else(|| StatsError::Input("the dataset has no users".into()))?;
 
         let start = Instant::now();
         let mut noise_budget_bits = u32::MAX;

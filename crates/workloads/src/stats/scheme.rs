@@ -40,6 +40,9 @@ pub trait StatsScheme {
     /// Server: the slot-wise sum of all ciphertexts.
     fn sum(&self, a: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
 
+    /// Server: the slot-wise sum of two aggregates (batches of one), e.g. of two rounds of users.
+    fn add(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
+
     /// Server: the slot-wise sum over users of `a[u] * b[u]`, relinearized.
     fn sum_of_products(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
 
@@ -103,6 +106,14 @@ pub trait HeScheme {
         backend: &B,
         ctx: &Arc<Self::Context>,
         a: &Self::Ciphertexts<B>,
+    ) -> Result<Self::Ciphertexts<B>, SchemeError>;
+
+    /// The slot-wise sum `a + b`.
+    fn add<B: Backend>(
+        backend: &B,
+        ctx: &Arc<Self::Context>,
+        a: &Self::Ciphertexts<B>,
+        b: &Self::Ciphertexts<B>,
     ) -> Result<Self::Ciphertexts<B>, SchemeError>;
 
     /// The relinearized sum of the slot-wise products `a[u] * b[u]`.
@@ -189,6 +200,15 @@ macro_rules! he_scheme {
                 a: &$module::CiphertextBatch<B>,
             ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
                 $module::Evaluator::new(backend, ctx).sum(a)
+            }
+
+            fn add<B: Backend>(
+                backend: &B,
+                ctx: &Arc<$context>,
+                a: &$module::CiphertextBatch<B>,
+                b: &$module::CiphertextBatch<B>,
+            ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
+                $module::Evaluator::new(backend, ctx).add(a, b)
             }
 
             fn sum_of_products<B: Backend>(
@@ -325,6 +345,10 @@ impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, 
 
     fn sum(&self, a: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
         S::sum(self.backend, &self.ctx, a)
+    }
+
+    fn add(&self, a: &S::Ciphertexts<B>, b: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
+        S::add(self.backend, &self.ctx, a, b)
     }
 
     fn sum_of_products(&self, a: &S::Ciphertexts<B>, b: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
