@@ -10,6 +10,8 @@
 //! so that the slot-wise product `A * B` holds every product `z_i z_j` (i <= j) of
 //! `z = (1, x_1, .., x_k, y)`: one multiplication per user yields X^T X, X^T y and y^T y, the
 //! sufficient statistics; the client solves the normal equations (k <= 8 features: 55 slots).
+//! Users go through in rounds ([`USERS_PER_ROUND`]): each round is encrypted and aggregated and
+//! its aggregates added to the running ones, so memory does not grow with the number of users.
 //!
 //! ## Exactness
 //! Values are fixed-point integers (scale 10^d, stated in the report). The client knows every
