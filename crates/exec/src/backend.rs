@@ -127,6 +127,14 @@ pub trait Backend: Send + Sync {
     /// form in and out.
     fn base_convert(&self, a: &Self::Buffer, target: &Arc<RingBasis>) -> Result<Self::Buffer>;
 
+    /// [`Backend::base_convert`] followed by [`Backend::ntt`], given `a` in both forms: `a` in
+    /// coefficient form and `a_ntt` (the same polynomials over the same primes) in NTT form.
+    /// The limbs of `target` whose prime is one of `a`'s are exactly `a`'s, so they are taken
+    /// from `a_ntt` rather than converted and transformed again (key switching's ModUp, where
+    /// the digit's own primes are a good part of the extended basis). NTT form out.
+    fn base_convert_ntt(&self, a: &Self::Buffer, a_ntt: &Self::Buffer, target: &Arc<RingBasis>)
+        -> Result<Self::Buffer>;
+
     /// Divides by the last prime p of `a`'s basis and drops it: `(a - delta) / p` with delta = a
     /// mod p (centred). With `plain_modulus = Some(t)` delta is also made divisible by t (the
     /// BGV correction), so the result stays congruent to `a * p^{-1}` modulo t. Works in either

@@ -4,7 +4,8 @@
 //! (transforms), which run on the best instruction set of the CPU ([`Isa::active`]: AVX-512,
 //! AVX2 or scalar, all giving the same residues).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use pimhe_math::simd::elementwise as kernels;
 use pimhe_math::{BaseConverter, Isa, Modulus, RnsBase};
@@ -18,6 +19,9 @@ use crate::operands::{broadcast, check_limb_constants, require, same_shape, Broa
 /// Columns (coefficient positions across the batch) one thread converts at a time in
 /// [`Backend::base_convert`]: large enough to amortise the gather, small enough to stay in L2.
 const CONVERT_COLUMNS: usize = 2048;
+
+/// [`BaseConverter`]s by (from primes, to primes).
+type ConverterCache = HashMap<(Vec<u32>, Vec<u32>), Arc<BaseConverter>>;
 
 /// Runs the operations of [`Backend`] on the host, with its own rayon pool.
 ///
@@ -37,6 +41,9 @@ const CONVERT_COLUMNS: usize = 2048;
 pub struct CpuBackend {
     pool: rayon::ThreadPool,
     threads: usize,
+    /// FastBConv tables by (from primes, to primes): building one takes big-integer products,
+    /// and key switching asks for the same few conversions on every call.
+    converters: Mutex<ConverterCache>,
 }
 
 impl CpuBackend {
@@ -51,7 +58,7 @@ impl CpuBackend {
             .thread_name(|i| format!("pimhe-cpu-{i}"))
             .build()
             .map_err(|e| ExecError::Setup(e.to_string()))?;
-        Ok(Self { pool, threads })
+        Ok(Self { pool, threads, converters: Mutex::new(HashMap::new()) })
     }
 
     /// Applies `kernel(q, out, a, b)` to every (limb, polynomial) chunk of `a` and the
@@ -83,6 +90,71 @@ impl CpuBackend {
                 f(limb, poly, basis.modulus(limb), chunk);
             })
         });
+    }
+
+    /// The cached converter from `from`'s primes to `to`'s.
+    fn converter(&self, from: &RingBasis, to: &RingBasis) -> Result<Arc<BaseConverter>> {
+        let key = (from.primes(), to.primes());
+        // A poisoned lock only means another thread panicked while inserting; the map is intact.
+        let mut cache = self.converters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(converter) = cache.get(&key) {
+            return Ok(converter.clone());
+        }
+        let converter = Arc::new(BaseConverter::new(&RnsBase::new(&from.moduli())?, &RnsBase::new(&to.moduli())?)?);
+        cache.insert(key, converter.clone());
+        Ok(converter)
+    }
+
+    /// FastBConv of `a` (coefficient form) into the limbs of `out` whose prime is not one of
+    /// `a`'s, returning for every limb of `out` the index of the same prime in `a` (if any): on
+    /// those primes FastBConv gives `a + u Q = a` exactly, so callers copy them instead.
+    fn convert_new_limbs(
+        &self,
+        operation: &'static str,
+        a: &PolyBatch,
+        out: &mut PolyBatch,
+    ) -> Result<Vec<Option<usize>>> {
+        require(operation, &Shape::of(a), Representation::Coefficient)?;
+        if a.degree() != out.degree() {
+            return Err(ExecError::Shape {
+                operation,
+                detail: format!("ring degree {} cannot convert to a basis of degree {}", a.degree(), out.degree()),
+            });
+        }
+        let from_primes = a.basis().primes();
+        let shared: Vec<Option<usize>> =
+            out.basis().primes().iter().map(|p| from_primes.iter().position(|q| q == p)).collect();
+        let new_limbs: Vec<usize> = (0..shared.len()).filter(|&limb| shared[limb].is_none()).collect();
+        if new_limbs.is_empty() {
+            return Ok(shared);
+        }
+        let converter = self.converter(a.basis(), &*out.basis().select(&new_limbs)?)?;
+        let (from_limbs, to_limbs) = (a.basis().len(), new_limbs.len());
+        // Limb-major data makes the whole batch one list of count*N values per prime; threads
+        // take ranges of those columns, each gathered into a small limb-major block.
+        let columns = a.count() * a.degree();
+        let blocks: Vec<(usize, Vec<u32>)> = self.pool.install(|| {
+            (0..columns.div_ceil(CONVERT_COLUMNS))
+                .into_par_iter()
+                .map(|block| {
+                    let start = block * CONVERT_COLUMNS;
+                    let width = CONVERT_COLUMNS.min(columns - start);
+                    let mut input = Vec::with_capacity(from_limbs * width);
+                    for limb in 0..from_limbs {
+                        input.extend_from_slice(&a.limb(limb)[start..start + width]);
+                    }
+                    let mut output = vec![0u32; to_limbs * width];
+                    converter.convert(&input, &mut output).map(|()| (start, output))
+                })
+                .collect::<pimhe_math::Result<Vec<_>>>()
+        })?;
+        for (start, output) in blocks {
+            let width = output.len() / to_limbs;
+            for (&limb, values) in new_limbs.iter().zip(output.chunks_exact(width)) {
+                out.limb_mut(limb)[start..start + width].copy_from_slice(values);
+            }
+        }
+        Ok(shared)
     }
 }
 
@@ -222,40 +294,38 @@ impl Backend for CpuBackend {
     }
 
     fn base_convert(&self, a: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
-        require("base_convert", &Shape::of(a), Representation::Coefficient)?;
-        if a.degree() != target.degree() {
-            return Err(ExecError::Shape {
-                operation: "base_convert",
-                detail: format!("ring degree {} cannot convert to a basis of degree {}", a.degree(), target.degree()),
-            });
-        }
-        let converter = BaseConverter::new(&RnsBase::new(&a.basis().moduli())?, &RnsBase::new(&target.moduli())?)?;
-        let (from_limbs, to_limbs) = (a.basis().len(), target.len());
-        // Limb-major data makes the whole batch one list of count*N values per prime; threads
-        // take ranges of those columns, each gathered into a small limb-major block.
-        let columns = a.count() * a.degree();
         let mut out = PolyBatch::zeros(target, a.count(), Representation::Coefficient);
-        let blocks: Vec<(usize, Vec<u32>)> = self.pool.install(|| {
-            (0..columns.div_ceil(CONVERT_COLUMNS))
-                .into_par_iter()
-                .map(|block| {
-                    let start = block * CONVERT_COLUMNS;
-                    let width = CONVERT_COLUMNS.min(columns - start);
-                    let mut input = Vec::with_capacity(from_limbs * width);
-                    for limb in 0..from_limbs {
-                        input.extend_from_slice(&a.limb(limb)[start..start + width]);
-                    }
-                    let mut output = vec![0u32; to_limbs * width];
-                    converter.convert(&input, &mut output).map(|()| (start, output))
-                })
-                .collect::<pimhe_math::Result<Vec<_>>>()
-        })?;
-        for (start, output) in blocks {
-            let width = output.len() / to_limbs;
-            for (limb, values) in output.chunks_exact(width).enumerate() {
-                out.limb_mut(limb)[start..start + width].copy_from_slice(values);
+        let shared = self.convert_new_limbs("base_convert", a, &mut out)?;
+        for (limb, from) in shared.iter().enumerate() {
+            if let Some(from) = *from {
+                out.limb_mut(limb).copy_from_slice(a.limb(from));
             }
         }
+        Ok(out)
+    }
+
+    fn base_convert_ntt(&self, a: &PolyBatch, a_ntt: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
+        require("base_convert_ntt", &Shape::of(a_ntt), Representation::Ntt)?;
+        if a_ntt.basis().primes() != a.basis().primes() || a_ntt.count() != a.count() {
+            return Err(ExecError::Shape {
+                operation: "base_convert_ntt",
+                detail: format!(
+                    "the NTT-form input ({} polynomials over {:?}) must be the coefficient-form input's ({} over {:?})",
+                    a_ntt.count(),
+                    a_ntt.basis().primes(),
+                    a.count(),
+                    a.basis().primes()
+                ),
+            });
+        }
+        let mut out = PolyBatch::zeros(target, a.count(), Representation::Coefficient);
+        let shared = self.convert_new_limbs("base_convert_ntt", a, &mut out)?;
+        // One pass: shared limbs come from a_ntt as they are, converted ones are transformed.
+        self.for_chunks(&mut out, |limb, poly, _, chunk| match shared[limb] {
+            Some(from) => chunk.copy_from_slice(a_ntt.poly_limb(from, poly)),
+            None => target.table(limb).forward(chunk),
+        });
+        out.set_representation(Representation::Ntt);
         Ok(out)
     }
 

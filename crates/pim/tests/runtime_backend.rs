@@ -168,6 +168,17 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
             &cpu.base_convert(&coefficients, &other).unwrap(),
             &format!("base_convert {label}"),
         );
+        // Over the source's primes and beyond: shared limbs come from the NTT-form copy.
+        let extended = data.concat(&other).unwrap();
+        let mut transformed = coefficients.clone();
+        cpu.ntt(&mut transformed).unwrap();
+        same(
+            &pim,
+            &cpu,
+            &pim.base_convert_ntt(&pcoeff, &pim.upload(transformed.clone()).unwrap(), &extended).unwrap(),
+            &cpu.base_convert_ntt(&coefficients, &transformed, &extended).unwrap(),
+            &format!("base_convert_ntt {label}"),
+        );
         let t = pimhe_math::Modulus::new(65537).unwrap();
         same(
             &pim,

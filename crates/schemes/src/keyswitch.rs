@@ -204,8 +204,12 @@ impl<B: Backend> DeviceSwitchingKey<B> {
         for (digit_basis, (key_b, key_a)) in bases.digits.iter().zip(&self.pairs) {
             // ModUp: the digit [c]_{Q_j} extended to every prime of the level and to P. FastBConv
             // leaves [c]_{Q_j} + u Q_j, and u Q_j g_j is a multiple of Q: it vanishes in the sum.
-            let mut digit = backend.base_convert(&backend.restrict(&coefficients, digit_basis)?, &bases.extended)?;
-            backend.ntt(&mut digit)?;
+            // The digit's own limbs are c's, already in NTT form.
+            let digit = backend.base_convert_ntt(
+                &backend.restrict(&coefficients, digit_basis)?,
+                &backend.restrict(c, digit_basis)?,
+                &bases.extended,
+            )?;
             match &mut accumulators {
                 None => accumulators = Some((backend.mul(&digit, key_b)?, backend.mul(&digit, key_a)?)),
                 Some((acc0, acc1)) => {

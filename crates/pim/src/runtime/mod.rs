@@ -846,6 +846,15 @@ impl Backend for PimBackend {
         self.fallback_buffer(&[a], |cpu, host| cpu.base_convert(&host[0], target))
     }
 
+    fn base_convert_ntt(
+        &self,
+        a: &PimBuffer,
+        a_ntt: &PimBuffer,
+        target: &Arc<RingBasis>,
+    ) -> pimhe_exec::Result<PimBuffer> {
+        self.fallback_buffer(&[a, a_ntt], |cpu, host| cpu.base_convert_ntt(&host[0], &host[1], target))
+    }
+
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
     }
