@@ -288,16 +288,8 @@ pub fn run(command: &BenchCommand) -> Result<()> {
     }
 }
 
-/// Runs `pimhe bench OP`: validates, times the workload on the chosen backend, prints the
-/// report.
-pub fn run_args(args: &BenchArgs) -> Result<()> {
-    check_backend(&args.backend)?;
-    if matches!(args.op, Op::BfvMul | Op::BfvAdd) {
-        return crate::bench_bfv::run(args);
-    }
-    if args.backend == "upmem-emu" {
-        return run_upmem(args);
-    }
+/// Refuses the flags that only describe an emulated UPMEM system on a run of another backend.
+pub(crate) fn reject_upmem_flags(args: &BenchArgs) -> Result<()> {
     for (flag, given) in [
         ("--dpus", args.dpus.is_some()),
         ("--mode", args.mode.is_some()),
@@ -311,6 +303,20 @@ pub fn run_args(args: &BenchArgs) -> Result<()> {
             )));
         }
     }
+    Ok(())
+}
+
+/// Runs `pimhe bench OP`: validates, times the workload on the chosen backend, prints the
+/// report.
+pub fn run_args(args: &BenchArgs) -> Result<()> {
+    check_backend(&args.backend)?;
+    if matches!(args.op, Op::BfvMul | Op::BfvAdd) {
+        return crate::bench_bfv::run(args);
+    }
+    if args.backend == "upmem-emu" {
+        return run_upmem(args);
+    }
+    reject_upmem_flags(args)?;
     if args.threads == Some(0) {
         return Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed"));
     }

@@ -160,16 +160,7 @@ fn validate(args: &BenchArgs) -> Result<BfvParameters> {
         )));
     }
     if args.backend == "cpu" {
-        for (flag, given) in [
-            ("--dpus", args.dpus.is_some()),
-            ("--mode", args.mode.is_some()),
-            ("--kernel", args.kernel.is_some()),
-            ("--emulate", args.emulate.is_some()),
-        ] {
-            if given {
-                return Err(CliError::usage(format!("{flag} applies to --backend upmem-emu only")));
-            }
-        }
+        crate::bench::reject_upmem_flags(args)?;
     } else if args.threads.is_some() {
         return Err(CliError::usage(
             "--threads applies to --backend cpu only (the emulator uses every core of this host)",
