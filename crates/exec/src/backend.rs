@@ -6,6 +6,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
 use crate::error::Result;
+use crate::key_switch::KeySwitchPlan;
 
 /// The shape of a device-resident batch: its basis, how many polynomials, which representation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,4 +150,22 @@ pub trait Backend: Send + Sync {
     /// congruent to `a P^{-1}` modulo t. Needs 1 <= count < the number of primes; works in
     /// either representation and the output keeps `a`'s.
     fn mod_down(&self, a: &Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
+
+    /// Hybrid key switching of every polynomial of `c` (NTT form over q_0..q_l): the pair
+    /// `(c0', c1')` over the same primes, NTT form, with `c0' + c1' s ~ c s'`, where `keys[j]` is
+    /// the switching key's pair `(b_j, a_j)` of digit j (NTT form, over a basis holding every
+    /// prime of `plan.extended`, one polynomial or one per polynomial of `c`; pairs beyond the
+    /// plan's digits are not used). See [`crate::key_switch`] for the steps.
+    ///
+    /// The default runs [`crate::key_switch::composed`], the steps as batch-wide element-wise
+    /// operations; a backend may fuse them (the CPU backend works limb by limb in cache). Every
+    /// implementation returns the same residues.
+    fn key_switch(
+        &self,
+        c: &Self::Buffer,
+        keys: &[(Self::Buffer, Self::Buffer)],
+        plan: &KeySwitchPlan,
+    ) -> Result<(Self::Buffer, Self::Buffer)> {
+        crate::key_switch::composed(self, c, keys, plan)
+    }
 }

@@ -8,8 +8,10 @@
 pub mod backend;
 pub mod cpu;
 pub mod error;
+pub mod key_switch;
 pub mod operands;
 
 pub use backend::{Backend, Shape};
 pub use cpu::CpuBackend;
 pub use error::{ExecError, Result};
+pub use key_switch::KeySwitchPlan;

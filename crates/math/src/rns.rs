@@ -297,14 +297,44 @@ impl BaseConverter {
         Ok(())
     }
 
+    /// The second half of FastBConv alone, for one target modulus p_j: `out[c] = sum_i s_i[c]
+    /// (Q/q_i) mod p_j` for residues already scaled to `s_i = [x_i (Q/q_i)^{-1}]_{q_i}`
+    /// (limb-major, from.len() slices of `out.len()` values; the scaling constants are
+    /// [`RnsBase::q_hat_inv`] of the source base). A caller converting to one target prime at a
+    /// time scales each source limb once and calls this per target, so every converted limb can
+    /// be used (transformed, multiplied) while it is still in cache. Output values are in
+    /// [0, p_j), exactly those of [`BaseConverter::convert_on`].
+    ///
+    /// Fails with [`MathError::LengthMismatch`] if `scaled.len() != from.len() * out.len()` or
+    /// `to_index` is not a limb of the target base.
+    pub fn accumulate_on(&self, isa: Isa, to_index: usize, scaled: &[u32], out: &mut [u32]) -> Result<()> {
+        if to_index >= self.to.len() {
+            return Err(MathError::LengthMismatch {
+                what: "FastBConv target limb (below the target base size)",
+                expected: self.to.len(),
+                got: to_index,
+            });
+        }
+        let n = out.len();
+        if scaled.len() != self.from.len() * n {
+            return Err(MathError::LengthMismatch {
+                what: "FastBConv scaled input (source base size times coefficients)",
+                expected: self.from.len() * n,
+                got: scaled.len(),
+            });
+        }
+        if n > 0 {
+            dispatch(isa, Accumulate { converter: self, to_index, scaled, out });
+        }
+        Ok(())
+    }
+
     /// The conversion of `n` coefficients, lengths checked by [`BaseConverter::convert_on`].
     #[inline(always)]
     fn convert_checked(&self, input: &[u32], output: &mut [u32], n: usize) {
-        let l = self.from.len();
         let block = BLOCK.min(n);
         // scaled[i * block + c] = [x_i * q_hat_inv_i]_{q_i} for the current block.
-        let mut scaled = vec![0u32; l * block];
-        let mut acc = [0u64; BLOCK];
+        let mut scaled = vec![0u32; self.from.len() * block];
         let mut start = 0;
         while start < n {
             let width = block.min(n - start);
@@ -317,31 +347,49 @@ impl BaseConverter {
                     *d = q.mul_shoup(x, w, w_shoup);
                 }
             }
-            for (j, p) in self.to.moduli.iter().enumerate() {
-                let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
-                let acc = &mut acc[..width];
-                acc.fill(0);
-                for (chunk_index, chunk) in row.chunks(PRODUCTS_PER_REDUCTION).enumerate() {
-                    if chunk_index > 0 {
-                        // Fold the running sum back below p so 16 more products fit.
-                        for a in acc.iter_mut() {
-                            *a = p.reduce_u64(*a) as u64;
-                        }
-                    }
-                    for (offset, &m) in chunk.iter().enumerate() {
-                        let i = chunk_index * PRODUCTS_PER_REDUCTION + offset;
-                        let src = &scaled[i * block..i * block + width];
-                        for (a, &t) in acc.iter_mut().zip(src) {
-                            *a += t as u64 * m as u64;
-                        }
-                    }
-                }
-                let dst = &mut output[j * n + start..j * n + start + width];
-                for (d, &a) in dst.iter_mut().zip(acc.iter()) {
-                    *d = p.reduce_u64(a);
-                }
+            for j in 0..self.to.len() {
+                self.accumulate_block(j, &scaled, block, 0, &mut output[j * n + start..j * n + start + width]);
             }
             start += width;
+        }
+    }
+
+    /// `out.len()` (at most [`BLOCK`]) coefficients of target limb j from scaled residues: source
+    /// limb i's values start at `scaled[i * stride + start]`.
+    #[inline(always)]
+    fn accumulate_block(&self, j: usize, scaled: &[u32], stride: usize, start: usize, out: &mut [u32]) {
+        let l = self.from.len();
+        let p = &self.to.moduli[j];
+        let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
+        let width = out.len();
+        let mut acc = [0u64; BLOCK];
+        let acc = &mut acc[..width];
+        for (chunk_index, chunk) in row.chunks(PRODUCTS_PER_REDUCTION).enumerate() {
+            if chunk_index > 0 {
+                // Fold the running sum back below p so 16 more products fit.
+                for a in acc.iter_mut() {
+                    *a = p.reduce_u64(*a) as u64;
+                }
+            }
+            for (offset, &m) in chunk.iter().enumerate() {
+                let i = chunk_index * PRODUCTS_PER_REDUCTION + offset;
+                let src = &scaled[i * stride + start..i * stride + start + width];
+                for (a, &t) in acc.iter_mut().zip(src) {
+                    *a += t as u64 * m as u64;
+                }
+            }
+        }
+        for (d, &a) in out.iter_mut().zip(acc.iter()) {
+            *d = p.reduce_u64(a);
+        }
+    }
+
+    /// [`BaseConverter::accumulate_on`] with lengths checked, block by block.
+    #[inline(always)]
+    fn accumulate_checked(&self, j: usize, scaled: &[u32], out: &mut [u32]) {
+        let n = out.len();
+        for (block, out) in out.chunks_mut(BLOCK).enumerate() {
+            self.accumulate_block(j, scaled, n, block * BLOCK, out);
         }
     }
 }
@@ -362,5 +410,24 @@ impl Kernel for Convert<'_> {
     #[inline(always)]
     fn lanes<L: Lanes>(self, _: L) {
         self.converter.convert_checked(self.input, self.output, self.n)
+    }
+}
+
+/// One target limb of a conversion from scaled residues, for [`dispatch`].
+struct Accumulate<'a> {
+    converter: &'a BaseConverter,
+    to_index: usize,
+    scaled: &'a [u32],
+    out: &'a mut [u32],
+}
+
+impl Kernel for Accumulate<'_> {
+    fn scalar(self) {
+        self.converter.accumulate_checked(self.to_index, self.scaled, self.out)
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, _: L) {
+        self.converter.accumulate_checked(self.to_index, self.scaled, self.out)
     }
 }

@@ -2,7 +2,7 @@
 
 use num_bigint::{BigInt, BigUint};
 use num_traits::{One, ToPrimitive, Zero};
-use pimhe_math::{ntt_primes, BaseConverter, MathError, Modulus, RnsBase};
+use pimhe_math::{ntt_primes, BaseConverter, Isa, MathError, Modulus, RnsBase};
 use pimhe_testkit::bigint::inverse_mod;
 use pimhe_testkit::inputs::rng;
 use pimhe_testkit::oracle::gcd;
@@ -327,4 +327,15 @@ fn fast_base_conversion_length_errors() {
     ));
     assert_eq!(conv.convert(&[], &mut []), Ok(()));
     assert_eq!(conv.convert(&[1u32; 3 * 8], &mut output), Ok(()));
+    // One target at a time: the target limb must exist, the scaled input fit the output.
+    let mut limb = vec![0u32; 8];
+    assert!(matches!(
+        conv.accumulate_on(Isa::Scalar, 2, &[0u32; 3 * 8], &mut limb),
+        Err(MathError::LengthMismatch { expected: 2, got: 2, .. })
+    ));
+    assert!(matches!(
+        conv.accumulate_on(Isa::Scalar, 1, &[0u32; 3 * 8 - 1], &mut limb),
+        Err(MathError::LengthMismatch { expected: 24, got: 23, .. })
+    ));
+    assert_eq!(conv.accumulate_on(Isa::Scalar, 1, &[0u32; 3 * 8], &mut limb), Ok(()));
 }

@@ -207,6 +207,31 @@ impl PolyBatch {
         Ok(Self { basis: target.clone(), count: self.count, representation: self.representation, data })
     }
 
+    /// Keeps the first `limbs` limbs and drops the others, in place (no copy: the data is
+    /// limb-major, so the kept limbs are a prefix). Needs 1 <= `limbs` <= the basis size.
+    ///
+    /// ```
+    /// use pimhe_ring::{PolyBatch, RingBasis};
+    /// let basis = RingBasis::new(16, &[97, 193, 257]).unwrap();
+    /// let ones = [1i64; 16];
+    /// let mut batch = PolyBatch::from_signed(&basis, &[&ones]).unwrap();
+    /// batch.truncate_limbs(2).unwrap();
+    /// assert_eq!(batch.basis().primes(), vec![97, 193]);
+    /// assert!(batch.truncate_limbs(3).is_err());
+    /// ```
+    pub fn truncate_limbs(&mut self, limbs: usize) -> Result<()> {
+        if limbs == 0 || limbs > self.basis.len() {
+            return Err(RingError::BasisMismatch(format!(
+                "cannot keep {limbs} of {} limbs; allowed 1..={}",
+                self.basis.len(),
+                self.basis.len()
+            )));
+        }
+        self.basis = self.basis.prefix(limbs)?;
+        self.data.truncate(limbs * self.count * self.degree());
+        Ok(())
+    }
+
     /// Errors unless `other` has the same basis and representation.
     pub fn expect_compatible(&self, other: &PolyBatch) -> Result<()> {
         if self.basis != other.basis {

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use pimhe_exec::Backend;
+use pimhe_exec::{Backend, KeySwitchPlan};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
@@ -198,30 +198,13 @@ impl<B: Backend> DeviceSwitchingKey<B> {
     ) -> Result<(B::Buffer, B::Buffer)> {
         let level = basis.level_of(&backend.shape(c).basis)?;
         let bases = &basis.levels[level];
-        let mut coefficients = backend.copy(c)?;
-        backend.intt(&mut coefficients)?;
-        let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
-        for (digit_basis, (key_b, key_a)) in bases.digits.iter().zip(&self.pairs) {
-            // ModUp: the digit [c]_{Q_j} extended to every prime of the level and to P. FastBConv
-            // leaves [c]_{Q_j} + u Q_j, and u Q_j g_j is a multiple of Q: it vanishes in the sum.
-            // The digit's own limbs are c's, already in NTT form.
-            let digit = backend.base_convert_ntt(
-                &backend.restrict(&coefficients, digit_basis)?,
-                &backend.restrict(c, digit_basis)?,
-                &bases.extended,
-            )?;
-            match &mut accumulators {
-                None => accumulators = Some((backend.mul(&digit, key_b)?, backend.mul(&digit, key_a)?)),
-                Some((acc0, acc1)) => {
-                    backend.mac(acc0, &digit, key_b)?;
-                    backend.mac(acc1, &digit, key_a)?;
-                }
-            }
-        }
-        let (acc0, acc1) = accumulators.expect("a component has at least one prime, so one digit");
-        // ModDown: divide by P; with Some(t) the result stays congruent to c s' modulo t.
-        let special = basis.key_basis.len() - basis.data;
-        Ok((backend.mod_down(&acc0, special, plain_modulus)?, backend.mod_down(&acc1, special, plain_modulus)?))
+        let plan = KeySwitchPlan {
+            digits: &bases.digits,
+            extended: &bases.extended,
+            special: basis.key_basis.len() - basis.data,
+            plain_modulus,
+        };
+        Ok(backend.key_switch(c, &self.pairs, &plan)?)
     }
 }
 

@@ -4,6 +4,8 @@
 //! (transforms), which run on the best instruction set of the CPU ([`Isa::active`]: AVX-512,
 //! AVX2 or scalar, all giving the same residues).
 
+mod key_switch;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -14,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
+use crate::key_switch::KeySwitchPlan;
 use crate::operands::{broadcast, check_limb_constants, require, same_shape, Broadcast};
 
 /// Columns (coefficient positions across the batch) one thread converts at a time in
@@ -155,6 +158,83 @@ impl CpuBackend {
             }
         }
         Ok(shared)
+    }
+
+    /// [`Backend::mod_down`] of a batch the caller gives up: the kept limbs are rewritten in
+    /// place and the dropped ones cut off, so the division allocates nothing of the batch's size.
+    fn mod_down_owned(&self, mut a: PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
+        let basis = a.basis().clone();
+        let limbs = basis.len();
+        if count == 0 || count >= limbs {
+            return Err(ExecError::Shape {
+                operation: "mod_down",
+                detail: format!(
+                    "cannot drop {count} of the input's {limbs} primes; allowed 1..={}",
+                    limbs.saturating_sub(1)
+                ),
+            });
+        }
+        let kept = limbs - count;
+        let target = basis.prefix(kept)?;
+        let dropped = basis.select(&(kept..limbs).collect::<Vec<_>>())?;
+        let converter = self.converter(&dropped, &target)?;
+        let (n, polys) = (a.degree(), a.count());
+        let is_ntt = a.representation() == Representation::Ntt;
+        let isa = Isa::active();
+        // FastBConv's first half: [a]_P in coefficient form, each limb times (P/p_k)^{-1} (and
+        // t^{-1} for the BGV correction), polynomial-major so a polynomial's limbs are together.
+        let dropped_scales = (0..count)
+            .map(|k| {
+                let p = dropped.modulus(k);
+                let w = converter.from_base().q_hat_inv()[k];
+                Ok(match plain_modulus {
+                    Some(t) => p.mul(w, p.inv(p.reduce_u64(t.value().into()))?),
+                    None => w,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut scaled = vec![0u32; polys * count * n];
+        self.pool.install(|| {
+            scaled.par_chunks_mut(n).enumerate().for_each(|(index, chunk)| {
+                let (poly, k) = (index / count, index % count);
+                chunk.copy_from_slice(a.poly_limb(kept + k, poly));
+                if is_ntt {
+                    dropped.table(k).inverse(chunk);
+                }
+                kernels::mul_scalar(isa, dropped.modulus(k), chunk, dropped_scales[k]);
+            })
+        });
+        // Y = a P^{-1} - delta' (t P^{-1}) with delta' = FastBConv (t = 1 without the correction).
+        let constants = (0..kept)
+            .map(|limb| {
+                let q = target.modulus(limb);
+                let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
+                let p_inv = q.inv(p_mod_q)?;
+                let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
+                Ok((p_inv, q.reduce_u64(u64::from(q.value() - scaled))))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        a.truncate_limbs(kept)?;
+        // Limb by limb: delta' is converted, transformed and combined while it is in cache.
+        self.pool.install(|| {
+            a.data_mut().par_chunks_mut(n).enumerate().try_for_each_init(
+                || vec![0u32; n],
+                |delta, (index, chunk)| {
+                    let (limb, poly) = (index / polys, index % polys);
+                    converter.accumulate_on(isa, limb, &scaled[poly * count * n..(poly + 1) * count * n], delta)?;
+                    if is_ntt {
+                        target.table(limb).forward(delta);
+                    }
+                    let q = target.modulus(limb);
+                    let (p_inv, minus_scaled) = constants[limb];
+                    kernels::mul_scalar(isa, q, chunk, p_inv);
+                    kernels::mul_scalar(isa, q, delta, minus_scaled);
+                    kernels::add_assign(isa, q, chunk, delta);
+                    Ok::<_, ExecError>(())
+                },
+            )
+        })?;
+        Ok(a)
     }
 }
 
@@ -397,59 +477,15 @@ impl Backend for CpuBackend {
     }
 
     fn mod_down(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
-        let basis = a.basis();
-        let limbs = basis.len();
-        if count == 0 || count >= limbs {
-            return Err(ExecError::Shape {
-                operation: "mod_down",
-                detail: format!(
-                    "cannot drop {count} of the input's {limbs} primes; allowed 1..={}",
-                    limbs.saturating_sub(1)
-                ),
-            });
-        }
-        let kept = limbs - count;
-        let target = basis.prefix(kept)?;
-        let dropped = basis.select(&(kept..limbs).collect::<Vec<_>>())?;
-        let is_ntt = a.representation() == Representation::Ntt;
-        // [a]_P in coefficient form, times t^{-1} mod each dropped prime for the BGV correction.
-        let mut residues = a.restrict(&dropped)?;
-        if is_ntt {
-            self.intt(&mut residues)?;
-        }
-        if let Some(t) = plain_modulus {
-            let inverses = (0..count)
-                .map(|limb| {
-                    let p = dropped.modulus(limb);
-                    let inverse = p.inv(p.reduce_u64(t.value().into()))?;
-                    Ok((inverse, p.shoup(inverse)))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            self.for_chunks(&mut residues, |limb, _, p, chunk| {
-                let (inverse, inverse_shoup) = inverses[limb];
-                chunk.iter_mut().for_each(|x| *x = p.mul_shoup(*x, inverse, inverse_shoup));
-            });
-        }
-        let mut delta = self.base_convert(&residues, &target)?;
-        if is_ntt {
-            self.ntt(&mut delta)?;
-        }
-        // Y = a P^{-1} - delta' (t P^{-1}), with delta = t delta' (t = 1 without the correction).
-        let constants = (0..kept)
-            .map(|limb| {
-                let q = target.modulus(limb);
-                let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
-                let p_inv = q.inv(p_mod_q)?;
-                let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
-                Ok([(p_inv, q.shoup(p_inv)), (scaled, q.shoup(scaled))])
-            })
-            .collect::<Result<Vec<_>>>()?;
-        self.for_chunks(&mut delta, |limb, poly, q, chunk| {
-            let [(p_inv, p_inv_shoup), (scaled, scaled_shoup)] = constants[limb];
-            for (o, &x) in chunk.iter_mut().zip(a.poly_limb(limb, poly)) {
-                *o = q.sub(q.mul_shoup(x, p_inv, p_inv_shoup), q.mul_shoup(*o, scaled, scaled_shoup));
-            }
-        });
-        Ok(delta)
+        self.mod_down_owned(a.clone(), count, plain_modulus)
+    }
+
+    fn key_switch(
+        &self,
+        c: &PolyBatch,
+        keys: &[(PolyBatch, PolyBatch)],
+        plan: &KeySwitchPlan,
+    ) -> Result<(PolyBatch, PolyBatch)> {
+        self.fused_key_switch(c, keys, plan)
     }
 }

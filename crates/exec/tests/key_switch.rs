@@ -1,0 +1,129 @@
+//! key_switch: the CPU backend's fused switch against the composition of element-wise
+//! operations (`key_switch::composed`, on the same backend), residue for residue, on random
+//! operands at every level and grouping of digits; and the refusal of operands that do not line
+//! up. That a switch decrypts to `c s'` is tested against big integers in pimhe-schemes.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::backends;
+use pimhe_exec::{key_switch, Backend, KeySwitchPlan};
+use pimhe_math::Modulus;
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
+use rand_chacha::ChaCha20Rng;
+
+const DATA: usize = 6;
+const SPECIAL: usize = 3;
+
+/// A key basis of 6 data primes then 3 special primes, mixed sizes.
+fn key_basis(n: usize) -> Arc<RingBasis> {
+    basis_of(n, &distinct_primes(n, &[30, 29, 30, 28, 30, 27, 30, 30, 29]))
+}
+
+/// The key basis's limbs `start..end` as a basis.
+fn limbs(basis: &RingBasis, start: usize, end: usize) -> Arc<RingBasis> {
+    basis.select(&(start..end).collect::<Vec<_>>()).unwrap()
+}
+
+/// Digits of the given sizes over the first primes of `basis`.
+fn digits(basis: &RingBasis, sizes: &[usize]) -> Vec<Arc<RingBasis>> {
+    let mut start = 0;
+    sizes
+        .iter()
+        .map(|&size| {
+            start += size;
+            limbs(basis, start - size, start)
+        })
+        .collect()
+}
+
+/// `pairs` random key pairs over `basis`, `polys` polynomials each.
+fn random_keys(
+    rng: &mut ChaCha20Rng,
+    basis: &Arc<RingBasis>,
+    pairs: usize,
+    polys: usize,
+) -> Vec<(PolyBatch, PolyBatch)> {
+    (0..pairs)
+        .map(|_| {
+            (random_batch(rng, basis, polys, Representation::Ntt), random_batch(rng, basis, polys, Representation::Ntt))
+        })
+        .collect()
+}
+
+#[test]
+fn fused_switch_equals_the_composed_switch() {
+    let mut rng = rng(91);
+    let n = 64;
+    let key_basis = key_basis(n);
+    let special = limbs(&key_basis, DATA, DATA + SPECIAL);
+    // (primes of the input, digit sizes): the top level in several groupings, and lower levels
+    // where the last digit is cut short or left out.
+    let cases: [(usize, &[usize]); 6] =
+        [(6, &[2, 2, 2]), (6, &[1; 6]), (6, &[6]), (5, &[2, 2, 1]), (4, &[3, 1]), (1, &[1])];
+    for (level_primes, sizes) in cases {
+        let level = key_basis.prefix(level_primes).unwrap();
+        let extended = level.concat(&special).unwrap();
+        let digits = digits(&key_basis, sizes);
+        // One key polynomial for every input (broadcast) or one per input; one pair more than
+        // the digits, as a key made at the top level has at a lower one.
+        for (polys, key_polys) in [(1, 1), (3, 1), (3, 3)] {
+            let c = random_batch(&mut rng, &level, polys, Representation::Ntt);
+            let keys = random_keys(&mut rng, &key_basis, digits.len() + 1, key_polys);
+            for plain_modulus in [None, Some(Modulus::new(65537).unwrap())] {
+                let plan = KeySwitchPlan { digits: &digits, extended: &extended, special: SPECIAL, plain_modulus };
+                for backend in backends() {
+                    let fused = backend.key_switch(&c, &keys, &plan).unwrap();
+                    let composed = key_switch::composed(&backend, &c, &keys, &plan).unwrap();
+                    let case =
+                        format!("primes {level_primes} digits {sizes:?} polys {polys}/{key_polys} t {plain_modulus:?}");
+                    assert_eq!(fused.0.basis().primes(), level.primes(), "{case}");
+                    assert_eq!(fused.0.representation(), Representation::Ntt, "{case}");
+                    assert!(fused.0 == composed.0 && fused.1 == composed.1, "{case}");
+                }
+            }
+        }
+    }
+}
+
+/// An input, its keys, the plan and what the refusal must say.
+type BadCase<'a> = (&'a PolyBatch, &'a [(PolyBatch, PolyBatch)], KeySwitchPlan<'a>, &'a str);
+
+#[test]
+fn misaligned_operands_are_refused_by_every_implementation() {
+    let mut rng = rng(92);
+    let n = 32;
+    let key_basis = key_basis(n);
+    let level = key_basis.prefix(DATA).unwrap();
+    let special = limbs(&key_basis, DATA, DATA + SPECIAL);
+    let extended = level.concat(&special).unwrap();
+    let good_digits = digits(&key_basis, &[3, 3]);
+    let c = random_batch(&mut rng, &level, 2, Representation::Ntt);
+    let keys = random_keys(&mut rng, &key_basis, 2, 1);
+    let mut c_coefficients = c.clone();
+    c_coefficients.to_coefficient().unwrap();
+    let out_of_order = vec![limbs(&key_basis, 3, 6), limbs(&key_basis, 0, 3)];
+    let short = digits(&key_basis, &[3, 2]);
+    let not_extended = key_basis.prefix(DATA + 1).unwrap();
+    // Keys without the last special prime.
+    let short_keys = random_keys(&mut rng, &key_basis.prefix(DATA + SPECIAL - 1).unwrap(), 2, 1);
+    let plan = |digits, extended| KeySwitchPlan { digits, extended, special: SPECIAL, plain_modulus: None };
+    let cases: [BadCase; 6] = [
+        (&c_coefficients, &keys, plan(&good_digits, &extended), "NTT"),
+        (&c, &keys, plan(&out_of_order, &extended), "consecutive non-empty groups"),
+        (&c, &keys, plan(&short, &extended), "cover 5 of the input's 6 primes"),
+        (&c, &keys[..1], plan(&good_digits, &extended), "2 digits need as many key pairs; got 1"),
+        (&c, &keys, plan(&good_digits, &not_extended), "followed by 3 special primes"),
+        (&c, &short_keys, plan(&good_digits, &extended), "must contain the first's primes"),
+    ];
+    for (c, keys, plan, expected) in cases {
+        for backend in backends() {
+            let fused = backend.key_switch(c, keys, &plan).expect_err("fused switch accepted bad operands");
+            let composed = key_switch::composed(&backend, c, keys, &plan).expect_err("composed switch accepted them");
+            assert_eq!(fused, composed);
+            assert!(fused.to_string().contains(expected), "{fused}");
+        }
+    }
+}
