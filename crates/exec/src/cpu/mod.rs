@@ -5,6 +5,7 @@
 //! AVX2 or scalar, all giving the same residues).
 
 mod key_switch;
+mod memory;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,7 +30,8 @@ type ConverterCache = HashMap<(Vec<u32>, Vec<u32>), Arc<BaseConverter>>;
 /// Runs the operations of [`Backend`] on the host, with its own rayon pool.
 ///
 /// Work is split into (prime, polynomial) chunks of N residues, so a large batch and a single
-/// ciphertext with many primes both keep every thread busy.
+/// ciphertext with many primes both keep every thread busy. Creating a backend asks glibc to
+/// keep freed batches in the process for reuse, process-wide (see `cpu/memory.rs`).
 ///
 /// ```
 /// use pimhe_exec::{Backend, CpuBackend};
@@ -56,6 +58,7 @@ impl CpuBackend {
         if threads == 0 {
             return Err(ExecError::Setup("thread count must be at least 1".into()));
         }
+        memory::retain_freed_memory();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("pimhe-cpu-{i}"))
