@@ -6,6 +6,10 @@
 //! residues (8 x N x 3 per operand batch). The backend uses all cores, or
 //! `PIMHE_BENCH_THREADS` threads when that variable is set.
 //!
+//! `mod_down` and `key_switch` work over the three primes plus one key-switching prime
+//! (`key_switch` with one digit per prime; `key_switch_composed` is the same switch as
+//! batch-wide calls, the PIM backends' path).
+//!
 //! `cargo bench -p pimhe-exec --bench cpu_backend -- tensor` runs one operation.
 
 use std::hint::black_box;
@@ -13,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use pimhe_exec::{Backend, CpuBackend};
+use pimhe_exec::{key_switch, Backend, CpuBackend, KeySwitchPlan};
 use pimhe_math::{ntt_primes, Isa, Modulus, Sampler};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
@@ -31,11 +35,11 @@ fn backend() -> CpuBackend {
     CpuBackend::new(threads).expect("the CPU backend starts")
 }
 
-/// `BATCH` uniformly random polynomials (uniform residues are valid in either representation).
-fn random(basis: &Arc<RingBasis>, representation: Representation, sampler: &mut Sampler) -> PolyBatch {
-    let len = BATCH * basis.degree();
+/// `count` uniformly random polynomials (uniform residues are valid in either representation).
+fn random(basis: &Arc<RingBasis>, count: usize, representation: Representation, sampler: &mut Sampler) -> PolyBatch {
+    let len = count * basis.degree();
     let data = (0..basis.len()).flat_map(|limb| sampler.uniform_vec(basis.modulus(limb), len)).collect();
-    PolyBatch::from_data(basis, BATCH, representation, data).expect("reduced residues")
+    PolyBatch::from_data(basis, count, representation, data).expect("reduced residues")
 }
 
 fn cpu_backend(c: &mut Criterion) {
@@ -47,11 +51,19 @@ fn cpu_backend(c: &mut Criterion) {
         let basis = RingBasis::new(n, &primes).expect("a basis");
         let special = RingBasis::new(n, &special).expect("a basis");
         let mut sampler = Sampler::from_seed_u64(42);
-        let coefficients = random(&basis, Representation::Coefficient, &mut sampler);
-        let [x, y, z, w] = [(); 4].map(|_| random(&basis, Representation::Ntt, &mut sampler));
+        let coefficients = random(&basis, BATCH, Representation::Coefficient, &mut sampler);
+        let [x, y, z, w] = [(); 4].map(|_| random(&basis, BATCH, Representation::Ntt, &mut sampler));
         let [x, y, z, w] = [x, y, z, w].map(|b| backend.upload(b).expect("upload"));
         let coefficients = backend.upload(coefficients).expect("upload");
         let plain = Modulus::new(PLAIN_MODULUS).expect("a modulus");
+        // Key switching of x with one digit per prime and the special prime: keys of one
+        // polynomial per digit, as relinearization has.
+        let extended = basis.concat(&special).expect("a basis");
+        let x_extended = backend.upload(random(&extended, BATCH, Representation::Ntt, &mut sampler)).expect("upload");
+        let digits: Vec<_> = (0..PRIMES).map(|limb| basis.select(&[limb]).expect("a digit")).collect();
+        let mut key = || backend.upload(random(&extended, 1, Representation::Ntt, &mut sampler)).expect("upload");
+        let keys: Vec<_> = (0..PRIMES).map(|_| (key(), key())).collect();
+        let plan = KeySwitchPlan { digits: &digits, extended: &extended, special: 1, plain_modulus: Some(plain) };
 
         group.throughput(Throughput::Elements((BATCH * n * PRIMES) as u64));
         for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
@@ -92,6 +104,16 @@ fn cpu_backend(c: &mut Criterion) {
             });
             group.bench_function(id("mod_down_last"), |b| {
                 b.iter(|| backend.mod_down_last(black_box(&x), Some(plain)).expect("mod_down_last"))
+            });
+            group.bench_function(id("mod_down"), |b| {
+                b.iter(|| backend.mod_down(black_box(&x_extended), 1, Some(plain)).expect("mod_down"))
+            });
+            group.bench_function(id("key_switch"), |b| {
+                b.iter(|| backend.key_switch(black_box(&x), &keys, &plan).expect("key_switch"))
+            });
+            // The same switch as batch-wide calls: what fusing it saves.
+            group.bench_function(id("key_switch_composed"), |b| {
+                b.iter(|| key_switch::composed(&backend, black_box(&x), &keys, &plan).expect("key_switch"))
             });
         }
     }
