@@ -2,7 +2,7 @@
 //! available ISA is pinned in turn and the outputs compared with the scalar ones. A test binary
 //! of its own with one test, because `Isa::pin` is process-wide.
 
-use pimhe_exec::{Backend, CpuBackend};
+use pimhe_exec::{Backend, CpuBackend, KeySwitchPlan};
 use pimhe_math::{Isa, Modulus};
 use pimhe_ring::{PolyBatch, Representation};
 use pimhe_testkit::inputs::{basis, random_batch, rng};
@@ -30,7 +30,17 @@ fn outputs(backend: &CpuBackend, n: usize) -> Vec<PolyBatch> {
     out.push(coefficients.clone());
     backend.ntt(&mut coefficients).unwrap();
     out.push(coefficients);
-    out.push(backend.mod_down_last(&x, Some(Modulus::new(65537).unwrap())).unwrap());
+    let t = Some(Modulus::new(65537).unwrap());
+    out.push(backend.mod_down_last(&x, t).unwrap());
+    out.push(backend.mod_down(&x, 2, t).unwrap());
+    // Key switching of x's first three primes, in digits {q0, q1} and {q2}; the last two primes
+    // are the special ones.
+    let c = x.restrict(&basis.prefix(3).unwrap()).unwrap();
+    let digits = [basis.select(&[0, 1]).unwrap(), basis.select(&[2]).unwrap()];
+    let keys = [(y.clone(), z.clone()), (w.clone(), x.clone())];
+    let plan = KeySwitchPlan { digits: &digits, extended: &basis, special: 2, plain_modulus: t };
+    let (c0, c1) = backend.key_switch(&c, &keys, &plan).unwrap();
+    out.extend([c0, c1]);
     out
 }
 

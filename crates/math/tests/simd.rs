@@ -198,8 +198,10 @@ fn isa_names_parse() {
 fn base_conversion_matches_scalar_on_every_isa() {
     let isas = vector_isas();
     let mut rng = rng(11);
-    for (n, from_len, to_len) in [(5usize, 2usize, 3usize), (4096 + 3, 3, 4), (300, 20, 2)] {
-        let moduli: Vec<Modulus> = ntt_primes(30, 16, from_len + to_len, &[])
+    for (n, from_len, to_len, bits) in
+        [(5usize, 2usize, 3usize, 30), (4096 + 3, 3, 4, 30), (300, 20, 2, 30), (700, 4, 3, 17), (129, 3, 3, 24)]
+    {
+        let moduli: Vec<Modulus> = ntt_primes(bits, 16, from_len + to_len, &[])
             .unwrap()
             .iter()
             .map(|&p| Modulus::new(p as u64).unwrap())
@@ -216,7 +218,7 @@ fn base_conversion_matches_scalar_on_every_isa() {
         for &isa in &isas {
             let mut got = vec![u32::MAX; to_len * n];
             converter.convert_on(isa, &input, &mut got).unwrap();
-            assert_eq!(got, expected, "{isa} n={n} from={from_len} to={to_len}");
+            assert_eq!(got, expected, "{isa} n={n} from={from_len} to={to_len} bits={bits}");
         }
         // The split form: scale each source limb by (Q/q_i)^{-1} once, then one target at a time.
         let scaled: Vec<u32> = input
@@ -228,7 +230,7 @@ fn base_conversion_matches_scalar_on_every_isa() {
             for j in 0..to_len {
                 let mut got = vec![u32::MAX; n];
                 converter.accumulate_on(isa, j, &scaled, &mut got).unwrap();
-                assert_eq!(got, expected[j * n..(j + 1) * n], "accumulate {isa} n={n} target {j}");
+                assert_eq!(got, expected[j * n..(j + 1) * n], "accumulate {isa} n={n} bits={bits} target {j}");
             }
         }
     }
