@@ -223,7 +223,7 @@ impl Workload {
         if batch == 0 {
             return Err(CliError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
         }
-        if op.pairs() && batch % 2 != 0 {
+        if op.pairs() && !batch.is_multiple_of(2) {
             return Err(CliError::usage(format!(
                 "--batch {batch} is not allowed for {}: ciphertexts are multiplied in pairs, so the \
                  batch must be even and at least 2",

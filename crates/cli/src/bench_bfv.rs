@@ -178,7 +178,7 @@ fn validate(args: &BenchArgs) -> Result<BfvParameters> {
     if args.repeat == 0 {
         return Err(CliError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
     }
-    if args.batch < 2 || args.batch % 2 != 0 {
+    if args.batch < 2 || !args.batch.is_multiple_of(2) {
         return Err(CliError::usage(format!(
             "--batch {} is not allowed for {op}: ciphertexts are combined in pairs, so the batch must be even and \
              at least 2",

@@ -16,13 +16,13 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for p in WITNESSES {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
     let mut d = n - 1;
     let mut s = 0;
-    while d % 2 == 0 {
+    while d.is_multiple_of(2) {
         d /= 2;
         s += 1;
     }
@@ -101,7 +101,7 @@ pub fn minimal_primitive_root(q: &Modulus, n: usize) -> Result<u32> {
     check_degree(n)?;
     let p = q.value() as u64;
     let order = 2 * n as u64;
-    if !is_prime(p) || (p - 1) % order != 0 {
+    if !is_prime(p) || !(p - 1).is_multiple_of(order) {
         return Err(MathError::NotNttFriendly { q: q.value(), n });
     }
     // x^((p-1)/2N) has order dividing 2N; it is exactly 2N iff its N-th power is -1.

@@ -140,13 +140,13 @@ impl EmulatorConfig {
         if self.tasklets == 0 || self.tasklets > max {
             return Err(EmulatorError::Tasklets { generation: self.generation, tasklets: self.tasklets, max });
         }
-        if self.mram_bytes == 0 || self.mram_bytes > MRAM_BYTES || self.mram_bytes % 8 != 0 {
+        if self.mram_bytes == 0 || self.mram_bytes > MRAM_BYTES || !self.mram_bytes.is_multiple_of(8) {
             return Err(EmulatorError::Config(format!(
                 "MRAM of {} bytes: must be 8..={MRAM_BYTES} and a multiple of 8",
                 self.mram_bytes
             )));
         }
-        if self.wram_bytes > WRAM_BYTES || self.wram_bytes % 8 != 0 {
+        if self.wram_bytes > WRAM_BYTES || !self.wram_bytes.is_multiple_of(8) {
             return Err(EmulatorError::Config(format!(
                 "WRAM of {} bytes: must be at most {WRAM_BYTES} and a multiple of 8",
                 self.wram_bytes
@@ -439,7 +439,7 @@ impl DpuSet {
 
     fn check_transfer(&self, dpu: usize, offset: usize, len: usize) -> Result<(), EmulatorError> {
         self.check_dpu(dpu)?;
-        if offset % 8 != 0 || len % 8 != 0 {
+        if !offset.is_multiple_of(8) || !len.is_multiple_of(8) {
             return Err(EmulatorError::TransferAlignment { dpu, offset, len });
         }
         match offset.checked_add(len) {

@@ -250,7 +250,7 @@ impl BgvParameters {
         if self.data_primes.is_empty() {
             return Err(SchemeError::InvalidParameters("at least one data prime is needed".into()));
         }
-        if t < 2 || !is_prime(t as u64) || (t as u64 - 1) % (2 * n as u64) != 0 || t >= 1 << 30 {
+        if t < 2 || !is_prime(t as u64) || !(t as u64 - 1).is_multiple_of(2 * n as u64) || t >= 1 << 30 {
             return Err(SchemeError::InvalidParameters(format!(
                 "plaintext modulus {t} must be a prime below 2^30 with t = 1 mod 2N = {} (batching)",
                 2 * n
@@ -275,7 +275,7 @@ impl BgvParameters {
         }
         let primes: Vec<u32> = self.all_primes().collect();
         for (i, &p) in primes.iter().enumerate() {
-            if !is_prime(p as u64) || (p as u64 - 1) % (2 * n as u64) != 0 || p >= 1 << 30 {
+            if !is_prime(p as u64) || !(p as u64 - 1).is_multiple_of(2 * n as u64) || p >= 1 << 30 {
                 return Err(SchemeError::InvalidParameters(format!(
                     "modulus {p} must be a prime below 2^30 with p = 1 mod 2N = {}",
                     2 * n
