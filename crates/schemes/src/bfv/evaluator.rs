@@ -153,7 +153,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         Ok(self.derive(a, parts))
     }
 
-    /// Back from 3 components to 2 by key switching the s^2 component (the shared key switching (`keyswitch`);
+    /// Back from 3 components to 2 by key switching the s^2 component (the shared `keyswitch`;
     /// no t-correction in the division by P: BFV's errors need not vanish modulo t).
     pub fn relinearize(&self, a: &CiphertextBatch<B>) -> Result<CiphertextBatch<B>> {
         self.check_batch(a)?;

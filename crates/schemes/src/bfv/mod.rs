@@ -7,8 +7,9 @@
 //! auxiliary base Bsk by FastBConv and a small Montgomery reduction, the tensor product in q and
 //! Bsk, the fast floor that scales by t/q in Bsk, and Shenoy-Kumaresan back to q; decryption is
 //! Algorithm 1 with the gamma correction. Nothing uses floating point, so every step can run on
-//! PIM cores. Relinearization is the shared key switching of the shared key switching (`keyswitch`) (no t-scaled
-//! errors, no t-correction). Plaintexts and the slot layout are BGV's ([`crate::encoder`]).
+//! PIM cores. Relinearization is the shared hybrid key switching (`keyswitch`, one
+//! `Backend::key_switch` call) with errors not scaled by t and no t-correction. Plaintexts and
+//! the slot layout are BGV's ([`crate::encoder`]).
 
 mod behz;
 mod ciphertext;
