@@ -57,26 +57,43 @@ impl<'a, B: Backend> Decryptor<'a, B> {
         let t = self.ctx.plain_modulus();
         let correction_inverse = t.inv(batch.correction)?;
         let crt = &self.levels[batch.level].0;
-        let mut residues = vec![0u32; v.basis().len()];
-        (0..batch.count)
-            .map(|index| {
-                let mut message = Vec::with_capacity(v.degree());
-                let mut largest = 0.0f64;
-                for c in 0..v.degree() {
-                    for (limb, r) in residues.iter_mut().enumerate() {
-                        *r = v.poly_limb(limb, index)[c];
-                    }
-                    let (mod_t, fraction) = crt.reduce(&residues);
-                    // No early exit: the time must not depend on where the noise is largest.
-                    largest = largest.max(fraction.abs());
-                    message.push(t.mul(mod_t, correction_inverse));
-                }
-                if largest >= REFUSED_FRACTION {
-                    return Err(SchemeError::NoiseBudgetExhausted { index });
-                }
-                Ok(Plaintext::from_coefficients(message))
-            })
-            .collect()
+        let (n, count, limbs) = (v.degree(), batch.count, v.basis().len());
+        // Coefficient by coefficient, over the backend's thread count (the host part of
+        // decryption is about half of it): each thread takes a range of the batch's count x N
+        // coefficients and keeps the largest |v / Q| it saw per ciphertext.
+        let mut messages = vec![0u32; count * n];
+        let per_thread = (count * n).div_ceil(self.backend.threads().max(1)).max(1);
+        let largest_per_thread: Vec<Vec<f64>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = messages
+                .chunks_mut(per_thread)
+                .enumerate()
+                .map(|(k, out)| {
+                    let v = &v;
+                    scope.spawn(move || {
+                        let mut residues = vec![0u32; limbs];
+                        let mut largest = vec![0.0f64; count];
+                        for (offset, message) in out.iter_mut().enumerate() {
+                            let (index, c) = ((k * per_thread + offset) / n, (k * per_thread + offset) % n);
+                            for (limb, r) in residues.iter_mut().enumerate() {
+                                *r = v.poly_limb(limb, index)[c];
+                            }
+                            let (mod_t, fraction) = crt.reduce(&residues);
+                            // No early exit: the time must not depend on where the noise is largest.
+                            largest[index] = largest[index].max(fraction.abs());
+                            *message = t.mul(mod_t, correction_inverse);
+                        }
+                        largest
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|worker| worker.join().expect("a decryption thread panicked")).collect()
+        });
+        if let Some(index) = (0..count).find(|&index| {
+            largest_per_thread.iter().map(|largest| largest[index]).fold(0.0, f64::max) >= REFUSED_FRACTION
+        }) {
+            return Err(SchemeError::NoiseBudgetExhausted { index });
+        }
+        Ok(messages.chunks(n).map(|message| Plaintext::from_coefficients(message.to_vec())).collect())
     }
 
     /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
