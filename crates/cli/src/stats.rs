@@ -22,7 +22,7 @@ use crate::error::{CliError, Result};
 /// Arguments of `pimhe stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// mean, variance (population, E[x^2] - E[x]^2) or linreg (least squares of the last
+    /// mean, variance (population: the mean of x^2 minus the squared mean) or linreg (least squares of the last
     /// column on the others, with an intercept).
     #[arg(value_enum)]
     statistic: StatisticArg,

@@ -145,7 +145,7 @@ impl RnsBase {
         }
     }
 
-    /// The unique x in [0, Q) with x = residues[i] mod q_i (Chinese remaindering).
+    /// The unique x in [0, Q) with x = `residues[i]` mod q_i (Chinese remaindering).
     ///
     /// Residues need not be reduced; fails with [`MathError::LengthMismatch`] unless there is
     /// exactly one residue per modulus.
@@ -158,7 +158,7 @@ impl RnsBase {
         Ok(sum % &self.product)
     }
 
-    /// The unique x in (-Q/2, Q/2] with x = residues[i] mod q_i.
+    /// The unique x in (-Q/2, Q/2] with x = `residues[i]` mod q_i.
     pub fn compose_centered(&self, residues: &[u32]) -> Result<BigInt> {
         let x = self.compose(residues)?;
         if &x << 1u32 > self.product {

@@ -1,6 +1,6 @@
 //! # pimhe-ring
 //!
-//! Polynomials of Z_Q[X]/(X^N + 1) in RNS form, in batches, in the one limb-major layout of
+//! Polynomials of `Z_Q[X]/(X^N + 1)` in RNS form, in batches, in the one limb-major layout of
 //! pimhe (see [`PolyBatch`]). A batch knows its basis ([`RingBasis`]) and whether it holds
 //! coefficients or NTT values ([`Representation`]); transforms and automorphisms live here, the
 //! bulk element-wise work lives in the backends of `pimhe-exec`.

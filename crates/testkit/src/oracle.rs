@@ -1,7 +1,7 @@
 //! Small-integer oracles: negacyclic products, modular powers, polynomial evaluation, bit
 //! reversal, Galois automorphisms and centring, each straight from its definition.
 
-/// Schoolbook product in Z_q[X]/(X^N + 1).
+/// Schoolbook product in `Z_q[X]/(X^N + 1)`.
 pub fn schoolbook(a: &[u32], b: &[u32], q: u32) -> Vec<u32> {
     let n = a.len();
     let mut acc = vec![0i128; n];

@@ -1,4 +1,4 @@
-//! Negacyclic number-theoretic transform over Z_q[X]/(X^N + 1).
+//! Negacyclic number-theoretic transform over `Z_q[X]/(X^N + 1)`.
 //!
 //! Forward: Cooley-Tukey butterflies, natural-order input, bit-reversed output. Inverse:
 //! Gentleman-Sande butterflies, bit-reversed input, natural-order output, scaled by N^{-1}. No

@@ -167,7 +167,7 @@ impl PimBackend {
     }
 
     /// A backend on any DPU set with at least as many DPUs as `config`'s plan uses (real
-    /// hardware with the `upmem` feature: [`crate::hardware::UpmemDpus`]). On a device that
+    /// hardware with the `upmem` feature: `hardware::UpmemDpus`). On a device that
     /// measures time, the report holds measured seconds instead of modeled ones.
     pub fn with_device(
         config: PimConfig,

@@ -32,7 +32,7 @@ pub struct PublicKey {
     pub(crate) a: PolyBatch,
 }
 
-/// The relinearization key: a switching key from s^2 to s (see [`crate::keyswitch`]), one
+/// The relinearization key: a switching key from s^2 to s (see the crate's `keyswitch` module), one
 /// pair `(b_j, a_j) = (-a_j s + t e_j + P g_j s^2, a_j)` per digit of the data primes, over the
 /// data primes plus the special primes. The division by P at the end of the switch removes
 /// almost all of the noise the digits bring, so relinearization costs a few bits of budget.

@@ -2,7 +2,7 @@
 //!
 //! Ciphertexts live in NTT form on a [`pimhe_exec::Backend`]; every operation on a
 //! [`CiphertextBatch`] is a handful of backend calls for the whole batch. Key switching
-//! (relinearization) is the shared [`crate::keyswitch`] with the BGV t-correction; modulus switching
+//! (relinearization) is the shared `keyswitch` module with the BGV t-correction; modulus switching
 //! drops the last prime with the BGV correction and tracks the resulting factor q^{-1} mod t.
 
 mod ciphertext;

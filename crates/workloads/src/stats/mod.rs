@@ -62,7 +62,7 @@ pub enum StatsError {
 pub enum Statistic {
     /// Arithmetic mean of every column.
     Mean,
-    /// Population variance of every column, E[x^2] - E[x]^2.
+    /// Population variance of every column, `E[x^2] - E[x]^2`.
     Variance,
     /// Least squares of the last column on the others (with an intercept).
     Linreg,
