@@ -3,8 +3,9 @@
 //! A batch is count x primes x N words, 0.1 to 30 MB, above glibc's default mmap threshold. So
 //! by default each new batch is mapped fresh and unmapped when dropped, and every operation's
 //! output is faulted in, and zeroed by the kernel, one 4 KiB page at a time. Measured with
-//! `pimhe bench scheme --n 16384 --batch 8 --threads 2`, that was 20-35% of multiply,
-//! relinearize, encryption and decryption. Like SEAL's memory pool, the backend keeps the
+//! `pimhe bench scheme --n 16384 --batch 8 --threads 2` before and after this setting
+//! (commits 72664d8 and b519888), that was 15-45% of multiply, relinearize, encryption and
+//! decryption. Like SEAL's memory pool, the backend keeps the
 //! memory instead: blocks up to 32 MiB (glibc's largest mmap threshold) come from the heap, and
 //! the heap is trimmed only above 1 GiB of free space at its top. This is process-wide and done
 //! once, by the first [`super::CpuBackend::new`]; the cost is that the process keeps its peak

@@ -58,8 +58,8 @@ impl<'a, B: Backend> Decryptor<'a, B> {
         let correction_inverse = t.inv(batch.correction)?;
         let crt = &self.levels[batch.level].0;
         let (n, count, limbs) = (v.degree(), batch.count, v.basis().len());
-        // Coefficient by coefficient, over the backend's thread count (the host part of
-        // decryption is about half of it): each thread takes a range of the batch's count x N
+        // Coefficient by coefficient, on the backend's thread count (this host loop would
+        // otherwise run on one core): each thread takes a range of the batch's count x N
         // coefficients and keeps the largest |v / Q| it saw per ciphertext.
         let mut messages = vec![0u32; count * n];
         let per_thread = (count * n).div_ceil(self.backend.threads().max(1)).max(1);
