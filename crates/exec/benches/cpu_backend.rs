@@ -63,7 +63,7 @@ fn cpu_backend(c: &mut Criterion) {
         let digits: Vec<_> = (0..PRIMES).map(|limb| basis.select(&[limb]).expect("a digit")).collect();
         let mut key = || backend.upload(random(&extended, 1, Representation::Ntt, &mut sampler)).expect("upload");
         let keys: Vec<_> = (0..PRIMES).map(|_| (key(), key())).collect();
-        let plan = KeySwitchPlan { digits: &digits, extended: &extended, special: 1, plain_modulus: Some(plain) };
+        let plan = KeySwitchPlan { digits: &digits, extended: &extended, plain_modulus: Some(plain) };
 
         group.throughput(Throughput::Elements((BATCH * n * PRIMES) as u64));
         for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {

@@ -28,10 +28,8 @@ pub struct KeySwitchPlan<'a> {
     /// The digits' primes, in order: together exactly the input's primes q_0..q_l (a digit of
     /// the key whose primes are all above the level is left out).
     pub digits: &'a [Arc<RingBasis>],
-    /// The input's primes followed by the `special` primes of P.
+    /// The input's primes followed by the special primes of P (at least one).
     pub extended: &'a Arc<RingBasis>,
-    /// Number of special primes, the last ones of `extended` (at least 1).
-    pub special: usize,
     /// `Some(t)` (BGV): ModDown keeps the result congruent to `c s'` modulo t, so the switch
     /// adds `t e` only. `None` (BFV, CKKS): plain ModDown.
     pub plain_modulus: Option<Modulus>,
@@ -44,6 +42,8 @@ pub(crate) struct KeySwitchLayout {
     pub digits: Vec<Range<usize>>,
     /// For each digit, how its key pair `(b, a)` lines up with the extended basis.
     pub keys: Vec<(Broadcast, Broadcast)>,
+    /// Number of special primes (the extended basis's primes beyond the input's).
+    pub special: usize,
 }
 
 fn shape_error(detail: String) -> ExecError {
@@ -55,15 +55,13 @@ pub(crate) fn check(c: &Shape, keys: &[(Shape, Shape)], plan: &KeySwitchPlan) ->
     require("key_switch", c, Representation::Ntt)?;
     let primes = c.basis.primes();
     let extended = plan.extended.primes();
-    if plan.special == 0
-        || plan.extended.degree() != c.basis.degree()
-        || extended.len() != primes.len() + plan.special
+    if plan.extended.degree() != c.basis.degree()
+        || extended.len() <= primes.len()
         || extended[..primes.len()] != primes[..]
     {
         return Err(shape_error(format!(
-            "the extended basis must be the input's primes {primes:?} followed by {} special primes (at least 1), \
+            "the extended basis must be the input's primes {primes:?} followed by at least one special prime, \
              at the input's degree {}; got {extended:?} at degree {}",
-            plan.special,
             c.basis.degree(),
             plan.extended.degree()
         )));
@@ -98,7 +96,7 @@ pub(crate) fn check(c: &Shape, keys: &[(Shape, Shape)], plan: &KeySwitchPlan) ->
             Ok((broadcast("key_switch", &extended_shape, b, true)?, broadcast("key_switch", &extended_shape, a, true)?))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(KeySwitchLayout { digits, keys })
+    Ok(KeySwitchLayout { digits, keys, special: extended.len() - primes.len() })
 }
 
 /// [`crate::Backend::key_switch`] composed of the backend's element-wise operations, one
@@ -111,7 +109,7 @@ pub fn composed<B: Backend + ?Sized>(
     plan: &KeySwitchPlan,
 ) -> Result<(B::Buffer, B::Buffer)> {
     let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (backend.shape(b), backend.shape(a))).collect();
-    check(&backend.shape(c), &key_shapes, plan)?;
+    let layout = check(&backend.shape(c), &key_shapes, plan)?;
     let mut coefficients = backend.copy(c)?;
     backend.intt(&mut coefficients)?;
     let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
@@ -132,7 +130,7 @@ pub fn composed<B: Backend + ?Sized>(
     }
     let (acc0, acc1) = accumulators.expect("check() found at least one digit (the input has a prime)");
     Ok((
-        backend.mod_down(&acc0, plan.special, plan.plain_modulus)?,
-        backend.mod_down(&acc1, plan.special, plan.plain_modulus)?,
+        backend.mod_down(&acc0, layout.special, plan.plain_modulus)?,
+        backend.mod_down(&acc1, layout.special, plan.plain_modulus)?,
     ))
 }

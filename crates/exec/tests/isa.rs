@@ -30,15 +30,23 @@ fn outputs(backend: &CpuBackend, n: usize) -> Vec<PolyBatch> {
     out.push(coefficients.clone());
     backend.ntt(&mut coefficients).unwrap();
     out.push(coefficients);
+    out.push(backend.mul_limb_constants(&x, &[3, 1 << 40, 0, u64::MAX, 65537]).unwrap());
+    // Base conversion of x's first three primes to the last two, and to all five in NTT form.
+    let (low, high) = (basis.prefix(3).unwrap(), basis.select(&[3, 4]).unwrap());
+    let mut x_low = x.restrict(&low).unwrap();
+    let x_low_ntt = x_low.clone();
+    backend.intt(&mut x_low).unwrap();
+    out.push(backend.base_convert(&x_low, &high).unwrap());
+    out.push(backend.base_convert_ntt(&x_low, &x_low_ntt, &basis).unwrap());
     let t = Some(Modulus::new(65537).unwrap());
     out.push(backend.mod_down_last(&x, t).unwrap());
     out.push(backend.mod_down(&x, 2, t).unwrap());
     // Key switching of x's first three primes, in digits {q0, q1} and {q2}; the last two primes
     // are the special ones.
-    let c = x.restrict(&basis.prefix(3).unwrap()).unwrap();
+    let c = x_low_ntt;
     let digits = [basis.select(&[0, 1]).unwrap(), basis.select(&[2]).unwrap()];
     let keys = [(y.clone(), z.clone()), (w.clone(), x.clone())];
-    let plan = KeySwitchPlan { digits: &digits, extended: &basis, special: 2, plain_modulus: t };
+    let plan = KeySwitchPlan { digits: &digits, extended: &basis, plain_modulus: t };
     let (c0, c1) = backend.key_switch(&c, &keys, &plan).unwrap();
     out.extend([c0, c1]);
     out

@@ -297,16 +297,34 @@ impl BaseConverter {
         Ok(())
     }
 
+    /// The first half of FastBConv for source limb i alone, in place: `data = [x (Q/q_i)^{-1}]_{q_i}`
+    /// for residues x in [0, q_i). A caller converting one target prime at a time
+    /// ([`BaseConverter::accumulate_on`]) scales each source limb once with this.
+    ///
+    /// Fails with [`MathError::LengthMismatch`] if `from_index` is not a limb of the source base.
+    pub fn scale_on(&self, isa: Isa, from_index: usize, data: &mut [u32]) -> Result<()> {
+        if from_index >= self.from.len() {
+            return Err(MathError::LengthMismatch {
+                what: "FastBConv source limb (below the source base size)",
+                expected: self.from.len(),
+                got: from_index,
+            });
+        }
+        crate::simd::elementwise::mul_scalar(isa, &self.from.moduli[from_index], data, self.from.q_hat_inv[from_index]);
+        Ok(())
+    }
+
     /// The second half of FastBConv alone, for one target modulus p_j: `out[c] = sum_i s_i[c]
-    /// (Q/q_i) mod p_j` for residues already scaled to `s_i = [x_i (Q/q_i)^{-1}]_{q_i}`
-    /// (limb-major, from.len() slices of `out.len()` values; the scaling constants are
-    /// [`RnsBase::q_hat_inv`] of the source base). A caller converting to one target prime at a
+    /// (Q/q_i) mod p_j` for residues scaled by [`BaseConverter::scale_on`] (limb-major,
+    /// from.len() slices of `out.len()` values). A caller converting to one target prime at a
     /// time scales each source limb once and calls this per target, so every converted limb can
     /// be used (transformed, multiplied) while it is still in cache. Output values are in
     /// [0, p_j), exactly those of [`BaseConverter::convert_on`].
     ///
-    /// Fails with [`MathError::LengthMismatch`] if `scaled.len() != from.len() * out.len()` or
-    /// `to_index` is not a limb of the target base.
+    /// Each scaled value must be below its source prime (as `scale_on` leaves it): the u64
+    /// accumulator folds only every 16 products, which is safe for values below 2^30 (checked in
+    /// debug builds). Fails with [`MathError::LengthMismatch`] if `scaled.len() != from.len() *
+    /// out.len()` or `to_index` is not a limb of the target base.
     pub fn accumulate_on(&self, isa: Isa, to_index: usize, scaled: &[u32], out: &mut [u32]) -> Result<()> {
         if to_index >= self.to.len() {
             return Err(MathError::LengthMismatch {
@@ -323,6 +341,10 @@ impl BaseConverter {
                 got: scaled.len(),
             });
         }
+        debug_assert!(
+            self.from.moduli.iter().zip(scaled.chunks(n.max(1))).all(|(q, limb)| limb.iter().all(|&x| x < q.value())),
+            "accumulate_on needs scaled residues below their source primes"
+        );
         if n > 0 {
             dispatch(isa, Accumulate { converter: self, to_index, scaled, out });
         }

@@ -338,4 +338,8 @@ fn fast_base_conversion_length_errors() {
         Err(MathError::LengthMismatch { expected: 24, got: 23, .. })
     ));
     assert_eq!(conv.accumulate_on(Isa::Scalar, 1, &[0u32; 3 * 8], &mut limb), Ok(()));
+    assert!(matches!(
+        conv.scale_on(Isa::Scalar, 3, &mut limb),
+        Err(MathError::LengthMismatch { expected: 3, got: 3, .. })
+    ));
 }

@@ -220,13 +220,17 @@ fn base_conversion_matches_scalar_on_every_isa() {
             converter.convert_on(isa, &input, &mut got).unwrap();
             assert_eq!(got, expected, "{isa} n={n} from={from_len} to={to_len} bits={bits}");
         }
-        // The split form: scale each source limb by (Q/q_i)^{-1} once, then one target at a time.
-        let scaled: Vec<u32> = input
+        // The split form: scale each (reduced) source limb once, then one target at a time.
+        let reduced: Vec<u32> = input
             .chunks_exact(n)
-            .zip(from.moduli().iter().zip(from.q_hat_inv()))
-            .flat_map(|(limb, (q, &w))| limb.iter().map(move |&x| q.mul(q.reduce_u64(x as u64), w)))
+            .zip(from.moduli())
+            .flat_map(|(limb, q)| limb.iter().map(move |&x| q.reduce_u64(x as u64)))
             .collect();
         for isa in std::iter::once(Isa::Scalar).chain(isas.iter().copied()) {
+            let mut scaled = reduced.clone();
+            for (i, limb) in scaled.chunks_exact_mut(n).enumerate() {
+                converter.scale_on(isa, i, limb).unwrap();
+            }
             for j in 0..to_len {
                 let mut got = vec![u32::MAX; n];
                 converter.accumulate_on(isa, j, &scaled, &mut got).unwrap();

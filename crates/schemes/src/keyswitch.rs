@@ -198,12 +198,7 @@ impl<B: Backend> DeviceSwitchingKey<B> {
     ) -> Result<(B::Buffer, B::Buffer)> {
         let level = basis.level_of(&backend.shape(c).basis)?;
         let bases = &basis.levels[level];
-        let plan = KeySwitchPlan {
-            digits: &bases.digits,
-            extended: &bases.extended,
-            special: basis.key_basis.len() - basis.data,
-            plain_modulus,
-        };
+        let plan = KeySwitchPlan { digits: &bases.digits, extended: &bases.extended, plain_modulus };
         Ok(backend.key_switch(c, &self.pairs, &plan)?)
     }
 }

@@ -54,15 +54,14 @@ impl CpuBackend {
         // (Q_j/q_i)^{-1} of its digit, polynomial-major so each digit of a polynomial is one slice.
         let mut scaled = vec![0u32; polys * kept * n];
         self.pool.install(|| {
-            scaled.par_chunks_mut(n).enumerate().for_each(|(index, chunk)| {
+            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
                 let (poly, limb) = (index / kept, index % kept);
                 let (j, position) = digit_of[limb];
                 chunk.copy_from_slice(c.poly_limb(limb, poly));
                 c.basis().table(limb).inverse(chunk);
-                let w = converters[j].from_base().q_hat_inv()[position];
-                kernels::mul_scalar(isa, c.basis().modulus(limb), chunk, w);
+                converters[j].scale_on(isa, position, chunk)
             })
-        });
+        })?;
 
         // ModUp and the inner product with the key, one (polynomial, extended limb) at a time.
         let zeros = || PolyBatch::zeros(extended, polys, Representation::Ntt);
@@ -107,8 +106,8 @@ impl CpuBackend {
             )
         })?;
         Ok((
-            self.mod_down_owned(acc0, plan.special, plan.plain_modulus)?,
-            self.mod_down_owned(acc1, plan.special, plan.plain_modulus)?,
+            self.mod_down_owned(acc0, layout.special, plan.plain_modulus)?,
+            self.mod_down_owned(acc1, layout.special, plan.plain_modulus)?,
         ))
     }
 }

@@ -184,29 +184,32 @@ impl CpuBackend {
         let (n, polys) = (a.degree(), a.count());
         let is_ntt = a.representation() == Representation::Ntt;
         let isa = Isa::active();
-        // FastBConv's first half: [a]_P in coefficient form, each limb times (P/p_k)^{-1} (and
-        // t^{-1} for the BGV correction), polynomial-major so a polynomial's limbs are together.
-        let dropped_scales = (0..count)
-            .map(|k| {
-                let p = dropped.modulus(k);
-                let w = converter.from_base().q_hat_inv()[k];
-                Ok(match plain_modulus {
-                    Some(t) => p.mul(w, p.inv(p.reduce_u64(t.value().into()))?),
-                    None => w,
-                })
+        // FastBConv's first half: [a]_P (BGV: [a t^{-1}]_P) in coefficient form, scaled,
+        // polynomial-major so a polynomial's limbs are together.
+        let t_inverses = plain_modulus
+            .map(|t| {
+                (0..count)
+                    .map(|k| {
+                        let p = dropped.modulus(k);
+                        Ok(p.inv(p.reduce_u64(t.value().into()))?)
+                    })
+                    .collect::<Result<Vec<_>>>()
             })
-            .collect::<Result<Vec<_>>>()?;
+            .transpose()?;
         let mut scaled = vec![0u32; polys * count * n];
         self.pool.install(|| {
-            scaled.par_chunks_mut(n).enumerate().for_each(|(index, chunk)| {
+            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
                 let (poly, k) = (index / count, index % count);
                 chunk.copy_from_slice(a.poly_limb(kept + k, poly));
                 if is_ntt {
                     dropped.table(k).inverse(chunk);
                 }
-                kernels::mul_scalar(isa, dropped.modulus(k), chunk, dropped_scales[k]);
+                if let Some(t_inverses) = &t_inverses {
+                    kernels::mul_scalar(isa, dropped.modulus(k), chunk, t_inverses[k]);
+                }
+                converter.scale_on(isa, k, chunk)
             })
-        });
+        })?;
         // Y = a P^{-1} - delta' (t P^{-1}) with delta' = FastBConv (t = 1 without the correction).
         let constants = (0..kept)
             .map(|limb| {
@@ -214,7 +217,7 @@ impl CpuBackend {
                 let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
                 let p_inv = q.inv(p_mod_q)?;
                 let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
-                Ok((p_inv, q.reduce_u64(u64::from(q.value() - scaled))))
+                Ok((p_inv, q.neg(scaled)))
             })
             .collect::<Result<Vec<_>>>()?;
         a.truncate_limbs(kept)?;
@@ -472,9 +475,7 @@ impl Backend for CpuBackend {
         check_limb_constants(&Shape::of(a), constants)?;
         let mut out = a.clone();
         self.for_chunks(&mut out, |limb, _, q, chunk| {
-            let c = q.reduce_u64(constants[limb]);
-            let c_shoup = q.shoup(c);
-            chunk.iter_mut().for_each(|x| *x = q.mul_shoup(*x, c, c_shoup));
+            kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(constants[limb]))
         });
         Ok(out)
     }

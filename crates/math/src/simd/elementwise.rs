@@ -1,6 +1,7 @@
 //! Element-wise kernels on slices of residues modulo one prime: the CPU backend's add, sub,
-//! neg, mul, mac, mul_scalar, tensor and sum are these, on each (prime, polynomial) chunk, and
-//! so is the last step of `mod_down_last`.
+//! neg, mul, mac, mul_scalar, mul_limb_constants, tensor and sum are these, on each (prime,
+//! polynomial) chunk, and so are the last steps of `mod_down_last`, `mod_down` and the key
+//! switch.
 //!
 //! Each operation is written once as a scalar formula and a lane formula side by side (an
 //! `Op1` or `Op2`, or a kernel of its own); the drivers run the lane formula over whole
@@ -39,6 +40,7 @@ pub fn neg(isa: Isa, q: &Modulus, data: &mut [u32]) {
 
 /// data = c * data mod q, in place, for a constant c < q (Shoup multiplication).
 pub fn mul_scalar(isa: Isa, q: &Modulus, data: &mut [u32], c: u32) {
+    debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
     dispatch(isa, Unary { q, data, op: MulScalar { c, c_shoup: q.shoup(c) } });
 }
 
