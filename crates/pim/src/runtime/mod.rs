@@ -134,11 +134,13 @@ fn release(memory: &mut [MramAllocator], limbs: &[LimbPlacement], n: usize) {
     }
 }
 
+/// Per prime slot, per DPU: commands not yet launched.
+type Pending = BTreeMap<usize, BTreeMap<usize, Vec<PimheCommand>>>;
+
 struct State {
     dpus: Box<dyn DpuDevice>,
     memory: Vec<MramAllocator>,
-    /// Per prime slot, per DPU: commands not yet launched.
-    pending: BTreeMap<usize, BTreeMap<usize, Vec<PimheCommand>>>,
+    pending: Pending,
     /// Placements of buffers dropped while commands were pending, released by the next flush.
     deferred: Vec<LimbPlacement>,
     /// Per DPU: MRAM offsets of the (forward, inverse) twiddle tables of each slot it serves.
@@ -204,7 +206,7 @@ impl PimBackend {
             memory.push(MramAllocator::new(offset, mram_bytes));
         }
         let report = OffloadReport { model: Self::source(&config, dpus.as_ref()), ..OffloadReport::default() };
-        let state = State { dpus, memory, pending: BTreeMap::new(), deferred: Vec::new(), table_offsets, report };
+        let state = State { dpus, memory, pending: Pending::new(), deferred: Vec::new(), table_offsets, report };
         Ok(Self {
             n,
             primes: tables.iter().map(|t| t.modulus).collect(),
@@ -394,9 +396,16 @@ impl PimBackend {
     /// prime), one launch per prime in sequential mode.
     fn flush(&self, state: &mut State) -> pimhe_exec::Result<()> {
         let pending = std::mem::take(&mut state.pending);
-        if pending.is_empty() {
-            return Ok(());
-        }
+        let launched = if pending.is_empty() { Ok(()) } else { self.launch(state, pending) };
+        // The queued commands have run, or were dropped with a failed launch: nothing reads the
+        // memory of buffers freed while they were queued any more.
+        let deferred = std::mem::take(&mut state.deferred);
+        release(&mut state.memory, &deferred, self.n);
+        launched
+    }
+
+    /// Launches the command lists `pending` holds (see [`Self::flush`]).
+    fn launch(&self, state: &mut State, pending: Pending) -> pimhe_exec::Result<()> {
         let launches: Vec<BTreeMap<usize, (usize, Vec<PimheCommand>)>> = match self.plan.mode() {
             Mode::Parallel => {
                 let mut all = BTreeMap::new();
@@ -443,8 +452,6 @@ impl PimBackend {
             };
             state.report.launches += 1;
         }
-        let deferred = std::mem::take(&mut state.deferred);
-        release(&mut state.memory, &deferred, self.n);
         let ranks = self.config.dpus.div_ceil(64) as u32;
         state.report.energy_j = self.config.model.energy_joules(state.report.total_s(), ranks);
         Ok(())
