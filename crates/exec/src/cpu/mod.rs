@@ -20,10 +20,6 @@ use crate::error::{ExecError, Result};
 use crate::key_switch::KeySwitchPlan;
 use crate::operands::{broadcast, check_limb_constants, require, same_shape, Broadcast};
 
-/// Columns (coefficient positions across the batch) one thread converts at a time in
-/// [`Backend::base_convert`]: large enough to amortise the gather, small enough to stay in L2.
-const CONVERT_COLUMNS: usize = 2048;
-
 /// [`BaseConverter`]s by (from primes, to primes).
 type ConverterCache = HashMap<(Vec<u32>, Vec<u32>), Arc<BaseConverter>>;
 
@@ -111,56 +107,72 @@ impl CpuBackend {
         Ok(converter)
     }
 
-    /// FastBConv of `a` (coefficient form) into the limbs of `out` whose prime is not one of
-    /// `a`'s, returning for every limb of `out` the index of the same prime in `a` (if any): on
-    /// those primes FastBConv gives `a + u Q = a` exactly, so callers copy them instead.
-    fn convert_new_limbs(
+    /// FastBConv of `a` (coefficient form) to `target`: limbs whose prime is one of `a`'s are
+    /// copied from `same_primes` (`a` itself, or `a` in NTT form), on which FastBConv would give
+    /// `a + u Q = a` exactly; the others are converted, each (limb, polynomial) chunk in one
+    /// task, and transformed there too when `transform` is set (the caller then marks the output
+    /// as NTT form).
+    fn convert(
         &self,
         operation: &'static str,
         a: &PolyBatch,
-        out: &mut PolyBatch,
-    ) -> Result<Vec<Option<usize>>> {
+        same_primes: &PolyBatch,
+        target: &Arc<RingBasis>,
+        transform: bool,
+    ) -> Result<PolyBatch> {
         require(operation, &Shape::of(a), Representation::Coefficient)?;
-        if a.degree() != out.degree() {
+        if a.degree() != target.degree() {
             return Err(ExecError::Shape {
                 operation,
-                detail: format!("ring degree {} cannot convert to a basis of degree {}", a.degree(), out.degree()),
+                detail: format!("ring degree {} cannot convert to a basis of degree {}", a.degree(), target.degree()),
             });
         }
+        let (n, polys, from_limbs) = (a.degree(), a.count(), a.basis().len());
         let from_primes = a.basis().primes();
         let shared: Vec<Option<usize>> =
-            out.basis().primes().iter().map(|p| from_primes.iter().position(|q| q == p)).collect();
+            target.primes().iter().map(|p| from_primes.iter().position(|q| q == p)).collect();
         let new_limbs: Vec<usize> = (0..shared.len()).filter(|&limb| shared[limb].is_none()).collect();
+        let mut out = PolyBatch::zeros(target, polys, Representation::Coefficient);
         if new_limbs.is_empty() {
-            return Ok(shared);
+            // Every prime is one of a's.
+            self.for_chunks(&mut out, |limb, poly, _, chunk| {
+                if let Some(from) = shared[limb] {
+                    chunk.copy_from_slice(same_primes.poly_limb(from, poly))
+                }
+            });
+            return Ok(out);
         }
-        let converter = self.converter(a.basis(), &*out.basis().select(&new_limbs)?)?;
-        let (from_limbs, to_limbs) = (a.basis().len(), new_limbs.len());
-        // Limb-major data makes the whole batch one list of count*N values per prime; threads
-        // take ranges of those columns, each gathered into a small limb-major block.
-        let columns = a.count() * a.degree();
-        let blocks: Vec<(usize, Vec<u32>)> = self.pool.install(|| {
-            (0..columns.div_ceil(CONVERT_COLUMNS))
-                .into_par_iter()
-                .map(|block| {
-                    let start = block * CONVERT_COLUMNS;
-                    let width = CONVERT_COLUMNS.min(columns - start);
-                    let mut input = Vec::with_capacity(from_limbs * width);
-                    for limb in 0..from_limbs {
-                        input.extend_from_slice(&a.limb(limb)[start..start + width]);
-                    }
-                    let mut output = vec![0u32; to_limbs * width];
-                    converter.convert(&input, &mut output).map(|()| (start, output))
-                })
-                .collect::<pimhe_math::Result<Vec<_>>>()
+        let isa = Isa::active();
+        let converter = self.converter(a.basis(), &*target.select(&new_limbs)?)?;
+        // FastBConv's first half, once per source limb, polynomial-major so each polynomial's
+        // limbs are one slice.
+        let mut scaled = vec![0u32; polys * from_limbs * n];
+        self.pool.install(|| {
+            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
+                let (poly, limb) = (index / from_limbs, index % from_limbs);
+                chunk.copy_from_slice(a.poly_limb(limb, poly));
+                converter.scale_on(isa, limb, chunk)
+            })
         })?;
-        for (start, output) in blocks {
-            let width = output.len() / to_limbs;
-            for (&limb, values) in new_limbs.iter().zip(output.chunks_exact(width)) {
-                out.limb_mut(limb)[start..start + width].copy_from_slice(values);
-            }
-        }
-        Ok(shared)
+        self.pool.install(|| {
+            out.data_mut().par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
+                let (limb, poly) = (index / polys, index % polys);
+                match shared[limb] {
+                    Some(from) => chunk.copy_from_slice(same_primes.poly_limb(from, poly)),
+                    None => {
+                        // This limb's place among the converted ones.
+                        let to_index = limb - shared[..limb].iter().filter(|s| s.is_some()).count();
+                        let from = poly * from_limbs * n..(poly + 1) * from_limbs * n;
+                        converter.accumulate_on(isa, to_index, &scaled[from], chunk)?;
+                        if transform {
+                            target.table(limb).forward(chunk);
+                        }
+                    }
+                }
+                Ok::<_, ExecError>(())
+            })
+        })?;
+        Ok(out)
     }
 
     /// [`Backend::mod_down`] of a batch the caller gives up: the kept limbs are rewritten in
@@ -380,14 +392,7 @@ impl Backend for CpuBackend {
     }
 
     fn base_convert(&self, a: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
-        let mut out = PolyBatch::zeros(target, a.count(), Representation::Coefficient);
-        let shared = self.convert_new_limbs("base_convert", a, &mut out)?;
-        for (limb, from) in shared.iter().enumerate() {
-            if let Some(from) = *from {
-                out.limb_mut(limb).copy_from_slice(a.limb(from));
-            }
-        }
-        Ok(out)
+        self.convert("base_convert", a, a, target, false)
     }
 
     fn base_convert_ntt(&self, a: &PolyBatch, a_ntt: &PolyBatch, target: &Arc<RingBasis>) -> Result<PolyBatch> {
@@ -404,13 +409,7 @@ impl Backend for CpuBackend {
                 ),
             });
         }
-        let mut out = PolyBatch::zeros(target, a.count(), Representation::Coefficient);
-        let shared = self.convert_new_limbs("base_convert_ntt", a, &mut out)?;
-        // One pass: shared limbs come from a_ntt as they are, converted ones are transformed.
-        self.for_chunks(&mut out, |limb, poly, _, chunk| match shared[limb] {
-            Some(from) => chunk.copy_from_slice(a_ntt.poly_limb(from, poly)),
-            None => target.table(limb).forward(chunk),
-        });
+        let mut out = self.convert("base_convert_ntt", a, a_ntt, target, true)?;
         out.set_representation(Representation::Ntt);
         Ok(out)
     }
