@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use pimhe_exec::{Backend, KeySwitchPlan};
 use pimhe_math::Modulus;
-use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_ring::{PolyBatch, RingBasis};
 
 use crate::error::{Result, SchemeError};
 use crate::noise::{upload_signed, Noise};
@@ -136,23 +136,18 @@ impl SwitchingKey {
     ) -> Result<Self> {
         let key_basis = &basis.key_basis;
         let n = key_basis.degree();
-        let mut source_host = backend.download(source)?;
         let pairs = basis
             .digits
             .iter()
             .map(|&(start, end)| {
                 let a = noise.uniform_ntt(key_basis, 1)?;
                 let mut b = upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?;
-                // P g_j s' is P s' on the limbs of digit j and zero on every other limb.
-                let mut term = PolyBatch::zeros(key_basis, 1, Representation::Ntt);
-                for limb in start..end {
-                    let q = key_basis.modulus(limb);
-                    let (factor, shoup) = (basis.p_mod_data[limb], q.shoup(basis.p_mod_data[limb]));
-                    for (dst, &x) in term.limb_mut(limb).iter_mut().zip(source_host.limb(limb)) {
-                        *dst = q.mul_shoup(x, factor, shoup);
-                    }
-                }
-                let mut term = backend.upload(term)?;
+                // P g_j s' is P s' on the limbs of digit j and zero on every other limb (the
+                // special primes included), computed on the device: s' never leaves it.
+                let constants: Vec<u64> = (0..key_basis.len())
+                    .map(|limb| if (start..end).contains(&limb) { u64::from(basis.p_mod_data[limb]) } else { 0 })
+                    .collect();
+                let mut term = backend.mul_limb_constants(source, &constants)?;
                 let added = backend.add_assign(&mut b, &term);
                 backend.zeroize(&mut term);
                 added?;
@@ -161,9 +156,8 @@ impl SwitchingKey {
                 let b = backend.sub(&b, &a_times_s);
                 Ok((backend.download(&b?)?, backend.download(&a_device)?))
             })
-            .collect::<Result<Vec<_>>>();
-        source_host.zeroize();
-        Ok(Self { pairs: pairs? })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { pairs })
     }
 
     /// Size in bytes of the key material.
