@@ -29,7 +29,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, RingBasis};
 
 use crate::error::{Result, SchemeError};
-use crate::noise::{upload_signed, Noise};
+use crate::noise::{upload_signed, Noise, WipeOnDrop};
 
 /// The primes of key switching and how the data primes are grouped into digits.
 #[derive(Debug)]
@@ -141,20 +141,23 @@ impl SwitchingKey {
             .iter()
             .map(|&(start, end)| {
                 let a = noise.uniform_ntt(key_basis, 1)?;
-                let mut b = upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?;
+                // e_j + P g_j s' is secret until a_j s is subtracted; it, P g_j s' and a_j s are
+                // wiped on every path.
+                let mut b = WipeOnDrop::new(
+                    backend,
+                    upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?,
+                );
                 // P g_j s' is P s' on the limbs of digit j and zero on every other limb (the
                 // special primes included), computed on the device: s' never leaves it.
                 let constants: Vec<u64> = (0..key_basis.len())
                     .map(|limb| if (start..end).contains(&limb) { u64::from(basis.p_mod_data[limb]) } else { 0 })
                     .collect();
-                let mut term = backend.mul_limb_constants(source, &constants)?;
-                let added = backend.add_assign(&mut b, &term);
-                backend.zeroize(&mut term);
-                added?;
+                let term = WipeOnDrop::new(backend, backend.mul_limb_constants(source, &constants)?);
+                backend.add_assign(&mut b, &term)?;
                 let a_device = backend.upload(a)?;
-                let a_times_s = backend.mul(&a_device, secret)?;
-                let b = backend.sub(&b, &a_times_s);
-                Ok((backend.download(&b?)?, backend.download(&a_device)?))
+                let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, secret)?);
+                let b = backend.sub(&b, &a_times_s)?;
+                Ok((backend.download(&b)?, backend.download(&a_device)?))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Self { pairs })

@@ -5,6 +5,7 @@ use pimhe_exec::Backend;
 use pimhe_ring::PolyBatch;
 
 use crate::error::{Result, SchemeError};
+use crate::noise::WipeOnDrop;
 
 /// s and s^2 (NTT form) uploaded once for a decryptor's lifetime.
 pub(crate) struct DeviceSecret<'a, B: Backend> {
@@ -14,11 +15,12 @@ pub(crate) struct DeviceSecret<'a, B: Backend> {
 }
 
 impl<'a, B: Backend> DeviceSecret<'a, B> {
-    /// Uploads the secret `s` (NTT form) and squares it on the device.
+    /// Uploads the secret `s` (NTT form) and squares it on the device (the uploaded s is wiped
+    /// if the squaring fails).
     pub(crate) fn upload(backend: &'a B, s: &PolyBatch) -> Result<Self> {
-        let s = backend.upload(s.clone())?;
+        let s = WipeOnDrop::new(backend, backend.upload(s.clone())?);
         let s_squared = backend.mul(&s, &s)?;
-        Ok(Self { backend, s, s_squared })
+        Ok(Self { backend, s: s.into_inner(), s_squared })
     }
 
     /// v = c0 + c1 s (+ c2 s^2) of a ciphertext batch's components (2 or 3 of them, NTT form),
