@@ -12,6 +12,8 @@
 //!   pair per digit j, `(b_j, a_j) = (-a_j s + error_scale * e_j + P g_j s', a_j)` with `g_j` 1
 //!   modulo the primes of digit j and 0 modulo the other data primes. `error_scale` is t for
 //!   BGV (errors must vanish mod t) and 1 for BFV.
+//! - [`relinearization_key`]`(backend, basis, noise, secret, error_scale)`: the key from s^2 to
+//!   s, for both schemes' relinearization.
 //! - [`SwitchingKey::upload`] puts the key on a backend ([`DeviceSwitchingKey`]).
 //! - [`DeviceSwitchingKey::switch`]`(backend, basis, c, plain_modulus)`: `c` in NTT form over a
 //!   prefix q_0..q_l of the data primes (any level) to `(c0', c1')` over the same primes, NTT
@@ -177,6 +179,21 @@ impl SwitchingKey {
             .collect::<Result<Vec<_>>>()?;
         Ok(DeviceSwitchingKey { pairs })
     }
+}
+
+/// The relinearization key of `secret` (NTT form over the key basis): the switching key from
+/// s^2 to s, `error_scale` as in [`SwitchingKey::generate`] (t for BGV, 1 for BFV). s and s^2
+/// live on the device only while the key is made, and are wiped on every path.
+pub(crate) fn relinearization_key<B: Backend>(
+    backend: &B,
+    basis: &KeySwitchBasis,
+    noise: &mut Noise,
+    secret: &PolyBatch,
+    error_scale: u32,
+) -> Result<SwitchingKey> {
+    let s = WipeOnDrop::new(backend, backend.upload(secret.clone())?);
+    let s_squared = WipeOnDrop::new(backend, backend.mul(&s, &s)?);
+    SwitchingKey::generate(backend, basis, noise, &s, &s_squared, error_scale)
 }
 
 /// A switching key resident on a backend.

@@ -9,7 +9,7 @@ use pimhe_ring::PolyBatch;
 
 use crate::bfv::context::BfvContext;
 use crate::error::{Result, SchemeError};
-use crate::keyswitch::SwitchingKey;
+use crate::keyswitch::{relinearization_key, SwitchingKey};
 use crate::noise::{public_pair, ternary_secret, Noise};
 
 /// The secret key s (ternary), in NTT form over the ciphertext primes and the special prime.
@@ -119,14 +119,7 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
                 self.ctx.params()
             ))
         })?;
-        let backend = self.backend;
-        let mut s = backend.upload(secret.s.clone())?;
-        let key = backend.mul(&s, &s).map(|mut s_squared| {
-            let key = SwitchingKey::generate(backend, basis, &mut self.noise, &s, &s_squared, 1);
-            backend.zeroize(&mut s_squared);
-            key
-        });
-        backend.zeroize(&mut s);
-        Ok(RelinKey { ctx: self.ctx.clone(), key: key?? })
+        let key = relinearization_key(self.backend, basis, &mut self.noise, &secret.s, 1)?;
+        Ok(RelinKey { ctx: self.ctx.clone(), key })
     }
 }
