@@ -197,8 +197,10 @@ impl Behz {
 
     /// Steps 1-2 of Algorithm 2: `x` (NTT form over q) to Bsk, NTT form. FastBConv of m~ x
     /// into Bsk u {m~} carries an overflow alpha q (0 <= alpha < L); the small Montgomery
-    /// reduction by m~ adds q r with r = -x' q^{-1} mod m~ and divides by m~, which leaves
-    /// x + u q with u in {0, 1, 2}: the same integer modulo q, small enough for the tensor.
+    /// reduction by m~ adds q r with r = -x' q^{-1} mod m~ in [0, m~) and divides by m~, which
+    /// leaves x + u q with u in {0, 1}: the same integer modulo q, small enough for the tensor.
+    /// (The sum is below q (1 + L - 1 + m~ - 1), so the result is in [0, q (1 + (L - 1) / m~))
+    /// and L <= m~.)
     pub(crate) fn extend<B: Backend>(&self, backend: &B, x: &B::Buffer) -> Result<B::Buffer> {
         let mut coefficients = backend.copy(x)?;
         backend.intt(&mut coefficients)?;
@@ -368,7 +370,7 @@ mod tests {
         for (got, want) in values_of(&extended).iter().zip(&x) {
             let (u, rest) = (got - want).div_rem(&q_big);
             assert_eq!(rest, BigInt::from(0), "{got} is not {want} modulo q");
-            assert!((0..=2).contains(&i32::try_from(u).unwrap()), "{got} = {want} + u q with u out of range");
+            assert!((0..=1).contains(&i32::try_from(u).unwrap()), "{got} = {want} + u q with u out of range");
         }
     }
 
