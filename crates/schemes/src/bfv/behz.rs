@@ -29,8 +29,9 @@ use crate::error::{Result, SchemeError};
 use crate::noise::upload_signed;
 
 /// Bits of M_B beyond log2(q t N): the tensor product of extended ciphertexts is at most
-/// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 2^3.1 N t q; Shenoy-
-/// Kumaresan needs |x| < M_B. Three bits for the bound, two of slack.
+/// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 8.1 N t q
+/// (2^3.02 N t q, the bound the tests check); Shenoy-Kumaresan needs |x| < M_B. About three
+/// bits for the bound, two of slack.
 const EXTRA_BITS: f64 = 5.0;
 
 /// Precomputed bases and constants for one BFV parameter set.

@@ -164,7 +164,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         let key = self.relin.as_ref().ok_or_else(|| {
             SchemeError::KeySwitchingUnavailable("the evaluator has no relinearization key (use with_relin_key)".into())
         })?;
-        let basis = self.ctx.key_switch_basis().expect("a relinearization key implies a special prime");
+        let basis = self.ctx.key_switch_basis().expect("a relinearization key implies special primes");
         let (mut c0, mut c1) = key.switch(self.backend, basis, &a.parts[2], None)?;
         self.backend.add_assign(&mut c0, &a.parts[0])?;
         self.backend.add_assign(&mut c1, &a.parts[1])?;

@@ -12,7 +12,7 @@ use crate::error::{Result, SchemeError};
 use crate::keyswitch::{relinearization_key, SwitchingKey};
 use crate::noise::{public_pair, ternary_secret, Noise};
 
-/// The secret key s (ternary), in NTT form over the ciphertext primes and the special prime.
+/// The secret key s (ternary), in NTT form over the ciphertext primes and the special primes.
 /// Its residues are overwritten with zeros when it is dropped.
 pub struct SecretKey {
     pub(crate) ctx: Arc<BfvContext>,
@@ -110,7 +110,7 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
         Ok(PublicKey { ctx: self.ctx.clone(), b, a })
     }
 
-    /// The relinearization key of `secret`; needs a special prime.
+    /// The relinearization key of `secret`; needs special primes.
     pub fn relin_key(&mut self, secret: &SecretKey) -> Result<RelinKey> {
         self.ctx.expect_same(&secret.ctx, "the secret key")?;
         let basis = self.ctx.key_switch_basis().ok_or_else(|| {
