@@ -12,6 +12,8 @@
 //!   pair per digit j, `(b_j, a_j) = (-a_j s + error_scale * e_j + P g_j s', a_j)` with `g_j` 1
 //!   modulo the primes of digit j and 0 modulo the other data primes. `error_scale` is t for
 //!   BGV (errors must vanish mod t) and 1 for BFV.
+//! - [`relinearization_key`]`(backend, basis, noise, secret, error_scale)`: the key from s^2 to
+//!   s, for both schemes' relinearization.
 //! - [`SwitchingKey::upload`] puts the key on a backend ([`DeviceSwitchingKey`]).
 //! - [`DeviceSwitchingKey::switch`]`(backend, basis, c, plain_modulus)`: `c` in NTT form over a
 //!   prefix q_0..q_l of the data primes (any level) to `(c0', c1')` over the same primes, NTT
@@ -26,10 +28,10 @@ use std::sync::Arc;
 
 use pimhe_exec::{Backend, KeySwitchPlan};
 use pimhe_math::Modulus;
-use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_ring::{PolyBatch, RingBasis};
 
 use crate::error::{Result, SchemeError};
-use crate::noise::{upload_signed, Noise};
+use crate::noise::{upload_signed, Noise, WipeOnDrop};
 
 /// The primes of key switching and how the data primes are grouped into digits.
 #[derive(Debug)]
@@ -136,34 +138,31 @@ impl SwitchingKey {
     ) -> Result<Self> {
         let key_basis = &basis.key_basis;
         let n = key_basis.degree();
-        let mut source_host = backend.download(source)?;
         let pairs = basis
             .digits
             .iter()
             .map(|&(start, end)| {
                 let a = noise.uniform_ntt(key_basis, 1)?;
-                let mut b = upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?;
-                // P g_j s' is P s' on the limbs of digit j and zero on every other limb.
-                let mut term = PolyBatch::zeros(key_basis, 1, Representation::Ntt);
-                for limb in start..end {
-                    let q = key_basis.modulus(limb);
-                    let (factor, shoup) = (basis.p_mod_data[limb], q.shoup(basis.p_mod_data[limb]));
-                    for (dst, &x) in term.limb_mut(limb).iter_mut().zip(source_host.limb(limb)) {
-                        *dst = q.mul_shoup(x, factor, shoup);
-                    }
-                }
-                let mut term = backend.upload(term)?;
-                let added = backend.add_assign(&mut b, &term);
-                backend.zeroize(&mut term);
-                added?;
+                // e_j + P g_j s' is secret until a_j s is subtracted; it, P g_j s' and a_j s are
+                // wiped on every path.
+                let mut b = WipeOnDrop::new(
+                    backend,
+                    upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?,
+                );
+                // P g_j s' is P s' on the limbs of digit j and zero on every other limb (the
+                // special primes included), computed on the device: s' never leaves it.
+                let constants: Vec<u64> = (0..key_basis.len())
+                    .map(|limb| if (start..end).contains(&limb) { u64::from(basis.p_mod_data[limb]) } else { 0 })
+                    .collect();
+                let term = WipeOnDrop::new(backend, backend.mul_limb_constants(source, &constants)?);
+                backend.add_assign(&mut b, &term)?;
                 let a_device = backend.upload(a)?;
-                let a_times_s = backend.mul(&a_device, secret)?;
-                let b = backend.sub(&b, &a_times_s);
-                Ok((backend.download(&b?)?, backend.download(&a_device)?))
+                let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, secret)?);
+                let b = backend.sub(&b, &a_times_s)?;
+                Ok((backend.download(&b)?, backend.download(&a_device)?))
             })
-            .collect::<Result<Vec<_>>>();
-        source_host.zeroize();
-        Ok(Self { pairs: pairs? })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { pairs })
     }
 
     /// Size in bytes of the key material.
@@ -180,6 +179,21 @@ impl SwitchingKey {
             .collect::<Result<Vec<_>>>()?;
         Ok(DeviceSwitchingKey { pairs })
     }
+}
+
+/// The relinearization key of `secret` (NTT form over the key basis): the switching key from
+/// s^2 to s, `error_scale` as in [`SwitchingKey::generate`] (t for BGV, 1 for BFV). s and s^2
+/// live on the device only while the key is made, and are wiped on every path.
+pub(crate) fn relinearization_key<B: Backend>(
+    backend: &B,
+    basis: &KeySwitchBasis,
+    noise: &mut Noise,
+    secret: &PolyBatch,
+    error_scale: u32,
+) -> Result<SwitchingKey> {
+    let s = WipeOnDrop::new(backend, backend.upload(secret.clone())?);
+    let s_squared = WipeOnDrop::new(backend, backend.mul(&s, &s)?);
+    SwitchingKey::generate(backend, basis, noise, &s, &s_squared, error_scale)
 }
 
 /// A switching key resident on a backend.
@@ -261,8 +275,11 @@ mod tests {
                     assert_eq!(pair.0.basis().primes(), level_basis.primes());
                     let errors = switch_error(&backend, &pair, &c, &s, &source);
                     let largest = errors.iter().map(|e| e.bits()).max().unwrap();
-                    // About log2(scale) + 10 bits; a wrong switch leaves ~30 (level + 1) bits.
-                    let bound = 32 - scale.leading_zeros() as u64 + 16;
+                    // The switch adds about log2(scale) + 9 bits (at most 25 here); a wrong
+                    // switch leaves values spread over all of Q_l, of 30 (level + 1) - 1 bits
+                    // (primes of 30 bits), so the bound sits below that at every level, level 0
+                    // with scale t included.
+                    let bound = (u64::from(32 - scale.leading_zeros()) + 12).min(30 * (level as u64 + 1) - 2);
                     assert!(largest < bound, "dnum {dnum} level {level} scale {scale}: error of {largest} bits");
                     if plain.is_some() {
                         assert!(errors.iter().all(|e| (e % T) == BigInt::from(0)), "error not divisible by t");

@@ -8,6 +8,7 @@
 
 pub mod bfv;
 pub mod bgv;
+mod components;
 pub mod encoder;
 pub mod error;
 pub(crate) mod keyswitch;

@@ -1,6 +1,8 @@
 //! The randomness of keys and encryptions, shared by every scheme: ternary secrets, Gaussian
-//! errors, uniform polynomials, and the upload of signed polynomials that wipes the host copy.
+//! errors, uniform polynomials, the upload of signed polynomials that wipes the host copy, and
+//! [`WipeOnDrop`], which wipes secret device buffers on every path.
 
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
@@ -44,6 +46,49 @@ impl Noise {
     }
 }
 
+/// A device buffer of secret material (a secret, a product a s, encryption errors) that is
+/// overwritten with zeros ([`Backend::zeroize`]) when dropped, so that every path wipes it, the
+/// early returns of `?` included. [`WipeOnDrop::into_inner`] takes the buffer out unwiped, for
+/// a result handed to the caller.
+pub(crate) struct WipeOnDrop<'a, B: Backend> {
+    backend: &'a B,
+    /// `None` only once [`WipeOnDrop::into_inner`] has taken it.
+    buffer: Option<B::Buffer>,
+}
+
+impl<'a, B: Backend> WipeOnDrop<'a, B> {
+    pub(crate) fn new(backend: &'a B, buffer: B::Buffer) -> Self {
+        Self { backend, buffer: Some(buffer) }
+    }
+
+    /// The buffer, no longer wiped on drop.
+    pub(crate) fn into_inner(mut self) -> B::Buffer {
+        self.buffer.take().expect("the buffer is present until into_inner")
+    }
+}
+
+impl<B: Backend> Deref for WipeOnDrop<'_, B> {
+    type Target = B::Buffer;
+
+    fn deref(&self) -> &B::Buffer {
+        self.buffer.as_ref().expect("the buffer is present until into_inner")
+    }
+}
+
+impl<B: Backend> DerefMut for WipeOnDrop<'_, B> {
+    fn deref_mut(&mut self) -> &mut B::Buffer {
+        self.buffer.as_mut().expect("the buffer is present until into_inner")
+    }
+}
+
+impl<B: Backend> Drop for WipeOnDrop<'_, B> {
+    fn drop(&mut self) {
+        if let Some(buffer) = &mut self.buffer {
+            self.backend.zeroize(buffer);
+        }
+    }
+}
+
 /// Uploads signed polynomials over `basis` and transforms them to NTT form on the device, then
 /// wipes the host copies (they are secrets or encryption randomness).
 pub(crate) fn upload_signed<B: Backend>(
@@ -54,9 +99,9 @@ pub(crate) fn upload_signed<B: Backend>(
     let refs: Vec<&[i64]> = polys.iter().map(|p| p.as_slice()).collect();
     let batch = PolyBatch::from_signed(basis, &refs);
     polys.iter_mut().for_each(|p| p.zeroize());
-    let mut buffer = backend.upload(batch?)?;
+    let mut buffer = WipeOnDrop::new(backend, backend.upload(batch?)?);
     backend.ntt(&mut buffer)?;
-    Ok(buffer)
+    Ok(buffer.into_inner())
 }
 
 /// A fresh ternary secret over `basis`, in NTT form on the host (the device copy is wiped).
@@ -77,14 +122,16 @@ pub(crate) fn public_pair<B: Backend>(
     error_scale: u32,
 ) -> Result<(PolyBatch, PolyBatch)> {
     let a = noise.uniform_ntt(basis, 1)?;
-    let mut error = upload_signed(backend, basis, &mut [noise.scaled_error(basis.degree(), error_scale)])?;
+    // The error, s and a s (which gives s away, a being public) are wiped on every path.
+    let error = WipeOnDrop::new(
+        backend,
+        upload_signed(backend, basis, &mut [noise.scaled_error(basis.degree(), error_scale)])?,
+    );
     let a_device = backend.upload(a)?;
-    let mut s = backend.upload(secret.clone())?;
-    let a_times_s = backend.mul(&a_device, &s);
-    backend.zeroize(&mut s);
-    let b = backend.sub(&error, &a_times_s?);
-    backend.zeroize(&mut error);
-    Ok((backend.download(&b?)?, backend.download(&a_device)?))
+    let s = WipeOnDrop::new(backend, backend.upload(secret.clone())?);
+    let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, &s)?);
+    let b = backend.sub(&error, &a_times_s)?;
+    Ok((backend.download(&b)?, backend.download(&a_device)?))
 }
 
 /// The key of an encryptor, on the device.
@@ -96,31 +143,32 @@ pub(crate) enum EncryptionKey<Buffer> {
 /// Completes `count` encryptions over `basis` (NTT form) whose component 0 so far holds
 /// `part0`, the key-independent term (message and e0): with the public key
 /// `(part0 + b u, error_scale * e1 + a u)`, u ternary; with the secret key `(part0 - a s, a)`,
-/// a uniform.
+/// a uniform. The secret-derived buffers are wiped on every path: u and a s always, part0 and
+/// the errors e1 whenever they are not returned.
 pub(crate) fn encrypt_with<B: Backend>(
     backend: &B,
     noise: &mut Noise,
     key: &EncryptionKey<B::Buffer>,
     basis: &Arc<RingBasis>,
-    mut part0: B::Buffer,
+    part0: B::Buffer,
     count: usize,
     error_scale: u32,
 ) -> Result<Vec<B::Buffer>> {
     let n = basis.degree();
+    let mut part0 = WipeOnDrop::new(backend, part0);
     match key {
         EncryptionKey::Public { b, a } => {
             let mut u: Vec<Vec<i64>> = (0..count).map(|_| noise.ternary(n)).collect();
-            let mut u = upload_signed(backend, basis, &mut u)?;
+            let u = WipeOnDrop::new(backend, upload_signed(backend, basis, &mut u)?);
             let mut errors: Vec<Vec<i64>> = (0..count).map(|_| noise.scaled_error(n, error_scale)).collect();
-            let mut part1 = upload_signed(backend, basis, &mut errors)?;
-            let result = backend.mac(&mut part0, &u, b).and_then(|_| backend.mac(&mut part1, &u, a));
-            backend.zeroize(&mut u);
-            result?;
-            Ok(vec![part0, part1])
+            let mut part1 = WipeOnDrop::new(backend, upload_signed(backend, basis, &mut errors)?);
+            backend.mac(&mut part0, &u, b)?;
+            backend.mac(&mut part1, &u, a)?;
+            Ok(vec![part0.into_inner(), part1.into_inner()])
         }
         EncryptionKey::Secret { s } => {
             let a = backend.upload(noise.uniform_ntt(basis, count)?)?;
-            let a_times_s = backend.mul(&a, s)?;
+            let a_times_s = WipeOnDrop::new(backend, backend.mul(&a, s)?);
             Ok(vec![backend.sub(&part0, &a_times_s)?, a])
         }
     }

@@ -225,7 +225,9 @@ fn batches_and_sizes_are_checked() {
     assert!(matches!(no_key.relinearize(&product), Err(SchemeError::KeySwitchingUnavailable(_))));
     let mut encryptor = Encryptor::with_public_key(&f.backend, &f.public).unwrap();
     assert!(matches!(encryptor.encrypt(&[]), Err(SchemeError::InvalidParameters(_))));
-    // The failed calls did not touch their inputs.
+    // The operands are sound (they decrypt to their plaintexts), so the errors above come from
+    // the mismatched counts and sizes alone. (Borrowed immutably, the failed calls could not
+    // have changed them.)
     assert_eq!(f.decrypt(&ca).unwrap(), a);
     assert_eq!(f.decrypt(&cb).unwrap(), b);
 }

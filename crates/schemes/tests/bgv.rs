@@ -336,19 +336,22 @@ fn dnum_is_validated_and_every_choice_stays_within_128_bits() {
     for n in [4096, 8192, 16384, 32768] {
         let longest = BgvParameters::preset_with_dnum(n, 1_000).err().unwrap().to_string();
         assert!(longest.contains("allowed 1..="), "{longest}");
-        let max_dnum = BgvParameters::preset_with_dnum(n, 1).unwrap().data_primes().len().max(1);
+        let levels_at_one_digit = BgvParameters::preset_with_dnum(n, 1).unwrap().data_primes().len().max(1);
+        let max_log_q = pimhe_schemes::security::max_log_q_128(n).unwrap();
         let mut previous_levels = 0;
         for dnum in 1.. {
             let Ok(params) = BgvParameters::preset_with_dnum(n, dnum) else { break };
-            // Every prime counts, the special primes included.
-            let all_bits: u32 = params.primes().iter().map(|p| 32 - p.leading_zeros()).sum();
-            assert_eq!(all_bits, params.total_bits());
+            // Every prime counts, the special primes included: the bit lengths of the prime
+            // values stay within the standard's 128-bit bound (independently of total_bits).
+            let all_bits: u32 =
+                params.data_primes().iter().chain(params.special_primes()).map(|p| u32::BITS - p.leading_zeros()).sum();
+            assert!(all_bits <= max_log_q, "{all_bits} bits > {max_log_q}: {params}");
             assert_eq!(params.security_bits(), Some(128), "{params}");
             assert_eq!(params.dnum(), dnum);
             let data = params.data_primes().len();
             assert!(params.special_primes().len() >= data.div_ceil(dnum), "{params}");
             // More digits never cost levels.
-            assert!(data >= previous_levels && data >= max_dnum, "{params}");
+            assert!(data >= previous_levels && data >= levels_at_one_digit, "{params}");
             previous_levels = data;
             assert!(BgvContext::new(params).is_ok());
         }

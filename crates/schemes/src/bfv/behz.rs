@@ -29,8 +29,9 @@ use crate::error::{Result, SchemeError};
 use crate::noise::upload_signed;
 
 /// Bits of M_B beyond log2(q t N): the tensor product of extended ciphertexts is at most
-/// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 2^3.1 N t q; Shenoy-
-/// Kumaresan needs |x| < M_B. Three bits for the bound, two of slack.
+/// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 8.1 N t q
+/// (2^3.02 N t q, the bound the tests check); Shenoy-Kumaresan needs |x| < M_B. About three
+/// bits for the bound, two of slack.
 const EXTRA_BITS: f64 = 5.0;
 
 /// Precomputed bases and constants for one BFV parameter set.
@@ -197,8 +198,10 @@ impl Behz {
 
     /// Steps 1-2 of Algorithm 2: `x` (NTT form over q) to Bsk, NTT form. FastBConv of m~ x
     /// into Bsk u {m~} carries an overflow alpha q (0 <= alpha < L); the small Montgomery
-    /// reduction by m~ adds q r with r = -x' q^{-1} mod m~ and divides by m~, which leaves
-    /// x + u q with u in {0, 1, 2}: the same integer modulo q, small enough for the tensor.
+    /// reduction by m~ adds q r with r = -x' q^{-1} mod m~ in [0, m~) and divides by m~, which
+    /// leaves x + u q with u in {0, 1}: the same integer modulo q, small enough for the tensor.
+    /// (The sum is below q (1 + L - 1 + m~ - 1), so the result is in [0, q (1 + (L - 1) / m~))
+    /// and L <= m~.)
     pub(crate) fn extend<B: Backend>(&self, backend: &B, x: &B::Buffer) -> Result<B::Buffer> {
         let mut coefficients = backend.copy(x)?;
         backend.intt(&mut coefficients)?;
@@ -368,7 +371,7 @@ mod tests {
         for (got, want) in values_of(&extended).iter().zip(&x) {
             let (u, rest) = (got - want).div_rem(&q_big);
             assert_eq!(rest, BigInt::from(0), "{got} is not {want} modulo q");
-            assert!((0..=2).contains(&i32::try_from(u).unwrap()), "{got} = {want} + u q with u out of range");
+            assert!((0..=1).contains(&i32::try_from(u).unwrap()), "{got} = {want} + u q with u out of range");
         }
     }
 

@@ -12,7 +12,8 @@ use crate::error::{expect_same_parameters, Result};
 use crate::keyswitch::KeySwitchBasis;
 
 /// Precomputed data for one [`BfvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
-/// objects that make them; combining objects of two different contexts is an error.
+/// objects that make them; combining objects made under different parameters is an error
+/// (two contexts of equal parameters are interchangeable).
 ///
 /// ```
 /// use pimhe_schemes::bfv::{BfvContext, BfvParameters};

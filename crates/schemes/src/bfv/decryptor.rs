@@ -2,8 +2,6 @@
 
 use std::sync::Arc;
 
-use num_bigint::BigUint;
-use num_traits::{ToPrimitive, Zero};
 use pimhe_exec::Backend;
 use pimhe_math::RnsBase;
 
@@ -12,7 +10,7 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::keys::SecretKey;
 use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
-use crate::phase::DeviceSecret;
+use crate::phase::{noise_budgets, DeviceSecret};
 
 /// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
 /// the device; both are wiped when the decryptor is dropped.
@@ -52,43 +50,14 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
     /// bits the invariant noise may grow before decryption fails.
     pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
-        let v = self.phase(batch)?;
-        Ok(self.budgets(&v)?.into_iter().map(|bits| bits.max(0.0).floor() as u32).collect())
+        // Over q, of the invariant noise [t v]_q.
+        let v = self.backend.download(&self.phase(batch)?)?;
+        noise_budgets(&v, &self.rns, self.ctx.plain_modulus().value())
     }
 
     /// v = c0 + c1 s (+ c2 s^2) for every ciphertext, coefficient form over q, on the device.
     fn phase(&self, batch: &CiphertextBatch<B>) -> Result<B::Buffer> {
         self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
         self.secret.phase(&batch.parts)
-    }
-
-    /// Per ciphertext, log2(q/2) - log2(max |[t v]_q|): decryption rounds t v / q correctly while
-    /// the invariant noise [t v]_q stays below q/2 in absolute value.
-    fn budgets(&self, v: &B::Buffer) -> Result<Vec<f64>> {
-        let v = self.backend.download(v)?;
-        let q = self.rns.product();
-        let t = BigUint::from(self.ctx.plain_modulus().value());
-        let log_half_q = self.ctx.ciphertext_basis().log_modulus() - 1.0;
-        let mut residues = vec![0u32; v.basis().len()];
-        (0..v.count())
-            .map(|k| {
-                let mut largest = BigUint::zero();
-                for c in 0..v.degree() {
-                    for (limb, r) in residues.iter_mut().enumerate() {
-                        *r = v.poly_limb(limb, k)[c];
-                    }
-                    let noise = (self.rns.compose(&residues)? * &t) % q;
-                    // |centred [t v]_q|: the distance to the nearer multiple of q.
-                    let magnitude = if &noise * 2u32 > *q { q - noise } else { noise };
-                    largest = largest.max(magnitude);
-                }
-                // Values stay below q < 2^900, well inside f64's range.
-                Ok(if largest.is_zero() {
-                    log_half_q
-                } else {
-                    log_half_q - largest.to_f64().map_or(f64::INFINITY, f64::log2)
-                })
-            })
-            .collect()
     }
 }

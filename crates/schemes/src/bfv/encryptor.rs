@@ -10,7 +10,7 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::keys::{PublicKey, SecretKey};
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
-use crate::noise::{encrypt_with, upload_signed, EncryptionKey, Noise};
+use crate::noise::{encrypt_with, upload_signed, EncryptionKey, Noise, WipeOnDrop};
 
 /// Encrypts batches of plaintexts, one backend call per step for the whole batch.
 ///
@@ -70,7 +70,9 @@ impl<'a, B: Backend> Encryptor<'a, B> {
         let n = self.ctx.degree();
         let count = plaintexts.len();
         let mut errors: Vec<Vec<i64>> = (0..count).map(|_| self.noise.scaled_error(n, 1)).collect();
-        backend.add_assign(&mut part0, &upload_signed(backend, &basis, &mut errors)?)?;
+        // The errors are wiped once added (on every path).
+        let errors = WipeOnDrop::new(backend, upload_signed(backend, &basis, &mut errors)?);
+        backend.add_assign(&mut part0, &errors)?;
         let parts = encrypt_with(backend, &mut self.noise, &self.key, &basis, part0, count, 1)?;
         Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, count })
     }

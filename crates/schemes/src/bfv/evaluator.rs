@@ -9,6 +9,7 @@ use crate::bfv::ciphertext::CiphertextBatch;
 use crate::bfv::context::BfvContext;
 use crate::bfv::encryptor::upload_scaled;
 use crate::bfv::keys::RelinKey;
+use crate::components::{add_or_sub, check_plain_count};
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
 use crate::keyswitch::DeviceSwitchingKey;
@@ -92,7 +93,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
     /// Slot-wise `a + m`: round(q m / t) is added to component 0.
     pub fn add_plain(&self, a: &CiphertextBatch<B>, plains: &[Plaintext]) -> Result<CiphertextBatch<B>> {
         self.check_batch(a)?;
-        self.check_plain_count(a, plains)?;
+        check_plain_count(a.count, plains)?;
         let plain = upload_scaled(self.backend, &self.ctx, plains)?;
         let mut parts = a.parts.iter().map(|p| self.backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
         self.backend.add_assign(&mut parts[0], &plain)?;
@@ -103,7 +104,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
     /// about N t / 2).
     pub fn mul_plain(&self, a: &CiphertextBatch<B>, plains: &[Plaintext]) -> Result<CiphertextBatch<B>> {
         self.check_batch(a)?;
-        self.check_plain_count(a, plains)?;
+        check_plain_count(a.count, plains)?;
         let space = self.ctx.plain_space();
         let lifted = plains
             .iter()
@@ -163,7 +164,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
         let key = self.relin.as_ref().ok_or_else(|| {
             SchemeError::KeySwitchingUnavailable("the evaluator has no relinearization key (use with_relin_key)".into())
         })?;
-        let basis = self.ctx.key_switch_basis().expect("a relinearization key implies a special prime");
+        let basis = self.ctx.key_switch_basis().expect("a relinearization key implies special primes");
         let (mut c0, mut c1) = key.switch(self.backend, basis, &a.parts[2], None)?;
         self.backend.add_assign(&mut c0, &a.parts[0])?;
         self.backend.add_assign(&mut c1, &a.parts[1])?;
@@ -172,17 +173,7 @@ impl<'a, B: Backend> Evaluator<'a, B> {
 
     fn combine(&self, a: &CiphertextBatch<B>, b: &CiphertextBatch<B>, subtract: bool) -> Result<CiphertextBatch<B>> {
         self.check_pair(a, b)?;
-        let backend = self.backend;
-        let parts = (0..a.size().max(b.size()))
-            .map(|j| match (a.parts.get(j), b.parts.get(j)) {
-                (Some(x), Some(y)) if subtract => backend.sub(x, y),
-                (Some(x), Some(y)) => backend.add(x, y),
-                (Some(x), None) => backend.copy(x),
-                (None, Some(y)) if subtract => backend.neg(y),
-                (None, Some(y)) => backend.copy(y),
-                (None, None) => unreachable!("j < max of both sizes"),
-            })
-            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        let parts = add_or_sub(self.backend, &a.parts, &b.parts, subtract)?;
         Ok(self.derive(a, parts))
     }
 
@@ -192,13 +183,6 @@ impl<'a, B: Backend> Evaluator<'a, B> {
 
     fn check_batch(&self, a: &CiphertextBatch<B>) -> Result<()> {
         self.ctx.expect_same(&a.ctx, "the ciphertext batch")
-    }
-
-    fn check_plain_count(&self, a: &CiphertextBatch<B>, plains: &[Plaintext]) -> Result<()> {
-        if plains.len() != 1 && plains.len() != a.count {
-            return Err(SchemeError::CountMismatch { left: a.count, right: plains.len() });
-        }
-        Ok(())
     }
 
     fn check_pair(&self, a: &CiphertextBatch<B>, b: &CiphertextBatch<B>) -> Result<()> {

@@ -9,10 +9,10 @@ use pimhe_ring::PolyBatch;
 
 use crate::bfv::context::BfvContext;
 use crate::error::{Result, SchemeError};
-use crate::keyswitch::SwitchingKey;
+use crate::keyswitch::{relinearization_key, SwitchingKey};
 use crate::noise::{public_pair, ternary_secret, Noise};
 
-/// The secret key s (ternary), in NTT form over the ciphertext primes and the special prime.
+/// The secret key s (ternary), in NTT form over the ciphertext primes and the special primes.
 /// Its residues are overwritten with zeros when it is dropped.
 pub struct SecretKey {
     pub(crate) ctx: Arc<BfvContext>,
@@ -110,7 +110,7 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
         Ok(PublicKey { ctx: self.ctx.clone(), b, a })
     }
 
-    /// The relinearization key of `secret`; needs a special prime.
+    /// The relinearization key of `secret`; needs special primes.
     pub fn relin_key(&mut self, secret: &SecretKey) -> Result<RelinKey> {
         self.ctx.expect_same(&secret.ctx, "the secret key")?;
         let basis = self.ctx.key_switch_basis().ok_or_else(|| {
@@ -119,14 +119,7 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
                 self.ctx.params()
             ))
         })?;
-        let backend = self.backend;
-        let mut s = backend.upload(secret.s.clone())?;
-        let key = backend.mul(&s, &s).map(|mut s_squared| {
-            let key = SwitchingKey::generate(backend, basis, &mut self.noise, &s, &s_squared, 1);
-            backend.zeroize(&mut s_squared);
-            key
-        });
-        backend.zeroize(&mut s);
-        Ok(RelinKey { ctx: self.ctx.clone(), key: key?? })
+        let key = relinearization_key(self.backend, basis, &mut self.noise, &secret.s, 1)?;
+        Ok(RelinKey { ctx: self.ctx.clone(), key })
     }
 }

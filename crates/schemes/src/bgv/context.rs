@@ -11,7 +11,8 @@ use crate::error::{expect_same_parameters, Result, SchemeError};
 use crate::keyswitch::KeySwitchBasis;
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
-/// objects that make them; combining objects of two different contexts is an error.
+/// objects that make them; combining objects made under different parameters is an error
+/// (two contexts of equal parameters are interchangeable).
 ///
 /// Levels count down: a fresh ciphertext is at level `max_level()` and holds every data prime;
 /// level `l` holds the first `l + 1`.
@@ -97,7 +98,7 @@ impl BgvContext {
         &self.level_bases[self.max_level()]
     }
 
-    /// Errors unless `other` is this very context.
+    /// Errors unless `other` is this very context or one of equal parameters.
     pub(crate) fn expect_same(self: &Arc<Self>, other: &Arc<Self>, what: &str) -> Result<()> {
         expect_same_parameters(Arc::ptr_eq(self, other), &self.params, &other.params, what)
     }

@@ -2,8 +2,6 @@
 
 use std::sync::Arc;
 
-use num_bigint::BigInt;
-use num_traits::{Signed, ToPrimitive, Zero};
 use pimhe_exec::Backend;
 use pimhe_math::{CrtToSmall, RnsBase};
 use pimhe_ring::PolyBatch;
@@ -13,7 +11,7 @@ use crate::bgv::context::BgvContext;
 use crate::bgv::keys::SecretKey;
 use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
-use crate::phase::DeviceSecret;
+use crate::phase::{noise_budgets, DeviceSecret};
 
 /// Decryption refuses a phase v with |v / Q| at or above this: less than one bit of budget is
 /// left (|v| >= Q/4), too close to wrapping around Q/2 to trust. The exact budget of
@@ -100,24 +98,7 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// bits the noise may grow before decryption fails, log2(Q/2) - log2(max |v|), measured
     /// exactly with big integers.
     pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
-        let v = self.phases(batch)?;
-        let rns = &self.levels[batch.level].1;
-        let log_half_q = batch.ctx.level_basis(batch.level)?.log_modulus() - 1.0;
-        let mut residues = vec![0u32; v.basis().len()];
-        (0..batch.count)
-            .map(|index| {
-                let mut largest = BigInt::zero();
-                for c in 0..v.degree() {
-                    for (limb, r) in residues.iter_mut().enumerate() {
-                        *r = v.poly_limb(limb, index)[c];
-                    }
-                    largest = largest.max(rns.compose_centered(&residues)?.abs());
-                }
-                // Values stay below Q < 2^900, well inside f64's range.
-                let used = if largest.is_zero() { 0.0 } else { largest.to_f64().map_or(f64::INFINITY, f64::log2) };
-                Ok((log_half_q - used).max(0.0).floor() as u32)
-            })
-            .collect()
+        noise_budgets(&self.phases(batch)?, &self.levels[batch.level].1, 1)
     }
 
     /// v = c0 + c1 s (+ c2 s^2) of every ciphertext, in coefficient form on the host.
@@ -129,6 +110,8 @@ impl<'a, B: Backend> Decryptor<'a, B> {
 
 #[cfg(test)]
 mod tests {
+    use num_bigint::BigInt;
+    use num_traits::ToPrimitive;
     use pimhe_exec::CpuBackend;
     use pimhe_math::Sampler;
     use pimhe_ring::{PolyBatch, Representation};

@@ -8,6 +8,7 @@ use pimhe_ring::PolyBatch;
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
 use crate::bgv::keys::RelinKey;
+use crate::components::{add_or_sub, check_plain_count};
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
 use crate::keyswitch::DeviceSwitchingKey;
@@ -181,26 +182,14 @@ impl<'a, B: Backend> Evaluator<'a, B> {
                 b.parts.iter().map(|p| backend.mul_scalar(p, factor as u64)).collect::<pimhe_exec::Result<Vec<_>>>()?;
             &rescaled
         };
-        let size = a.size().max(b.size());
-        let parts = (0..size)
-            .map(|j| match (a.parts.get(j), b_parts.get(j)) {
-                (Some(x), Some(y)) if subtract => backend.sub(x, y),
-                (Some(x), Some(y)) => backend.add(x, y),
-                (Some(x), None) => backend.copy(x),
-                (None, Some(y)) if subtract => backend.neg(y),
-                (None, Some(y)) => backend.copy(y),
-                (None, None) => unreachable!("j < max of both sizes"),
-            })
-            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        let parts = add_or_sub(backend, &a.parts, b_parts, subtract)?;
         Ok(self.derive(a, parts, a.level, a.correction))
     }
 
     /// The plaintexts (one, or one per ciphertext) times `scale` mod t, lifted to the batch's
     /// level, in NTT form on the device.
     fn upload_plain(&self, a: &CiphertextBatch<B>, plains: &[Plaintext], scale: u32) -> Result<B::Buffer> {
-        if plains.len() != 1 && plains.len() != a.count {
-            return Err(SchemeError::CountMismatch { left: a.count, right: plains.len() });
-        }
+        check_plain_count(a.count, plains)?;
         let t = self.ctx.plain_modulus();
         let lifted = plains
             .iter()

@@ -8,7 +8,7 @@ use pimhe_ring::PolyBatch;
 
 use crate::bgv::context::BgvContext;
 use crate::error::{Result, SchemeError};
-use crate::keyswitch::SwitchingKey;
+use crate::keyswitch::{relinearization_key, SwitchingKey};
 use crate::noise::{public_pair, ternary_secret, Noise};
 
 /// The secret key s (ternary), in NTT form over every data prime and the special primes.
@@ -121,16 +121,8 @@ impl<'a, B: Backend> KeyGenerator<'a, B> {
                 self.ctx.params()
             ))
         })?;
-        let backend = self.backend;
-        let mut s = backend.upload(secret.s.clone())?;
-        // s and s^2 are wiped on every path, the error ones included.
-        let key = backend.mul(&s, &s).map(|mut s_squared| {
-            let t = self.ctx.plain_modulus().value();
-            let key = SwitchingKey::generate(backend, basis, &mut self.noise, &s, &s_squared, t);
-            backend.zeroize(&mut s_squared);
-            key
-        });
-        backend.zeroize(&mut s);
-        Ok(RelinKey { ctx: self.ctx.clone(), key: key?? })
+        let t = self.ctx.plain_modulus().value();
+        let key = relinearization_key(self.backend, basis, &mut self.noise, &secret.s, t)?;
+        Ok(RelinKey { ctx: self.ctx.clone(), key })
     }
 }

@@ -17,9 +17,12 @@ pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
 ///
 /// Key switching is hybrid: the L data primes form `dnum` digits of alpha = ceil(L / dnum)
 /// primes and the special modulus P has (at least) alpha primes. Fewer digits make key
-/// switching cheaper (about (dnum + 3) L NTTs instead of L^2) but P takes bits from the
-/// 128-bit budget that the data primes (levels) would otherwise get; dnum = L with one special
-/// prime keeps the longest chain.
+/// switching cheaper: with k special primes it takes L + sum_j (L + k - alpha_j) + 2 (k + L) =
+/// (dnum + 2)(L + k) limb NTTs (the inverse NTT of c; per digit j of alpha_j primes, ModUp
+/// transforms only the limbs the digit lacks; k inverse and L forward per ModDown of the two
+/// sums), against (L + 2)(L + 1) for dnum = L (see docs/DESIGN.md, "Hybrid key switching").
+/// But P takes bits from the 128-bit budget that the data primes (levels) would otherwise get;
+/// dnum = L with one special prime keeps the longest chain.
 ///
 /// ```
 /// use pimhe_schemes::bgv::BgvParameters;
@@ -29,7 +32,7 @@ pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
 /// // The longest chain at N = 8192: 6 data primes, one digit each, one special prime.
 /// let longest = BgvParameters::preset_with_dnum(8192, 6).unwrap();
 /// assert_eq!((longest.data_primes().len(), longest.special_primes().len()), (6, 1));
-/// // Two digits of 3 primes need 3 special primes: 4 data primes fit the bound.
+/// // Two digits of 2 primes need 2 special primes: 4 data primes fit the bound.
 /// let two = BgvParameters::preset_with_dnum(8192, 2).unwrap();
 /// assert_eq!((two.data_primes().len(), two.special_primes().len()), (4, 2));
 /// // 8 primes of 30 bits (240 bits) are too many for N = 8192 ...
