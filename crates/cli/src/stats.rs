@@ -11,13 +11,13 @@ use std::path::PathBuf;
 use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
+use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::bench::{print_report, Printable};
 use crate::error::{CliError, Result};
+use crate::upmem::PimSettings;
 
 /// Arguments of `pimhe stats`.
 #[derive(Debug, Args)]
@@ -126,25 +126,12 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
     let (report, upmem) = match args.backend.as_str() {
         "cpu" => (execute::<S, _>(&plan, &client, &[&client], params, &mut sampler)?, None),
         "upmem-emu" => {
-            if !(1..=MAX_DPUS).contains(&args.dpus) {
-                return Err(CliError::usage(format!("--dpus {}: allowed 1 ..= {MAX_DPUS}", args.dpus)));
-            }
             let servers = params
                 .iter()
                 .map(|p| {
                     let primes = S::backend_primes(p)?;
-                    if args.dpus < primes.len() {
-                        return Err(CliError::usage(format!(
-                            "--dpus {} is too few: parallel mode needs a DPU per prime, and {} at N = {} holds {} \
-                             primes; use --dpus {}..={MAX_DPUS}",
-                            args.dpus,
-                            S::NAME,
-                            args.n,
-                            primes.len(),
-                            primes.len()
-                        )));
-                    }
-                    Ok(PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &primes)?)
+                    let settings = PimSettings::parallel(args.dpus, primes.len())?;
+                    Ok(PimBackend::new(settings.config(settings.dpus, settings.mode), args.n, &primes)?)
                 })
                 .collect::<Result<Vec<_>>>()?;
             let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), params, &mut sampler)?;

@@ -120,6 +120,18 @@ pub fn parse_emulate(value: &str) -> Result<Emulate> {
 impl PimSettings {
     /// Checks `dpus` against the system size and, in parallel mode, against the primes.
     pub fn new(dpus: usize, mode: Mode, variant: Variant, primes: usize) -> Result<Self> {
+        Self::checked(dpus, mode, variant, primes, " or --mode sequential")
+    }
+
+    /// [`PimSettings::new`] in parallel mode with the best kernel, for the commands that have
+    /// no `--mode` (`stats`, `demo`): the same checks, without pointing to `--mode sequential`.
+    pub fn parallel(dpus: usize, primes: usize) -> Result<Self> {
+        Self::checked(dpus, Mode::Parallel, Variant::Best, primes, "")
+    }
+
+    /// The checks of [`PimSettings::new`]; `alternative` ends the advice of a parallel run
+    /// with too few DPUs.
+    fn checked(dpus: usize, mode: Mode, variant: Variant, primes: usize, alternative: &str) -> Result<Self> {
         if !(1..=MAX_DPUS).contains(&dpus) {
             return Err(CliError::usage(format!(
                 "--dpus {dpus} is not allowed: choose 1..={MAX_DPUS} DPUs (an UPMEM system has at most {MAX_DPUS})"
@@ -128,7 +140,7 @@ impl PimSettings {
         if mode == Mode::Parallel && dpus < primes {
             return Err(CliError::usage(format!(
                 "--dpus {dpus} is too few for --mode parallel with {primes} primes: parallel mode needs at least \
-                 one DPU per prime; use --dpus {primes}..={MAX_DPUS} or --mode sequential"
+                 one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
             )));
         }
         Ok(Self { dpus, mode, variant })
