@@ -109,17 +109,6 @@ impl SchemeParams {
     }
 }
 
-/// BFV with the primes, t and dnum of a BGV set (BFV's presets are BGV's table).
-fn bfv_of(params: &BgvParameters) -> Result<BfvParameters> {
-    Ok(BfvParameters::with_primes(
-        params.degree(),
-        params.plain_modulus(),
-        params.data_primes().to_vec(),
-        params.special_primes().to_vec(),
-        params.dnum(),
-    )?)
-}
-
 /// The times of one operation over the rounds.
 #[derive(Debug, Clone, Serialize)]
 pub struct OpTiming {
@@ -315,7 +304,7 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
     let params = validate(args)?;
     let backend = CpuBackend::new(args.threads)?;
     let (scheme, ops) = match args.scheme.as_str() {
-        "bfv" => ("bfv", bench_bfv(&backend, bfv_of(&params)?, args.batch, args.repeat, args.seed)?),
+        "bfv" => ("bfv", bench_bfv(&backend, BfvParameters::from(params.clone()), args.batch, args.repeat, args.seed)?),
         _ => ("bgv", bench_bgv(&backend, params.clone(), args.batch, args.repeat, args.seed)?),
     };
     Ok(SchemeReport {

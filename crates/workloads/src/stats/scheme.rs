@@ -267,8 +267,7 @@ he_scheme!(Bgv, bgv, "bgv", BgvParameters, BgvContext, {
 he_scheme!(Bfv, bfv, "bfv", BfvParameters, BfvContext, {
     /// BFV's presets are BGV's table ([`BfvParameters::preset`]), so the same primes.
     fn parameters(n: usize, t: u32) -> Result<BfvParameters, SchemeError> {
-        let bgv = Bgv::parameters(n, t)?;
-        BfvParameters::with_primes(n, t, bgv.data_primes().to_vec(), bgv.special_primes().to_vec(), bgv.dnum())
+        Bgv::parameters(n, t).map(BfvParameters::from)
     }
 
     /// BFV's message sits in the top bits of q, so its mathematics would allow any t < 2^30
