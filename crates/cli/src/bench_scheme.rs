@@ -364,8 +364,7 @@ macro_rules! scheme_bench {
             seed: u64,
         ) -> Result<Vec<OpTiming>> {
             let ctx = <$context>::new(params)?;
-            // Independent streams for the keys, the encryptions and the plaintext slots.
-            let stream = |k: u64| Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k));
+            let stream = |k: u64| seed_stream(seed, k);
             let mut keygen = $module::KeyGenerator::with_sampler(backend, &ctx, stream(0));
             let secret = keygen.secret_key()?;
             let public = keygen.public_key(&secret)?;
@@ -410,8 +409,19 @@ scheme_bench!(bench_bgv, bgv, BgvParameters, BgvContext, |rounds, evaluator, pro
 // BFV has no modulus chain: the relinearized product is checked as it is.
 scheme_bench!(bench_bfv, bfv, BfvParameters, BfvContext, |rounds, evaluator, product| product);
 
-/// `batch` vectors of `slots` uniformly random slots modulo t.
-fn random_slots(t: &Modulus, slots: usize, batch: usize, mut sampler: Sampler) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
+/// Stream `k` of `seed`: independent samplers for the keys (0), the plaintext slots (1) and
+/// the encryptions (2).
+pub(crate) fn seed_stream(seed: u64, k: u64) -> Sampler {
+    Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k))
+}
+
+/// Two lists (x, then y) of `batch` vectors of `slots` uniformly random slots modulo t.
+pub(crate) fn random_slots(
+    t: &Modulus,
+    slots: usize,
+    batch: usize,
+    mut sampler: Sampler,
+) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
     let mut vectors = || -> Vec<Vec<u64>> {
         (0..batch).map(|_| sampler.uniform_vec(t, slots).into_iter().map(u64::from).collect()).collect()
     };
