@@ -81,10 +81,11 @@ struct Inputs {
 pub fn run(args: &BenchArgs) -> Result<()> {
     let params = validate(args)?;
     let client = CpuBackend::new(if args.backend == "cpu" { args.threads } else { None })?;
-    let inputs = prepare(&client, params, args.op, args.batch, args.seed)?;
-    let workload =
-        Workload { op: args.op, basis: inputs.ctx.ciphertext_basis().clone(), batch: args.batch, seed: args.seed };
+    let ctx = BfvContext::new(params)?;
+    let workload = Workload { op: args.op, basis: ctx.ciphertext_basis().clone(), batch: args.batch, seed: args.seed };
+    // Before the keys and ciphertexts are allocated.
     check_memory(&workload, crate::bench::available_memory())?;
+    let inputs = prepare(&client, ctx, args.op, args.batch, args.seed)?;
     let prime_bits = inputs.ctx.ciphertext_basis().primes().iter().map(|p| 32 - p.leading_zeros()).max().unwrap_or(0);
     let computation = computation(args.op);
     if args.backend == "cpu" {
@@ -205,8 +206,7 @@ fn validate(args: &BenchArgs) -> Result<BfvParameters> {
 }
 
 /// Keys, and C/2 + C/2 ciphertexts of random slots with the slots their combination must give.
-fn prepare(client: &CpuBackend, params: BfvParameters, op: Op, batch: usize, seed: u64) -> Result<Inputs> {
-    let ctx = BfvContext::new(params)?;
+fn prepare(client: &CpuBackend, ctx: Arc<BfvContext>, op: Op, batch: usize, seed: u64) -> Result<Inputs> {
     let stream = |k: u64| seed_stream(seed, k);
     let mut keygen = KeyGenerator::with_sampler(client, &ctx, stream(0));
     let secret = keygen.secret_key()?;
