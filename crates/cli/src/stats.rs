@@ -7,6 +7,7 @@
 
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
@@ -120,21 +121,24 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
         Some(seed) => Sampler::from_seed_u64(seed),
         None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}")))?,
     };
-    let params =
-        plan.plain_moduli().iter().map(|&t| S::parameters(args.n, t)).collect::<std::result::Result<Vec<_>, _>>()?;
+    let contexts = plan
+        .plain_moduli()
+        .iter()
+        .map(|&t| S::context(S::parameters(args.n, t)?))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
 
     let (report, upmem) = match args.backend.as_str() {
-        "cpu" => (execute::<S, _>(&plan, &client, &[&client], params, &mut sampler)?, None),
+        "cpu" => (execute::<S, _>(&plan, &client, &[&client], contexts, &mut sampler)?, None),
         "upmem-emu" => {
-            let servers = params
+            let servers = contexts
                 .iter()
-                .map(|p| {
-                    let primes = S::backend_primes(p)?;
+                .map(|ctx| {
+                    let primes = S::backend_primes(ctx);
                     let settings = PimSettings::parallel(args.dpus, primes.len())?;
                     Ok(PimBackend::new(settings.config(settings.dpus, settings.mode), args.n, &primes)?)
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), params, &mut sampler)?;
+            let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), contexts, &mut sampler)?;
             let costs = servers.iter().map(PimBackend::report).collect::<std::result::Result<Vec<_>, _>>()?;
             (report, Some(combined(costs)))
         }
@@ -154,19 +158,19 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
     print_report(&output, args.json)
 }
 
-/// Runs `plan` with one scheme per parameter set, the server of the i-th on `servers[i]` (or
+/// Runs `plan` with one scheme per context (parameter set), the server of the i-th on `servers[i]` (or
 /// all on `servers[0]` when only one is given).
 fn execute<S: HeScheme, B: Backend>(
     plan: &StatsPlan,
     client: &CpuBackend,
     servers: &[&B],
-    params: Vec<S::Parameters>,
+    contexts: Vec<Arc<S::Context>>,
     sampler: &mut Sampler,
 ) -> Result<StatsReport> {
-    let mut schemes = params
+    let mut schemes = contexts
         .into_iter()
         .zip(servers.iter().cycle())
-        .map(|(p, server)| SchemeStats::<S, _, _>::new(client, *server, p, sampler.fork()))
+        .map(|(ctx, server)| SchemeStats::<S, _, _>::with_context(client, *server, ctx, sampler.fork()))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     plan.execute(&mut schemes).map_err(stats_error)
 }
