@@ -18,7 +18,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Plan;
 use pimhe_pim::runtime::subset::busiest_share;
 use pimhe_pim::runtime::PimBackend;
@@ -30,6 +29,7 @@ use pimhe_schemes::bgv::DEGREES;
 use serde::Serialize;
 
 use crate::bench::{check_memory, print_report, BenchArgs, Op, PimReport, Printable, Report, Workload};
+use crate::bench_scheme::{random_slots, seed_stream};
 use crate::error::{CliError, Result};
 use crate::upmem::{self, PimOutcome, PimSettings, Sources};
 
@@ -81,10 +81,11 @@ struct Inputs {
 pub fn run(args: &BenchArgs) -> Result<()> {
     let params = validate(args)?;
     let client = CpuBackend::new(if args.backend == "cpu" { args.threads } else { None })?;
-    let inputs = prepare(&client, params, args.op, args.batch, args.seed)?;
-    let workload =
-        Workload { op: args.op, basis: inputs.ctx.ciphertext_basis().clone(), batch: args.batch, seed: args.seed };
+    let ctx = BfvContext::new(params)?;
+    let workload = Workload { op: args.op, basis: ctx.ciphertext_basis().clone(), batch: args.batch, seed: args.seed };
+    // Before the keys and ciphertexts are allocated.
     check_memory(&workload, crate::bench::available_memory())?;
+    let inputs = prepare(&client, ctx, args.op, args.batch, args.seed)?;
     let prime_bits = inputs.ctx.ciphertext_basis().primes().iter().map(|p| 32 - p.leading_zeros()).max().unwrap_or(0);
     let computation = computation(args.op);
     if args.backend == "cpu" {
@@ -205,21 +206,15 @@ fn validate(args: &BenchArgs) -> Result<BfvParameters> {
 }
 
 /// Keys, and C/2 + C/2 ciphertexts of random slots with the slots their combination must give.
-fn prepare(client: &CpuBackend, params: BfvParameters, op: Op, batch: usize, seed: u64) -> Result<Inputs> {
-    let ctx = BfvContext::new(params)?;
-    // Independent streams for the keys, the encryptions and the plaintext slots.
-    let stream = |k: u64| Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k));
+fn prepare(client: &CpuBackend, ctx: Arc<BfvContext>, op: Op, batch: usize, seed: u64) -> Result<Inputs> {
+    let stream = |k: u64| seed_stream(seed, k);
     let mut keygen = KeyGenerator::with_sampler(client, &ctx, stream(0));
     let secret = keygen.secret_key()?;
     let public = keygen.public_key(&secret)?;
     let relin = if op == Op::BfvMul { Some(keygen.relin_key(&secret)?) } else { None };
     let encoder = BatchEncoder::new(&ctx);
     let t = ctx.plain_modulus();
-    let mut slots = stream(1);
-    let mut vectors = || -> Vec<Vec<u64>> {
-        (0..batch / 2).map(|_| slots.uniform_vec(t, ctx.slots()).into_iter().map(u64::from).collect()).collect()
-    };
-    let (x, y) = (vectors(), vectors());
+    let (x, y) = random_slots(t, ctx.slots(), batch / 2, stream(1));
     let expected = x
         .iter()
         .zip(&y)

@@ -109,17 +109,6 @@ impl SchemeParams {
     }
 }
 
-/// BFV with the primes, t and dnum of a BGV set (BFV's presets are BGV's table).
-fn bfv_of(params: &BgvParameters) -> Result<BfvParameters> {
-    Ok(BfvParameters::with_primes(
-        params.degree(),
-        params.plain_modulus(),
-        params.data_primes().to_vec(),
-        params.special_primes().to_vec(),
-        params.dnum(),
-    )?)
-}
-
 /// The times of one operation over the rounds.
 #[derive(Debug, Clone, Serialize)]
 pub struct OpTiming {
@@ -315,7 +304,7 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
     let params = validate(args)?;
     let backend = CpuBackend::new(args.threads)?;
     let (scheme, ops) = match args.scheme.as_str() {
-        "bfv" => ("bfv", bench_bfv(&backend, bfv_of(&params)?, args.batch, args.repeat, args.seed)?),
+        "bfv" => ("bfv", bench_bfv(&backend, BfvParameters::from(params.clone()), args.batch, args.repeat, args.seed)?),
         _ => ("bgv", bench_bgv(&backend, params.clone(), args.batch, args.repeat, args.seed)?),
     };
     Ok(SchemeReport {
@@ -375,8 +364,7 @@ macro_rules! scheme_bench {
             seed: u64,
         ) -> Result<Vec<OpTiming>> {
             let ctx = <$context>::new(params)?;
-            // Independent streams for the keys, the encryptions and the plaintext slots.
-            let stream = |k: u64| Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k));
+            let stream = |k: u64| seed_stream(seed, k);
             let mut keygen = $module::KeyGenerator::with_sampler(backend, &ctx, stream(0));
             let secret = keygen.secret_key()?;
             let public = keygen.public_key(&secret)?;
@@ -421,8 +409,19 @@ scheme_bench!(bench_bgv, bgv, BgvParameters, BgvContext, |rounds, evaluator, pro
 // BFV has no modulus chain: the relinearized product is checked as it is.
 scheme_bench!(bench_bfv, bfv, BfvParameters, BfvContext, |rounds, evaluator, product| product);
 
-/// `batch` vectors of `slots` uniformly random slots modulo t.
-fn random_slots(t: &Modulus, slots: usize, batch: usize, mut sampler: Sampler) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
+/// Stream `k` of `seed`: independent samplers for the keys (0), the plaintext slots (1) and
+/// the encryptions (2).
+pub(crate) fn seed_stream(seed: u64, k: u64) -> Sampler {
+    Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k))
+}
+
+/// Two lists (x, then y) of `batch` vectors of `slots` uniformly random slots modulo t.
+pub(crate) fn random_slots(
+    t: &Modulus,
+    slots: usize,
+    batch: usize,
+    mut sampler: Sampler,
+) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
     let mut vectors = || -> Vec<Vec<u64>> {
         (0..batch).map(|_| sampler.uniform_vec(t, slots).into_iter().map(u64::from).collect()).collect()
     };

@@ -13,7 +13,7 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::push_bytes_per_dpu;
-use pimhe_pim::runtime::{PimBackend, PimConfig, MAX_DPUS};
+use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_schemes::bgv::{
     BatchEncoder, BgvContext, BgvParameters, CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey,
     RelinKey, SecretKey,
@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use crate::bench::format_seconds;
 use crate::error::{CliError, Result};
+use crate::upmem::PimSettings;
 
 /// Backends the demo runs on.
 const DEMO_BACKENDS: &[&str] = &["upmem-emu", "cpu"];
@@ -99,14 +100,9 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
     let primes = params.primes();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
-    if args.backend == "upmem-emu" && !(primes.len()..=MAX_DPUS).contains(&dpus) {
-        return Err(CliError::usage(format!(
-            "--dpus {dpus} is not allowed: choose {}..={MAX_DPUS} (parallel mode needs a DPU for each of the {} \
-             primes at N={})",
-            primes.len(),
-            primes.len(),
-            args.n
-        )));
+    if args.backend == "upmem-emu" {
+        // The range and a DPU per prime (the demo runs parallel mode), as `bench` checks them.
+        PimSettings::parallel(dpus, primes.len())?;
     }
 
     if args.backend == "cpu" {

@@ -7,17 +7,18 @@
 
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
+use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::bench::{print_report, Printable};
 use crate::error::{CliError, Result};
+use crate::upmem::PimSettings;
 
 /// Arguments of `pimhe stats`.
 #[derive(Debug, Args)]
@@ -120,34 +121,24 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
         Some(seed) => Sampler::from_seed_u64(seed),
         None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}")))?,
     };
-    let params =
-        plan.plain_moduli().iter().map(|&t| S::parameters(args.n, t)).collect::<std::result::Result<Vec<_>, _>>()?;
+    let contexts = plan
+        .plain_moduli()
+        .iter()
+        .map(|&t| S::context(S::parameters(args.n, t)?))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
 
     let (report, upmem) = match args.backend.as_str() {
-        "cpu" => (execute::<S, _>(&plan, &client, &[&client], params, &mut sampler)?, None),
+        "cpu" => (execute::<S, _>(&plan, &client, &[&client], contexts, &mut sampler)?, None),
         "upmem-emu" => {
-            if !(1..=MAX_DPUS).contains(&args.dpus) {
-                return Err(CliError::usage(format!("--dpus {}: allowed 1 ..= {MAX_DPUS}", args.dpus)));
-            }
-            let servers = params
+            let servers = contexts
                 .iter()
-                .map(|p| {
-                    let primes = S::backend_primes(p)?;
-                    if args.dpus < primes.len() {
-                        return Err(CliError::usage(format!(
-                            "--dpus {} is too few: parallel mode needs a DPU per prime, and {} at N = {} holds {} \
-                             primes; use --dpus {}..={MAX_DPUS}",
-                            args.dpus,
-                            S::NAME,
-                            args.n,
-                            primes.len(),
-                            primes.len()
-                        )));
-                    }
-                    Ok(PimBackend::new(PimConfig::new(args.dpus, Mode::Parallel), args.n, &primes)?)
+                .map(|ctx| {
+                    let primes = S::backend_primes(ctx);
+                    let settings = PimSettings::parallel(args.dpus, primes.len())?;
+                    Ok(PimBackend::new(settings.config(settings.dpus, settings.mode), args.n, &primes)?)
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), params, &mut sampler)?;
+            let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), contexts, &mut sampler)?;
             let costs = servers.iter().map(PimBackend::report).collect::<std::result::Result<Vec<_>, _>>()?;
             (report, Some(combined(costs)))
         }
@@ -167,19 +158,19 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
     print_report(&output, args.json)
 }
 
-/// Runs `plan` with one scheme per parameter set, the server of the i-th on `servers[i]` (or
+/// Runs `plan` with one scheme per context (parameter set), the server of the i-th on `servers[i]` (or
 /// all on `servers[0]` when only one is given).
 fn execute<S: HeScheme, B: Backend>(
     plan: &StatsPlan,
     client: &CpuBackend,
     servers: &[&B],
-    params: Vec<S::Parameters>,
+    contexts: Vec<Arc<S::Context>>,
     sampler: &mut Sampler,
 ) -> Result<StatsReport> {
-    let mut schemes = params
+    let mut schemes = contexts
         .into_iter()
         .zip(servers.iter().cycle())
-        .map(|(p, server)| SchemeStats::<S, _, _>::new(client, *server, p, sampler.fork()))
+        .map(|(ctx, server)| SchemeStats::<S, _, _>::with_context(client, *server, ctx, sampler.fork()))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     plan.execute(&mut schemes).map_err(stats_error)
 }

@@ -120,6 +120,18 @@ pub fn parse_emulate(value: &str) -> Result<Emulate> {
 impl PimSettings {
     /// Checks `dpus` against the system size and, in parallel mode, against the primes.
     pub fn new(dpus: usize, mode: Mode, variant: Variant, primes: usize) -> Result<Self> {
+        Self::checked(dpus, mode, variant, primes, " or --mode sequential")
+    }
+
+    /// [`PimSettings::new`] in parallel mode with the best kernel, for the commands that have
+    /// no `--mode` (`stats`, `demo`): the same checks, without pointing to `--mode sequential`.
+    pub fn parallel(dpus: usize, primes: usize) -> Result<Self> {
+        Self::checked(dpus, Mode::Parallel, Variant::Best, primes, "")
+    }
+
+    /// The checks of [`PimSettings::new`]; `alternative` ends the advice of a parallel run
+    /// with too few DPUs.
+    fn checked(dpus: usize, mode: Mode, variant: Variant, primes: usize, alternative: &str) -> Result<Self> {
         if !(1..=MAX_DPUS).contains(&dpus) {
             return Err(CliError::usage(format!(
                 "--dpus {dpus} is not allowed: choose 1..={MAX_DPUS} DPUs (an UPMEM system has at most {MAX_DPUS})"
@@ -128,7 +140,7 @@ impl PimSettings {
         if mode == Mode::Parallel && dpus < primes {
             return Err(CliError::usage(format!(
                 "--dpus {dpus} is too few for --mode parallel with {primes} primes: parallel mode needs at least \
-                 one DPU per prime; use --dpus {primes}..={MAX_DPUS} or --mode sequential"
+                 one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
             )));
         }
         Ok(Self { dpus, mode, variant })
@@ -146,20 +158,49 @@ impl PimSettings {
     }
 }
 
+/// The operations this module runs: kernels on random residues. `bench` hands bfv-mul and
+/// bfv-add (real ciphertexts) to `bench_bfv`, so [`Kernel::of`] refuses them once, at the
+/// entry of [`run_full`] and [`run_subset`], and nothing below handles them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// `ntt`.
+    Ntt,
+    /// `intt`.
+    Intt,
+    /// `bgv-mul`.
+    BgvMul,
+    /// `pipeline`.
+    Pipeline,
+}
+
+impl Kernel {
+    /// The kernel of `op`; an internal error for the BFV operations.
+    pub fn of(op: Op) -> Result<Self> {
+        match op {
+            Op::Ntt => Ok(Kernel::Ntt),
+            Op::Intt => Ok(Kernel::Intt),
+            Op::BgvMul => Ok(Kernel::BgvMul),
+            Op::Pipeline => Ok(Kernel::Pipeline),
+            Op::BfvMul | Op::BfvAdd => {
+                Err(CliError::Failed(format!("internal error: {} has no random operands", op.name())))
+            }
+        }
+    }
+}
+
 /// Polynomials of each operand: 2C for transforms, C/2 for each of a0, a1, b0, b1.
-pub fn operand_polys(op: Op, batch: usize) -> usize {
-    match op {
-        Op::Ntt | Op::Intt => 2 * batch,
-        Op::BgvMul | Op::Pipeline | Op::BfvMul | Op::BfvAdd => batch / 2,
+pub fn operand_polys(kernel: Kernel, batch: usize) -> usize {
+    match kernel {
+        Kernel::Ntt | Kernel::Intt => 2 * batch,
+        Kernel::BgvMul | Kernel::Pipeline => batch / 2,
     }
 }
 
 /// (operands uploaded, operands downloaded, operands resident at once).
-fn operand_counts(op: Op) -> (usize, usize, usize) {
-    match op {
-        Op::Ntt | Op::Intt => (1, 1, 1),
-        Op::BgvMul | Op::Pipeline => (4, 3, 7),
-        Op::BfvMul | Op::BfvAdd => (4, 2, 6),
+fn operand_counts(kernel: Kernel) -> (usize, usize, usize) {
+    match kernel {
+        Kernel::Ntt | Kernel::Intt => (1, 1, 1),
+        Kernel::BgvMul | Kernel::Pipeline => (4, 3, 7),
     }
 }
 
@@ -271,9 +312,9 @@ fn check_degree(workload: &Workload) -> Result<()> {
 }
 
 /// Refuses shares that do not fit one DPU's MRAM (`primes_per_dpu` limbs of every operand).
-fn check_mram(workload: &Workload, share: usize, primes_per_dpu: usize, what: &str) -> Result<()> {
+fn check_mram(workload: &Workload, kernel: Kernel, share: usize, primes_per_dpu: usize, what: &str) -> Result<()> {
     let n = workload.n();
-    let (_, _, resident) = operand_counts(workload.op);
+    let (_, _, resident) = operand_counts(kernel);
     let needed = RESERVED_MRAM_BYTES + primes_per_dpu * (16 * n + resident * share * 4 * n);
     let available = pimhe_pim::emulator::MRAM_BYTES;
     if needed > available {
@@ -290,13 +331,14 @@ fn check_mram(workload: &Workload, share: usize, primes_per_dpu: usize, what: &s
 
 /// Every DPU emulated, the real data uploaded, executed, downloaded.
 pub fn run_full(workload: &Workload, settings: &PimSettings) -> Result<PimOutcome> {
+    let kernel = Kernel::of(workload.op)?;
     crate::bench::check_memory(workload, crate::bench::available_memory())?;
     let primes = workload.primes();
     let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(CliError::usage)?;
-    let count = operand_polys(workload.op, workload.batch);
+    let count = operand_polys(kernel, workload.batch);
     let share = busiest_share(&plan, primes, count);
     let per_dpu = if settings.mode == Mode::Sequential { primes } else { 1 };
-    check_mram(workload, share, per_dpu, "--emulate full")?;
+    check_mram(workload, kernel, share, per_dpu, "--emulate full")?;
 
     let config = settings.config(settings.dpus, settings.mode);
     let model = config.model.clone();
@@ -368,22 +410,19 @@ impl ShareRun {
 
 /// Random operands of `polys` polynomials each over `basis`, as [`generate_inputs`] makes
 /// them for `op`.
-fn share_inputs(op: Op, basis: &Arc<RingBasis>, polys: usize, seed: u64) -> Result<Vec<PolyBatch>> {
+fn share_inputs(kernel: Kernel, basis: &Arc<RingBasis>, polys: usize, seed: u64) -> Result<Vec<PolyBatch>> {
     let mut sampler = Sampler::from_seed_u64(seed);
-    let (representation, operands) = match op {
-        Op::Ntt => (Representation::Coefficient, 1),
-        Op::Intt => (Representation::Ntt, 1),
-        Op::BgvMul => (Representation::Ntt, 4),
-        Op::Pipeline => (Representation::Coefficient, 4),
-        Op::BfvMul | Op::BfvAdd => {
-            return Err(CliError::Failed(format!("internal error: {} has no random operands", op.name())))
-        }
+    let (representation, operands) = match kernel {
+        Kernel::Ntt => (Representation::Coefficient, 1),
+        Kernel::Intt => (Representation::Ntt, 1),
+        Kernel::BgvMul => (Representation::Ntt, 4),
+        Kernel::Pipeline => (Representation::Coefficient, 4),
     };
     (0..operands).map(|_| random_batch(basis, polys, representation, &mut sampler)).collect()
 }
 
 /// Emulates the busiest share: `polys` polynomials per operand on one DPU per prime group.
-fn emulate_share(workload: &Workload, settings: &PimSettings, polys: usize) -> Result<ShareRun> {
+fn emulate_share(workload: &Workload, kernel: Kernel, settings: &PimSettings, polys: usize) -> Result<ShareRun> {
     let n = workload.n();
     let moduli = workload.basis.primes();
     let mut total = ShareRun::default();
@@ -395,7 +434,7 @@ fn emulate_share(workload: &Workload, settings: &PimSettings, polys: usize) -> R
     };
     for group in groups {
         let basis = RingBasis::new(n, &group)?;
-        let host = share_inputs(workload.op, &basis, polys, workload.seed)?;
+        let host = share_inputs(kernel, &basis, polys, workload.seed)?;
         let pim = PimBackend::new(settings.config(group.len(), Mode::Parallel), n, &group)?;
         let start = Instant::now();
         let report = run_on(&pim, workload.op, host, false)?;
@@ -424,13 +463,14 @@ fn scale_counts(counts: &TaskletCounts, factor: f64) -> TaskletCounts {
 
 /// The busiest DPU of each prime group emulated; transfers modeled on the full placement.
 pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: Option<f64>) -> Result<PimOutcome> {
+    let kernel = Kernel::of(workload.op)?;
     let primes = workload.primes();
     let n = workload.n();
     let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(CliError::usage)?;
-    let count = operand_polys(workload.op, workload.batch);
+    let count = operand_polys(kernel, workload.batch);
     let share = busiest_share(&plan, primes, count);
     let group = plan.group(0).len();
-    check_mram(workload, share, 1, "--emulate subset")?;
+    check_mram(workload, kernel, share, 1, "--emulate subset")?;
     let model = settings.config(1, Mode::Parallel).model;
     let tasklets = pimhe_pim::emulator::EmulatorConfig::default().tasklets as usize;
 
@@ -440,15 +480,16 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
     let mut note = None;
     let run = match max_emulation_s {
         Some(budget) if full_rounds >= 2 => {
-            let probe = emulate_share(workload, settings, tasklets)?;
+            let probe = emulate_share(workload, kernel, settings, tasklets)?;
             let estimate = probe.wall_s * share as f64 / tasklets as f64;
             if estimate <= budget {
-                let mut exact = emulate_share(workload, settings, share)?;
+                let mut exact = emulate_share(workload, kernel, settings, share)?;
                 exact.wall_s += probe.wall_s;
                 exact
             } else {
                 let k = ((budget / probe.wall_s.max(1e-9)).floor() as usize).clamp(1, full_rounds);
-                let mut main = if k == 1 { probe.clone() } else { emulate_share(workload, settings, k * tasklets)? };
+                let mut main =
+                    if k == 1 { probe.clone() } else { emulate_share(workload, kernel, settings, k * tasklets)? };
                 if k > 1 {
                     main.wall_s += probe.wall_s;
                 }
@@ -463,7 +504,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
                     wall_s: main.wall_s,
                 };
                 if rest > 0 {
-                    let tail = emulate_share(workload, settings, rest)?;
+                    let tail = emulate_share(workload, kernel, settings, rest)?;
                     result.compute_s += tail.compute_s - tail.launches as f64 * overhead;
                     result.counted.accumulate(&tail.counted);
                     result.wall_s += tail.wall_s;
@@ -477,12 +518,12 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
                 result
             }
         }
-        _ => emulate_share(workload, settings, share)?,
+        _ => emulate_share(workload, kernel, settings, share)?,
     };
 
     // Transfers: the full system's bytes per DPU, one transfer per uploaded or downloaded operand.
     let slots: Vec<usize> = (0..primes).collect();
-    let (uploads, downloads, _) = operand_counts(workload.op);
+    let (uploads, downloads, resident) = operand_counts(kernel);
     let push = push_bytes_per_dpu(&plan, &slots, count, n);
     let pull = pull_bytes_per_dpu(&plan, &slots, count, n);
     let transfer_s = uploads as f64 * model.transfer_seconds(&push);
@@ -504,7 +545,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
         emulation.push_str(note);
     }
     if settings.mode == Mode::Sequential {
-        let all_primes = RESERVED_MRAM_BYTES + primes * (16 * n + operand_counts(workload.op).2 * share * 4 * n);
+        let all_primes = RESERVED_MRAM_BYTES + primes * (16 * n + resident * share * 4 * n);
         if all_primes > pimhe_pim::emulator::MRAM_BYTES {
             emulation.push_str(&format!(
                 "; note: all {primes} primes' shares need {:.0} MiB per DPU, more than its MRAM, so the system \
@@ -575,7 +616,15 @@ mod tests {
         assert!(footprint_bytes(&small, &settings) < AUTO_FULL_MAX_BYTES);
         // 8192 ciphertexts: 2 x 8192 x 3 x 4096 residues in, 3/4 as many out.
         assert!(footprint_bytes(&big, &settings) > AUTO_FULL_MAX_BYTES);
-        assert_eq!(operand_polys(Op::Pipeline, 8192), 4096);
-        assert_eq!(operand_polys(Op::Intt, 8192), 16384);
+        assert_eq!(operand_polys(Kernel::Pipeline, 8192), 4096);
+        assert_eq!(operand_polys(Kernel::Intt, 8192), 16384);
+    }
+
+    #[test]
+    fn bfv_operations_are_refused_at_the_entry_as_an_internal_error() {
+        for op in [Op::BfvMul, Op::BfvAdd] {
+            assert!(Kernel::of(op).unwrap_err().to_string().contains("internal error"));
+        }
+        assert_eq!(Kernel::of(Op::BgvMul).unwrap(), Kernel::BgvMul);
     }
 }

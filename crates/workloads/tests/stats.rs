@@ -185,7 +185,7 @@ fn cpu_and_dpus<S: HeScheme>(statistic: Statistic, data: &Dataset) -> (StatsRepo
         .plain_moduli()
         .iter()
         .map(|&t| {
-            let primes = S::backend_primes(&S::parameters(N, t).unwrap()).unwrap();
+            let primes = S::backend_primes(&S::context(S::parameters(N, t).unwrap()).unwrap());
             PimBackend::new(PimConfig::new(32, Mode::Parallel), N, &primes).unwrap()
         })
         .collect();

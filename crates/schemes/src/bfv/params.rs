@@ -124,6 +124,24 @@ impl BfvParameters {
     }
 }
 
+/// A BGV set read as BFV: the same degree, t, primes (BGV's data primes are BFV's ciphertext
+/// primes), special primes and dnum, and the same insecure flag. BFV's presets are BGV's table,
+/// so this is how a BGV set is compared with, or reused as, BFV.
+///
+/// ```
+/// use pimhe_schemes::bfv::BfvParameters;
+/// use pimhe_schemes::bgv::BgvParameters;
+/// let bgv = BgvParameters::preset(8192).unwrap();
+/// let bfv = BfvParameters::from(bgv.clone());
+/// assert_eq!(bfv.ciphertext_primes(), bgv.data_primes());
+/// assert_eq!(bfv, BfvParameters::preset(8192).unwrap());
+/// ```
+impl From<BgvParameters> for BfvParameters {
+    fn from(params: BgvParameters) -> Self {
+        Self(params)
+    }
+}
+
 impl fmt::Display for BfvParameters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "BFV {}", self.0)

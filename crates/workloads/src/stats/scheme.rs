@@ -73,9 +73,10 @@ pub trait HeScheme {
     /// The largest plaintext modulus size, in bits, the scheme allows with the preset of `n`.
     fn max_plain_bits(n: usize) -> Result<u32, SchemeError>;
 
-    /// Every prime a backend must hold for this scheme's operations with `params` (a PIM
-    /// backend is built with them resident).
-    fn backend_primes(params: &Self::Parameters) -> Result<Vec<u32>, SchemeError>;
+    /// Every prime a backend must hold for this scheme's operations with the parameters of
+    /// `ctx` (a PIM backend is built with them resident). Read from the context, so the one
+    /// built for [`SchemeStats::with_context`] serves both.
+    fn backend_primes(ctx: &Self::Context) -> Vec<u32>;
 
     /// Validates `params` and precomputes.
     fn context(params: Self::Parameters) -> Result<Arc<Self::Context>, SchemeError>;
@@ -259,16 +260,15 @@ he_scheme!(Bgv, bgv, "bgv", BgvParameters, BgvContext, {
         Ok(bits(&smallest) - 1)
     }
 
-    fn backend_primes(params: &BgvParameters) -> Result<Vec<u32>, SchemeError> {
-        Ok(params.primes())
+    fn backend_primes(ctx: &BgvContext) -> Vec<u32> {
+        ctx.params().primes()
     }
 });
 
 he_scheme!(Bfv, bfv, "bfv", BfvParameters, BfvContext, {
     /// BFV's presets are BGV's table ([`BfvParameters::preset`]), so the same primes.
     fn parameters(n: usize, t: u32) -> Result<BfvParameters, SchemeError> {
-        let bgv = Bgv::parameters(n, t)?;
-        BfvParameters::with_primes(n, t, bgv.data_primes().to_vec(), bgv.special_primes().to_vec(), bgv.dnum())
+        Bgv::parameters(n, t).map(BfvParameters::from)
     }
 
     /// BFV's message sits in the top bits of q, so its mathematics would allow any t < 2^30
@@ -279,8 +279,8 @@ he_scheme!(Bfv, bfv, "bfv", BfvParameters, BfvContext, {
     }
 
     /// BEHZ's auxiliary primes and t besides q and P: base conversion runs on the backend.
-    fn backend_primes(params: &BfvParameters) -> Result<Vec<u32>, SchemeError> {
-        Ok(BfvContext::new(params.clone())?.all_primes())
+    fn backend_primes(ctx: &BfvContext) -> Vec<u32> {
+        ctx.all_primes()
     }
 });
 
@@ -309,8 +309,18 @@ pub type BfvStats<'a, C, B> = SchemeStats<'a, Bfv, C, B>;
 impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
     /// Keys for `params` (which must have a special prime, for relinearization), made on the
     /// client; `server` aggregates.
-    pub fn new(client: &'a C, server: &'a B, params: S::Parameters, mut sampler: Sampler) -> Result<Self, SchemeError> {
-        let ctx = S::context(params)?;
+    pub fn new(client: &'a C, server: &'a B, params: S::Parameters, sampler: Sampler) -> Result<Self, SchemeError> {
+        Self::with_context(client, server, S::context(params)?, sampler)
+    }
+
+    /// [`SchemeStats::new`] on a context already built (e.g. the one whose
+    /// [`HeScheme::backend_primes`] the server was made with).
+    pub fn with_context(
+        client: &'a C,
+        server: &'a B,
+        ctx: Arc<S::Context>,
+        mut sampler: Sampler,
+    ) -> Result<Self, SchemeError> {
         let keys = S::keys(client, &ctx, sampler.fork())?;
         let encoder = BatchEncoder::new(&ctx);
         Ok(Self { client, backend: server, ctx, keys, encoder, sampler })
