@@ -120,26 +120,28 @@ pub fn parse_emulate(value: &str) -> Result<Emulate> {
 impl PimSettings {
     /// Checks `dpus` against the system size and, in parallel mode, against the primes.
     pub fn new(dpus: usize, mode: Mode, variant: Variant, primes: usize) -> Result<Self> {
-        Self::checked(dpus, mode, variant, primes, " or --mode sequential")
+        Self::checked(dpus, mode, variant, primes, true)
     }
 
     /// [`PimSettings::new`] in parallel mode with the best kernel, for the commands that have
-    /// no `--mode` (`stats`, `demo`): the same checks, without pointing to `--mode sequential`.
+    /// no `--mode` (`stats`, `demo`): the same checks, with advice that names no `--mode`.
     pub fn parallel(dpus: usize, primes: usize) -> Result<Self> {
-        Self::checked(dpus, Mode::Parallel, Variant::Best, primes, "")
+        Self::checked(dpus, Mode::Parallel, Variant::Best, primes, false)
     }
 
-    /// The checks of [`PimSettings::new`]; `alternative` ends the advice of a parallel run
-    /// with too few DPUs.
-    fn checked(dpus: usize, mode: Mode, variant: Variant, primes: usize, alternative: &str) -> Result<Self> {
+    /// The checks of [`PimSettings::new`]; `has_mode_flag` says whether the command has
+    /// `--mode`, so the advice may point to it.
+    fn checked(dpus: usize, mode: Mode, variant: Variant, primes: usize, has_mode_flag: bool) -> Result<Self> {
         if !(1..=MAX_DPUS).contains(&dpus) {
             return Err(CliError::usage(format!(
                 "--dpus {dpus} is not allowed: choose 1..={MAX_DPUS} DPUs (an UPMEM system has at most {MAX_DPUS})"
             )));
         }
         if mode == Mode::Parallel && dpus < primes {
+            let (which, alternative) =
+                if has_mode_flag { ("--mode parallel", " or --mode sequential") } else { ("parallel mode", "") };
             return Err(CliError::usage(format!(
-                "--dpus {dpus} is too few for --mode parallel with {primes} primes: parallel mode needs at least \
+                "--dpus {dpus} is too few for {which} with {primes} primes: parallel mode needs at least \
                  one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
             )));
         }
