@@ -4,10 +4,10 @@
 //! by default each new batch is mapped fresh and unmapped when dropped, and every operation's
 //! output is faulted in, and zeroed by the kernel, one 4 KiB page at a time. Measured with
 //! `pimhe bench scheme --n 16384 --batch 8 --threads 2`, with and without
-//! `PIMHE_KEEP_FREED_MEMORY=0`, that was 15-45% of multiply, relinearize, encryption and
-//! decryption. Like SEAL's memory pool, the backend keeps the memory instead: blocks up to 32 MiB
-//! (glibc's largest mmap threshold) come from the heap, and the heap is trimmed only above 1 GiB
-//! of free space at its top. This is process-wide and done once, by the first
+//! `PIMHE_KEEP_FREED_MEMORY=0` (best per ciphertext, three runs each), that was 10-35% of
+//! multiply, relinearize, encryption and decryption. Like SEAL's memory pool, the backend keeps
+//! the memory instead: blocks up to 32 MiB (glibc's largest mmap threshold) come from the heap,
+//! and the heap is trimmed only above 1 GiB of free space at its top. This is process-wide and done once, by the first
 //! [`super::CpuBackend::new`]; the cost is that the process keeps its peak memory until it exits.
 //! `PIMHE_KEEP_FREED_MEMORY=0` in the environment leaves glibc's defaults (for a process that
 //! must give memory back, or to measure the difference). Other C libraries and platforms are
