@@ -9,6 +9,7 @@ mod automorphism;
 pub mod basis;
 pub mod batch;
 pub mod error;
+pub mod memory;
 pub mod representation;
 
 pub use basis::RingBasis;
