@@ -2,6 +2,8 @@
 //! feature) by real UPMEM hardware, so that placement, residency, rounds and fallbacks are one
 //! code path for both.
 
+use zeroize::Zeroize;
+
 use crate::emulator::{DpuSet, EmulatorError, LaunchReport};
 
 /// Why a DPU set failed.
@@ -67,19 +69,26 @@ pub trait DpuDevice: Send {
     fn launch(&mut self, dpus: &[usize]) -> Result<LaunchCost, DeviceError>;
 
     /// Host -> MRAM of little-endian words.
+    /// The staging bytes are wiped after the transfer: the words may be secret (a key, a
+    /// decryption phase), and freed memory is kept by the process for reuse.
     fn write_u32s(&mut self, dpu: usize, offset: usize, words: &[u32]) -> Result<(), DeviceError> {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        self.write(dpu, offset, &bytes)
+        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let written = self.write(dpu, offset, &bytes);
+        bytes.zeroize();
+        written
     }
 
-    /// MRAM -> host of little-endian words.
+    /// MRAM -> host of little-endian words (staging bytes wiped, as in `write_u32s`).
     fn read_u32s(&mut self, dpu: usize, offset: usize, out: &mut [u32]) -> Result<(), DeviceError> {
         let mut bytes = vec![0u8; 4 * out.len()];
-        self.read(dpu, offset, &mut bytes)?;
-        for (w, chunk) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-            *w = u32::from_le_bytes(chunk.try_into().expect("chunks of 4"));
+        let read = self.read(dpu, offset, &mut bytes);
+        if read.is_ok() {
+            for (w, chunk) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                *w = u32::from_le_bytes(chunk.try_into().expect("chunks of 4"));
+            }
         }
-        Ok(())
+        bytes.zeroize();
+        read
     }
 }
 

@@ -50,6 +50,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use zeroize::Zeroize;
 
 use crate::counts::{DpuCounts, TaskletCounts};
 use crate::layout::{self, PimheHeader, HEADER_BYTES};
@@ -399,6 +400,14 @@ unsafe extern "C" fn mram_io(host: *mut c_void, offset: u64, buf: *mut c_void, l
 pub struct DpuSet {
     config: EmulatorConfig,
     mram: Vec<Vec<u8>>,
+}
+
+/// MRAM may hold secrets (keys, decryption phases) that the buffers holding them failed to
+/// wipe; the host memory that emulates it is wiped before it goes back to the allocator.
+impl Drop for DpuSet {
+    fn drop(&mut self) {
+        self.mram.iter_mut().for_each(|mram| mram.zeroize());
+    }
 }
 
 impl DpuSet {
