@@ -113,3 +113,28 @@ impl DpuDevice for DpuSet {
         Ok(LaunchCost::Counted(DpuSet::launch(self, dpus)?))
     }
 }
+
+/// An emulated DPU set the caller keeps a handle on (`Arc::clone` before handing it to
+/// [`crate::runtime::PimBackend::with_device`]), to look into its MRAM: what a test of wiping or
+/// placement needs to see.
+impl DpuDevice for std::sync::Arc<std::sync::Mutex<DpuSet>> {
+    fn len(&self) -> usize {
+        self.lock().map_or(0, |set| set.len())
+    }
+
+    fn measures_time(&self) -> bool {
+        false
+    }
+
+    fn write(&mut self, dpu: usize, offset: usize, bytes: &[u8]) -> Result<(), DeviceError> {
+        DpuDevice::write(&mut *self.lock().unwrap_or_else(std::sync::PoisonError::into_inner), dpu, offset, bytes)
+    }
+
+    fn read(&mut self, dpu: usize, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
+        DpuDevice::read(&mut *self.lock().unwrap_or_else(std::sync::PoisonError::into_inner), dpu, offset, out)
+    }
+
+    fn launch(&mut self, dpus: &[usize]) -> Result<LaunchCost, DeviceError> {
+        DpuDevice::launch(&mut *self.lock().unwrap_or_else(std::sync::PoisonError::into_inner), dpus)
+    }
+}

@@ -291,3 +291,11 @@ impl PolyBatch {
         self.data.as_mut_slice().zeroize();
     }
 }
+
+/// So that a host batch of secret material can be held as `zeroize::Zeroizing<PolyBatch>` and
+/// wiped on every path, as [`PolyBatch::zeroize`] wipes it.
+impl Zeroize for PolyBatch {
+    fn zeroize(&mut self) {
+        PolyBatch::zeroize(self);
+    }
+}

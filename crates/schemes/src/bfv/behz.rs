@@ -24,9 +24,10 @@ use num_bigint::BigUint;
 use pimhe_exec::Backend;
 use pimhe_math::{ntt_primes, Modulus, RnsBase};
 use pimhe_ring::RingBasis;
+use zeroize::Zeroizing;
 
 use crate::error::{Result, SchemeError};
-use crate::noise::upload_signed;
+use crate::noise::{upload_signed, WipeOnDrop};
 
 /// Bits of M_B beyond log2(q t N): the tensor product of extended ciphertexts is at most
 /// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 8.1 N t q
@@ -248,9 +249,12 @@ impl Behz {
     /// the noise to 30 bits: |e| = gamma |r| / q up to L + 1.
     pub(crate) fn scale_to_plain<B: Backend>(&self, backend: &B, v: &B::Buffer) -> Result<Vec<Scaled>> {
         let t = self.t;
-        let scaled = backend.mul_scalar(v, self.gamma.value() as u64 * t.value() as u64)?;
-        let converted = backend.base_convert(&scaled, &self.t_gamma)?;
-        let s = backend.download(&backend.mul_limb_constants(&converted, &self.neg_q_inv_t_gamma)?)?;
+        // Every step still carries the phase's noise (which, with the ciphertext, gives the
+        // secret away): each temporary is wiped, on the device and on the host.
+        let scaled = WipeOnDrop::new(backend, backend.mul_scalar(v, self.gamma.value() as u64 * t.value() as u64)?);
+        let converted = WipeOnDrop::new(backend, backend.base_convert(&scaled, &self.t_gamma)?);
+        let s = WipeOnDrop::new(backend, backend.mul_limb_constants(&converted, &self.neg_q_inv_t_gamma)?);
+        let s = Zeroizing::new(backend.download(&s)?);
         Ok((0..s.count())
             .map(|k| {
                 let mut largest_error = 0;

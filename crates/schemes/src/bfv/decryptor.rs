@@ -10,6 +10,7 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::keys::SecretKey;
 use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
+use crate::noise::WipeOnDrop;
 use crate::phase::{noise_budgets, DeviceSecret};
 
 /// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
@@ -40,7 +41,7 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// [`SchemeError::NoiseBudgetExhausted`] rather than return a wrong message.
     pub fn decrypt(&self, batch: &CiphertextBatch<B>) -> Result<Vec<Plaintext>> {
         let behz = self.ctx.behz();
-        let scaled = behz.scale_to_plain(self.backend, &self.phase(batch)?)?;
+        let scaled = behz.scale_to_plain(self.backend, &*self.phase(batch)?)?;
         if let Some(index) = scaled.iter().position(|s| behz.exhausted(s)) {
             return Err(SchemeError::NoiseBudgetExhausted { index });
         }
@@ -51,12 +52,14 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// bits the invariant noise may grow before decryption fails.
     pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
         // Over q, of the invariant noise [t v]_q.
-        let v = self.backend.download(&self.phase(batch)?)?;
+        self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
+        let v = self.secret.phase_on_host(&batch.parts)?;
         noise_budgets(&v, &self.rns, self.ctx.plain_modulus().value())
     }
 
-    /// v = c0 + c1 s (+ c2 s^2) for every ciphertext, coefficient form over q, on the device.
-    fn phase(&self, batch: &CiphertextBatch<B>) -> Result<B::Buffer> {
+    /// v = c0 + c1 s (+ c2 s^2) for every ciphertext, coefficient form over q, on the device
+    /// (wiped when dropped).
+    fn phase(&self, batch: &CiphertextBatch<B>) -> Result<WipeOnDrop<'a, B>> {
         self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
         self.secret.phase(&batch.parts)
     }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use pimhe_exec::Backend;
 use pimhe_math::{CrtToSmall, RnsBase};
 use pimhe_ring::PolyBatch;
+use zeroize::Zeroizing;
 
 use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
@@ -98,13 +99,13 @@ impl<'a, B: Backend> Decryptor<'a, B> {
     /// bits the noise may grow before decryption fails, log2(Q/2) - log2(max |v|), measured
     /// exactly with big integers.
     pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
-        noise_budgets(&self.phases(batch)?, &self.levels[batch.level].1, 1)
+        noise_budgets(&*self.phases(batch)?, &self.levels[batch.level].1, 1)
     }
 
     /// v = c0 + c1 s (+ c2 s^2) of every ciphertext, in coefficient form on the host.
-    fn phases(&self, batch: &CiphertextBatch<B>) -> Result<PolyBatch> {
+    fn phases(&self, batch: &CiphertextBatch<B>) -> Result<Zeroizing<PolyBatch>> {
         self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
-        Ok(self.backend.download(&self.secret.phase(&batch.parts)?)?)
+        self.secret.phase_on_host(&batch.parts)
     }
 }
 
