@@ -383,8 +383,11 @@ fn zeroize_keeps_the_shape_and_clears_residues() {
 }
 
 #[test]
-fn thread_count_zero_is_rejected() {
+fn thread_counts_outside_one_to_the_maximum_are_rejected() {
     assert!(matches!(CpuBackend::new(Some(0)), Err(ExecError::Setup(_))));
+    // Refused before a single thread is spawned (100000 threads would run until the OS refuses).
+    let too_many = CpuBackend::new(Some(100_000)).err().unwrap().to_string();
+    assert!(too_many.contains("100000 threads requested: allowed 1 ..= 1024"), "{too_many}");
     let be = CpuBackend::new(None).unwrap();
     assert!(be.threads() >= 1);
     assert_eq!(be.name(), "cpu");

@@ -25,6 +25,9 @@ pub enum RingError {
     /// An index outside the batch.
     #[error("{what} index {index} is out of range (size {size})")]
     OutOfRange { what: &'static str, index: usize, size: usize },
+    /// Buffers sized from the input would not fit in memory ([`crate::memory`]).
+    #[error(transparent)]
+    OutOfMemory(#[from] crate::memory::OutOfMemory),
     /// An automorphism exponent that is not a unit modulo 2N.
     #[error("automorphism X -> X^{k} is not defined for N={n}: k must be odd (a unit modulo 2N)")]
     InvalidGaloisElement { k: usize, n: usize },

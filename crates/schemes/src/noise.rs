@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::{GaussianTable, Sampler};
-use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_ring::{memory, PolyBatch, Representation, RingBasis};
 use zeroize::Zeroize;
 
 use crate::error::Result;
@@ -134,6 +134,16 @@ pub(crate) fn public_pair<B: Backend>(
     Ok((backend.download(&b)?, backend.download(&a_device)?))
 }
 
+/// Refuses, before anything is allocated, an encryption of `count` plaintexts over `basis`
+/// that would not fit in memory: the two components on the device, and while they are made,
+/// a device buffer and a host copy (64-bit) of each of u, e0 and e1.
+pub(crate) fn ensure_encryption_fits(basis: &RingBasis, count: usize) -> Result<()> {
+    let words_per_coefficient = 5 * basis.len() + 3 * 2;
+    let needed = memory::bytes(&[count, basis.degree(), words_per_coefficient], 4);
+    memory::ensure_fits(&format!("{count} encryptions at N = {} over {} primes", basis.degree(), basis.len()), needed)
+        .map_err(|e| pimhe_ring::RingError::from(e).into())
+}
+
 /// The key of an encryptor, on the device.
 pub(crate) enum EncryptionKey<Buffer> {
     Public { b: Buffer, a: Buffer },
@@ -171,5 +181,18 @@ pub(crate) fn encrypt_with<B: Backend>(
             let a_times_s = WipeOnDrop::new(backend, backend.mul(&a, s)?);
             Ok(vec![backend.sub(&part0, &a_times_s)?, a])
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encryptions_that_cannot_fit_are_refused_before_allocating() {
+        let basis = RingBasis::new(1024, &pimhe_math::ntt_primes(27, 1024, 2, &[]).unwrap()).unwrap();
+        assert!(ensure_encryption_fits(&basis, 1).is_ok());
+        let refused = ensure_encryption_fits(&basis, usize::MAX).unwrap_err().to_string();
+        assert!(refused.contains(&format!("{} encryptions at N = 1024 over 2 primes need about", usize::MAX)), "{refused}");
     }
 }

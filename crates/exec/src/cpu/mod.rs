@@ -47,12 +47,16 @@ pub struct CpuBackend {
     converters: Mutex<ConverterCache>,
 }
 
+/// Most worker threads a [`CpuBackend`] starts: far above any core count the batch kernels
+/// gain from, and low enough that a typo does not spawn threads until the OS refuses.
+pub const MAX_THREADS: usize = 1024;
+
 impl CpuBackend {
-    /// A backend with `threads` worker threads (all cores when `None`).
+    /// A backend with `threads` worker threads, 1 ..= [`MAX_THREADS`] (all cores when `None`).
     pub fn new(threads: Option<usize>) -> Result<Self> {
         let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if threads == 0 {
-            return Err(ExecError::Setup("thread count must be at least 1".into()));
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(ExecError::Setup(format!("{threads} threads requested: allowed 1 ..= {MAX_THREADS}")));
         }
         memory::retain_freed_memory();
         let pool = rayon::ThreadPoolBuilder::new()

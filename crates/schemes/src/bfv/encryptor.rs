@@ -10,7 +10,7 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::keys::{PublicKey, SecretKey};
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
-use crate::noise::{encrypt_with, upload_signed, EncryptionKey, Noise, WipeOnDrop};
+use crate::noise::{encrypt_with, ensure_encryption_fits, upload_signed, EncryptionKey, Noise, WipeOnDrop};
 
 /// Encrypts batches of plaintexts, one backend call per step for the whole batch.
 ///
@@ -65,6 +65,7 @@ impl<'a, B: Backend> Encryptor<'a, B> {
             return Err(SchemeError::InvalidParameters("nothing to encrypt: the plaintext list is empty".into()));
         }
         let basis = self.ctx.ciphertext_basis().clone();
+        ensure_encryption_fits(&basis, plaintexts.len())?;
         let backend = self.backend;
         let mut part0 = upload_scaled(backend, &self.ctx, plaintexts)?;
         let n = self.ctx.degree();

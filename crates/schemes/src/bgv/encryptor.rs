@@ -10,7 +10,7 @@ use crate::bgv::context::BgvContext;
 use crate::bgv::keys::{PublicKey, SecretKey};
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
-use crate::noise::{encrypt_with, upload_signed, EncryptionKey, Noise};
+use crate::noise::{encrypt_with, ensure_encryption_fits, upload_signed, EncryptionKey, Noise};
 
 /// Encrypts batches of plaintexts at the top level, one backend call per step for the whole
 /// batch.
@@ -68,6 +68,7 @@ impl<'a, B: Backend> Encryptor<'a, B> {
         for plain in plaintexts {
             plain.check(self.ctx.plain_space())?;
         }
+        ensure_encryption_fits(self.ctx.top_basis(), plaintexts.len())?;
         let n = self.ctx.degree();
         let t = self.ctx.plain_modulus().value();
         let basis = self.ctx.top_basis().clone();
