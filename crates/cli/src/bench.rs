@@ -29,10 +29,10 @@ use std::time::Instant;
 use clap::{Args, Subcommand, ValueEnum};
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::{ntt_primes, MathError, Sampler};
-use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_ring::{memory, PolyBatch, Representation, RingBasis};
 use serde::Serialize;
 
-use crate::error::{CliError, Result};
+use crate::error::{check_threads, CliError, Result};
 use crate::upmem::{self, PimOutcome, PimSettings};
 
 /// The backends this build can run, as `--backend` spells them.
@@ -41,8 +41,9 @@ pub const BACKENDS: &[&str] = &["cpu", "upmem-emu"];
 /// Smallest and largest ring degree the benchmark accepts (log2).
 const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
 
-/// Share of the available memory a run may fill.
-pub(crate) const MEMORY_SHARE: f64 = 0.75;
+/// How a run whose keys come from `--seed` is labelled, in text and JSON: anyone with the seed
+/// can make the same secret key.
+pub(crate) const FIXED_SEED_KEYS: &str = "insecure: keys from a fixed seed";
 
 /// The operation to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -317,14 +318,12 @@ pub fn run_args(args: &BenchArgs) -> Result<()> {
         return run_upmem(args);
     }
     reject_upmem_flags(args)?;
-    if args.threads == Some(0) {
-        return Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed"));
-    }
+    check_threads(args.threads)?;
     if args.repeat == 0 {
         return Err(CliError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
     }
     let workload = Workload::new(args.op, args.n, primes(args)?, args.prime_bits, args.batch, args.seed)?;
-    check_memory(&workload, available_memory())?;
+    check_memory(&workload, memory::available_memory())?;
 
     // One arm per backend: build it, run the generic benchmark on it.
     let (times, threads) = match args.backend.as_str() {
@@ -465,41 +464,18 @@ fn check_backend(name: &str) -> Result<()> {
     }
 }
 
-/// Refuses workloads whose buffers would fill more than 75% of `available` bytes (no check
-/// when the available memory is unknown).
+/// Refuses workloads whose buffers would fill more than [`memory::MEMORY_SHARE`] of
+/// `available` bytes (no check when the available memory is unknown).
 pub(crate) fn check_memory(workload: &Workload, available: Option<u64>) -> Result<()> {
-    let Some(available) = available else {
-        return Ok(());
-    };
-    let needed = workload.estimated_bytes();
-    if needed as f64 > MEMORY_SHARE * available as f64 {
-        return Err(CliError::usage(format!(
-            "this run needs about {} of buffers ({} ciphertexts of N={} over {} primes, {}), more \
-             than {:.0}% of the {} of available memory; lower --batch, --primes or --n",
-            format_bytes(needed as f64),
-            workload.batch,
-            workload.n(),
-            workload.primes(),
-            workload.op.name(),
-            MEMORY_SHARE * 100.0,
-            format_bytes(available as f64),
-        )));
-    }
-    Ok(())
-}
-
-/// `MemAvailable` from /proc/meminfo, in bytes; `None` when it cannot be read.
-pub(crate) fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let mut fields = line.split_whitespace().skip(1);
-    let value: u64 = fields.next()?.parse().ok()?;
-    let scale = match fields.next() {
-        Some("kB") => 1024,
-        None => 1,
-        Some(_) => return None,
-    };
-    value.checked_mul(scale)
+    let what = format!(
+        "the buffers of this run ({} ciphertexts of N={} over {} primes, {})",
+        workload.batch,
+        workload.n(),
+        workload.primes(),
+        workload.op.name()
+    );
+    memory::ensure_fits_in(&what, workload.estimated_bytes(), available)
+        .map_err(|e| CliError::usage(format!("{e}; lower --batch, --primes or --n")))
 }
 
 /// A batch of `count` uniformly random polynomials, limb by limb from `sampler`.
@@ -696,16 +672,6 @@ pub(crate) fn format_si(x: f64) -> String {
     match PREFIXES.iter().find(|(scale, _)| x >= *scale) {
         Some((scale, prefix)) => format!("{:.2} {prefix}", x / scale),
         None => format!("{x:.2}"),
-    }
-}
-
-/// Bytes in GiB or MiB.
-fn format_bytes(bytes: f64) -> String {
-    const GIB: f64 = (1u64 << 30) as f64;
-    if bytes >= GIB {
-        format!("{:.1} GiB", bytes / GIB)
-    } else {
-        format!("{:.1} MiB", bytes / (1u64 << 20) as f64)
     }
 }
 

@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::bench::{check_memory, print_report, BenchArgs, Op, PimReport, Printable, Report, Workload};
 use crate::bench_scheme::{random_slots, seed_stream};
-use crate::error::{CliError, Result};
+use crate::error::{check_threads, CliError, Result};
 use crate::upmem::{self, PimOutcome, PimSettings, Sources};
 
 /// What each operation computes, as the report states it.
@@ -49,6 +49,8 @@ struct BfvReport<R: Printable> {
     #[serde(flatten)]
     report: R,
     computation: &'static str,
+    /// Where the keys come from: always `--seed` here ([`crate::bench::FIXED_SEED_KEYS`]).
+    keys: &'static str,
     /// The decrypted result equalled the plaintext one (always true in a printed report).
     checked: bool,
     /// upmem-emu: measured seconds of the steps that ran on the CPU instead of the DPUs.
@@ -58,7 +60,12 @@ struct BfvReport<R: Printable> {
 
 impl<R: Printable> Printable for BfvReport<R> {
     fn human(&self) -> String {
-        let mut text = format!("{}\n  {}; result checked against the plaintext", self.report.human(), self.computation);
+        let mut text = format!(
+            "{}\n  {}; result checked against the plaintext; {} (--seed)",
+            self.report.human(),
+            self.computation,
+            self.keys
+        );
         if let Some(seconds) = self.host_fallback_s {
             text += &format!("; host fallback steps {} measured", crate::bench::format_seconds(seconds));
         }
@@ -84,7 +91,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let ctx = BfvContext::new(params)?;
     let workload = Workload { op: args.op, basis: ctx.ciphertext_basis().clone(), batch: args.batch, seed: args.seed };
     // Before the keys and ciphertexts are allocated.
-    check_memory(&workload, crate::bench::available_memory())?;
+    check_memory(&workload, pimhe_ring::memory::available_memory())?;
     let inputs = prepare(&client, ctx, args.op, args.batch, args.seed)?;
     let prime_bits = inputs.ctx.ciphertext_basis().primes().iter().map(|p| 32 - p.leading_zeros()).max().unwrap_or(0);
     let computation = computation(args.op);
@@ -100,7 +107,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             }
         }
         let report = Report::new(&workload, "cpu", client.threads(), prime_bits, times);
-        return print_report(&BfvReport { report, computation, checked: true, host_fallback_s: None }, args.json);
+        return print_report(&BfvReport { report, computation, keys: crate::bench::FIXED_SEED_KEYS, checked: true, host_fallback_s: None }, args.json);
     }
 
     let mode = upmem::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
@@ -148,7 +155,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     };
     let report = PimReport::new(&workload, prime_bits, &settings, outcome);
     let host_fallback_s = Some(cost.host_fallback_s);
-    print_report(&BfvReport { report, computation, checked: true, host_fallback_s }, args.json)
+    print_report(&BfvReport { report, computation, keys: crate::bench::FIXED_SEED_KEYS, checked: true, host_fallback_s }, args.json)
 }
 
 /// Checks the flags that apply to BFV runs and returns the preset of `--n`. Every error names
@@ -173,9 +180,7 @@ fn validate(args: &BenchArgs) -> Result<BfvParameters> {
             args.emulate.as_deref().unwrap_or_default()
         )));
     }
-    if args.threads == Some(0) {
-        return Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed"));
-    }
+    check_threads(args.threads)?;
     if args.repeat == 0 {
         return Err(CliError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
     }

@@ -21,10 +21,11 @@ use pimhe_math::{Modulus, Sampler};
 use pimhe_schemes::bfv::{self, BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{self, BgvContext, BgvParameters, DEGREES};
 use pimhe_schemes::encoder::{BatchEncoder, Plaintext};
+use pimhe_ring::memory;
 use serde::Serialize;
 
-use crate::bench::{available_memory, format_seconds, print_report, Printable, MEMORY_SHARE};
-use crate::error::{CliError, Result};
+use crate::bench::{format_seconds, print_report, Printable};
+use crate::error::{check_threads, CliError, Result};
 
 /// The schemes `--scheme` names.
 const SCHEMES: &[&str] = &["bgv", "bfv"];
@@ -160,6 +161,8 @@ pub struct SchemeReport {
     threads: usize,
     repeats: usize,
     seed: u64,
+    /// Where the keys come from: always `--seed` here ([`crate::bench::FIXED_SEED_KEYS`]).
+    keys: &'static str,
     params: SchemeParams,
     /// Whether the decrypted product matched the slot-wise plaintext product (always true in a
     /// printed report: a mismatch is an error).
@@ -177,7 +180,7 @@ impl Printable for SchemeReport {
             _ => "-".to_string(),
         };
         let mut text = format!(
-            "{} backend={} n={} batch={} threads={} (best and median of {} after a warm-up, seed {})\n  t={} data primes={}x{}b \
+            "{} backend={} n={} batch={} threads={} (best and median of {} after a warm-up, seed {}; {})\n  t={} data primes={}x{}b \
              special={} log2(q)={} ciphertext, {} total; product checked against the plaintext\n",
             self.scheme,
             self.backend,
@@ -186,6 +189,7 @@ impl Printable for SchemeReport {
             self.threads,
             self.repeats,
             self.seed,
+            self.keys,
             p.plain_modulus,
             p.data_primes.len(),
             data_bits,
@@ -265,9 +269,7 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
     if args.batch == 0 {
         return Err(CliError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
     }
-    if args.threads == Some(0) {
-        return Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed"));
-    }
+    check_threads(args.threads)?;
     if args.repeat == 0 {
         return Err(CliError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
     }
@@ -276,20 +278,9 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
         Some(dnum) => BgvParameters::preset_with_dnum(args.n, dnum)
             .map_err(|e| CliError::usage(format!("--dnum {dnum} is not allowed at --n {}: {e}", args.n)))?,
     };
-    if let Some(available) = available_memory() {
-        let needed = estimated_bytes(&args.scheme, &params, args.batch);
-        if needed as f64 > MEMORY_SHARE * available as f64 {
-            return Err(CliError::usage(format!(
-                "--batch {} at --n {} needs about {} MiB, more than {:.0}% of the {} MiB of available memory; \
-                 lower --batch",
-                args.batch,
-                args.n,
-                needed >> 20,
-                MEMORY_SHARE * 100.0,
-                available >> 20
-            )));
-        }
-    }
+    let needed = estimated_bytes(&args.scheme, &params, args.batch);
+    memory::ensure_fits(&format!("the buffers of --batch {} at --n {}", args.batch, args.n), needed)
+        .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
     Ok(params)
 }
 
@@ -315,6 +306,7 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
         threads: backend.threads(),
         repeats: args.repeat,
         seed: args.seed,
+        keys: crate::bench::FIXED_SEED_KEYS,
         params: SchemeParams::from_bgv(&params),
         checked: true,
         ops,
@@ -568,7 +560,7 @@ mod tests {
             a.n = 32768;
             a.batch = 1 << 20
         });
-        assert!(huge.starts_with("--batch 1048576 at --n 32768 needs about"), "{huge}");
+        assert!(huge.starts_with("the buffers of --batch 1048576 at --n 32768 need about"), "{huge}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::push_bytes_per_dpu;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_ring::memory;
 use pimhe_schemes::bgv::{
     BatchEncoder, BgvContext, BgvParameters, CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey,
     RelinKey, SecretKey,
@@ -21,7 +22,7 @@ use pimhe_schemes::bgv::{
 use std::sync::Arc;
 
 use crate::bench::format_seconds;
-use crate::error::{CliError, Result};
+use crate::error::{check_threads, CliError, Result};
 use crate::upmem::PimSettings;
 
 /// Backends the demo runs on.
@@ -33,7 +34,8 @@ const DEFAULT_DPUS: usize = 64;
 /// Arguments of `pimhe demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Ring degree N of the preset parameters (1024 .. 32768; 4096 and up support relinearization)
+    /// Ring degree N of the preset parameters: 2048 .. 32768 (1024's preset has no noise budget
+    /// for a multiplication; 4096 and up also relinearize and switch modulus)
     #[arg(long, default_value_t = 8192)]
     n: usize,
     /// Number of ciphertexts in each of the two batches
@@ -55,12 +57,14 @@ pub struct DemoArgs {
     seed: u64,
 }
 
-/// Times one step and prints it.
-fn step<T>(name: &str, f: impl FnOnce() -> Result<T>) -> Result<(T, Duration)> {
+/// Times one step and prints it, unless `name` is `None` (a step of the noise probe).
+fn step<T>(name: Option<&str>, f: impl FnOnce() -> Result<T>) -> Result<(T, Duration)> {
     let start = Instant::now();
     let value = f()?;
     let elapsed = start.elapsed();
-    println!("  {name:<40} {:>10.3} ms", elapsed.as_secs_f64() * 1e3);
+    if let Some(name) = name {
+        println!("  {name:<40} {:>10.3} ms", elapsed.as_secs_f64() * 1e3);
+    }
     Ok((value, elapsed))
 }
 
@@ -96,8 +100,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     if args.backend == "cpu" && args.dpus.is_some() {
         return Err(CliError::usage("--dpus applies to --backend upmem-emu only"));
     }
-    let cpu = CpuBackend::new(args.threads)?;
+    check_threads(args.threads)?;
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
+    memory::ensure_fits(&format!("the buffers of --batch {} at --n {}", args.batch, args.n), demo_bytes(&params, args.batch, &args.backend))
+        .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
+    let cpu = CpuBackend::new(args.threads)?;
     let primes = params.primes();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
     if args.backend == "upmem-emu" {
@@ -117,10 +124,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     println!("  batch: {} ciphertext pairs x {} slots, {} CPU threads", args.batch, args.n, cpu.threads());
     let ctx = BgvContext::new(params)?;
     let client = client(&cpu, &ctx, args)?;
+    ensure_budget_for_one_product(&cpu, &client)?;
 
     if args.backend == "cpu" {
-        let (cx, cy) = step("encode + encrypt (both batches)", || encrypt(&cpu, &client))?.0;
-        let served = serve(&cpu, &client, &cx, &cy, "")?;
+        let (cx, cy) = step(Some("encode + encrypt (both batches)"), || encrypt(&cpu, &client))?.0;
+        let served = serve(&cpu, &client, &cx, &cy, Some(""))?;
         let budget = check(&cpu, &client, &served.product, "decrypt + decode")?;
         println!(
             "  server time: {:.3} ms for {} products ({:.3} ms each); remaining noise budget {budget} bits",
@@ -130,13 +138,13 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         );
     } else {
         let pim = PimBackend::new(PimConfig::new(dpus, Mode::Parallel), args.n, &primes)?;
-        let (cx, cy) = step("encode + encrypt (both batches, upmem-emu)", || encrypt(&pim, &client))?.0;
+        let (cx, cy) = step(Some("encode + encrypt (both batches, upmem-emu)"), || encrypt(&pim, &client))?.0;
         // The key upload is setup, not part of the server computation.
         let evaluator = evaluator(&pim, &client)?;
         pim.reset_report()?;
         println!("  server on upmem-emu (emulator wall time; commands are deferred until data must come back):");
-        let served = serve_with(&evaluator, &client, &cx, &cy, "  ")?;
-        let (_, download_time) = step("  download the result", || {
+        let served = serve_with(&evaluator, &client, &cx, &cy, Some("  "))?;
+        let (_, download_time) = step(Some("  download the result"), || {
             served.product.parts().iter().try_for_each(|p| pim.download(p).map(drop))?;
             Ok(())
         })?;
@@ -145,7 +153,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
         println!("  server on cpu (same computation, measured):");
         let (cpu_x, cpu_y) = encrypt(&cpu, &client)?;
-        let cpu_served = serve(&cpu, &client, &cpu_x, &cpu_y, "  ")?;
+        let cpu_served = serve(&cpu, &client, &cpu_x, &cpu_y, Some("  "))?;
         check(&cpu, &client, &cpu_served.product, "decrypt + decode (cpu)")?;
 
         // The input ciphertexts: 2 batches x 2 components at the top level, as a server would
@@ -202,7 +210,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
 /// Keys (on the CPU) and the random input vectors.
 fn client(cpu: &CpuBackend, ctx: &Arc<BgvContext>, args: &DemoArgs) -> Result<Client> {
-    let ((secret, public, relin), _) = step("key generation (cpu)", || {
+    let ((secret, public, relin), _) = step(Some("key generation (cpu)"), || {
         let mut keygen = KeyGenerator::new(cpu, ctx)?;
         let secret = keygen.secret_key()?;
         let public = keygen.public_key(&secret)?;
@@ -233,13 +241,13 @@ fn evaluator<'a, B: Backend>(backend: &'a B, client: &Client) -> Result<Evaluato
 }
 
 /// Multiply, relinearize and switch modulus (the last two when a special prime exists), each
-/// step timed and printed with `indent`.
+/// step timed and printed with `indent` (not printed with `None`).
 fn serve<B: Backend>(
     backend: &B,
     client: &Client,
     cx: &CiphertextBatch<B>,
     cy: &CiphertextBatch<B>,
-    indent: &str,
+    indent: Option<&str>,
 ) -> Result<Served<B>> {
     let evaluator = evaluator(backend, client)?;
     serve_with(&evaluator, client, cx, cy, indent)
@@ -250,24 +258,58 @@ fn serve_with<B: Backend>(
     client: &Client,
     cx: &CiphertextBatch<B>,
     cy: &CiphertextBatch<B>,
-    indent: &str,
+    indent: Option<&str>,
 ) -> Result<Served<B>> {
-    let (product, multiply_time) = step(&format!("{indent}multiply (tensor)"), || Ok(evaluator.multiply(cx, cy)?))?;
+    let name = |step: &str| indent.map(|indent| format!("{indent}{step}"));
+    let (product, multiply_time) = step(name("multiply (tensor)").as_deref(), || Ok(evaluator.multiply(cx, cy)?))?;
     if client.relin.is_none() {
-        println!("  {indent}(no special prime at N={}: relinearization skipped)", client.ctx.degree());
+        if let Some(indent) = indent {
+            println!("  {indent}(no special prime at N={}: relinearization skipped)", client.ctx.degree());
+        }
         return Ok(Served { product, time: multiply_time });
     }
-    let (relinearized, relin_time) = step(&format!("{indent}relinearize"), || Ok(evaluator.relinearize(&product)?))?;
+    let (relinearized, relin_time) = step(name("relinearize").as_deref(), || Ok(evaluator.relinearize(&product)?))?;
     let (switched, switch_time) =
-        step(&format!("{indent}modulus switch"), || Ok(evaluator.mod_switch_to_next(&relinearized)?))?;
+        step(name("modulus switch").as_deref(), || Ok(evaluator.mod_switch_to_next(&relinearized)?))?;
     Ok(Served { product: switched, time: multiply_time + relin_time + switch_time })
+}
+
+/// Refuses, before the batch is encrypted, a preset whose noise budget does not survive the
+/// demo's computation: the same steps on one ciphertext of the largest slot values, unprinted.
+fn ensure_budget_for_one_product(cpu: &CpuBackend, client: &Client) -> Result<()> {
+    let t = client.ctx.plain_modulus().value() as u64;
+    let largest = client.encoder.encode(&vec![t - 1; client.ctx.slots()])?;
+    let ciphertext = Encryptor::with_public_key(cpu, &client.public)?.encrypt(&[largest])?;
+    let served = serve(cpu, client, &ciphertext, &ciphertext, None)?;
+    let budget = Decryptor::new(cpu, &client.secret)?.noise_budget(&served.product)?[0];
+    if budget == 0 {
+        let params = client.ctx.params();
+        return Err(CliError::usage(format!(
+            "--n {}: its preset ({params}) supports encryption and additions but leaves no noise budget after one \
+             multiplication; use --n 2048 or more (4096 and up also relinearize and switch modulus)",
+            client.ctx.degree()
+        )));
+    }
+    Ok(())
+}
+
+/// What the demo allocates for `batch` ciphertext pairs, in bytes: the random inputs (64-bit)
+/// and their plaintexts, both input batches, the product and relinearization's digits, all over
+/// the top modulus with the special primes; twice on `upmem-emu` (the emulated MRAM holds a
+/// copy, and the same computation runs again on the CPU).
+fn demo_bytes(params: &BgvParameters, batch: usize, backend: &str) -> u128 {
+    let primes = params.primes().len();
+    let ciphertext_words = 2 * 2 + 3 + 2 * (params.dnum() + 2);
+    let per_coefficient = 2 * 8 + 2 * 4 + 4 * primes * ciphertext_words;
+    let copies = if backend == "upmem-emu" { 2 } else { 1 };
+    memory::bytes(&[batch, params.degree(), per_coefficient, copies], 1)
 }
 
 /// Decrypts, checks every slot against the plaintext product, returns the noise budget left.
 fn check<B: Backend>(backend: &B, client: &Client, product: &CiphertextBatch<B>, name: &str) -> Result<u32> {
     let decryptor = Decryptor::new(backend, &client.secret)?;
     let budget = decryptor.noise_budget(product)?.into_iter().min().unwrap_or(0);
-    let (decrypted, _) = step(&format!("{}{name}", if name.contains('(') { "  " } else { "" }), || {
+    let (decrypted, _) = step(Some(&format!("{}{name}", if name.contains('(') { "  " } else { "" })), || {
         decryptor.decrypt(product)?.iter().map(|p| Ok(client.encoder.decode(p)?)).collect::<Result<Vec<_>>>()
     })?;
     let t = client.ctx.plain_modulus().value() as u64;

@@ -56,5 +56,25 @@ impl From<pimhe_schemes::SchemeError> for CliError {
     }
 }
 
+impl From<pimhe_ring::memory::OutOfMemory> for CliError {
+    /// A run too large for this machine is an invalid argument, as `bench` has always said.
+    fn from(e: pimhe_ring::memory::OutOfMemory) -> Self {
+        CliError::Usage(e.to_string())
+    }
+}
+
+/// `--threads`, the same for every command: 1 ..= [`pimhe_exec::cpu::MAX_THREADS`].
+pub fn check_threads(threads: Option<usize>) -> Result<()> {
+    match threads {
+        Some(0) => Err(CliError::usage("--threads 0 is not allowed: at least 1 thread is needed")),
+        Some(t) if t > pimhe_exec::cpu::MAX_THREADS => Err(CliError::usage(format!(
+            "--threads {t} is not allowed: at most {} (this machine has {} cores)",
+            pimhe_exec::cpu::MAX_THREADS,
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Shorthand for results of the CLI.
 pub type Result<T> = std::result::Result<T, CliError>;

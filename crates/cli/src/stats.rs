@@ -16,8 +16,8 @@ use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
-use crate::bench::{print_report, Printable};
-use crate::error::{CliError, Result};
+use crate::bench::{print_report, Printable, FIXED_SEED_KEYS};
+use crate::error::{check_threads, CliError, Result};
 use crate::upmem::PimSettings;
 
 /// Arguments of `pimhe stats`.
@@ -57,7 +57,8 @@ pub struct StatsArgs {
     /// CPU threads.
     #[arg(long)]
     threads: Option<usize>,
-    /// Seed of keys and encryption randomness, for reproducible runs [default: from the OS].
+    /// Seed of keys and encryption randomness, for reproducible tests only: anyone with the seed
+    /// can make the secret key (the output says "insecure") [default: from the OS].
     #[arg(long)]
     seed: Option<u64>,
     /// Print one JSON object instead of text.
@@ -87,6 +88,9 @@ struct StatsOutput {
     server_wall_s: f64,
     /// upmem-emu: the server's modeled transfer, compute and retrieval, summed over moduli.
     upmem: Option<OffloadReport>,
+    /// What the user must know about this run's security ([`FIXED_SEED_KEYS`] with `--seed`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<&'static str>,
 }
 
 pub fn run(args: &StatsArgs) -> Result<()> {
@@ -98,6 +102,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
 }
 
 fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
+    check_threads(args.threads)?;
     let names: Vec<&str> = args.columns.iter().map(String::as_str).collect();
     let data = match (&args.input, args.users, args.synthetic) {
         (Some(path), _, _) => {
@@ -154,6 +159,7 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
         server_wall_s: sum(|r| r.server_s),
         upmem,
         report,
+        warnings: if args.seed.is_some() { vec![FIXED_SEED_KEYS] } else { Vec::new() },
     };
     print_report(&output, args.json)
 }
@@ -225,6 +231,9 @@ impl Printable for StatsOutput {
             self.server_wall_s,
             if self.upmem.is_some() { " (emulator)" } else { "" }
         );
+        for warning in &self.warnings {
+            out += &format!("\n  {warning} (--seed): anyone with the seed can make the secret key");
+        }
         if let Some(u) = &self.upmem {
             out += &format!(
                 "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy \

@@ -334,7 +334,7 @@ fn check_mram(workload: &Workload, kernel: Kernel, share: usize, primes_per_dpu:
 /// Every DPU emulated, the real data uploaded, executed, downloaded.
 pub fn run_full(workload: &Workload, settings: &PimSettings) -> Result<PimOutcome> {
     let kernel = Kernel::of(workload.op)?;
-    crate::bench::check_memory(workload, crate::bench::available_memory())?;
+    crate::bench::check_memory(workload, pimhe_ring::memory::available_memory())?;
     let primes = workload.primes();
     let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(CliError::usage)?;
     let count = operand_polys(kernel, workload.batch);
