@@ -21,6 +21,7 @@ use pimhe_math::{Modulus, Sampler};
 use pimhe_schemes::bfv::{self, BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{self, BgvContext, BgvParameters, DEGREES};
 use pimhe_schemes::encoder::{BatchEncoder, Plaintext};
+use pimhe_schemes::SchemeError;
 use pimhe_ring::memory;
 use serde::Serialize;
 
@@ -386,7 +387,17 @@ macro_rules! scheme_bench {
                 $rounds.time("intt", || Ok(parts.iter_mut().try_for_each(|p| backend.intt(p))?))?;
                 $rounds.time("ntt", || Ok(parts.iter_mut().try_for_each(|p| backend.ntt(p))?))?;
                 if round == 0 {
-                    check_product(&encoder, &decryptor.decrypt(&result)?, &x, &y, ctx.plain_modulus().value())?;
+                    // The warm-up round is the probe: parameters without the noise budget for
+                    // this computation are refused (exit 2) before any round is timed.
+                    let decrypted = decryptor.decrypt(&result).map_err(|e| match e {
+                        SchemeError::NoiseBudgetExhausted { .. } => CliError::usage(format!(
+                            "the parameters ({}) leave no noise budget for the benchmarked product; use another \
+                             --dnum or a larger --n",
+                            ctx.params()
+                        )),
+                        other => other.into(),
+                    })?;
+                    check_product(&encoder, &decrypted, &x, &y, ctx.plain_modulus().value())?;
                 }
             }
             Ok($rounds.finish(batch))
