@@ -231,3 +231,82 @@ fn users_aggregated_in_rounds_give_the_exact_totals_and_the_same_statistics() {
         }
     }
 }
+
+/// Issue 16: well-posed regressions refused as singular by an f64 pivot test whose threshold
+/// depended on the data's units. Both columns must now solve them: the encrypted one exactly
+/// (the nearest doubles, from Python's exact `fractions`), the plaintext one (QR) closely.
+#[test]
+fn regressions_in_any_units_are_solved_exactly_and_only_singular_data_is_refused() {
+    let cases = [
+        (
+            csv(&["x", "y"], &[vec!["1000000000000", "3"], vec!["-2000000000000", "5"], vec!["7", "1"]]),
+            [2.714285714287, -8.57142857145e-13, 0.428571428574],
+        ),
+        (
+            csv(&["x", "y"], &[vec!["0.0000001", "1"], vec!["0.0000003", "2"], vec!["0.0000002", "2"]]),
+            [0.6666666666666666, 5000000.0, 0.75],
+        ),
+    ];
+    for (data, exact) in cases {
+        let report = on_cpu::<Bgv>(Statistic::Linreg, data).unwrap();
+        assert!(report.aggregates_exact);
+        let encrypted: Vec<f64> = report.estimates.iter().map(|e| e.encrypted).collect();
+        assert_eq!(encrypted, exact);
+        for e in &report.estimates {
+            assert!(e.abs_error <= 1e-9 * e.encrypted.abs(), "{e:?}");
+        }
+    }
+    // A constant feature: X^T X is singular, refused by the plan, before anything is encrypted.
+    let constant = csv(&["x", "y"], &[vec!["2", "1"], vec!["2", "5"], vec!["2", "3"]]);
+    let refused = StatsPlan::new(Statistic::Linreg, constant, N, Bgv::max_plain_bits(N).unwrap()).unwrap_err();
+    assert!(matches!(&refused, StatsError::Input(m) if m.contains("singular")), "{refused}");
+}
+
+/// Issue 16: N = 1024 has no special primes, so no relinearization key; key generation asked
+/// for one anyway and refused even a mean, which needs none. Now the noise check decides, up
+/// front: a mean over two users fits, a variance's squares do not.
+fn ring_degree_without_relinearization<S: HeScheme>() {
+    let data = csv(&["v"], &[vec!["-3.5"], vec!["12"]]);
+    let report = on_cpu_at::<S>(Statistic::Mean, data.clone(), 1024).unwrap();
+    assert!(report.aggregates_exact);
+    assert_eq!(report.estimates[0].encrypted, 4.25);
+
+    let plan = StatsPlan::new(Statistic::Variance, data, 1024, S::max_plain_bits(1024).unwrap()).unwrap();
+    let client = CpuBackend::new(Some(2)).unwrap();
+    let t = plan.plain_moduli()[0];
+    let mut scheme =
+        SchemeStats::<S, _, _>::new(&client, &client, S::parameters(1024, t).unwrap(), Sampler::from_seed_u64(3))
+            .unwrap();
+    let refused = plan.check_noise_budget(&mut scheme).unwrap_err().to_string();
+    assert!(refused.contains("noise budget") && refused.contains("--n 2048 or more"), "{refused}");
+}
+
+#[test]
+fn a_ring_degree_without_relinearization_runs_what_its_noise_budget_allows() {
+    ring_degree_without_relinearization::<Bgv>();
+    ring_degree_without_relinearization::<Bfv>();
+}
+
+/// Issue 16: a number outside i64 was "not a plain decimal number"; it is too large, and the
+/// message gives the range.
+#[test]
+fn numbers_outside_64_bits_are_too_large_with_the_range_allowed() {
+    let message = Dataset::from_csv("v\n1\n-99999999999999999999\n".as_bytes(), &["v"], None).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "row 3, column 'v': the cell '-99999999999999999999' is too large: values with 0 decimal places must lie \
+         in -9223372036854775808 ..= 9223372036854775807"
+    );
+    let message = Dataset::from_csv("v\n92233720368547758.08\n".as_bytes(), &["v"], None).unwrap_err().to_string();
+    assert!(message.ends_with("must lie in -92233720368547758.08 ..= 92233720368547758.07"), "{message}");
+}
+
+/// Issue 16: `--users 18446744073709551615` panicked with "capacity overflow" and 10^9 users
+/// aborted in the allocator; runs beyond memory are refused before anything is generated.
+#[test]
+fn synthetic_users_beyond_memory_are_refused_with_the_memory_they_need() {
+    for users in [usize::MAX, 1 << 50] {
+        let refused = Dataset::synthetic(users, 1, &["x1"]).unwrap_err();
+        assert!(matches!(&refused, StatsError::Capacity(m) if m.contains("users of synthetic data")), "{refused}");
+    }
+}

@@ -20,15 +20,24 @@
 //! whose product does; the computation runs once per prime and the totals are rebuilt by CRT
 //! (at most [`MAX_PLAIN_MODULI`]). It also checks, on a dummy encryption, that the noise
 //! budget survives the sum over all users. What cannot be computed exactly is refused before
-//! any user's data is encrypted.
+//! any user's data is encrypted. After decryption the client's arithmetic is exact too, in big
+//! integers ([`exact`]), rounded to `f64` once at the end; the plaintext column beside it is an
+//! independent `f64` computation from the values.
+//!
+//! ## Memory
+//! A plan holds no copy of the rows: each user's encodings are made as their round is
+//! encrypted. The dataset is the one buffer sized by the number of users, and its constructors
+//! refuse what would not fit in memory ([`pimhe_ring::memory`]).
 
 pub mod dataset;
-mod normal_equations;
+pub mod exact;
+mod plaintext;
 pub mod scheme;
 
 use std::time::Instant;
 
 use pimhe_math::{ntt_primes, Modulus};
+use pimhe_ring::memory::OutOfMemory;
 use pimhe_schemes::SchemeError;
 use serde::Serialize;
 
@@ -47,13 +56,19 @@ pub enum StatsError {
     /// Bad input data or arguments (found before anything is encrypted).
     #[error("{0}")]
     Input(String),
-    /// Too many users or too large values for exact results with these parameters (found
-    /// before any user's data is encrypted).
+    /// Too many users or too large values for exact results with these parameters, or for
+    /// the memory available (found before any user's data is encrypted).
     #[error("{0}")]
     Capacity(String),
     /// The scheme failed.
     #[error(transparent)]
     Scheme(#[from] SchemeError),
+}
+
+impl From<OutOfMemory> for StatsError {
+    fn from(e: OutOfMemory) -> Self {
+        StatsError::Capacity(e.to_string())
+    }
 }
 
 /// The statistics of seed 002.
@@ -87,13 +102,28 @@ enum Aggregate {
     Product(usize, usize),
 }
 
+/// How a user's row becomes one encoded vector (exact integers, one per slot).
+#[derive(Debug, Clone, Copy)]
+enum Encoding {
+    /// The row itself.
+    Values,
+    /// Per pair (i, j) of [`upper_pairs`], z_i, with z = (10^decimals, row).
+    PairFirst,
+    /// Per pair (i, j), z_j.
+    PairSecond,
+}
+
 /// What to encrypt and compute for a statistic over a dataset, and with which plaintext moduli.
 #[derive(Debug)]
 pub struct StatsPlan {
     statistic: Statistic,
     data: Dataset,
-    /// encodings[e][user][slot], exact integers.
-    encodings: Vec<Vec<Vec<i64>>>,
+    /// The encoded vectors each user encrypts.
+    encodings: Vec<Encoding>,
+    /// Slots of each encoded vector.
+    slots: usize,
+    /// Linreg: the pairs (i, j) the slots hold.
+    pairs: Vec<(usize, usize)>,
     aggregates: Vec<Aggregate>,
     /// Per aggregate and slot, the exact total (the plaintext computation, for the check).
     expected: Vec<Vec<i128>>,
@@ -130,9 +160,10 @@ pub struct ModulusRun {
 pub struct Estimate {
     /// What it is, e.g. `mean(age)`, `coef(x1)`, `r2`.
     pub name: String,
-    /// From the decrypted aggregates.
+    /// From the decrypted aggregates, in exact arithmetic rounded once ([`exact::estimates`]; an
+    /// R^2 of a constant response is NaN).
     pub encrypted: f64,
-    /// From the same data in plaintext (f64, independent formulas).
+    /// From the same data in plaintext (f64, independent formulas: the check beside the answer).
     pub plaintext: f64,
     /// |encrypted - plaintext|.
     pub abs_error: f64,
@@ -165,9 +196,9 @@ impl StatsPlan {
     /// ([`HeScheme::max_plain_bits`]: BGV needs t below every prime of its modulus chain).
     pub fn new(statistic: Statistic, data: Dataset, n: usize, max_plain_bits: u32) -> Result<Self, StatsError> {
         let columns = data.columns().len();
-        let (encodings, aggregates) = match statistic {
-            Statistic::Mean => (vec![data.rows().to_vec()], vec![Aggregate::Sum(0)]),
-            Statistic::Variance => (vec![data.rows().to_vec()], vec![Aggregate::Sum(0), Aggregate::Product(0, 0)]),
+        let (encodings, aggregates, pairs) = match statistic {
+            Statistic::Mean => (vec![Encoding::Values], vec![Aggregate::Sum(0)], vec![]),
+            Statistic::Variance => (vec![Encoding::Values], vec![Aggregate::Sum(0), Aggregate::Product(0, 0)], vec![]),
             Statistic::Linreg => {
                 if !(2..=MAX_FEATURES + 1).contains(&columns) {
                     return Err(StatsError::Input(format!(
@@ -175,34 +206,36 @@ impl StatsPlan {
                     )));
                 }
                 let pairs = upper_pairs(columns + 1);
-                let one = 10i64.pow(data.decimals());
-                let z = |row: &Vec<i64>| -> Vec<i64> { std::iter::once(one).chain(row.iter().copied()).collect() };
-                let left = data.rows().iter().map(|r| pairs.iter().map(|&(i, _)| z(r)[i]).collect()).collect();
-                let right = data.rows().iter().map(|r| pairs.iter().map(|&(_, j)| z(r)[j]).collect()).collect();
-                (vec![left, right], vec![Aggregate::Product(0, 1)])
+                (vec![Encoding::PairFirst, Encoding::PairSecond], vec![Aggregate::Product(0, 1)], pairs)
             }
         };
-        let slots_needed = encodings[0][0].len();
-        if slots_needed > n {
-            return Err(StatsError::Input(format!("{slots_needed} slots needed; N = {n} has {n}")));
+        let slots = if pairs.is_empty() { columns } else { pairs.len() };
+        if slots > n {
+            return Err(StatsError::Input(format!("{slots} slots needed; N = {n} has {n}")));
         }
-        let too_large = || {
+        let mut plan = Self {
+            statistic,
+            data,
+            encodings,
+            slots,
+            pairs,
+            aggregates,
+            expected: Vec::new(),
+            plain_moduli: Vec::new(),
+            users_per_round: USERS_PER_ROUND,
+        };
+        let (expected, bound) = plan.exact_totals().ok_or_else(|| {
             StatsError::Capacity(format!(
                 "the aggregates of {} users exceed 2^127: use fewer decimals or smaller values",
-                data.users()
+                plan.data.users()
             ))
-        };
-        let expected = aggregates
-            .iter()
-            .map(|&aggregate| exact_totals(&encodings, aggregate, |x| x).ok_or_else(too_large))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut bound = 0u128;
-        for &aggregate in &aggregates {
-            let magnitudes = exact_totals(&encodings, aggregate, i128::abs).ok_or_else(too_large)?;
-            bound = bound.max(magnitudes.into_iter().max().unwrap_or(0) as u128);
-        }
-        let plain_moduli = plain_moduli_for(bound, n, max_plain_bits)?;
-        Ok(Self { statistic, data, encodings, aggregates, expected, plain_moduli, users_per_round: USERS_PER_ROUND })
+        })?;
+        // What the exact arithmetic refuses (a singular regression) is refused now, before
+        // any user's data is encrypted, rather than after decryption.
+        plan.estimates_from(&expected)?;
+        plan.plain_moduli = plain_moduli_for(bound, n, max_plain_bits)?;
+        plan.expected = expected;
+        Ok(plan)
     }
 
     /// The plaintext moduli to run with, one computation each.
@@ -256,7 +289,7 @@ impl StatsPlan {
     /// at least one bit of noise budget with `scheme`'s parameters.
     pub fn check_noise_budget<S: StatsScheme>(&self, scheme: &mut S) -> Result<(), StatsError> {
         let t = u64::from(scheme.plain_modulus());
-        let worst = vec![vec![(t - 1) / 2; self.encodings[0][0].len()]];
+        let worst = vec![vec![(t - 1) / 2; self.slots]];
         let growth = (self.data.users() as f64).log2().ceil() as u32;
         for &aggregate in &self.aggregates {
             let (left, what) = match aggregate {
@@ -270,10 +303,11 @@ impl StatsPlan {
             if budget < growth + 2 {
                 return Err(StatsError::Capacity(format!(
                     "with {} parameters (t = {t}) {what} keeps {budget} bits of noise budget, and the sum over \
-                     {} users needs {}: use a larger ring degree (--n) or fewer users",
+                     {} users needs {}: use a larger ring degree (--n {} or more) or fewer users",
                     scheme.name(),
                     self.data.users(),
-                    growth + 2
+                    growth + 2,
+                    scheme.slots().saturating_mul(2)
                 )));
             }
         }
@@ -290,15 +324,17 @@ impl StatsPlan {
         let (mut client_encrypt_s, mut server_s) = (0.0, 0.0);
         let mut aggregates: Option<Vec<S::Ciphertexts>> = None;
         for first in (0..self.data.users()).step_by(self.users_per_round) {
-            let users = first..(first + self.users_per_round).min(self.data.users());
+            let users = first..first.saturating_add(self.users_per_round).min(self.data.users());
             let start = Instant::now();
             let ciphertexts = self
                 .encodings
                 .iter()
-                .map(|rows| {
-                    let reduced: Vec<Vec<u64>> = rows[users.clone()]
+                .map(|&encoding| {
+                    let reduced: Vec<Vec<u64>> = self.data.rows()[users.clone()]
                         .iter()
-                        .map(|row| row.iter().map(|&v| v.rem_euclid(i64::from(t)) as u64).collect())
+                        .map(|row| {
+                            self.encode(encoding, row).into_iter().map(|v| v.rem_euclid(i64::from(t)) as u64).collect()
+                        })
                         .collect();
                     scheme.encrypt(&reduced)
                 })
@@ -330,7 +366,7 @@ impl StatsPlan {
         for aggregate in &aggregates {
             noise_budget_bits = noise_budget_bits.min(scheme.noise_budget(aggregate)?[0]);
             let mut slots = scheme.decrypt(aggregate)?;
-            slots.truncate(self.encodings[0][0].len());
+            slots.truncate(self.slots);
             sums.push(slots);
         }
         let client_decrypt_s = start.elapsed().as_secs_f64();
@@ -356,11 +392,19 @@ impl StatsPlan {
             })
             .collect();
         let aggregates_exact = totals == self.expected;
-        let estimates = match self.statistic {
-            Statistic::Mean => self.means(&totals),
-            Statistic::Variance => self.variances(&totals),
-            Statistic::Linreg => normal_equations::regression(&self.data, &totals[0])?,
-        };
+        let encrypted = self.estimates_from(&totals)?;
+        let plaintext = plaintext::estimates(self.statistic, &self.data);
+        let estimates = self
+            .estimate_names()
+            .into_iter()
+            .zip(encrypted.into_iter().zip(plaintext))
+            .map(|(name, (encrypted, plaintext))| Estimate {
+                name,
+                encrypted,
+                plaintext,
+                abs_error: (encrypted - plaintext).abs(),
+            })
+            .collect();
         Ok(StatsReport {
             statistic: self.statistic,
             users: self.data.users(),
@@ -373,44 +417,57 @@ impl StatsPlan {
         })
     }
 
-    fn means(&self, totals: &[Vec<i128>]) -> Vec<Estimate> {
-        let (n, scale) = (self.data.users() as f64, self.data.scale());
-        self.each_column(|c, column| {
-            let plaintext = column.iter().map(|&x| x as f64 / scale).sum::<f64>() / n;
-            (format!("mean({c})"), totals[0][self.index(c)] as f64 / scale / n, plaintext)
-        })
+    /// The statistic from exact aggregates of this plan's layout ([`exact::estimates`]).
+    fn estimates_from(&self, totals: &[Vec<i128>]) -> Result<Vec<f64>, StatsError> {
+        let data = &self.data;
+        exact::estimates(self.statistic, data.users(), data.columns().len(), data.decimals(), totals)
     }
 
-    fn variances(&self, totals: &[Vec<i128>]) -> Vec<Estimate> {
-        let (n, scale) = (self.data.users() as f64, self.data.scale());
-        self.each_column(|c, column| {
-            let slot = self.index(c);
-            // n^2 scale^2 var = n sum(x^2) - sum(x)^2, exact in integers before the one division.
-            let users = self.data.users() as i128;
-            let numerator = users * totals[1][slot] - totals[0][slot] * totals[0][slot];
-            let encrypted = numerator as f64 / (n * n * scale * scale);
-            // Plaintext: the two-pass formula on the values.
-            let mean = column.iter().map(|&x| x as f64 / scale).sum::<f64>() / n;
-            let plaintext = column.iter().map(|&x| (x as f64 / scale - mean).powi(2)).sum::<f64>() / n;
-            (format!("variance({c})"), encrypted, plaintext)
-        })
+    /// The names of the estimates, in the order of [`exact::estimates`].
+    fn estimate_names(&self) -> Vec<String> {
+        let columns = self.data.columns();
+        match self.statistic {
+            Statistic::Mean => columns.iter().map(|c| format!("mean({c})")).collect(),
+            Statistic::Variance => columns.iter().map(|c| format!("variance({c})")).collect(),
+            Statistic::Linreg => std::iter::once("intercept".to_string())
+                .chain(columns[..columns.len() - 1].iter().map(|c| format!("coef({c})")))
+                .chain(["r2".to_string()])
+                .collect(),
+        }
     }
 
-    fn index(&self, column: &str) -> usize {
-        self.data.columns().iter().position(|c| c == column).expect("a column of the dataset")
+    /// User `row`'s vector of `encoding`.
+    fn encode(&self, encoding: Encoding, row: &[i64]) -> Vec<i64> {
+        let one = 10i64.pow(self.data.decimals());
+        let z = |i: usize| if i == 0 { one } else { row[i - 1] };
+        match encoding {
+            Encoding::Values => row.to_vec(),
+            Encoding::PairFirst => self.pairs.iter().map(|&(i, _)| z(i)).collect(),
+            Encoding::PairSecond => self.pairs.iter().map(|&(_, j)| z(j)).collect(),
+        }
     }
 
-    fn each_column(&self, estimate: impl Fn(&str, Vec<i64>) -> (String, f64, f64)) -> Vec<Estimate> {
-        self.data
-            .columns()
-            .iter()
-            .enumerate()
-            .map(|(index, c)| {
-                let column = self.data.rows().iter().map(|r| r[index]).collect();
-                let (name, encrypted, plaintext) = estimate(c, column);
-                Estimate { name, encrypted, plaintext, abs_error: (encrypted - plaintext).abs() }
-            })
-            .collect()
+    /// Per aggregate and slot, the exact total over users (the plaintext computation), and
+    /// the largest sum of magnitudes of the terms of a slot, which bounds the total whatever
+    /// the signs; `None` past the range of i128.
+    fn exact_totals(&self) -> Option<(Vec<Vec<i128>>, u128)> {
+        let mut totals = vec![vec![0i128; self.slots]; self.aggregates.len()];
+        let mut magnitudes = totals.clone();
+        for row in self.data.rows() {
+            let encoded: Vec<Vec<i64>> = self.encodings.iter().map(|&e| self.encode(e, row)).collect();
+            for ((aggregate, total), magnitude) in self.aggregates.iter().zip(&mut totals).zip(&mut magnitudes) {
+                for slot in 0..self.slots {
+                    let term = match *aggregate {
+                        Aggregate::Sum(e) => i128::from(encoded[e][slot]),
+                        Aggregate::Product(e, f) => i128::from(encoded[e][slot]) * i128::from(encoded[f][slot]),
+                    };
+                    total[slot] = total[slot].checked_add(term)?;
+                    magnitude[slot] = magnitude[slot].checked_add(term.abs())?;
+                }
+            }
+        }
+        let bound = magnitudes.iter().flatten().map(|&m| m.unsigned_abs()).max().unwrap_or(0);
+        Some((totals, bound))
     }
 }
 
@@ -419,36 +476,17 @@ fn upper_pairs(size: usize) -> Vec<(usize, usize)> {
     (0..size).flat_map(|i| (i..size).map(move |j| (i, j))).collect()
 }
 
-/// Per slot, the sum over users of `f(term)`, the term being the encoded value or product;
-/// `None` past the range of i128.
-fn exact_totals(encodings: &[Vec<Vec<i64>>], aggregate: Aggregate, f: impl Fn(i128) -> i128) -> Option<Vec<i128>> {
-    let slots = encodings[0][0].len();
-    let users = encodings[0].len();
-    (0..slots)
-        .map(|s| {
-            (0..users).try_fold(0i128, |total, u| {
-                let term = match aggregate {
-                    Aggregate::Sum(e) => i128::from(encodings[e][u][s]),
-                    Aggregate::Product(e, g) => {
-                        i128::from(encodings[e][u][s]).checked_mul(i128::from(encodings[g][u][s]))?
-                    }
-                };
-                total.checked_add(f(term))
-            })
-        })
-        .collect()
-}
-
 /// Plaintext moduli (batching primes for degree `n`) whose product exceeds 2 * `bound`: one as
 /// small as possible when one of at most `max_bits` bits holds it, else several of `max_bits`.
 fn plain_moduli_for(bound: u128, n: usize, max_bits: u32) -> Result<Vec<u32>, StatsError> {
+    // bound < 2^127 (a sum of magnitudes in i128), so 2 bound + 1 fits.
     let needed_bits = 128 - (2 * bound + 1).leading_zeros();
     if max_bits > 30 {
         return Err(StatsError::Input(format!("plaintext moduli of {max_bits} bits: at most 30 are supported")));
     }
     // A prime of b bits exceeds 2^(b-1) >= 2 * bound; the smallest size with a batching prime
     // wins (the less t, the less noise). Sizes below 2N + 1 have none.
-    let first = (needed_bits + 1).max((2 * n).trailing_zeros() + 2);
+    let first = (needed_bits + 1).max(n.trailing_zeros() + 3);
     if let Some(t) = (first..=max_bits).find_map(|bits| ntt_primes(bits, n, 1, &[]).ok()) {
         return Ok(t);
     }

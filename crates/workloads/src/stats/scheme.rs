@@ -2,7 +2,10 @@
 //!
 //! Each user encrypts one ciphertext per encoded vector (their own data only); the server adds
 //! up the users' ciphertexts, or their slot-wise products, into one aggregate. Aggregates are
-//! relinearized once, after the sum, not once per user.
+//! relinearized once, after the sum, not once per user, and only where the parameters have
+//! special primes for a relinearization key (N >= 4096): below, a sum of products stays a
+//! 3-component ciphertext, which decrypts all the same, and whether its noise budget suffices
+//! is the plan's noise check to decide ([`super::StatsPlan::check_noise_budget`]).
 //!
 //! BGV and BFV have the same API (`KeyGenerator`, `Encryptor`, `Evaluator`, `Decryptor`,
 //! `CiphertextBatch`, the shared encoder) over different types, so [`HeScheme`] names those types
@@ -43,7 +46,8 @@ pub trait StatsScheme {
     /// Server: the slot-wise sum of two aggregates (batches of one), e.g. of two rounds of users.
     fn add(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
 
-    /// Server: the slot-wise sum over users of `a[u] * b[u]`, relinearized.
+    /// Server: the slot-wise sum over users of `a[u] * b[u]`, relinearized where the scheme has
+    /// a relinearization key (else a 3-component ciphertext).
     fn sum_of_products(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
 
     /// Client: the slots of an aggregate (a batch of one), mod t.
@@ -62,7 +66,7 @@ pub trait HeScheme {
     type Parameters;
     /// Precomputations of one parameter set.
     type Context: PlainContext;
-    /// Secret, public and relinearization key.
+    /// Secret and public key, and the relinearization key where the parameters allow one.
     type Keys;
     /// A ciphertext batch on backend `B`.
     type Ciphertexts<B: Backend>;
@@ -84,7 +88,8 @@ pub trait HeScheme {
     /// The plaintext modulus t.
     fn plain_modulus(ctx: &Self::Context) -> u32;
 
-    /// Secret, public and relinearization keys, made on `client`.
+    /// Secret and public keys, and a relinearization key where the parameters have special
+    /// primes (key switching needs them), made on `client`.
     fn keys<C: Backend>(client: &C, ctx: &Arc<Self::Context>, sampler: Sampler) -> Result<Self::Keys, SchemeError>;
 
     /// Public-key encryption on `client`.
@@ -117,7 +122,8 @@ pub trait HeScheme {
         b: &Self::Ciphertexts<B>,
     ) -> Result<Self::Ciphertexts<B>, SchemeError>;
 
-    /// The relinearized sum of the slot-wise products `a[u] * b[u]`.
+    /// The sum of the slot-wise products `a[u] * b[u]`, relinearized when `keys` hold a
+    /// relinearization key, else left with 3 components.
     fn sum_of_products<B: Backend>(
         backend: &B,
         ctx: &Arc<Self::Context>,
@@ -157,7 +163,7 @@ macro_rules! he_scheme {
             const NAME: &'static str = $name;
             type Parameters = $params;
             type Context = $context;
-            type Keys = ($module::SecretKey, $module::PublicKey, $module::RelinKey);
+            type Keys = ($module::SecretKey, $module::PublicKey, Option<$module::RelinKey>);
             type Ciphertexts<B: Backend> = $module::CiphertextBatch<B>;
 
             $($own)*
@@ -174,7 +180,11 @@ macro_rules! he_scheme {
                 let mut keygen = $module::KeyGenerator::with_sampler(client, ctx, sampler);
                 let secret = keygen.secret_key()?;
                 let public = keygen.public_key(&secret)?;
-                let relin = keygen.relin_key(&secret)?;
+                let relin = if ctx.params().special_primes().is_empty() {
+                    None
+                } else {
+                    Some(keygen.relin_key(&secret)?)
+                };
                 Ok((secret, public, relin))
             }
 
@@ -219,8 +229,14 @@ macro_rules! he_scheme {
                 a: &$module::CiphertextBatch<B>,
                 b: &$module::CiphertextBatch<B>,
             ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
-                let evaluator = $module::Evaluator::new(backend, ctx).with_relin_key(&keys.2)?;
-                evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
+                let evaluator = $module::Evaluator::new(backend, ctx);
+                match &keys.2 {
+                    Some(key) => {
+                        let evaluator = evaluator.with_relin_key(key)?;
+                        evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
+                    }
+                    None => evaluator.sum(&evaluator.multiply(a, b)?),
+                }
             }
 
             fn decrypt<C: Backend>(
@@ -307,8 +323,8 @@ pub type BgvStats<'a, C, B> = SchemeStats<'a, Bgv, C, B>;
 pub type BfvStats<'a, C, B> = SchemeStats<'a, Bfv, C, B>;
 
 impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
-    /// Keys for `params` (which must have a special prime, for relinearization), made on the
-    /// client; `server` aggregates.
+    /// Keys for `params` (a relinearization key too where they have special primes), made on
+    /// the client; `server` aggregates.
     pub fn new(client: &'a C, server: &'a B, params: S::Parameters, sampler: Sampler) -> Result<Self, SchemeError> {
         Self::with_context(client, server, S::context(params)?, sampler)
     }

@@ -1,0 +1,81 @@
+//! The limits every command shares, through the binary: runs too large for this machine, thread
+//! counts and presets that cannot do the work are refused up front with exit status 2 and a
+//! message saying what is allowed (never a panic, an abort or a failure after the work), and
+//! runs whose keys come from `--seed` say they are insecure.
+
+mod common;
+
+use std::process::Output;
+
+use common::{pimhe, stderr};
+
+/// Exit status 2, no panic, and `needle` in the message.
+fn refused(output: &Output, needle: &str) {
+    let message = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.starts_with("error: ") && message.contains(needle), "{message}");
+    assert!(!message.contains("panicked"), "{message}");
+}
+
+#[test]
+fn batches_and_user_counts_beyond_memory_are_refused_before_allocating() {
+    let runs: [&[&str]; 4] = [
+        &["demo", "--n", "1024", "--batch", "18446744073709551615", "--backend", "cpu"],
+        &["demo", "--n", "8192", "--batch", "100000000", "--backend", "cpu"],
+        &["stats", "mean", "--users", "18446744073709551615", "--synthetic", "1", "--columns", "x1"],
+        &["stats", "mean", "--users", "1000000000000", "--synthetic", "1", "--columns", "x1"],
+    ];
+    for args in runs {
+        let output = pimhe(args);
+        refused(&output, "of available memory");
+        assert!(output.stdout.is_empty() || !String::from_utf8_lossy(&output.stdout).contains("OK"), "{args:?}");
+    }
+}
+
+#[test]
+fn a_preset_without_budget_for_the_demo_is_refused_before_the_batch_runs() {
+    let output = pimhe(&["demo", "--n", "1024", "--backend", "cpu"]);
+    refused(&output, "leaves no noise budget after one multiplication; use --n 2048 or more");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("encode + encrypt"), "{stdout}");
+    let smallest = pimhe(&["demo", "--n", "2048", "--batch", "1", "--backend", "cpu"]);
+    assert!(smallest.status.success(), "{}", stderr(&smallest));
+    // A valid parameter set too small for the benchmarked product: refused, not a failure.
+    let few_digits = ["bench", "scheme", "--n", "4096", "--batch", "1", "--repeat", "1", "--dnum", "1"];
+    refused(&pimhe(&few_digits), "leave no noise budget for the benchmarked product");
+}
+
+#[test]
+fn thread_counts_are_checked_alike_by_every_command() {
+    let commands: [&[&str]; 3] = [
+        &["demo", "--n", "2048", "--batch", "1", "--backend", "cpu"],
+        &["stats", "mean", "--users", "3", "--synthetic", "1", "--columns", "x1", "--n", "4096"],
+        &["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1"],
+    ];
+    for command in commands {
+        for (threads, needle) in [("0", "at least 1 thread"), ("100000", "at most 1024")] {
+            let args: Vec<&str> = command.iter().copied().chain(["--threads", threads]).collect();
+            refused(&pimhe(&args), needle);
+        }
+    }
+}
+
+#[test]
+fn keys_from_a_seed_are_labelled_insecure() {
+    let stats = ["stats", "mean", "--users", "3", "--synthetic", "1", "--columns", "x1", "--n", "4096"];
+    let seeded: Vec<&str> = stats.iter().copied().chain(["--seed", "7"]).collect();
+    let text = pimhe(&seeded);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("insecure: keys from a fixed seed"));
+    let json_args: Vec<&str> = seeded.iter().copied().chain(["--json"]).collect();
+    let json: serde_json::Value = serde_json::from_slice(&pimhe(&json_args).stdout).unwrap();
+    assert_eq!(json["warnings"][0], "insecure: keys from a fixed seed", "{json}");
+    let unseeded: Vec<&str> = stats.iter().copied().chain(["--json"]).collect();
+    let json: serde_json::Value = serde_json::from_slice(&pimhe(&unseeded).stdout).unwrap();
+    assert!(json.get("warnings").is_none(), "{json}");
+
+    let bench = pimhe(&["bench", "bfv-add", "--n", "4096", "--batch", "2", "--backend", "cpu", "--json"]);
+    assert!(bench.status.success(), "{}", stderr(&bench));
+    let json: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
+    assert_eq!(json["keys"], "insecure: keys from a fixed seed", "{json}");
+}
