@@ -642,8 +642,13 @@ impl PimBackend {
                 return Ok(());
             }
         };
-        let mut state = self.lock();
-        *acc = self.push(&mut state, result)?;
+        // The lock is released before the old accumulator is dropped: dropping a resident
+        // buffer takes the lock to release its MRAM.
+        let pushed = {
+            let mut state = self.lock();
+            self.push(&mut state, result)?
+        };
+        *acc = pushed;
         Ok(())
     }
 

@@ -35,7 +35,9 @@ impl PimBackend {
             operands.iter().map(|b| self.pull(&mut state, b)).collect::<pimhe_exec::Result<Vec<_>>>()?
         };
         let mut parts: Vec<Vec<PolyBatch>> = Vec::new();
-        for first in (0..count).step_by(per_round) {
+        // A batch of no polynomials (round size 0) runs one empty round, so its outputs exist.
+        let starts: Vec<usize> = if count == 0 { vec![0] } else { (0..count).step_by(per_round).collect() };
+        for first in starts {
             let len = per_round.min(count - first);
             let round = hosts
                 .iter()
