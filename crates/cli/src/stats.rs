@@ -102,7 +102,15 @@ pub fn run(args: &StatsArgs) -> Result<()> {
 }
 
 fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
+    // Every flag is checked before the data is read or generated, which can take a while.
     check_threads(args.threads)?;
+    match args.backend.as_str() {
+        "cpu" => {}
+        // The range now; the DPUs per prime once the parameters are known.
+        "upmem-emu" => drop(PimSettings::parallel(args.dpus, 1)?),
+        other => return Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu"))),
+    }
+    let max_bits = S::max_plain_bits(args.n).map_err(|e| CliError::usage(format!("--n {}: {e}", args.n)))?;
     let names: Vec<&str> = args.columns.iter().map(String::as_str).collect();
     let data = match (&args.input, args.users, args.synthetic) {
         (Some(path), _, _) => {
@@ -119,7 +127,6 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
         StatisticArg::Variance => Statistic::Variance,
         StatisticArg::Linreg => Statistic::Linreg,
     };
-    let max_bits = S::max_plain_bits(args.n).map_err(|e| CliError::usage(format!("--n {}: {e}", args.n)))?;
     let plan = StatsPlan::new(statistic, data, args.n, max_bits).map_err(stats_error)?;
     let client = CpuBackend::new(args.threads)?;
     let mut sampler = match args.seed {
@@ -132,22 +139,20 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
         .map(|&t| S::context(S::parameters(args.n, t)?))
         .collect::<std::result::Result<Vec<_>, _>>()?;
 
-    let (report, upmem) = match args.backend.as_str() {
-        "cpu" => (execute::<S, _>(&plan, &client, &[&client], contexts, &mut sampler)?, None),
-        "upmem-emu" => {
-            let servers = contexts
-                .iter()
-                .map(|ctx| {
-                    let primes = S::backend_primes(ctx);
-                    let settings = PimSettings::parallel(args.dpus, primes.len())?;
-                    Ok(PimBackend::new(settings.config(settings.dpus, settings.mode), args.n, &primes)?)
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), contexts, &mut sampler)?;
-            let costs = servers.iter().map(PimBackend::report).collect::<std::result::Result<Vec<_>, _>>()?;
-            (report, Some(combined(costs)))
-        }
-        other => return Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu"))),
+    let (report, upmem) = if args.backend == "cpu" {
+        (execute::<S, _>(&plan, &client, &[&client], contexts, &mut sampler)?, None)
+    } else {
+        let servers = contexts
+            .iter()
+            .map(|ctx| {
+                let primes = S::backend_primes(ctx);
+                let settings = PimSettings::parallel(args.dpus, primes.len())?;
+                Ok(PimBackend::new(settings.config(settings.dpus, settings.mode), args.n, &primes)?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), contexts, &mut sampler)?;
+        let costs = servers.iter().map(PimBackend::report).collect::<std::result::Result<Vec<_>, _>>()?;
+        (report, Some(combined(costs)))
     };
     let sum = |f: fn(&pimhe_workloads::stats::ModulusRun) -> f64| report.runs.iter().map(f).sum::<f64>();
     let output = StatsOutput {

@@ -33,6 +33,21 @@ fn batches_and_user_counts_beyond_memory_are_refused_before_allocating() {
 }
 
 #[test]
+fn stats_checks_every_flag_before_reading_or_generating_the_data() {
+    // Data that would be refused for its size (or take long to generate) is not looked at
+    // before a bad flag is reported.
+    let users = ["stats", "mean", "--users", "1000000000000", "--synthetic", "1", "--columns", "x1"];
+    for (flags, needle) in [
+        (&["--backend", "upmem-emu", "--dpus", "2561"][..], "--dpus 2561 is not allowed"),
+        (&["--backend", "gpu"][..], "--backend gpu: allowed: cpu, upmem-emu"),
+        (&["--n", "1000"][..], "--n 1000"),
+    ] {
+        let args: Vec<&str> = users.iter().chain(flags).copied().collect();
+        refused(&pimhe(&args), needle);
+    }
+}
+
+#[test]
 fn a_preset_without_budget_for_the_demo_is_refused_before_the_batch_runs() {
     let output = pimhe(&["demo", "--n", "1024", "--backend", "cpu"]);
     refused(&output, "leaves no noise budget after one multiplication; use --n 2048 or more");
