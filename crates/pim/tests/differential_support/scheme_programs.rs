@@ -1,0 +1,756 @@
+//! Random programs of BGV and BFV operations on ciphertext batches.
+//!
+//! A program draws a scheme, a preset (N = 1024, 2048 or 4096; only 4096 has a relinearization
+//! key) and a batch size (1 to 3 ciphertexts), then steps over a register file of ciphertext
+//! batches: seeded encryption (public or secret key), add, sub, negate, sum, add_plain,
+//! mul_plain, multiply (and squares: the same batch twice), relinearize, BGV's modulus switches,
+//! and reads (every component, bit for bit, and the decryption with its noise budget). Keys are
+//! made once per preset, on the CPU, with a seeded sampler, and used by every backend.
+//!
+//! Besides the traces, a run decrypts against a plaintext shadow: the same operations on the
+//! slot values modulo t. Every decryption whose noise budget is at least one bit must equal it
+//! ([`PlainCheck`]). The generator estimates the budget roughly and mostly avoids operations
+//! that would exhaust it, so most decryptions are checked; the others still compare bit for
+//! bit across backends.
+
+use std::sync::Arc;
+
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_math::Sampler;
+use pimhe_schemes::encoder::{BatchEncoder, PlainContext, Plaintext};
+use pimhe_schemes::{bfv, bgv, Result};
+
+use super::{Draws, Event, Outcome, Seen};
+
+/// Ciphertext batches a program can hold at once.
+const REGISTERS: usize = 5;
+
+/// The two schemes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemeKind {
+    Bgv,
+    Bfv,
+}
+
+/// One operation; registers are indices below 5. Values and samplers are given by seed.
+#[derive(Debug, Clone)]
+pub enum SchemeOp {
+    Encrypt {
+        dst: usize,
+        values: u64,
+        symmetric: bool,
+        sampler: u64,
+    },
+    Add {
+        dst: usize,
+        a: usize,
+        b: usize,
+    },
+    Sub {
+        dst: usize,
+        a: usize,
+        b: usize,
+    },
+    Negate {
+        dst: usize,
+        a: usize,
+    },
+    Sum {
+        dst: usize,
+        a: usize,
+    },
+    /// `plains` plaintexts: one for every ciphertext, or one each (as many as the batch holds);
+    /// any other number is refused.
+    AddPlain {
+        dst: usize,
+        a: usize,
+        values: u64,
+        plains: usize,
+    },
+    MulPlain {
+        dst: usize,
+        a: usize,
+        values: u64,
+        plains: usize,
+    },
+    Multiply {
+        dst: usize,
+        a: usize,
+        b: usize,
+    },
+    Square {
+        dst: usize,
+        a: usize,
+    },
+    Relinearize {
+        dst: usize,
+        a: usize,
+    },
+    ModSwitchToNext {
+        dst: usize,
+        a: usize,
+    },
+    ModSwitchTo {
+        dst: usize,
+        a: usize,
+        level: usize,
+    },
+    /// Every component, downloaded.
+    Download {
+        a: usize,
+    },
+    /// The decoded slots of every ciphertext and their noise budgets.
+    Decrypt {
+        a: usize,
+    },
+}
+
+/// An operation and whether the generator built it to succeed.
+#[derive(Debug, Clone)]
+pub struct SchemeStep {
+    pub op: SchemeOp,
+    pub valid: bool,
+}
+
+/// A program: its scheme, preset, batch size and steps.
+#[derive(Debug, Clone)]
+pub struct SchemeProgram {
+    pub scheme: SchemeKind,
+    pub degree: usize,
+    pub count: usize,
+    pub steps: Vec<SchemeStep>,
+}
+
+impl std::fmt::Display for SchemeProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{:?} program: preset N = {}, {} ciphertexts per batch", self.scheme, self.degree, self.count)?;
+        for (index, step) in self.steps.iter().enumerate() {
+            writeln!(f, "  {index:3}: {:?}{}", step.op, if step.valid { "" } else { "  (to be refused)" })?;
+        }
+        Ok(())
+    }
+}
+
+/// What the generator knows of a preset.
+#[derive(Debug, Clone)]
+pub struct Preset {
+    pub degree: usize,
+    pub plain_modulus: u64,
+    /// log2 of the ciphertext modulus at each level (one level for BFV).
+    pub level_bits: Vec<f64>,
+    pub relinearization: bool,
+}
+
+/// A scheme's types and calls, so that one interpreter runs both.
+pub trait Scheme: Sized {
+    type Context: PlainContext;
+    type SecretKey;
+    type PublicKey;
+    type RelinKey;
+    type Ciphertext<B: Backend>;
+    type Evaluator<'a, B: Backend + 'a>;
+    type Decryptor<'a, B: Backend + 'a>;
+
+    fn context(degree: usize) -> Result<Arc<Self::Context>>;
+    fn preset(ctx: &Arc<Self::Context>) -> Result<Preset>;
+    /// Every prime the scheme computes with (what a device should serve).
+    fn primes(ctx: &Arc<Self::Context>) -> Vec<u32>;
+    fn keys(ctx: &Arc<Self::Context>, seed: u64) -> Result<Keys<Self>>;
+    fn encrypt<B: Backend>(
+        backend: &B,
+        keys: &Keys<Self>,
+        plains: &[Plaintext],
+        symmetric: bool,
+        seed: u64,
+    ) -> Result<Self::Ciphertext<B>>;
+    fn evaluator<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Evaluator<'a, B>>;
+    fn decryptor<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Decryptor<'a, B>>;
+    fn evaluate<B: Backend>(
+        evaluator: &Self::Evaluator<'_, B>,
+        op: Evaluation<'_, Self::Ciphertext<B>>,
+    ) -> Result<Self::Ciphertext<B>>;
+    fn parts<B: Backend>(c: &Self::Ciphertext<B>) -> &[B::Buffer];
+    fn decrypt<B: Backend>(decryptor: &Self::Decryptor<'_, B>, c: &Self::Ciphertext<B>) -> Result<Vec<Plaintext>>;
+    fn noise_budget<B: Backend>(decryptor: &Self::Decryptor<'_, B>, c: &Self::Ciphertext<B>) -> Result<Vec<u32>>;
+}
+
+/// An evaluator call on borrowed ciphertexts.
+pub enum Evaluation<'c, C> {
+    Add(&'c C, &'c C),
+    Sub(&'c C, &'c C),
+    Negate(&'c C),
+    Sum(&'c C),
+    AddPlain(&'c C, &'c [Plaintext]),
+    MulPlain(&'c C, &'c [Plaintext]),
+    Multiply(&'c C, &'c C),
+    Relinearize(&'c C),
+    ModSwitchToNext(&'c C),
+    ModSwitchTo(&'c C, usize),
+}
+
+/// The keys of one preset, made on the CPU.
+pub struct Keys<S: Scheme> {
+    pub ctx: Arc<S::Context>,
+    pub secret: S::SecretKey,
+    pub public: S::PublicKey,
+    pub relin: Option<S::RelinKey>,
+}
+
+/// The keys and what the generator needs of a preset, made once.
+pub struct Fixture<S: Scheme> {
+    pub keys: Keys<S>,
+    pub preset: Preset,
+    pub encoder: BatchEncoder,
+}
+
+impl<S: Scheme> Fixture<S> {
+    /// The preset of degree `degree` with keys from `seed`.
+    pub fn new(degree: usize, seed: u64) -> Self {
+        let ctx = S::context(degree).expect("presets are valid");
+        let preset = S::preset(&ctx).expect("presets are valid");
+        let keys = S::keys(&ctx, seed).expect("key generation on the CPU");
+        Self { encoder: BatchEncoder::new(&keys.ctx), keys, preset }
+    }
+}
+
+/// BGV.
+pub struct Bgv;
+/// BFV.
+pub struct Bfv;
+
+/// Implements [`Scheme`] for `$scheme` from module `$m`: the two APIs have the same names; the
+/// context-specific parts (`levels`, `primes`, `switch`) are given.
+macro_rules! scheme {
+    ($scheme:ident, $m:ident, $context:ident, $params:ident,
+     levels: |$lc:ident| $levels:expr,
+     primes: |$pc:ident| $primes:expr,
+     switch: |$e:ident, $op:ident| $switch:expr) => {
+        impl Scheme for $scheme {
+            type Context = $m::$context;
+            type SecretKey = $m::SecretKey;
+            type PublicKey = $m::PublicKey;
+            type RelinKey = $m::RelinKey;
+            type Ciphertext<B: Backend> = $m::CiphertextBatch<B>;
+            type Evaluator<'a, B: Backend + 'a> = $m::Evaluator<'a, B>;
+            type Decryptor<'a, B: Backend + 'a> = $m::Decryptor<'a, B>;
+
+            fn context(degree: usize) -> Result<Arc<Self::Context>> {
+                $m::$context::new($m::$params::preset(degree)?)
+            }
+
+            fn preset($lc: &Arc<Self::Context>) -> Result<Preset> {
+                Ok(Preset {
+                    degree: $lc.degree(),
+                    plain_modulus: $lc.plain_modulus().value() as u64,
+                    level_bits: $levels,
+                    relinearization: !$lc.params().special_primes().is_empty(),
+                })
+            }
+
+            fn primes($pc: &Arc<Self::Context>) -> Vec<u32> {
+                $primes
+            }
+
+            fn keys(ctx: &Arc<Self::Context>, seed: u64) -> Result<Keys<Self>> {
+                let cpu = CpuBackend::new(Some(1))?;
+                let mut generator = $m::KeyGenerator::with_sampler(&cpu, ctx, Sampler::from_seed_u64(seed));
+                let secret = generator.secret_key()?;
+                let public = generator.public_key(&secret)?;
+                let relin =
+                    if ctx.params().special_primes().is_empty() { None } else { Some(generator.relin_key(&secret)?) };
+                Ok(Keys { ctx: ctx.clone(), secret, public, relin })
+            }
+
+            fn encrypt<B: Backend>(
+                backend: &B,
+                keys: &Keys<Self>,
+                plains: &[Plaintext],
+                symmetric: bool,
+                seed: u64,
+            ) -> Result<Self::Ciphertext<B>> {
+                let encryptor = if symmetric {
+                    $m::Encryptor::with_secret_key(backend, &keys.secret)?
+                } else {
+                    $m::Encryptor::with_public_key(backend, &keys.public)?
+                };
+                encryptor.with_sampler(Sampler::from_seed_u64(seed)).encrypt(plains)
+            }
+
+            fn evaluator<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Evaluator<'a, B>> {
+                let evaluator = $m::Evaluator::new(backend, &keys.ctx);
+                match &keys.relin {
+                    Some(key) => evaluator.with_relin_key(key),
+                    None => Ok(evaluator),
+                }
+            }
+
+            fn decryptor<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Decryptor<'a, B>> {
+                $m::Decryptor::new(backend, &keys.secret)
+            }
+
+            fn evaluate<B: Backend>(
+                $e: &Self::Evaluator<'_, B>,
+                $op: Evaluation<'_, Self::Ciphertext<B>>,
+            ) -> Result<Self::Ciphertext<B>> {
+                match $op {
+                    Evaluation::Add(a, b) => $e.add(a, b),
+                    Evaluation::Sub(a, b) => $e.sub(a, b),
+                    Evaluation::Negate(a) => $e.negate(a),
+                    Evaluation::Sum(a) => $e.sum(a),
+                    Evaluation::AddPlain(a, plains) => $e.add_plain(a, plains),
+                    Evaluation::MulPlain(a, plains) => $e.mul_plain(a, plains),
+                    Evaluation::Multiply(a, b) => $e.multiply(a, b),
+                    Evaluation::Relinearize(a) => $e.relinearize(a),
+                    $op => $switch,
+                }
+            }
+
+            fn parts<B: Backend>(c: &Self::Ciphertext<B>) -> &[B::Buffer] {
+                c.parts()
+            }
+
+            fn decrypt<B: Backend>(
+                decryptor: &Self::Decryptor<'_, B>,
+                c: &Self::Ciphertext<B>,
+            ) -> Result<Vec<Plaintext>> {
+                decryptor.decrypt(c)
+            }
+
+            fn noise_budget<B: Backend>(
+                decryptor: &Self::Decryptor<'_, B>,
+                c: &Self::Ciphertext<B>,
+            ) -> Result<Vec<u32>> {
+                decryptor.noise_budget(c)
+            }
+        }
+    };
+}
+
+scheme!(Bgv, bgv, BgvContext, BgvParameters,
+levels: |ctx| (0..=ctx.max_level()).map(|l| Ok(ctx.level_basis(l)?.log_modulus())).collect::<Result<Vec<_>>>()?,
+primes: |ctx| ctx.params().primes(),
+switch: |evaluator, op| match op {
+    Evaluation::ModSwitchToNext(a) => evaluator.mod_switch_to_next(a),
+    Evaluation::ModSwitchTo(a, level) => evaluator.mod_switch_to(a, level),
+    _ => unreachable!("every other evaluation is matched before"),
+});
+
+scheme!(Bfv, bfv, BfvContext, BfvParameters,
+    levels: |ctx| vec![ctx.ciphertext_basis().log_modulus()],
+    primes: |ctx| ctx.all_primes(),
+    // One level: the generator draws no modulus switch for BFV.
+    switch: |evaluator, _op| unreachable!("BFV has no modulus chain"));
+
+/// The plaintext check of a run: decryptions compared with the shadow computation.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PlainCheck {
+    /// Ciphertexts that decrypted to the shadow's slots.
+    pub agreed: usize,
+    /// Ciphertexts with no noise budget left (not comparable with the shadow).
+    pub exhausted: usize,
+    /// Ciphertexts with budget that decrypted to something else, described.
+    pub wrong: Vec<String>,
+}
+
+/// A run's trace and plaintext check.
+pub struct SchemeRun {
+    pub events: Vec<Event>,
+    pub plain: PlainCheck,
+}
+
+/// The slot values of `seed`: `count` vectors of `slots` values below `t`.
+fn values(seed: u64, count: usize, slots: usize, t: u64) -> Vec<Vec<u64>> {
+    let mut draws = Draws::new(seed);
+    (0..count).map(|_| (0..slots).map(|_| draws.word() % t).collect()).collect()
+}
+
+/// Runs `program` on `backend` with `fixture`'s keys.
+pub fn run<S: Scheme, B: Backend>(backend: &B, fixture: &Fixture<S>, program: &SchemeProgram) -> SchemeRun {
+    let mut plain = PlainCheck::default();
+    let setup = S::evaluator(backend, &fixture.keys).and_then(|e| Ok((e, S::decryptor(backend, &fixture.keys)?)));
+    let (evaluator, decryptor) = match setup {
+        Ok(pair) => pair,
+        Err(e) => {
+            let events = vec![Event { step: 0, valid: true, outcome: Err(format!("setup: {e}")) }];
+            return SchemeRun { events, plain };
+        }
+    };
+    let mut machine = SchemeMachine::<S, B> {
+        backend,
+        fixture,
+        evaluator,
+        decryptor,
+        registers: (0..REGISTERS).map(|_| None).collect(),
+        shadow: vec![None; REGISTERS],
+    };
+    let mut events: Vec<Event> = Vec::with_capacity(program.steps.len() + 1);
+    for (step, s) in program.steps.iter().enumerate() {
+        let outcome = machine.execute(&s.op, program.count, &mut plain);
+        events.push(Event { step, valid: s.valid, outcome });
+    }
+    // Finally every register, read and decrypted.
+    let live: Vec<usize> = (0..REGISTERS).filter(|&r| machine.registers[r].is_some()).collect();
+    let outcome = live
+        .into_iter()
+        .map(|a| {
+            let mut seen = machine.execute(&SchemeOp::Download { a }, program.count, &mut plain)?;
+            seen.extend(machine.execute(&SchemeOp::Decrypt { a }, program.count, &mut plain)?);
+            Ok(seen)
+        })
+        .collect::<std::result::Result<Vec<Vec<Seen>>, String>>()
+        .map(|all| all.concat());
+    events.push(Event { step: program.steps.len(), valid: true, outcome });
+    SchemeRun { events, plain }
+}
+
+/// A backend running a scheme program: ciphertext registers and their plaintext shadows.
+struct SchemeMachine<'a, S: Scheme, B: Backend + 'a> {
+    backend: &'a B,
+    fixture: &'a Fixture<S>,
+    evaluator: S::Evaluator<'a, B>,
+    decryptor: S::Decryptor<'a, B>,
+    registers: Vec<Option<S::Ciphertext<B>>>,
+    /// The slots each register's ciphertexts decrypt to.
+    shadow: Vec<Option<Vec<Vec<u64>>>>,
+}
+
+impl<'a, S: Scheme, B: Backend> SchemeMachine<'a, S, B> {
+    fn get(&self, register: usize) -> std::result::Result<&S::Ciphertext<B>, String> {
+        self.registers[register].as_ref().ok_or_else(|| format!("register {register} is empty"))
+    }
+
+    fn shadow(&self, register: usize) -> std::result::Result<&[Vec<u64>], String> {
+        self.shadow[register].as_deref().ok_or_else(|| format!("register {register} is empty"))
+    }
+
+    fn plains(&self, seed: u64, plains: usize) -> (Vec<Plaintext>, Vec<Vec<u64>>) {
+        let preset = &self.fixture.preset;
+        let slots = values(seed, plains, preset.degree, preset.plain_modulus);
+        let encoded = slots.iter().map(|v| self.fixture.encoder.encode(v).expect("values below t")).collect();
+        (encoded, slots)
+    }
+
+    fn execute(&mut self, op: &SchemeOp, count: usize, plain: &mut PlainCheck) -> Outcome {
+        let t = self.fixture.preset.plain_modulus;
+        // Slot-wise combination of two shadows (the second broadcast when it has one vector).
+        let zip = |x: &[Vec<u64>], y: &[Vec<u64>], f: &dyn Fn(u64, u64) -> u64| -> Vec<Vec<u64>> {
+            x.iter()
+                .enumerate()
+                .map(|(i, u)| u.iter().zip(&y[i.min(y.len() - 1)]).map(|(&a, &b)| f(a, b) % t).collect())
+                .collect()
+        };
+        let add = |a: u64, b: u64| a + b;
+        let sub = |a: u64, b: u64| a + t - b;
+        let mul = |a: u64, b: u64| a * b;
+        let (dst, result, shadow) = match *op {
+            SchemeOp::Encrypt { dst, values, symmetric, sampler } => {
+                let (plains, slots) = self.plains(values, count);
+                (dst, S::encrypt(self.backend, &self.fixture.keys, &plains, symmetric, sampler), slots)
+            }
+            SchemeOp::Add { dst, a, b } => {
+                let shadow = zip(self.shadow(a)?, self.shadow(b)?, &add);
+                (dst, self.evaluate(Evaluation::Add(self.get(a)?, self.get(b)?)), shadow)
+            }
+            SchemeOp::Sub { dst, a, b } => {
+                let shadow = zip(self.shadow(a)?, self.shadow(b)?, &sub);
+                (dst, self.evaluate(Evaluation::Sub(self.get(a)?, self.get(b)?)), shadow)
+            }
+            SchemeOp::Negate { dst, a } => {
+                let x = self.shadow(a)?;
+                let shadow = zip(&vec![vec![0; x[0].len()]; x.len()], x, &sub);
+                (dst, self.evaluate(Evaluation::Negate(self.get(a)?)), shadow)
+            }
+            SchemeOp::Sum { dst, a } => {
+                let x = self.shadow(a)?;
+                let shadow = x[1..].iter().fold(vec![x[0].clone()], |acc, y| zip(&acc, std::slice::from_ref(y), &add));
+                (dst, self.evaluate(Evaluation::Sum(self.get(a)?)), shadow)
+            }
+            SchemeOp::AddPlain { dst, a, values, plains } | SchemeOp::MulPlain { dst, a, values, plains } => {
+                let (encoded, slots) = self.plains(values, plains);
+                let x = self.get(a)?;
+                if matches!(op, SchemeOp::AddPlain { .. }) {
+                    let shadow = zip(self.shadow(a)?, &slots, &add);
+                    (dst, self.evaluate(Evaluation::AddPlain(x, &encoded)), shadow)
+                } else {
+                    let shadow = zip(self.shadow(a)?, &slots, &mul);
+                    (dst, self.evaluate(Evaluation::MulPlain(x, &encoded)), shadow)
+                }
+            }
+            SchemeOp::Multiply { dst, a, b } => {
+                let shadow = zip(self.shadow(a)?, self.shadow(b)?, &mul);
+                (dst, self.evaluate(Evaluation::Multiply(self.get(a)?, self.get(b)?)), shadow)
+            }
+            SchemeOp::Square { dst, a } => {
+                let shadow = zip(self.shadow(a)?, self.shadow(a)?, &mul);
+                let x = self.get(a)?;
+                (dst, self.evaluate(Evaluation::Multiply(x, x)), shadow)
+            }
+            SchemeOp::Relinearize { dst, a } => {
+                (dst, self.evaluate(Evaluation::Relinearize(self.get(a)?)), self.shadow(a)?.to_vec())
+            }
+            SchemeOp::ModSwitchToNext { dst, a } => {
+                (dst, self.evaluate(Evaluation::ModSwitchToNext(self.get(a)?)), self.shadow(a)?.to_vec())
+            }
+            SchemeOp::ModSwitchTo { dst, a, level } => {
+                (dst, self.evaluate(Evaluation::ModSwitchTo(self.get(a)?, level)), self.shadow(a)?.to_vec())
+            }
+            SchemeOp::Download { a } => {
+                let parts = S::parts::<B>(self.get(a)?);
+                let batches = parts.iter().map(|p| self.backend.download(p).map(Seen::Batch));
+                return batches.collect::<pimhe_exec::Result<Vec<_>>>().map_err(|e| e.to_string());
+            }
+            SchemeOp::Decrypt { a } => return self.decrypt(a, plain),
+        };
+        self.registers[dst] = Some(result.map_err(|e| e.to_string())?);
+        self.shadow[dst] = Some(shadow);
+        Ok(Vec::new())
+    }
+
+    fn evaluate(&self, op: Evaluation<'_, S::Ciphertext<B>>) -> Result<S::Ciphertext<B>> {
+        S::evaluate(&self.evaluator, op)
+    }
+
+    /// The decoded slots and noise budgets of register `a`, checked against its shadow.
+    fn decrypt(&self, a: usize, plain: &mut PlainCheck) -> Outcome {
+        let c = self.get(a)?;
+        let text = |e: pimhe_schemes::SchemeError| e.to_string();
+        let budgets = S::noise_budget(&self.decryptor, c).map_err(text)?;
+        let mut seen = vec![Seen::Slots(budgets.iter().map(|&b| b as u64).collect())];
+        // BFV refuses to decrypt without budget: part of what is compared, not a failed step.
+        let plaintexts = match S::decrypt(&self.decryptor, c) {
+            Ok(plaintexts) => plaintexts,
+            Err(e) => {
+                plain.exhausted += budgets.len();
+                seen.push(Seen::Refused(e.to_string()));
+                return Ok(seen);
+            }
+        };
+        for (index, (plaintext, expected)) in plaintexts.iter().zip(self.shadow(a)?).enumerate() {
+            let slots = self.fixture.encoder.decode(plaintext).map_err(text)?;
+            match budgets[index] {
+                0 => plain.exhausted += 1,
+                _ if slots == *expected => plain.agreed += 1,
+                budget => plain.wrong.push(format!(
+                    "register {a}, ciphertext {index} (noise budget {budget} bits) decrypts to {:?}... \
+                     where the plaintexts give {:?}...",
+                    &slots[..4],
+                    &expected[..4]
+                )),
+            }
+            seen.push(Seen::Slots(slots));
+        }
+        Ok(seen)
+    }
+}
+
+/// What the generator tracks of a register: enough to build valid steps and to keep most noise
+/// budgets above zero.
+#[derive(Debug, Clone)]
+struct Cipher {
+    level: usize,
+    size: usize,
+    count: usize,
+    /// Rough remaining noise budget in bits.
+    budget: f64,
+}
+
+/// Bits a fresh ciphertext's noise is taken to have above t: a rough allowance, so that the
+/// generator mostly avoids exhausting the budget (the plaintext check counts what it skipped).
+const FRESH_NOISE_BITS: f64 = 12.0;
+
+impl SchemeProgram {
+    /// The program of `seed` for a preset the caller made ([`Self::draw`] says which).
+    pub fn generate(seed: u64, preset: &Preset) -> Self {
+        let mut rng = Draws::new(seed);
+        let (scheme, degree, count) = Self::draw(&mut rng);
+        let mut generator =
+            SchemeGenerator { rng, preset: preset.clone(), count, registers: vec![None; REGISTERS], steps: Vec::new() };
+        let length = 3 + generator.rng.below(14);
+        while generator.steps.len() < length {
+            generator.step();
+        }
+        Self { scheme, degree, count, steps: generator.steps }
+    }
+
+    /// The scheme, preset degree and batch size of the program of `seed` (drawn first, so a
+    /// caller knows which fixture to pass to [`Self::generate`]).
+    pub fn kind(seed: u64) -> (SchemeKind, usize) {
+        let (scheme, degree, _) = Self::draw(&mut Draws::new(seed));
+        (scheme, degree)
+    }
+
+    fn draw(rng: &mut Draws) -> (SchemeKind, usize, usize) {
+        let scheme = if rng.below(2) == 0 { SchemeKind::Bgv } else { SchemeKind::Bfv };
+        let degree = [1024, 2048, 4096][rng.below(3)];
+        (scheme, degree, 1 + rng.below(3))
+    }
+}
+
+struct SchemeGenerator {
+    rng: Draws,
+    preset: Preset,
+    count: usize,
+    registers: Vec<Option<Cipher>>,
+    steps: Vec<SchemeStep>,
+}
+
+impl SchemeGenerator {
+    fn live(&self, accept: impl Fn(&Cipher) -> bool) -> Vec<usize> {
+        (0..REGISTERS).filter(|&r| self.registers[r].as_ref().is_some_and(&accept)).collect()
+    }
+
+    fn cipher(&self, register: usize) -> Cipher {
+        self.registers[register].clone().expect("operands are live")
+    }
+
+    fn log_t(&self) -> f64 {
+        (self.preset.plain_modulus as f64).log2()
+    }
+
+    /// The budget of a fresh ciphertext at `level`.
+    fn fresh_budget(&self, level: usize) -> f64 {
+        self.preset.level_bits[level] - self.log_t() - FRESH_NOISE_BITS
+    }
+
+    /// Encrypts into a register other than `keep` and returns it.
+    fn encrypt(&mut self, keep: &[usize]) -> usize {
+        let free: Vec<usize> = (0..REGISTERS).filter(|r| !keep.contains(r)).collect();
+        let dst = self.rng.pick(&free);
+        let (values, symmetric, sampler) = (self.rng.word(), self.rng.chance(30), self.rng.word());
+        self.steps.push(SchemeStep { op: SchemeOp::Encrypt { dst, values, symmetric, sampler }, valid: true });
+        let level = self.preset.level_bits.len() - 1;
+        self.registers[dst] = Some(Cipher { level, size: 2, count: self.count, budget: self.fresh_budget(level) });
+        dst
+    }
+
+    /// A register passing `accept` (mostly one with budget left), or a fresh encryption.
+    fn operand(&mut self, keep: &[usize], accept: impl Fn(&Cipher) -> bool) -> usize {
+        let healthy = self.live(|c| accept(c) && c.budget > 4.0);
+        let found = if healthy.is_empty() || self.rng.chance(10) { self.live(&accept) } else { healthy };
+        let found: Vec<usize> = found.into_iter().filter(|r| !keep.contains(r)).collect();
+        if !found.is_empty() && self.rng.chance(85) {
+            self.rng.pick(&found)
+        } else {
+            self.encrypt(keep)
+        }
+    }
+
+    fn output(&mut self, op: SchemeOp, valid: bool, dst: usize, cipher: Cipher) {
+        self.steps.push(SchemeStep { op, valid });
+        if valid {
+            self.registers[dst] = Some(cipher);
+        }
+    }
+
+    fn step(&mut self) {
+        let dst = self.rng.below(REGISTERS);
+        let (log_t, log_n) = (self.log_t(), (self.preset.degree as f64).log2());
+        let levels = self.preset.level_bits.len();
+        match self.rng.below(16) {
+            0 => {
+                self.encrypt(&[]);
+            }
+            1 | 2 => {
+                // Operands at one level and of one count, or (to be refused) at two levels or
+                // of two counts.
+                let a = self.operand(&[], |_| true);
+                let x = self.cipher(a);
+                let valid = !self.rng.chance(8);
+                let b = self.operand(&[a], |c| (c.level == x.level && c.count == x.count) == valid);
+                let y = self.cipher(b);
+                let valid = y.level == x.level && y.count == x.count;
+                let out = Cipher { size: x.size.max(y.size), budget: x.budget.min(y.budget) - 1.0, ..x };
+                let op = if self.rng.chance(50) { SchemeOp::Add { dst, a, b } } else { SchemeOp::Sub { dst, a, b } };
+                self.output(op, valid, dst, out);
+            }
+            3 => {
+                let a = self.operand(&[], |_| true);
+                let x = self.cipher(a);
+                self.output(SchemeOp::Negate { dst, a }, true, dst, x);
+            }
+            4 => {
+                let a = self.operand(&[], |_| true);
+                let x = self.cipher(a);
+                let budget = x.budget - (x.count as f64).log2().ceil();
+                self.output(SchemeOp::Sum { dst, a }, true, dst, Cipher { count: 1, budget, ..x });
+            }
+            5 | 6 => {
+                let a = self.operand(&[], |_| true);
+                let x = self.cipher(a);
+                // One plaintext for all, one each, or (to be refused) one too many.
+                let plains = match self.rng.below(10) {
+                    0 => x.count + 1,
+                    1..=4 => 1,
+                    _ => x.count,
+                };
+                let valid = plains == 1 || plains == x.count;
+                let values = self.rng.word();
+                let (op, cost) = if self.rng.chance(50) {
+                    (SchemeOp::AddPlain { dst, a, values, plains }, 1.0)
+                } else {
+                    (SchemeOp::MulPlain { dst, a, values, plains }, log_t + log_n / 2.0 + 2.0)
+                };
+                self.output(op, valid, dst, Cipher { budget: x.budget - cost, ..x });
+            }
+            7..=9 => {
+                // Size-2 operands at one level (a size-3 one to be refused).
+                let valid = !self.rng.chance(8);
+                let a = self.operand(&[], |c| (c.size == 2) == valid);
+                let x = self.cipher(a);
+                let square = self.rng.chance(30);
+                let b = if square {
+                    a
+                } else {
+                    self.operand(&[a], |c| c.size == 2 && c.level == x.level && c.count == x.count)
+                };
+                let y = self.cipher(b);
+                let valid = x.size == 2 && y.size == 2 && x.level == y.level && x.count == y.count;
+                let budget = x.budget.min(y.budget) - log_t - log_n - 4.0;
+                let op = if square { SchemeOp::Square { dst, a } } else { SchemeOp::Multiply { dst, a, b } };
+                self.output(op, valid, dst, Cipher { size: 3, budget, ..x });
+            }
+            10 | 11 => {
+                // Size 3 with a relinearization key (size 2, or no key, to be refused).
+                let relinearization = self.preset.relinearization;
+                let valid = !self.rng.chance(8) && relinearization;
+                let a = self.operand(&[], |c| (c.size == 3) == valid || !relinearization);
+                let x = self.cipher(a);
+                let valid = x.size == 3 && relinearization;
+                self.output(
+                    SchemeOp::Relinearize { dst, a },
+                    valid,
+                    dst,
+                    Cipher { size: 2, budget: x.budget - 1.0, ..x },
+                );
+            }
+            12 | 13 if levels > 1 => {
+                let a = self.operand(&[], |_| true);
+                let x = self.cipher(a);
+                if self.rng.chance(50) {
+                    let valid = x.level > 0;
+                    let level = x.level.saturating_sub(1);
+                    let budget = x.budget.min(self.fresh_budget(level));
+                    self.output(SchemeOp::ModSwitchToNext { dst, a }, valid, dst, Cipher { level, budget, ..x });
+                } else {
+                    // Any level of the chain: above the ciphertext's is refused.
+                    let level = self.rng.below(levels);
+                    let budget = x.budget.min(self.fresh_budget(level));
+                    self.output(
+                        SchemeOp::ModSwitchTo { dst, a, level },
+                        level <= x.level,
+                        dst,
+                        Cipher { level, budget, ..x },
+                    );
+                }
+            }
+            14 => {
+                let a = self.operand(&[], |_| true);
+                self.steps.push(SchemeStep { op: SchemeOp::Download { a }, valid: true });
+            }
+            _ => {
+                let a = self.operand(&[], |_| true);
+                self.steps.push(SchemeStep { op: SchemeOp::Decrypt { a }, valid: true });
+            }
+        }
+    }
+}
