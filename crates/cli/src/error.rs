@@ -52,7 +52,11 @@ impl From<pimhe_ring::RingError> for CliError {
 
 impl From<pimhe_schemes::SchemeError> for CliError {
     fn from(e: pimhe_schemes::SchemeError) -> Self {
-        CliError::Failed(format!("scheme error: {e}"))
+        match e {
+            // Too large for this machine: an argument to lower, as everywhere else.
+            pimhe_schemes::SchemeError::Ring(pimhe_ring::RingError::OutOfMemory(e)) => e.into(),
+            e => CliError::Failed(format!("scheme error: {e}")),
+        }
     }
 }
 

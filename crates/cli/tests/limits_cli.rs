@@ -48,6 +48,18 @@ fn stats_checks_every_flag_before_reading_or_generating_the_data() {
 }
 
 #[test]
+fn an_address_space_limit_counts_as_the_memory_there_is() {
+    // 10^8 users of two columns take about 5.6 GB: within the machine's memory maybe, but not
+    // within a 4 GiB `ulimit -v`, where allocating them would abort.
+    let limited = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_pimhe")])
+        .args(["stats", "mean", "--users", "100000000", "--synthetic", "1", "--columns", "x1,x2", "--n", "4096"])
+        .output()
+        .expect("sh runs");
+    refused(&limited, "of available memory");
+}
+
+#[test]
 fn a_preset_without_budget_for_the_demo_is_refused_before_the_batch_runs() {
     let output = pimhe(&["demo", "--n", "1024", "--backend", "cpu"]);
     refused(&output, "leaves no noise budget after one multiplication; use --n 2048 or more");

@@ -68,11 +68,26 @@ pub fn ensure_fits_in(what: &str, needed: u128, available: Option<u64>) -> Resul
     }
 }
 
-/// `MemAvailable` from /proc/meminfo, in bytes; `None` where it cannot be read (not Linux).
+/// The memory this process can still take, in bytes: the machine's `MemAvailable`
+/// (/proc/meminfo), or less where the process runs under an address-space limit (`ulimit -v`,
+/// `RLIMIT_AS`: allocations past it fail however much memory the machine has); `None` where
+/// neither can be read (not Linux).
 pub fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let mut fields = line.split_whitespace().skip(1);
+    let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| kilobytes_field(&m, "MemAvailable:"));
+    let process = match (std::fs::read_to_string("/proc/self/limits"), std::fs::read_to_string("/proc/self/status")) {
+        (Ok(limits), Ok(status)) => address_space_left(&limits, &status),
+        _ => None,
+    };
+    match (machine, process) {
+        (Some(machine), Some(process)) => Some(machine.min(process)),
+        (machine, process) => machine.or(process),
+    }
+}
+
+/// A `Name:   123 kB` line of a /proc file, in bytes.
+fn kilobytes_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let mut fields = line[name.len()..].split_whitespace();
     let value: u64 = fields.next()?.parse().ok()?;
     let scale = match fields.next() {
         Some("kB") => 1024,
@@ -80,6 +95,14 @@ pub fn available_memory() -> Option<u64> {
         Some(_) => return None,
     };
     value.checked_mul(scale)
+}
+
+/// The soft address-space limit of /proc/self/limits less the address space the process
+/// already has (`VmSize` of /proc/self/status); `None` when unlimited.
+fn address_space_left(limits: &str, status: &str) -> Option<u64> {
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft: u64 = line["Max address space".len()..].split_whitespace().next()?.parse().ok()?;
+    Some(soft.saturating_sub(kilobytes_field(status, "VmSize:").unwrap_or(0)))
 }
 
 /// Bytes for people: MiB below a GiB, GiB below a TiB, then TiB.
@@ -119,6 +142,18 @@ mod tests {
         assert_eq!(refused.to_string(), "the buffers need about 768.0 MiB, more than 75% of the 1.0 GiB of available memory");
         assert!(ensure_fits_in("x", u128::MAX, None).is_ok());
         assert_eq!(format_bytes(3 << 40), "3.0 TiB");
+    }
+
+    #[test]
+    fn an_address_space_limit_bounds_what_is_available() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max processes             95000                95000                processes\n\
+                      Max address space         8589934592           unlimited            bytes\n";
+        let status = "Name:\tpimhe\nVmPeak:\t  300000 kB\nVmSize:\t  200000 kB\n";
+        assert_eq!(address_space_left(limits, status), Some(8589934592 - 200000 * 1024));
+        let unlimited = limits.replace("8589934592", "unlimited");
+        assert_eq!(address_space_left(&unlimited, status), None);
+        assert_eq!(kilobytes_field("MemAvailable:   2048 kB\n", "MemAvailable:"), Some(2 << 20));
     }
 
     #[test]

@@ -181,9 +181,13 @@ impl Dataset {
 }
 
 /// Bytes of one row of `columns` values of type `T`, as a dataset holds it: the row's vector
-/// and its values (allocator overhead aside).
+/// and its own allocation of the values, which the C allocator rounds up to 16 bytes past an
+/// 8-byte header, 32 bytes at least (glibc's malloc; a row of two values takes 56 bytes, not 40).
 fn row_bytes<T>(columns: usize) -> usize {
-    size_of::<Vec<T>>().saturating_add(columns.saturating_mul(size_of::<T>()))
+    const HEADER: usize = 8;
+    let values = columns.saturating_mul(size_of::<T>());
+    let chunk = values.saturating_add(HEADER).saturating_add(15) / 16 * 16;
+    size_of::<Vec<T>>().saturating_add(chunk.max(32))
 }
 
 /// A cell parsed exactly: `mantissa / 10^places`.
