@@ -48,7 +48,9 @@ DEFECT_CLASSES = (
     "panic", "abort", "timeout", "thread-storm", "wrong", "refused-valid", "bad-exit", "exit-code",
     "misleading-error",
 )
-CLASSES = ("ok", "refused") + DEFECT_CLASSES
+# `long`: a valid request at a size limit (10^8 users, say) still computing when the timeout
+# ends it; such a run may be refused up front or may take hours, and neither is a defect.
+CLASSES = ("ok", "refused", "long") + DEFECT_CLASSES
 
 INPUT = "{input}"  # placeholder in a case's argv for its CSV file
 I64_MAX = 2**63 - 1
@@ -808,6 +810,8 @@ def classify(case, run):
     if run.storm:
         return "thread-storm", f"killed at {run.max_threads} threads (limit {THREAD_LIMIT})"
     if run.timed_out:
+        if case.expect.limits and not case.expect.problems:
+            return "long", f"still computing after {TIMEOUT_S} s at {'; '.join(case.expect.limits)}"
         return "timeout", f"killed after {TIMEOUT_S} s"
     rc = run.returncode
     if rc < 0 or rc in (134, 137):
