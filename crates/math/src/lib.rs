@@ -5,6 +5,7 @@
 //! samplers on a seeded ChaCha20 CSPRNG. Nothing here knows about polynomials in batches or
 //! ciphertexts; those live in `pimhe-ring` and above.
 
+pub mod crt_float;
 pub mod crt_small;
 pub mod error;
 pub mod modular;
@@ -14,6 +15,7 @@ pub mod rns;
 pub mod sampling;
 pub mod simd;
 
+pub use crt_float::CrtToFloat;
 pub use crt_small::CrtToSmall;
 pub use error::{MathError, Result};
 pub use modular::{bit_reverse, inverse_mod, Modulus};
