@@ -13,16 +13,18 @@
 //! best and the median round. The warm-up's product is decrypted and checked slot by slot
 //! against the plaintext product, so a report is never the time of a wrong computation.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::{Modulus, Sampler};
-use pimhe_schemes::bfv::{self, BfvContext, BfvParameters};
-use pimhe_schemes::bgv::{self, BgvContext, BgvParameters, DEGREES};
-use pimhe_schemes::encoder::{BatchEncoder, Plaintext};
-use pimhe_schemes::SchemeError;
 use pimhe_ring::memory;
+use pimhe_schemes::bfv::{BfvContext, BfvParameters};
+use pimhe_schemes::bgv::{BgvContext, BgvParameters, DEGREES};
+use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, Plaintext};
+use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator};
+use pimhe_schemes::SchemeError;
 use serde::Serialize;
 
 use crate::bench::{format_seconds, print_report, Printable};
@@ -295,9 +297,21 @@ pub fn run(args: &SchemeArgs) -> Result<()> {
 pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
     let params = validate(args)?;
     let backend = CpuBackend::new(args.threads)?;
+    let run = (args.batch, args.repeat, args.seed);
     let (scheme, ops) = match args.scheme.as_str() {
-        "bfv" => ("bfv", bench_bfv(&backend, BfvParameters::from(params.clone()), args.batch, args.repeat, args.seed)?),
-        _ => ("bgv", bench_bgv(&backend, params.clone(), args.batch, args.repeat, args.seed)?),
+        // BFV has no modulus chain: the relinearized product is checked as it is.
+        "bfv" => (
+            "bfv",
+            bench_exact(&backend, BfvContext::new(BfvParameters::from(params.clone()))?, run, |_, _, product| {
+                Ok(product)
+            })?,
+        ),
+        _ => (
+            "bgv",
+            bench_exact(&backend, BgvContext::new(params.clone())?, run, |rounds, evaluator, product| {
+                rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))
+            })?,
+        ),
     };
     Ok(SchemeReport {
         scheme,
@@ -342,75 +356,61 @@ impl Rounds {
     }
 }
 
-/// Defines `$name`, which times the operations of the scheme module `$module` on batches of
-/// `batch` ciphertexts, a warm-up and `repeat` rounds, keys and randomness from `seed`, and fails
-/// if the product does not decrypt to the plaintext product. The schemes share every call but
-/// what follows relinearization: `$after` (with `$rounds`, `$evaluator` and the relinearized
-/// `$product` in scope) times it and gives the ciphertext that is decrypted and checked.
-macro_rules! scheme_bench {
-    ($name:ident, $module:ident, $params:ty, $context:ty, |$rounds:ident, $evaluator:ident, $product:ident| $after:expr) => {
-        fn $name<B: Backend>(
-            backend: &B,
-            params: $params,
-            batch: usize,
-            repeat: usize,
-            seed: u64,
-        ) -> Result<Vec<OpTiming>> {
-            let ctx = <$context>::new(params)?;
-            let stream = |k: u64| seed_stream(seed, k);
-            let mut keygen = $module::KeyGenerator::with_sampler(backend, &ctx, stream(0));
-            let secret = keygen.secret_key()?;
-            let public = keygen.public_key(&secret)?;
-            let relin = keygen.relin_key(&secret)?;
-            let encoder = BatchEncoder::new(&ctx);
-            let (x, y) = random_slots(ctx.plain_modulus(), ctx.slots(), batch, stream(1));
-            let encode = |values: &[Vec<u64>]| {
-                values.iter().map(|v| encoder.encode(v)).collect::<pimhe_schemes::Result<Vec<_>>>()
-            };
-            let (plain_x, plain_y) = (encode(&x)?, encode(&y)?);
-            let mut encryptor = $module::Encryptor::with_public_key(backend, &public)?.with_sampler(stream(2));
-            let $evaluator = $module::Evaluator::new(backend, &ctx).with_relin_key(&relin)?;
-            let decryptor = $module::Decryptor::new(backend, &secret)?;
-            let cy = encryptor.encrypt(&plain_y)?;
+/// Times the operations of an exact scheme (BGV, BFV) on batches of `batch` ciphertexts, a
+/// warm-up and `repeat` rounds, keys and randomness from `seed`, and fails if the product does
+/// not decrypt to the plaintext product. The schemes share every call but what follows
+/// relinearization: `after` times it (BGV's modulus switch) and gives the ciphertext that is
+/// decrypted and checked.
+fn bench_exact<B: Backend, S: ExactScheme>(
+    backend: &B,
+    ctx: Arc<S>,
+    (batch, repeat, seed): (usize, usize, u64),
+    after: impl Fn(&mut Rounds, &Evaluator<'_, B, S>, CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>>,
+) -> Result<Vec<OpTiming>> {
+    let stream = |k: u64| seed_stream(seed, k);
+    let mut keygen = KeyGenerator::with_sampler(backend, &ctx, stream(0));
+    let secret = keygen.secret_key()?;
+    let public = keygen.public_key(&secret)?;
+    let relin = keygen.relin_key(&secret)?;
+    let encoder = BatchEncoder::new(&ctx);
+    let t = *ctx.plain_space().modulus();
+    let (x, y) = random_slots(&t, ctx.plain_space().degree(), batch, stream(1));
+    let encode =
+        |values: &[Vec<u64>]| values.iter().map(|v| encoder.encode(v)).collect::<pimhe_schemes::Result<Vec<_>>>();
+    let (plain_x, plain_y) = (encode(&x)?, encode(&y)?);
+    let mut encryptor = Encryptor::with_public_key(backend, &public)?.with_sampler(stream(2));
+    let evaluator = Evaluator::new(backend, &ctx).with_relin_key(&relin)?;
+    let decryptor = Decryptor::new(backend, &secret)?;
+    let cy = encryptor.encrypt(&plain_y)?;
 
-            let mut $rounds = Rounds::new();
-            for round in 0..=repeat {
-                let cx = $rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
-                $rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
-                let product = $rounds.time("multiply", || Ok($evaluator.multiply(&cx, &cy)?))?;
-                $rounds.time("relinearize", || Ok($evaluator.relinearize(&product)?))?;
-                let $product =
-                    $rounds.time("multiply_relin", || Ok($evaluator.relinearize(&$evaluator.multiply(&cx, &cy)?)?))?;
-                let result = $after;
-                // The transforms run on copies of a fresh ciphertext's components (NTT form): inverse first.
-                let mut parts = cx.parts().iter().map(|p| backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
-                $rounds.time("intt", || Ok(parts.iter_mut().try_for_each(|p| backend.intt(p))?))?;
-                $rounds.time("ntt", || Ok(parts.iter_mut().try_for_each(|p| backend.ntt(p))?))?;
-                if round == 0 {
-                    // The warm-up round is the probe: parameters without the noise budget for
-                    // this computation are refused (exit 2) before any round is timed.
-                    let decrypted = decryptor.decrypt(&result).map_err(|e| match e {
-                        SchemeError::NoiseBudgetExhausted { .. } => CliError::usage(format!(
-                            "the parameters ({}) leave no noise budget for the benchmarked product; use another \
-                             --dnum or a larger --n",
-                            ctx.params()
-                        )),
-                        other => other.into(),
-                    })?;
-                    check_product(&encoder, &decrypted, &x, &y, ctx.plain_modulus().value())?;
-                }
-            }
-            Ok($rounds.finish(batch))
+    let mut rounds = Rounds::new();
+    for round in 0..=repeat {
+        let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
+        rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
+        let product = rounds.time("multiply", || Ok(evaluator.multiply(&cx, &cy)?))?;
+        rounds.time("relinearize", || Ok(evaluator.relinearize(&product)?))?;
+        let product = rounds.time("multiply_relin", || Ok(evaluator.relinearize(&evaluator.multiply(&cx, &cy)?)?))?;
+        let result = after(&mut rounds, &evaluator, product)?;
+        // The transforms run on copies of a fresh ciphertext's components (NTT form): inverse first.
+        let mut parts = cx.parts().iter().map(|p| backend.copy(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        rounds.time("intt", || Ok(parts.iter_mut().try_for_each(|p| backend.intt(p))?))?;
+        rounds.time("ntt", || Ok(parts.iter_mut().try_for_each(|p| backend.ntt(p))?))?;
+        if round == 0 {
+            // The warm-up round is the probe: parameters without the noise budget for this
+            // computation are refused (exit 2) before any round is timed.
+            let decrypted = decryptor.decrypt(&result).map_err(|e| match e {
+                SchemeError::NoiseBudgetExhausted { .. } => CliError::usage(format!(
+                    "the parameters ({}) leave no noise budget for the benchmarked product; use another \
+                     --dnum or a larger --n",
+                    ctx.params()
+                )),
+                other => other.into(),
+            })?;
+            check_product(&encoder, &decrypted, &x, &y, t.value())?;
         }
-    };
+    }
+    Ok(rounds.finish(batch))
 }
-
-scheme_bench!(bench_bgv, bgv, BgvParameters, BgvContext, |rounds, evaluator, product| {
-    rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))?
-});
-
-// BFV has no modulus chain: the relinearized product is checked as it is.
-scheme_bench!(bench_bfv, bfv, BfvParameters, BfvContext, |rounds, evaluator, product| product);
 
 /// Stream `k` of `seed`: independent samplers for the keys (0), the plaintext slots (1) and
 /// the encryptions (2).

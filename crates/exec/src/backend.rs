@@ -151,6 +151,18 @@ pub trait Backend: Send + Sync {
     /// either representation and the output keeps `a`'s.
     fn mod_down(&self, a: &Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
 
+    /// The ring automorphism X -> X^k (the Galois element k odd, taken modulo 2N) of every
+    /// polynomial of `a`, in either representation; the output keeps `a`'s representation and
+    /// basis. Slot rotations and conjugation are such maps (CKKS's X -> X^(5^r), X -> X^-1).
+    /// An even k is an error.
+    ///
+    /// The default is the fallback the design allows a backend without its own kernel: a round
+    /// trip through the host ([`PolyBatch::automorphism`]).
+    fn automorphism(&self, a: &Self::Buffer, galois_element: usize) -> Result<Self::Buffer> {
+        let image = self.download(a)?.automorphism(galois_element)?;
+        self.upload(image)
+    }
+
     /// Hybrid key switching of every polynomial of `c` (NTT form over q_0..q_l): the pair
     /// `(c0', c1')` over the same primes, NTT form, with `c0' + c1' s ~ c s'`, where `keys[j]` is
     /// the switching key's pair `(b_j, a_j)` of digit j (NTT form, over a basis holding every

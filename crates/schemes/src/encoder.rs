@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use pimhe_exec::Backend;
 use pimhe_math::{bit_reverse, Modulus, NttTable};
 
 use crate::error::{Result, SchemeError};
+use crate::rlwe::{CiphertextBatch, Decryptor, RlweScheme};
 
 /// The plaintext space of a parameter set: t, the NTT table modulo t and where each slot sits
 /// in the (bit-reversed) NTT vector. Built once per context.
@@ -40,6 +42,26 @@ impl PlainSpace {
 pub trait PlainContext {
     /// The plaintext space of the context's parameters.
     fn plain_space(&self) -> &Arc<PlainSpace>;
+}
+
+/// An exact scheme on the integer plaintext space (BGV, BFV): decryption is exact while the
+/// noise stays under a budget, which can be measured.
+pub trait ExactScheme: RlweScheme<Plaintext = Plaintext> + PlainContext {
+    /// The remaining noise budget of each ciphertext in bits (0 when exhausted), measured
+    /// exactly; called by [`Decryptor::noise_budget`].
+    fn noise_budget<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<u32>>;
+}
+
+impl<B: Backend, S: ExactScheme> Decryptor<'_, B, S> {
+    /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
+    /// bits the noise may grow before decryption fails, measured exactly with big integers (a
+    /// diagnostic, off the decryption path).
+    pub fn noise_budget(&self, batch: &CiphertextBatch<B, S>) -> Result<Vec<u32>> {
+        S::noise_budget(self, batch)
+    }
 }
 
 /// A plaintext polynomial: N coefficients modulo t, in coefficient form.

@@ -27,7 +27,7 @@ use pimhe_ring::RingBasis;
 use zeroize::Zeroizing;
 
 use crate::error::{Result, SchemeError};
-use crate::noise::{upload_signed, WipeOnDrop};
+use crate::rlwe::noise::{upload_signed, WipeOnDrop};
 
 /// Bits of M_B beyond log2(q t N): the tensor product of extended ciphertexts is at most
 /// 2N (2.01 q)^2 in absolute value, so after scaling by t/q it is below 8.1 N t q

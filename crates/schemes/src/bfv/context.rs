@@ -1,15 +1,20 @@
-//! Everything derived once from a BFV parameter set: bases, BEHZ constants, encoder tables.
+//! Everything derived once from a BFV parameter set: the shared RLWE bases, the BEHZ constants,
+//! the plaintext space; and [`RlweScheme`] for BFV.
 
 use std::sync::Arc;
 
-use pimhe_math::Modulus;
+use pimhe_exec::Backend;
+use pimhe_math::{Modulus, RnsBase};
 use pimhe_ring::RingBasis;
 
 use crate::bfv::behz::Behz;
 use crate::bfv::params::BfvParameters;
-use crate::encoder::{PlainContext, PlainSpace};
-use crate::error::{expect_same_parameters, Result};
-use crate::keyswitch::KeySwitchBasis;
+use crate::bfv::{decryptor, evaluator};
+use crate::encoder::{ExactScheme, PlainContext, PlainSpace, Plaintext};
+use crate::error::Result;
+use crate::rlwe::{
+    expect_same_level, Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, Parts, RlweContext, RlweScheme,
+};
 
 /// Precomputed data for one [`BfvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
 /// objects that make them; combining objects made under different parameters is an error
@@ -24,11 +29,11 @@ use crate::keyswitch::KeySwitchBasis;
 #[derive(Debug)]
 pub struct BfvContext {
     params: BfvParameters,
-    ciphertext_basis: Arc<RingBasis>,
-    key_basis: Arc<RingBasis>,
-    key_switch: Option<KeySwitchBasis>,
+    rlwe: RlweContext,
     plain: Arc<PlainSpace>,
     behz: Behz,
+    /// The exact RNS base of q (noise budget).
+    rns: RnsBase,
 }
 
 impl BfvContext {
@@ -36,22 +41,14 @@ impl BfvContext {
     /// and precomputes tables.
     pub fn new(params: BfvParameters) -> Result<Arc<Self>> {
         params.validate()?;
-        let n = params.degree();
+        let rlwe = RlweContext::new(params.rlwe().clone())?;
         let t = params.plain_modulus();
-        let mut key_primes = params.ciphertext_primes().to_vec();
-        key_primes.extend(params.special_primes());
-        let key_basis = RingBasis::new(n, &key_primes)?;
-        let count = params.ciphertext_primes().len();
-        let ciphertext_basis = key_basis.prefix(count)?;
-        let key_switch = match params.special_primes() {
-            [] => None,
-            _ => Some(KeySwitchBasis::new(&key_basis, count, params.dnum())?),
-        };
-        let mut taken = key_primes;
+        let mut taken = rlwe.key_basis().primes();
         taken.push(t);
-        let behz = Behz::new(&ciphertext_basis, t, &taken)?;
-        let plain = PlainSpace::new(n, t)?;
-        Ok(Arc::new(Self { params, ciphertext_basis, key_basis, key_switch, plain, behz }))
+        let behz = Behz::new(rlwe.top_basis(), t, &taken)?;
+        let plain = PlainSpace::new(params.degree(), t)?;
+        let rns = RnsBase::new(&rlwe.top_basis().moduli())?;
+        Ok(Arc::new(Self { params, rlwe, plain, behz, rns }))
     }
 
     /// The parameters.
@@ -76,18 +73,18 @@ impl BfvContext {
 
     /// The basis of ciphertexts and public keys: the ciphertext primes (product q).
     pub fn ciphertext_basis(&self) -> &Arc<RingBasis> {
-        &self.ciphertext_basis
+        self.rlwe.top_basis()
     }
 
     /// The basis keys are made over: the ciphertext primes and the special primes.
     pub fn key_basis(&self) -> &Arc<RingBasis> {
-        &self.key_basis
+        self.rlwe.key_basis()
     }
 
     /// Every prime a backend needs for BFV, so a PIM backend can be built with all of them
     /// resident: the key basis, then BEHZ's auxiliary primes (m~, m_sk, gamma, B) and t.
     pub fn all_primes(&self) -> Vec<u32> {
-        let mut primes = self.key_basis.primes();
+        let mut primes = self.key_basis().primes();
         primes.extend(self.behz.auxiliary_primes());
         primes.push(self.params.plain_modulus());
         primes
@@ -96,19 +93,69 @@ impl BfvContext {
     pub(crate) fn behz(&self) -> &Behz {
         &self.behz
     }
-
-    pub(crate) fn key_switch_basis(&self) -> Option<&KeySwitchBasis> {
-        self.key_switch.as_ref()
-    }
-
-    /// Errors unless `other` is this very context (or one of equal parameters).
-    pub(crate) fn expect_same(self: &Arc<Self>, other: &Arc<Self>, what: &str) -> Result<()> {
-        expect_same_parameters(Arc::ptr_eq(self, other), &self.params, &other.params, what)
-    }
 }
 
 impl PlainContext for BfvContext {
     fn plain_space(&self) -> &Arc<PlainSpace> {
         &self.plain
+    }
+}
+
+/// BFV on the RLWE core: errors not scaled, plain key switching, the message as round(q m / t)
+/// in the top bits, BEHZ's product and decryption. Without a modulus chain every ciphertext is
+/// at the top level, and there is no tag.
+impl RlweScheme for BfvContext {
+    const NAME: &'static str = "bfv";
+    type Params = BfvParameters;
+    type Tag = ();
+    type Plaintext = Plaintext;
+
+    fn rlwe(&self) -> &RlweContext {
+        &self.rlwe
+    }
+
+    fn params(&self) -> &BfvParameters {
+        &self.params
+    }
+
+    fn error_scale(&self) -> u32 {
+        1
+    }
+
+    fn message_terms<B: Backend>(&self, backend: &B, plains: &[Plaintext]) -> Result<(MessageTerms<B>, ())> {
+        Ok((MessageTerms::Device(evaluator::upload_scaled(backend, self, plains)?), ()))
+    }
+
+    fn decrypt<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<Plaintext>> {
+        decryptor::decrypt(decryptor, batch)
+    }
+
+    fn multiply<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        b: &CiphertextBatch<B, Self>,
+    ) -> Result<CiphertextBatch<B, Self>> {
+        evaluator::multiply(evaluator, a, b)
+    }
+
+    fn align<'x, B: Backend>(
+        _evaluator: &Evaluator<'_, B, Self>,
+        a: &'x CiphertextBatch<B, Self>,
+        b: &'x CiphertextBatch<B, Self>,
+    ) -> Result<Aligned<'x, B, Self>> {
+        expect_same_level(a, b)?;
+        Ok(Aligned { a: Parts::Borrowed(&a.parts), b: Parts::Borrowed(&b.parts), level: a.level, tag: () })
+    }
+}
+
+impl ExactScheme for BfvContext {
+    fn noise_budget<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<u32>> {
+        decryptor::noise_budget(decryptor, batch, &decryptor.context().rns)
     }
 }

@@ -78,6 +78,11 @@ impl BfvParameters {
         Self(self.0.allow_insecure())
     }
 
+    /// The modulus chain and key-switching structure.
+    pub fn rlwe(&self) -> &crate::rlwe::RlweParameters {
+        self.0.rlwe()
+    }
+
     /// Ring degree N (also the number of slots).
     pub fn degree(&self) -> usize {
         self.0.degree()

@@ -1,14 +1,17 @@
-//! Everything derived once from a parameter set: bases per level, encoder tables.
+//! Everything derived once from a BGV parameter set: the shared RLWE bases, the plaintext
+//! space, the decryption tables per level; and [`RlweScheme`] for BGV.
 
 use std::sync::Arc;
 
-use pimhe_math::Modulus;
+use pimhe_exec::Backend;
+use pimhe_math::{CrtToSmall, Modulus, RnsBase};
 use pimhe_ring::RingBasis;
 
 use crate::bgv::params::BgvParameters;
-use crate::encoder::{PlainContext, PlainSpace};
-use crate::error::{expect_same_parameters, Result, SchemeError};
-use crate::keyswitch::KeySwitchBasis;
+use crate::bgv::{decryptor, evaluator};
+use crate::encoder::{ExactScheme, PlainContext, PlainSpace, Plaintext};
+use crate::error::{Result, SchemeError};
+use crate::rlwe::{Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, RlweContext, RlweScheme};
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
 /// objects that make them; combining objects made under different parameters is an error
@@ -19,10 +22,10 @@ use crate::keyswitch::KeySwitchBasis;
 #[derive(Debug)]
 pub struct BgvContext {
     params: BgvParameters,
-    level_bases: Vec<Arc<RingBasis>>,
-    key_switch: Option<KeySwitchBasis>,
-    key_basis: Arc<RingBasis>,
+    rlwe: RlweContext,
     plain: Arc<PlainSpace>,
+    /// Per level: the CRT to t (decryption) and the exact RNS base (noise budget).
+    decryption: Vec<(CrtToSmall, RnsBase)>,
 }
 
 impl BgvContext {
@@ -36,16 +39,15 @@ impl BgvContext {
     /// ```
     pub fn new(params: BgvParameters) -> Result<Arc<Self>> {
         params.validate()?;
-        let n = params.degree();
-        let key_basis = RingBasis::new(n, &params.primes())?;
-        let data_count = params.data_primes().len();
-        let level_bases = (1..=data_count).map(|len| key_basis.prefix(len)).collect::<pimhe_ring::Result<Vec<_>>>()?;
-        let key_switch = match params.special_primes() {
-            [] => None,
-            _ => Some(KeySwitchBasis::new(&key_basis, data_count, params.dnum())?),
-        };
-        let plain = PlainSpace::new(n, params.plain_modulus())?;
-        Ok(Arc::new(Self { params, level_bases, key_switch, key_basis, plain }))
+        let rlwe = RlweContext::new(params.rlwe().clone())?;
+        let plain = PlainSpace::new(params.degree(), params.plain_modulus())?;
+        let decryption = (0..=rlwe.max_level())
+            .map(|level| {
+                let moduli = rlwe.level_basis(level)?.moduli();
+                Ok((CrtToSmall::new(&moduli, *plain.modulus())?, RnsBase::new(&moduli)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(Self { params, rlwe, plain, decryption }))
     }
 
     /// The parameters.
@@ -75,37 +77,108 @@ impl BgvContext {
 
     /// The basis of ciphertexts at `level`.
     pub fn level_basis(&self, level: usize) -> Result<&Arc<RingBasis>> {
-        self.level_bases.get(level).ok_or_else(|| {
+        self.rlwe.level_basis(level)
+    }
+
+    /// The basis keys are made over: every data prime and the special primes.
+    pub fn key_basis(&self) -> &Arc<RingBasis> {
+        self.rlwe.key_basis()
+    }
+
+    /// The basis of fresh ciphertexts and public keys: every data prime.
+    pub fn top_basis(&self) -> &Arc<RingBasis> {
+        self.rlwe.top_basis()
+    }
+
+    /// The decryption tables of `level`: the CRT to t and the exact RNS base.
+    pub(crate) fn decryption_tables(&self, level: usize) -> Result<&(CrtToSmall, RnsBase)> {
+        self.decryption.get(level).ok_or_else(|| {
             SchemeError::InvalidParameters(format!(
                 "level {level} does not exist; the top level is {}",
                 self.max_level()
             ))
         })
     }
-
-    /// The primes and digits of key switching, when the parameters have special primes.
-    pub(crate) fn key_switch_basis(&self) -> Option<&KeySwitchBasis> {
-        self.key_switch.as_ref()
-    }
-
-    /// The basis keys are made over: every data prime and the special primes.
-    pub fn key_basis(&self) -> &Arc<RingBasis> {
-        &self.key_basis
-    }
-
-    /// The basis of fresh ciphertexts and public keys: every data prime.
-    pub fn top_basis(&self) -> &Arc<RingBasis> {
-        &self.level_bases[self.max_level()]
-    }
-
-    /// Errors unless `other` is this very context or one of equal parameters.
-    pub(crate) fn expect_same(self: &Arc<Self>, other: &Arc<Self>, what: &str) -> Result<()> {
-        expect_same_parameters(Arc::ptr_eq(self, other), &self.params, &other.params, what)
-    }
 }
 
 impl PlainContext for BgvContext {
     fn plain_space(&self) -> &Arc<PlainSpace> {
         &self.plain
+    }
+}
+
+/// BGV on the RLWE core: errors scaled by t, key switching exact modulo t, the message m
+/// centred in (-t/2, t/2] added as it is, and the correction factor q^{-1} mod t of modulus
+/// switching as the batch's tag (it starts at 1).
+impl RlweScheme for BgvContext {
+    const NAME: &'static str = "bgv";
+    type Params = BgvParameters;
+    type Tag = u32;
+    type Plaintext = Plaintext;
+
+    fn rlwe(&self) -> &RlweContext {
+        &self.rlwe
+    }
+
+    fn params(&self) -> &BgvParameters {
+        &self.params
+    }
+
+    fn error_scale(&self) -> u32 {
+        self.params.plain_modulus()
+    }
+
+    fn key_switch_modulus(&self) -> Option<Modulus> {
+        Some(*self.plain.modulus())
+    }
+
+    fn message_terms<B: Backend>(&self, _backend: &B, plains: &[Plaintext]) -> Result<(MessageTerms<B>, u32)> {
+        let terms = plains
+            .iter()
+            .map(|plain| {
+                plain.check(&self.plain)?;
+                Ok(plain.centered(&self.plain))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((MessageTerms::Signed(terms), 1))
+    }
+
+    fn decrypt<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<Plaintext>> {
+        decryptor::decrypt(decryptor, batch)
+    }
+
+    fn multiply<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        b: &CiphertextBatch<B, Self>,
+    ) -> Result<CiphertextBatch<B, Self>> {
+        evaluator::multiply(evaluator, a, b)
+    }
+
+    fn align<'x, B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &'x CiphertextBatch<B, Self>,
+        b: &'x CiphertextBatch<B, Self>,
+    ) -> Result<Aligned<'x, B, Self>> {
+        evaluator::align(evaluator, a, b)
+    }
+}
+
+impl ExactScheme for BgvContext {
+    fn noise_budget<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<u32>> {
+        decryptor::noise_budget(decryptor, batch)
+    }
+}
+
+impl<B: Backend> CiphertextBatch<B, BgvContext> {
+    /// The factor the decrypted message is scaled by modulo t (1 until a modulus switch).
+    pub fn correction_factor(&self) -> u32 {
+        self.tag
     }
 }

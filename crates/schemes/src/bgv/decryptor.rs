@@ -1,120 +1,91 @@
 //! Decryption (RNS only, no big integers) and noise-budget measurement (exact).
 
-use std::sync::Arc;
-
 use pimhe_exec::Backend;
-use pimhe_math::{CrtToSmall, RnsBase};
-use pimhe_ring::PolyBatch;
-use zeroize::Zeroizing;
 
-use crate::bgv::ciphertext::CiphertextBatch;
 use crate::bgv::context::BgvContext;
-use crate::bgv::keys::SecretKey;
 use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
-use crate::phase::{noise_budgets, DeviceSecret};
+use crate::rlwe::phase::noise_budgets;
+use crate::rlwe::{CiphertextBatch, Decryptor};
 
 /// Decryption refuses a phase v with |v / Q| at or above this: less than one bit of budget is
 /// left (|v| >= Q/4), too close to wrapping around Q/2 to trust. The exact budget of
-/// [`Decryptor::noise_budget`] reads 0 there.
+/// [`noise_budget`] reads 0 there.
 const REFUSED_FRACTION: f64 = 0.25;
 
-/// Decrypts batches and measures their noise budget. Holds the secret key (and its square) on
-/// the device; both are wiped when the decryptor is dropped.
+/// Decrypts every ciphertext of the batch. Fails with [`SchemeError::NoiseBudgetExhausted`]
+/// (naming the first such ciphertext) rather than return a wrong message.
 ///
-/// Decryption reconstructs the phase v = c0 + c1 s (+ c2 s^2) modulo t straight from its
-/// residues ([`CrtToSmall`]: f64 and word arithmetic, no big integers), with v / Q alongside to
-/// refuse phases whose noise has used up the budget. The noise budget itself is measured
-/// exactly (big-integer CRT); it is a diagnostic, not on the decryption path.
-pub struct Decryptor<'a, B: Backend> {
-    backend: &'a B,
-    ctx: Arc<BgvContext>,
-    secret: DeviceSecret<'a, B>,
-    /// Per level: the CRT to t (decryption) and the exact RNS base (noise budget).
-    levels: Vec<(CrtToSmall, RnsBase)>,
+/// The phase v = c0 + c1 s (+ c2 s^2) is reconstructed modulo t straight from its residues
+/// ([`pimhe_math::CrtToSmall`]: f64 and word arithmetic, no big integers), with v / Q alongside
+/// to refuse phases whose noise has used up the budget.
+pub(crate) fn decrypt<B: Backend>(
+    decryptor: &Decryptor<'_, B, BgvContext>,
+    batch: &CiphertextBatch<B, BgvContext>,
+) -> Result<Vec<Plaintext>> {
+    let v = decryptor.phase_on_host(batch)?;
+    let ctx = decryptor.context();
+    let t = ctx.plain_modulus();
+    let correction_inverse = t.inv(batch.tag())?;
+    let crt = &ctx.decryption_tables(batch.level())?.0;
+    let (n, count, limbs) = (v.degree(), batch.count(), v.basis().len());
+    // Coefficient by coefficient, on the backend's thread count (this host loop would
+    // otherwise run on one core): each thread takes a range of the batch's count x N
+    // coefficients and keeps the largest |v / Q| it saw per ciphertext.
+    let mut messages = vec![0u32; count * n];
+    let per_thread = (count * n).div_ceil(decryptor.backend.threads().max(1)).max(1);
+    let largest_per_thread: Vec<Vec<f64>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = messages
+            .chunks_mut(per_thread)
+            .enumerate()
+            .map(|(k, out)| {
+                let v = &v;
+                scope.spawn(move || {
+                    let mut residues = vec![0u32; limbs];
+                    let mut largest = vec![0.0f64; count];
+                    for (offset, message) in out.iter_mut().enumerate() {
+                        let (index, c) = ((k * per_thread + offset) / n, (k * per_thread + offset) % n);
+                        for (limb, r) in residues.iter_mut().enumerate() {
+                            *r = v.poly_limb(limb, index)[c];
+                        }
+                        let (mod_t, fraction) = crt.reduce(&residues);
+                        // No early exit: the time must not depend on where the noise is largest.
+                        largest[index] = largest[index].max(fraction.abs());
+                        *message = t.mul(mod_t, correction_inverse);
+                    }
+                    largest
+                })
+            })
+            .collect();
+        workers.into_iter().map(|worker| worker.join().expect("a decryption thread panicked")).collect()
+    });
+    if let Some(index) = (0..count)
+        .find(|&index| largest_per_thread.iter().map(|largest| largest[index]).fold(0.0, f64::max) >= REFUSED_FRACTION)
+    {
+        return Err(SchemeError::NoiseBudgetExhausted { index });
+    }
+    Ok(messages.chunks(n).map(|message| Plaintext::from_coefficients(message.to_vec())).collect())
 }
 
-impl<'a, B: Backend> Decryptor<'a, B> {
-    /// A decryptor for `key`.
-    pub fn new(backend: &'a B, key: &SecretKey) -> Result<Self> {
-        let ctx = key.ctx.clone();
-        let levels = (0..=ctx.max_level())
-            .map(|level| {
-                let moduli = ctx.level_basis(level)?.moduli();
-                Ok((CrtToSmall::new(&moduli, *ctx.plain_modulus())?, RnsBase::new(&moduli)?))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let secret = DeviceSecret::upload(backend, &key.s)?;
-        Ok(Self { backend, ctx, secret, levels })
-    }
-
-    /// Decrypts every ciphertext of the batch. Fails with
-    /// [`SchemeError::NoiseBudgetExhausted`] (naming the first such ciphertext) rather than
-    /// return a wrong message.
-    pub fn decrypt(&self, batch: &CiphertextBatch<B>) -> Result<Vec<Plaintext>> {
-        let v = self.phases(batch)?;
-        let t = self.ctx.plain_modulus();
-        let correction_inverse = t.inv(batch.correction)?;
-        let crt = &self.levels[batch.level].0;
-        let (n, count, limbs) = (v.degree(), batch.count, v.basis().len());
-        // Coefficient by coefficient, on the backend's thread count (this host loop would
-        // otherwise run on one core): each thread takes a range of the batch's count x N
-        // coefficients and keeps the largest |v / Q| it saw per ciphertext.
-        let mut messages = vec![0u32; count * n];
-        let per_thread = (count * n).div_ceil(self.backend.threads().max(1)).max(1);
-        let largest_per_thread: Vec<Vec<f64>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = messages
-                .chunks_mut(per_thread)
-                .enumerate()
-                .map(|(k, out)| {
-                    let v = &v;
-                    scope.spawn(move || {
-                        let mut residues = vec![0u32; limbs];
-                        let mut largest = vec![0.0f64; count];
-                        for (offset, message) in out.iter_mut().enumerate() {
-                            let (index, c) = ((k * per_thread + offset) / n, (k * per_thread + offset) % n);
-                            for (limb, r) in residues.iter_mut().enumerate() {
-                                *r = v.poly_limb(limb, index)[c];
-                            }
-                            let (mod_t, fraction) = crt.reduce(&residues);
-                            // No early exit: the time must not depend on where the noise is largest.
-                            largest[index] = largest[index].max(fraction.abs());
-                            *message = t.mul(mod_t, correction_inverse);
-                        }
-                        largest
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|worker| worker.join().expect("a decryption thread panicked")).collect()
-        });
-        if let Some(index) = (0..count).find(|&index| {
-            largest_per_thread.iter().map(|largest| largest[index]).fold(0.0, f64::max) >= REFUSED_FRACTION
-        }) {
-            return Err(SchemeError::NoiseBudgetExhausted { index });
-        }
-        Ok(messages.chunks(n).map(|message| Plaintext::from_coefficients(message.to_vec())).collect())
-    }
-
-    /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
-    /// bits the noise may grow before decryption fails, log2(Q/2) - log2(max |v|), measured
-    /// exactly with big integers.
-    pub fn noise_budget(&self, batch: &CiphertextBatch<B>) -> Result<Vec<u32>> {
-        noise_budgets(&*self.phases(batch)?, &self.levels[batch.level].1, 1)
-    }
-
-    /// v = c0 + c1 s (+ c2 s^2) of every ciphertext, in coefficient form on the host.
-    fn phases(&self, batch: &CiphertextBatch<B>) -> Result<Zeroizing<PolyBatch>> {
-        self.ctx.expect_same(&batch.ctx, "the ciphertext batch")?;
-        self.secret.phase_on_host(&batch.parts)
-    }
+/// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
+/// bits the noise may grow before decryption fails, log2(Q/2) - log2(max |v|), measured
+/// exactly with big integers (a diagnostic, not on the decryption path).
+pub(crate) fn noise_budget<B: Backend>(
+    decryptor: &Decryptor<'_, B, BgvContext>,
+    batch: &CiphertextBatch<B, BgvContext>,
+) -> Result<Vec<u32>> {
+    let rns = &decryptor.context().decryption_tables(batch.level())?.1;
+    noise_budgets(&*decryptor.phase_on_host(batch)?, rns, 1)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use num_bigint::BigInt;
     use num_traits::ToPrimitive;
     use pimhe_exec::CpuBackend;
-    use pimhe_math::Sampler;
+    use pimhe_math::{RnsBase, Sampler};
     use pimhe_ring::{PolyBatch, Representation};
 
     use super::*;
@@ -126,7 +97,7 @@ mod tests {
         level: usize,
         phases: &[Vec<BigInt>],
         correction: u32,
-    ) -> CiphertextBatch<CpuBackend> {
+    ) -> CiphertextBatch<CpuBackend, BgvContext> {
         let basis = ctx.level_basis(level).unwrap();
         let rns = RnsBase::new(&basis.moduli()).unwrap();
         let n = ctx.degree();
@@ -141,7 +112,7 @@ mod tests {
         let mut c0 = PolyBatch::from_data(basis, phases.len(), Representation::Coefficient, data).unwrap();
         c0.to_ntt().unwrap();
         let c1 = PolyBatch::zeros(basis, phases.len(), Representation::Ntt);
-        CiphertextBatch { ctx: ctx.clone(), parts: vec![c0, c1], level, count: phases.len(), correction }
+        CiphertextBatch { ctx: ctx.clone(), parts: vec![c0, c1], level, count: phases.len(), tag: correction }
     }
 
     /// Fast decryption against the exact phase (big integers): the message is v / correction

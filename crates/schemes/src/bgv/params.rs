@@ -1,10 +1,12 @@
-//! BGV parameter sets: ring degree, plaintext modulus, modulus chain, security check.
+//! BGV parameter sets: a plaintext modulus over the shared RLWE modulus chain
+//! ([`RlweParameters`]), and the 128-bit presets.
 
 use std::fmt;
 
-use pimhe_math::{is_prime, ntt_primes};
+use pimhe_math::is_prime;
 
 use crate::error::{Result, SchemeError};
+use crate::rlwe::{check_degree, check_dnum, degree_error, RlweParameters};
 use crate::security::max_log_q_128;
 
 /// Ring degrees BGV supports.
@@ -43,12 +45,8 @@ pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BgvParameters {
-    degree: usize,
+    rlwe: RlweParameters,
     plain_modulus: u32,
-    data_primes: Vec<u32>,
-    special_primes: Vec<u32>,
-    dnum: usize,
-    insecure_allowed: bool,
 }
 
 impl BgvParameters {
@@ -96,20 +94,9 @@ impl BgvParameters {
         specials: Option<(u32, usize)>,
         dnum: usize,
     ) -> Result<Self> {
-        check_degree(degree)?;
-        let mut taken = vec![plain_modulus];
-        let special_primes = match specials {
-            Some((bits, count)) => ntt_primes(bits, degree, count, &taken)?,
-            None => Vec::new(),
-        };
-        taken.extend(&special_primes);
-        let mut data_primes = Vec::with_capacity(data_prime_bits.len());
-        for &bits in data_prime_bits {
-            let p = ntt_primes(bits, degree, 1, &taken)?[0];
-            taken.push(p);
-            data_primes.push(p);
-        }
-        Ok(Self { degree, plain_modulus, data_primes, special_primes, dnum, insecure_allowed: false })
+        check_degree(degree, &DEGREES)?;
+        let rlwe = RlweParameters::search(degree, data_prime_bits, specials, dnum, &[plain_modulus])?;
+        Ok(Self { rlwe, plain_modulus })
     }
 
     /// Parameters with explicit primes and `dnum` digits (1 <= dnum <= L, and at least
@@ -122,8 +109,9 @@ impl BgvParameters {
         special_primes: Vec<u32>,
         dnum: usize,
     ) -> Result<Self> {
-        check_degree(degree)?;
-        let params = Self { degree, plain_modulus, data_primes, special_primes, dnum, insecure_allowed: false };
+        check_degree(degree, &DEGREES)?;
+        let params =
+            Self { rlwe: RlweParameters::from_primes(degree, data_primes, special_primes, dnum), plain_modulus };
         params.check_structure()?;
         Ok(params)
     }
@@ -150,7 +138,7 @@ impl BgvParameters {
             2048 => Self::new(degree, 12289, &[27; 2], None),
             _ => match PRESET_DNUM.iter().find(|&&(n, _)| n == degree) {
                 Some(&(_, dnum)) => Self::preset_with_dnum(degree, dnum),
-                None => Err(degree_error(degree)),
+                None => Err(degree_error(degree, &DEGREES)),
             },
         }
     }
@@ -160,7 +148,7 @@ impl BgvParameters {
     /// bound, and ceil(L / dnum) special primes. `dnum` must be at most that L: dnum = L is one
     /// digit per prime and one special prime, the longest chain.
     pub fn preset_with_dnum(degree: usize, dnum: usize) -> Result<Self> {
-        check_degree(degree)?;
+        check_degree(degree, &DEGREES)?;
         let (t, bits) = match degree {
             1024 | 2048 => {
                 return Err(SchemeError::InvalidParameters(format!(
@@ -187,13 +175,18 @@ impl BgvParameters {
 
     /// Accept parameters below 128-bit security (tests, experiments). Never the default.
     pub fn allow_insecure(mut self) -> Self {
-        self.insecure_allowed = true;
+        self.rlwe = self.rlwe.allow_insecure();
         self
+    }
+
+    /// The modulus chain and key-switching structure.
+    pub fn rlwe(&self) -> &RlweParameters {
+        &self.rlwe
     }
 
     /// Ring degree N (also the number of slots).
     pub fn degree(&self) -> usize {
-        self.degree
+        self.rlwe.degree()
     }
 
     /// Plaintext modulus t.
@@ -203,54 +196,50 @@ impl BgvParameters {
 
     /// The data primes q_0, ..., q_{L-1}; a fresh ciphertext uses all of them.
     pub fn data_primes(&self) -> &[u32] {
-        &self.data_primes
+        self.rlwe.data_primes()
     }
 
     /// The key-switching (special) primes, whose product is P; empty without key switching.
     pub fn special_primes(&self) -> &[u32] {
-        &self.special_primes
+        self.rlwe.special_primes()
     }
 
     /// Number of key-switching digits: the data primes are grouped into dnum digits of
     /// ceil(L / dnum) consecutive primes.
     pub fn dnum(&self) -> usize {
-        self.dnum
+        self.rlwe.dnum()
     }
 
     /// Every prime, data primes first, then special primes (the basis keys are made over).
     pub fn primes(&self) -> Vec<u32> {
-        self.all_primes().collect()
+        self.rlwe.primes()
     }
 
     /// Highest level (number of data primes minus one).
     pub fn max_level(&self) -> usize {
-        self.data_primes.len() - 1
+        self.rlwe.max_level()
     }
 
     /// Whether insecure parameters were explicitly allowed.
     pub fn insecure_allowed(&self) -> bool {
-        self.insecure_allowed
+        self.rlwe.insecure_allowed()
     }
 
     /// Total modulus size in bits, counted as SEAL does: the sum of the bit lengths of all
     /// primes, the special primes included (they are part of the key-switching keys).
     pub fn total_bits(&self) -> u32 {
-        self.all_primes().map(|p| 32 - p.leading_zeros()).sum()
+        self.rlwe.total_bits()
     }
 
     /// The security level these parameters reach: `Some(128)` when within the standard's table.
     pub fn security_bits(&self) -> Option<u32> {
-        max_log_q_128(self.degree).filter(|&max| self.total_bits() <= max).map(|_| 128)
-    }
-
-    fn all_primes(&self) -> impl Iterator<Item = u32> + '_ {
-        self.data_primes.iter().copied().chain(self.special_primes.iter().copied())
+        self.rlwe.security_bits()
     }
 
     fn check_structure(&self) -> Result<()> {
-        let n = self.degree;
+        let n = self.degree();
         let t = self.plain_modulus;
-        if self.data_primes.is_empty() {
+        if self.data_primes().is_empty() {
             return Err(SchemeError::InvalidParameters("at least one data prime is needed".into()));
         }
         if t < 2 || !is_prime(t as u64) || !(t as u64 - 1).is_multiple_of(2 * n as u64) || t >= 1 << 30 {
@@ -259,54 +248,14 @@ impl BgvParameters {
                 2 * n
             )));
         }
-        let data = self.data_primes.len();
-        check_dnum(self.dnum, data)?;
-        let alpha = data.div_ceil(self.dnum);
-        let special = self.special_primes.len();
-        if special == 0 && self.dnum != data {
-            return Err(SchemeError::InvalidParameters(format!(
-                "dnum = {} needs special primes; without them there is no key switching and dnum must be L = {data}",
-                self.dnum
-            )));
-        }
-        if special > 0 && special < alpha {
-            return Err(SchemeError::InvalidParameters(format!(
-                "dnum = {} groups the {data} data primes into digits of {alpha}, so at least {alpha} special primes \
-                 are needed; got {special} (add special primes or raise dnum)",
-                self.dnum
-            )));
-        }
-        let primes: Vec<u32> = self.all_primes().collect();
-        for (i, &p) in primes.iter().enumerate() {
-            if !is_prime(p as u64) || !(p as u64 - 1).is_multiple_of(2 * n as u64) || p >= 1 << 30 {
-                return Err(SchemeError::InvalidParameters(format!(
-                    "modulus {p} must be a prime below 2^30 with p = 1 mod 2N = {}",
-                    2 * n
-                )));
-            }
-            if primes[..i].contains(&p) || p == t {
-                return Err(SchemeError::InvalidParameters(format!(
-                    "modulus {p} appears twice (the primes and t must be distinct)"
-                )));
-            }
-            if p <= t {
-                return Err(SchemeError::InvalidParameters(format!(
-                    "modulus {p} is not larger than the plaintext modulus {t}"
-                )));
-            }
-        }
-        Ok(())
+        self.rlwe.check_structure(Some(t))
     }
 
     /// Checks the structure (primes, t, N) and the 128-bit bound.
     pub fn validate(&self) -> Result<()> {
-        check_degree(self.degree)?;
+        check_degree(self.degree(), &DEGREES)?;
         self.check_structure()?;
-        let max_log_q = max_log_q_128(self.degree).expect("degree checked");
-        if !self.insecure_allowed && self.total_bits() > max_log_q {
-            return Err(SchemeError::Insecure { n: self.degree, log_q: self.total_bits(), max_log_q });
-        }
-        Ok(())
+        self.rlwe.check_security()
     }
 }
 
@@ -316,52 +265,8 @@ impl BgvParameters {
 /// all 3, one digit fewer would cost a third of them).
 const PRESET_DNUM: [(usize, usize); 4] = [(4096, 3), (8192, 3), (16384, 4), (32768, 6)];
 
-fn check_dnum(dnum: usize, data: usize) -> Result<()> {
-    if data == 0 {
-        Err(SchemeError::InvalidParameters("at least one data prime is needed".into()))
-    } else if (1..=data).contains(&dnum) {
-        Ok(())
-    } else {
-        Err(SchemeError::InvalidParameters(format!(
-            "dnum = {dnum} key-switching digits is not possible with {data} data primes; allowed 1..={data}"
-        )))
-    }
-}
-
-fn degree_error(degree: usize) -> SchemeError {
-    SchemeError::InvalidParameters(format!("ring degree {degree} is not supported; choose one of {DEGREES:?}"))
-}
-
-fn check_degree(degree: usize) -> Result<()> {
-    if DEGREES.contains(&degree) {
-        Ok(())
-    } else {
-        Err(degree_error(degree))
-    }
-}
-
 impl fmt::Display for BgvParameters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bits = |p: &u32| 32 - p.leading_zeros();
-        write!(
-            f,
-            "N={} t={} data primes={}x[{}] bits special={} dnum={} log2(Q)={} security={}",
-            self.degree,
-            self.plain_modulus,
-            self.data_primes.len(),
-            self.data_primes.iter().map(|p| bits(p).to_string()).collect::<Vec<_>>().join(","),
-            if self.special_primes.is_empty() {
-                "none".to_string()
-            } else {
-                format!(
-                    "{}x[{}] bits",
-                    self.special_primes.len(),
-                    self.special_primes.iter().map(|p| bits(p).to_string()).collect::<Vec<_>>().join(",")
-                )
-            },
-            self.dnum,
-            self.total_bits(),
-            self.security_bits().map_or("below 128-bit".to_string(), |b| format!("{b}-bit")),
-        )
+        write!(f, "N={} t={} {}", self.degree(), self.plain_modulus, self.rlwe)
     }
 }

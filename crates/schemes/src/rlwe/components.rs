@@ -1,9 +1,8 @@
-//! Component-wise steps that every scheme's evaluator shares (BGV, BFV): adding or subtracting
+//! Component-wise steps that every scheme's evaluator shares: adding or subtracting
 //! ciphertexts of possibly different sizes, and checking how many plaintext operands came.
 
 use pimhe_exec::Backend;
 
-use crate::encoder::Plaintext;
 use crate::error::{Result, SchemeError};
 
 /// `a + b`, or `a - b` when `subtract`, component by component over the components of both
@@ -28,10 +27,10 @@ pub(crate) fn add_or_sub<B: Backend>(
 }
 
 /// Plaintext operands come one per ciphertext of a batch of `count`, or as a single plaintext
-/// applied to all: any other number is a [`SchemeError::CountMismatch`].
-pub(crate) fn check_plain_count(count: usize, plains: &[Plaintext]) -> Result<()> {
-    if plains.len() != 1 && plains.len() != count {
-        return Err(SchemeError::CountMismatch { left: count, right: plains.len() });
+/// applied to all: any other number of `plains` is a [`SchemeError::CountMismatch`].
+pub(crate) fn check_plain_count(count: usize, plains: usize) -> Result<()> {
+    if plains != 1 && plains != count {
+        return Err(SchemeError::CountMismatch { left: count, right: plains });
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Key switching, shared by every scheme (BGV, BFV): turns a component `c` that decrypts under
+//! Key switching, shared by every scheme (BGV, BFV, CKKS): turns a component `c` that decrypts under
 //! a source secret `s'` (s^2 for relinearization, a rotated s for rotations) into a pair
 //! `(c0', c1')` with `c0' + c1' s ~ c s'`, which the caller adds to its ciphertext.
 //!
@@ -21,6 +21,12 @@
 //!   exact modulo t, so `c0' + c1' s = c s' + t e` (no message factor); `None` (BFV) gives
 //!   `c s' + e`, e small.
 //!
+//! - [`KeySwitchBasis::decompose`] and [`DeviceSwitchingKey::switch_decomposed`] split the switch
+//!   in two for hoisting: the decomposition (ModUp) of `c` is made once and reused by the switches
+//!   of several keys, each applied after an automorphism of the decomposed digits (Halevi and
+//!   Shoup's hoisted rotations; an automorphism commutes with the per-coefficient base
+//!   conversion up to the multiple of Q_j it adds, which the switch tolerates anyway).
+//!
 //! Keys are made at the top level and work at every level (the switch uses the key's limbs of
 //! the primes it needs).
 
@@ -31,7 +37,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, RingBasis};
 
 use crate::error::{Result, SchemeError};
-use crate::noise::{upload_signed, Noise, WipeOnDrop};
+use crate::rlwe::noise::{upload_signed, Noise, WipeOnDrop};
 
 /// The primes of key switching and how the data primes are grouped into digits.
 #[derive(Debug)]
@@ -117,6 +123,41 @@ impl KeySwitchBasis {
             )));
         }
         Ok(len - 1)
+    }
+}
+
+/// The digits of a component `c` at some level, each extended (ModUp) to the level's primes and
+/// the special primes, NTT form: the part of a key switch that does not depend on the key.
+pub(crate) struct Decomposition<B: Backend> {
+    pub(crate) level: usize,
+    pub(crate) digits: Vec<B::Buffer>,
+}
+
+impl KeySwitchBasis {
+    /// ModUp of every digit of `c` (NTT form over a prefix of the data primes).
+    pub(crate) fn decompose<B: Backend>(&self, backend: &B, c: &B::Buffer) -> Result<Decomposition<B>> {
+        let level = self.level_of(&backend.shape(c).basis)?;
+        let bases = &self.levels[level];
+        let mut coefficients = backend.copy(c)?;
+        backend.intt(&mut coefficients)?;
+        let digits = bases
+            .digits
+            .iter()
+            .map(|digit| {
+                // The digit's own limbs are c's, already in NTT form.
+                backend.base_convert_ntt(
+                    &backend.restrict(&coefficients, digit)?,
+                    &backend.restrict(c, digit)?,
+                    &bases.extended,
+                )
+            })
+            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(Decomposition { level, digits })
+    }
+
+    /// Number of special primes.
+    fn special_count(&self) -> usize {
+        self.key_basis.len() - self.data
     }
 }
 
@@ -214,6 +255,32 @@ impl<B: Backend> DeviceSwitchingKey<B> {
         let bases = &basis.levels[level];
         let plan = KeySwitchPlan { digits: &bases.digits, extended: &bases.extended, plain_modulus };
         Ok(backend.key_switch(c, &self.pairs, &plan)?)
+    }
+
+    /// The switch of a component whose decomposition is `digits` (from
+    /// [`KeySwitchBasis::decompose`], possibly mapped by an automorphism since): the inner product
+    /// with the key's pairs and the ModDown. The same result as [`DeviceSwitchingKey::switch`] of
+    /// that component, up to the tolerated multiples of Q_j in the digits.
+    pub(crate) fn switch_decomposed(
+        &self,
+        backend: &B,
+        basis: &KeySwitchBasis,
+        digits: &[B::Buffer],
+        plain_modulus: Option<Modulus>,
+    ) -> Result<(B::Buffer, B::Buffer)> {
+        let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
+        for (digit, (b, a)) in digits.iter().zip(&self.pairs) {
+            match &mut accumulators {
+                None => accumulators = Some((backend.mul(digit, b)?, backend.mul(digit, a)?)),
+                Some((acc0, acc1)) => {
+                    backend.mac(acc0, digit, b)?;
+                    backend.mac(acc1, digit, a)?;
+                }
+            }
+        }
+        let (acc0, acc1) = accumulators.expect("a decomposition has at least one digit");
+        let special = basis.special_count();
+        Ok((backend.mod_down(&acc0, special, plain_modulus)?, backend.mod_down(&acc1, special, plain_modulus)?))
     }
 }
 

@@ -1,4 +1,4 @@
-//! The randomness of keys and encryptions, shared by every scheme: ternary secrets, Gaussian
+//! The randomness of keys and encryptions, shared by every scheme: ternary (or sparse) secrets, Gaussian
 //! errors, uniform polynomials, the upload of signed polynomials that wipes the host copy, and
 //! [`WipeOnDrop`], which wipes secret device buffers on every path.
 
@@ -11,6 +11,7 @@ use pimhe_ring::{memory, PolyBatch, Representation, RingBasis};
 use zeroize::Zeroize;
 
 use crate::error::Result;
+use crate::rlwe::params::SecretDistribution;
 
 /// Randomness for one encryption or key: ternary secrets and Gaussian errors.
 pub(crate) struct Noise {
@@ -25,6 +26,33 @@ impl Noise {
 
     pub(crate) fn ternary(&mut self, n: usize) -> Vec<i64> {
         self.sampler.ternary(n)
+    }
+
+    /// Exactly `weight` coefficients in {-1, 1} at uniformly random distinct positions, the rest
+    /// 0 (a partial Fisher-Yates shuffle of the positions; `weight` <= n, checked by the
+    /// parameters).
+    pub(crate) fn sparse_ternary(&mut self, n: usize, weight: usize) -> Vec<i64> {
+        let mut positions: Vec<usize> = (0..n).collect();
+        let mut s = vec![0i64; n];
+        for i in 0..weight.min(n) {
+            let j = i + self.below(n - i);
+            positions.swap(i, j);
+            s[positions[i]] = if self.sampler.next_u32() & 1 == 0 { 1 } else { -1 };
+        }
+        positions.zeroize();
+        s
+    }
+
+    /// A uniform integer in [0, bound), bound >= 1, by rejection (no modulo bias).
+    fn below(&mut self, bound: usize) -> usize {
+        let bound = bound as u64;
+        let limit = u64::MAX - u64::MAX % bound;
+        loop {
+            let x = self.sampler.next_u64();
+            if x < limit {
+                return (x % bound) as usize;
+            }
+        }
     }
 
     /// `scale * e` for a fresh Gaussian e (t for BGV, 1 for BFV).
@@ -104,9 +132,20 @@ pub(crate) fn upload_signed<B: Backend>(
     Ok(buffer.into_inner())
 }
 
-/// A fresh ternary secret over `basis`, in NTT form on the host (the device copy is wiped).
-pub(crate) fn ternary_secret<B: Backend>(backend: &B, noise: &mut Noise, basis: &Arc<RingBasis>) -> Result<PolyBatch> {
-    let mut buffer = upload_signed(backend, basis, &mut [noise.ternary(basis.degree())])?;
+/// A fresh secret over `basis` drawn from `distribution`, in NTT form on the host (the device
+/// copy is wiped).
+pub(crate) fn secret_key<B: Backend>(
+    backend: &B,
+    noise: &mut Noise,
+    basis: &Arc<RingBasis>,
+    distribution: SecretDistribution,
+) -> Result<PolyBatch> {
+    let n = basis.degree();
+    let coefficients = match distribution {
+        SecretDistribution::Ternary => noise.ternary(n),
+        SecretDistribution::SparseTernary { hamming_weight } => noise.sparse_ternary(n, hamming_weight),
+    };
+    let mut buffer = upload_signed(backend, basis, &mut [coefficients])?;
     let s = backend.download(&buffer);
     backend.zeroize(&mut buffer);
     Ok(s?)
@@ -193,6 +232,9 @@ mod tests {
         let basis = RingBasis::new(1024, &pimhe_math::ntt_primes(27, 1024, 2, &[]).unwrap()).unwrap();
         assert!(ensure_encryption_fits(&basis, 1).is_ok());
         let refused = ensure_encryption_fits(&basis, usize::MAX).unwrap_err().to_string();
-        assert!(refused.contains(&format!("{} encryptions at N = 1024 over 2 primes need about", usize::MAX)), "{refused}");
+        assert!(
+            refused.contains(&format!("{} encryptions at N = 1024 over 2 primes need about", usize::MAX)),
+            "{refused}"
+        );
     }
 }

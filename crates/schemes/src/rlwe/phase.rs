@@ -15,7 +15,7 @@ use pimhe_ring::PolyBatch;
 use zeroize::Zeroizing;
 
 use crate::error::{Result, SchemeError};
-use crate::noise::WipeOnDrop;
+use crate::rlwe::noise::WipeOnDrop;
 
 /// s and s^2 (NTT form) uploaded once for a decryptor's lifetime.
 pub(crate) struct DeviceSecret<'a, B: Backend> {

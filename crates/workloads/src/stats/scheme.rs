@@ -7,19 +7,21 @@
 //! 3-component ciphertext, which decrypts all the same, and whether its noise budget suffices
 //! is the plan's noise check to decide ([`super::StatsPlan::check_noise_budget`]).
 //!
-//! BGV and BFV have the same API (`KeyGenerator`, `Encryptor`, `Evaluator`, `Decryptor`,
-//! `CiphertextBatch`, the shared encoder) over different types, so [`HeScheme`] names those types
-//! and wraps each call once (the `he_scheme!` macro writes the bodies for both modules), and one
-//! generic [`SchemeStats`] implements [`StatsScheme`] for every scheme. What really differs, the
-//! parameters and the largest plaintext modulus, is written per scheme.
+//! BGV and BFV are one API, the RLWE core's types generic over the scheme's context
+//! ([`pimhe_schemes::rlwe`], [`ExactScheme`]), so one generic [`SchemeStats`] implements
+//! [`StatsScheme`] for every scheme. What really differs, the parameters and the largest
+//! plaintext modulus, is written per scheme ([`HeScheme`]).
 
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
-use pimhe_schemes::bfv::{self, BfvContext, BfvParameters};
-use pimhe_schemes::bgv::{self, BgvContext, BgvParameters};
-use pimhe_schemes::encoder::{BatchEncoder, PlainContext, Plaintext};
+use pimhe_schemes::bfv::{BfvContext, BfvParameters};
+use pimhe_schemes::bgv::{BgvContext, BgvParameters};
+use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, PlainContext};
+use pimhe_schemes::rlwe::{
+    CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey, RelinKey, RlweScheme, SecretKey,
+};
 use pimhe_schemes::SchemeError;
 
 /// An HE scheme as the statistics use it: the client encrypts and decrypts, the server only
@@ -57,22 +59,18 @@ pub trait StatsScheme {
     fn noise_budget(&self, a: &Self::Ciphertexts) -> Result<Vec<u32>, SchemeError>;
 }
 
-/// A scheme module of `pimhe_schemes` (its types, and its calls the statistics make), so that
-/// [`SchemeStats`] is written once for all of them.
+/// What the statistics need to know of a scheme beyond the shared RLWE API ([`ExactScheme`]):
+/// its parameters for a plaintext modulus, the plaintext bound, and the primes a backend must
+/// hold. Everything else ([`SchemeStats`]) is written once, generic over the scheme's context.
 pub trait HeScheme {
     /// Name as the CLI spells it.
     const NAME: &'static str;
-    /// Parameter set.
-    type Parameters;
-    /// Precomputations of one parameter set.
-    type Context: PlainContext;
-    /// Secret and public key, and the relinearization key where the parameters allow one.
-    type Keys;
-    /// A ciphertext batch on backend `B`.
-    type Ciphertexts<B: Backend>;
+    /// The scheme's context (its parameters' precomputations), on which keys, encryption,
+    /// evaluation and decryption are generic.
+    type Context: ExactScheme;
 
     /// The 128-bit preset of ring degree `n` with plaintext modulus `t` instead of the preset's.
-    fn parameters(n: usize, t: u32) -> Result<Self::Parameters, SchemeError>;
+    fn parameters(n: usize, t: u32) -> Result<Params<Self>, SchemeError>;
 
     /// The largest plaintext modulus size, in bits, the scheme allows with the preset of `n`.
     fn max_plain_bits(n: usize) -> Result<u32, SchemeError>;
@@ -83,69 +81,14 @@ pub trait HeScheme {
     fn backend_primes(ctx: &Self::Context) -> Vec<u32>;
 
     /// Validates `params` and precomputes.
-    fn context(params: Self::Parameters) -> Result<Arc<Self::Context>, SchemeError>;
-
-    /// The plaintext modulus t.
-    fn plain_modulus(ctx: &Self::Context) -> u32;
-
-    /// Secret and public keys, and a relinearization key where the parameters have special
-    /// primes (key switching needs them), made on `client`.
-    fn keys<C: Backend>(client: &C, ctx: &Arc<Self::Context>, sampler: Sampler) -> Result<Self::Keys, SchemeError>;
-
-    /// Public-key encryption on `client`.
-    fn encrypt<C: Backend>(
-        client: &C,
-        keys: &Self::Keys,
-        sampler: Sampler,
-        plains: &[Plaintext],
-    ) -> Result<Self::Ciphertexts<C>, SchemeError>;
-
-    /// Moves a batch from one backend to another (the network between client and server).
-    fn transfer<F: Backend, T: Backend>(
-        a: &Self::Ciphertexts<F>,
-        from: &F,
-        to: &T,
-    ) -> Result<Self::Ciphertexts<T>, SchemeError>;
-
-    /// The sum of a batch, a batch of one.
-    fn sum<B: Backend>(
-        backend: &B,
-        ctx: &Arc<Self::Context>,
-        a: &Self::Ciphertexts<B>,
-    ) -> Result<Self::Ciphertexts<B>, SchemeError>;
-
-    /// The slot-wise sum `a + b`.
-    fn add<B: Backend>(
-        backend: &B,
-        ctx: &Arc<Self::Context>,
-        a: &Self::Ciphertexts<B>,
-        b: &Self::Ciphertexts<B>,
-    ) -> Result<Self::Ciphertexts<B>, SchemeError>;
-
-    /// The sum of the slot-wise products `a[u] * b[u]`, relinearized when `keys` hold a
-    /// relinearization key, else left with 3 components.
-    fn sum_of_products<B: Backend>(
-        backend: &B,
-        ctx: &Arc<Self::Context>,
-        keys: &Self::Keys,
-        a: &Self::Ciphertexts<B>,
-        b: &Self::Ciphertexts<B>,
-    ) -> Result<Self::Ciphertexts<B>, SchemeError>;
-
-    /// Decryption on `client`.
-    fn decrypt<C: Backend>(
-        client: &C,
-        keys: &Self::Keys,
-        a: &Self::Ciphertexts<C>,
-    ) -> Result<Vec<Plaintext>, SchemeError>;
-
-    /// Noise budget left of each ciphertext, in bits.
-    fn noise_budget<C: Backend>(
-        client: &C,
-        keys: &Self::Keys,
-        a: &Self::Ciphertexts<C>,
-    ) -> Result<Vec<u32>, SchemeError>;
+    fn context(params: Params<Self>) -> Result<Arc<Self::Context>, SchemeError>;
 }
+
+/// The parameter set of a scheme.
+pub type Params<S> = <<S as HeScheme>::Context as RlweScheme>::Params;
+
+/// A batch of ciphertexts of scheme `S` on backend `B`.
+pub type Ciphertexts<S, B> = CiphertextBatch<B, <S as HeScheme>::Context>;
 
 /// Full-RNS BGV ([`pimhe_schemes::bgv`]).
 #[derive(Debug, Clone, Copy)]
@@ -155,110 +98,10 @@ pub struct Bgv;
 #[derive(Debug, Clone, Copy)]
 pub struct Bfv;
 
-/// Implements [`HeScheme`] for a scheme module whose API has the names of `bgv` and `bfv`; the
-/// items in braces are the scheme's own (parameters, plaintext bound, backend primes).
-macro_rules! he_scheme {
-    ($scheme:ty, $module:ident, $name:literal, $params:ty, $context:ty, { $($own:item)* }) => {
-        impl HeScheme for $scheme {
-            const NAME: &'static str = $name;
-            type Parameters = $params;
-            type Context = $context;
-            type Keys = ($module::SecretKey, $module::PublicKey, Option<$module::RelinKey>);
-            type Ciphertexts<B: Backend> = $module::CiphertextBatch<B>;
+impl HeScheme for Bgv {
+    const NAME: &'static str = "bgv";
+    type Context = BgvContext;
 
-            $($own)*
-
-            fn context(params: $params) -> Result<Arc<$context>, SchemeError> {
-                <$context>::new(params)
-            }
-
-            fn plain_modulus(ctx: &$context) -> u32 {
-                ctx.params().plain_modulus()
-            }
-
-            fn keys<C: Backend>(client: &C, ctx: &Arc<$context>, sampler: Sampler) -> Result<Self::Keys, SchemeError> {
-                let mut keygen = $module::KeyGenerator::with_sampler(client, ctx, sampler);
-                let secret = keygen.secret_key()?;
-                let public = keygen.public_key(&secret)?;
-                let relin = if ctx.params().special_primes().is_empty() {
-                    None
-                } else {
-                    Some(keygen.relin_key(&secret)?)
-                };
-                Ok((secret, public, relin))
-            }
-
-            fn encrypt<C: Backend>(
-                client: &C,
-                keys: &Self::Keys,
-                sampler: Sampler,
-                plains: &[Plaintext],
-            ) -> Result<$module::CiphertextBatch<C>, SchemeError> {
-                $module::Encryptor::with_public_key(client, &keys.1)?.with_sampler(sampler).encrypt(plains)
-            }
-
-            fn transfer<F: Backend, T: Backend>(
-                a: &$module::CiphertextBatch<F>,
-                from: &F,
-                to: &T,
-            ) -> Result<$module::CiphertextBatch<T>, SchemeError> {
-                a.transfer(from, to)
-            }
-
-            fn sum<B: Backend>(
-                backend: &B,
-                ctx: &Arc<$context>,
-                a: &$module::CiphertextBatch<B>,
-            ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
-                $module::Evaluator::new(backend, ctx).sum(a)
-            }
-
-            fn add<B: Backend>(
-                backend: &B,
-                ctx: &Arc<$context>,
-                a: &$module::CiphertextBatch<B>,
-                b: &$module::CiphertextBatch<B>,
-            ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
-                $module::Evaluator::new(backend, ctx).add(a, b)
-            }
-
-            fn sum_of_products<B: Backend>(
-                backend: &B,
-                ctx: &Arc<$context>,
-                keys: &Self::Keys,
-                a: &$module::CiphertextBatch<B>,
-                b: &$module::CiphertextBatch<B>,
-            ) -> Result<$module::CiphertextBatch<B>, SchemeError> {
-                let evaluator = $module::Evaluator::new(backend, ctx);
-                match &keys.2 {
-                    Some(key) => {
-                        let evaluator = evaluator.with_relin_key(key)?;
-                        evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
-                    }
-                    None => evaluator.sum(&evaluator.multiply(a, b)?),
-                }
-            }
-
-            fn decrypt<C: Backend>(
-                client: &C,
-                keys: &Self::Keys,
-                a: &$module::CiphertextBatch<C>,
-            ) -> Result<Vec<Plaintext>, SchemeError> {
-                $module::Decryptor::new(client, &keys.0)?.decrypt(a)
-            }
-
-            fn noise_budget<C: Backend>(
-                client: &C,
-                keys: &Self::Keys,
-                a: &$module::CiphertextBatch<C>,
-            ) -> Result<Vec<u32>, SchemeError> {
-                $module::Decryptor::new(client, &keys.0)?.noise_budget(a)
-            }
-        }
-    };
-}
-
-he_scheme!(Bgv, bgv, "bgv", BgvParameters, BgvContext, {
     fn parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
         let preset = BgvParameters::preset(n)?;
         let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
@@ -279,9 +122,16 @@ he_scheme!(Bgv, bgv, "bgv", BgvParameters, BgvContext, {
     fn backend_primes(ctx: &BgvContext) -> Vec<u32> {
         ctx.params().primes()
     }
-});
 
-he_scheme!(Bfv, bfv, "bfv", BfvParameters, BfvContext, {
+    fn context(params: BgvParameters) -> Result<Arc<BgvContext>, SchemeError> {
+        BgvContext::new(params)
+    }
+}
+
+impl HeScheme for Bfv {
+    const NAME: &'static str = "bfv";
+    type Context = BfvContext;
+
     /// BFV's presets are BGV's table ([`BfvParameters::preset`]), so the same primes.
     fn parameters(n: usize, t: u32) -> Result<BfvParameters, SchemeError> {
         Bgv::parameters(n, t).map(BfvParameters::from)
@@ -298,10 +148,21 @@ he_scheme!(Bfv, bfv, "bfv", BfvParameters, BfvContext, {
     fn backend_primes(ctx: &BfvContext) -> Vec<u32> {
         ctx.all_primes()
     }
-});
+
+    fn context(params: BfvParameters) -> Result<Arc<BfvContext>, SchemeError> {
+        BfvContext::new(params)
+    }
+}
 
 fn bits(p: &u32) -> u32 {
     32 - p.leading_zeros()
+}
+
+/// Secret and public keys, and a relinearization key where the parameters have special primes.
+struct Keys<C: ExactScheme> {
+    secret: SecretKey<C>,
+    public: PublicKey<C>,
+    relin: Option<RelinKey<C>>,
 }
 
 /// A scheme with the client (keys, encryption, decryption) on one backend and the server's
@@ -311,7 +172,7 @@ pub struct SchemeStats<'a, S: HeScheme, C: Backend, B: Backend> {
     client: &'a C,
     backend: &'a B,
     ctx: Arc<S::Context>,
-    keys: S::Keys,
+    keys: Keys<S::Context>,
     encoder: BatchEncoder,
     sampler: Sampler,
 }
@@ -325,7 +186,7 @@ pub type BfvStats<'a, C, B> = SchemeStats<'a, Bfv, C, B>;
 impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
     /// Keys for `params` (a relinearization key too where they have special primes), made on
     /// the client; `server` aggregates.
-    pub fn new(client: &'a C, server: &'a B, params: S::Parameters, sampler: Sampler) -> Result<Self, SchemeError> {
+    pub fn new(client: &'a C, server: &'a B, params: Params<S>, sampler: Sampler) -> Result<Self, SchemeError> {
         Self::with_context(client, server, S::context(params)?, sampler)
     }
 
@@ -337,7 +198,12 @@ impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
         ctx: Arc<S::Context>,
         mut sampler: Sampler,
     ) -> Result<Self, SchemeError> {
-        let keys = S::keys(client, &ctx, sampler.fork())?;
+        let mut keygen = KeyGenerator::with_sampler(client, &ctx, sampler.fork());
+        let secret = keygen.secret_key()?;
+        let public = keygen.public_key(&secret)?;
+        let relin =
+            if ctx.rlwe().params().special_primes().is_empty() { None } else { Some(keygen.relin_key(&secret)?) };
+        let keys = Keys { secret, public, relin };
         let encoder = BatchEncoder::new(&ctx);
         Ok(Self { client, backend: server, ctx, keys, encoder, sampler })
     }
@@ -349,7 +215,7 @@ impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
 }
 
 impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, B> {
-    type Ciphertexts = S::Ciphertexts<B>;
+    type Ciphertexts = Ciphertexts<S, B>;
 
     fn name(&self) -> &'static str {
         S::NAME
@@ -360,34 +226,43 @@ impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, 
     }
 
     fn plain_modulus(&self) -> u32 {
-        S::plain_modulus(&self.ctx)
+        self.ctx.plain_space().modulus().value()
     }
 
-    fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<S::Ciphertexts<B>, SchemeError> {
+    fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<Ciphertexts<S, B>, SchemeError> {
         let plains = rows.iter().map(|row| self.encoder.encode(row)).collect::<Result<Vec<_>, _>>()?;
-        let encrypted = S::encrypt(self.client, &self.keys, self.sampler.fork(), &plains)?;
-        S::transfer(&encrypted, self.client, self.backend)
+        let mut encryptor =
+            Encryptor::with_public_key(self.client, &self.keys.public)?.with_sampler(self.sampler.fork());
+        encryptor.encrypt(&plains)?.transfer(self.client, self.backend)
     }
 
-    fn sum(&self, a: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
-        S::sum(self.backend, &self.ctx, a)
+    fn sum(&self, a: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        Evaluator::new(self.backend, &self.ctx).sum(a)
     }
 
-    fn add(&self, a: &S::Ciphertexts<B>, b: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
-        S::add(self.backend, &self.ctx, a, b)
+    fn add(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        Evaluator::new(self.backend, &self.ctx).add(a, b)
     }
 
-    fn sum_of_products(&self, a: &S::Ciphertexts<B>, b: &S::Ciphertexts<B>) -> Result<S::Ciphertexts<B>, SchemeError> {
-        S::sum_of_products(self.backend, &self.ctx, &self.keys, a, b)
+    fn sum_of_products(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        let evaluator = Evaluator::new(self.backend, &self.ctx);
+        match &self.keys.relin {
+            Some(key) => {
+                let evaluator = evaluator.with_relin_key(key)?;
+                evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
+            }
+            None => evaluator.sum(&evaluator.multiply(a, b)?),
+        }
     }
 
-    fn decrypt(&self, aggregate: &S::Ciphertexts<B>) -> Result<Vec<u64>, SchemeError> {
-        let received = S::transfer(aggregate, self.backend, self.client)?;
-        let plains = S::decrypt(self.client, &self.keys, &received)?;
+    fn decrypt(&self, aggregate: &Ciphertexts<S, B>) -> Result<Vec<u64>, SchemeError> {
+        let received = aggregate.transfer(self.backend, self.client)?;
+        let plains = Decryptor::new(self.client, &self.keys.secret)?.decrypt(&received)?;
         self.encoder.decode(&plains[0])
     }
 
-    fn noise_budget(&self, a: &S::Ciphertexts<B>) -> Result<Vec<u32>, SchemeError> {
-        S::noise_budget(self.client, &self.keys, &S::transfer(a, self.backend, self.client)?)
+    fn noise_budget(&self, a: &Ciphertexts<S, B>) -> Result<Vec<u32>, SchemeError> {
+        let received = a.transfer(self.backend, self.client)?;
+        Decryptor::new(self.client, &self.keys.secret)?.noise_budget(&received)
     }
 }

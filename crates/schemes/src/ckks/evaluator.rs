@@ -1,0 +1,345 @@
+//! CKKS's own homomorphic operations on the shared [`Evaluator`]: plaintext and constant
+//! operands, rescaling, level and scale management, slot rotations (plain and hoisted),
+//! conjugation and the sum over slots; and how CKKS multiplies and aligns operands.
+
+use num_complex::Complex64;
+use pimhe_exec::Backend;
+
+use crate::ckks::context::{CkksContext, CkksTag};
+use crate::ckks::plaintext::{from_coefficients, upload_plaintexts, CkksPlaintext};
+use crate::error::{Result, SchemeError};
+use crate::rlwe::components::check_plain_count;
+use crate::rlwe::{Aligned, CiphertextBatch, Evaluator, Parts};
+
+/// A CKKS ciphertext batch.
+type Batch<B> = CiphertextBatch<B, CkksContext>;
+
+/// Two scales are the same when they differ by less than this, relative: far below the
+/// precision of any CKKS result (the scales of two paths to one level agree to about 2^-50).
+const SCALE_TOLERANCE: f64 = 1e-9;
+
+/// The tensor product of two batches with the same slot count; the scales multiply. Operands at
+/// different levels meet at the lower one (dropping primes leaves a CKKS ciphertext valid).
+pub(crate) fn multiply<B: Backend>(
+    evaluator: &Evaluator<'_, B, CkksContext>,
+    a: &Batch<B>,
+    b: &Batch<B>,
+) -> Result<Batch<B>> {
+    check_slots(a, b)?;
+    let level = a.level.min(b.level);
+    let (a_parts, b_parts) = (at_level(evaluator, a, level)?, at_level(evaluator, b, level)?);
+    let [d0, d1, d2] = evaluator.backend.tensor(&a_parts[0], &a_parts[1], &b_parts[0], &b_parts[1])?;
+    Ok(a.derive(vec![d0, d1, d2], level, CkksTag { scale: a.tag.scale * b.tag.scale, ..a.tag }))
+}
+
+/// Brings two operands of an addition to one level and scale. At one level the scales must
+/// agree; across levels the higher operand is brought down by one exact rescaling whose
+/// constant also moves its scale onto the lower one's (as OpenFHE's FLEXIBLEAUTO does), then
+/// its remaining extra primes are dropped.
+pub(crate) fn align<'x, B: Backend>(
+    evaluator: &Evaluator<'_, B, CkksContext>,
+    a: &'x Batch<B>,
+    b: &'x Batch<B>,
+) -> Result<Aligned<'x, B, CkksContext>> {
+    check_slots(a, b)?;
+    if a.level == b.level {
+        check_scales(a.tag.scale, b.tag.scale)?;
+        return Ok(Aligned { a: Parts::Borrowed(&a.parts), b: Parts::Borrowed(&b.parts), level: a.level, tag: a.tag });
+    }
+    let (low, high) = if a.level < b.level { (a, b) } else { (b, a) };
+    let moved = if (high.tag.scale / low.tag.scale - 1.0).abs() <= SCALE_TOLERANCE {
+        evaluator.drop_to_level(high, low.level)?.parts
+    } else {
+        evaluator.match_scale(high, low.level, low.tag.scale)?.parts
+    };
+    let (a_parts, b_parts) = if a.level < b.level {
+        (Parts::Borrowed(&a.parts), Parts::Owned(moved))
+    } else {
+        (Parts::Owned(moved), Parts::Borrowed(&b.parts))
+    };
+    Ok(Aligned { a: a_parts, b: b_parts, level: low.level, tag: low.tag })
+}
+
+fn check_slots<B: Backend>(a: &Batch<B>, b: &Batch<B>) -> Result<()> {
+    if a.tag.slots != b.tag.slots {
+        return Err(SchemeError::InvalidParameters(format!(
+            "the operands pack {} and {} slots; combine ciphertexts of one slot count",
+            a.tag.slots, b.tag.slots
+        )));
+    }
+    Ok(())
+}
+
+fn check_scales(a: f64, b: f64) -> Result<()> {
+    if (a / b - 1.0).abs() > SCALE_TOLERANCE {
+        return Err(SchemeError::InvalidParameters(format!(
+            "scale mismatch at one level: 2^{:.4} vs 2^{:.4}; rescale both operands alike, or encode the plaintext \
+             at the ciphertext's scale",
+            a.log2(),
+            b.log2()
+        )));
+    }
+    Ok(())
+}
+
+/// The components of `a` over the primes of `level` (at most a's): dropping primes.
+fn at_level<'x, B: Backend>(
+    evaluator: &Evaluator<'_, B, CkksContext>,
+    a: &'x Batch<B>,
+    level: usize,
+) -> Result<Parts<'x, B>> {
+    if level == a.level {
+        return Ok(Parts::Borrowed(&a.parts));
+    }
+    let basis = evaluator.ctx.level_basis(level)?;
+    Ok(Parts::Owned(
+        a.parts.iter().map(|p| evaluator.backend.restrict(p, basis)).collect::<pimhe_exec::Result<Vec<_>>>()?,
+    ))
+}
+
+/// `value` (an integer given as i128) modulo each prime of a basis of `primes`.
+fn residues(value: i128, primes: &[u32]) -> Vec<u64> {
+    primes.iter().map(|&q| value.rem_euclid(i128::from(q)) as u64).collect()
+}
+
+impl<B: Backend> Evaluator<'_, B, CkksContext> {
+    /// Slot-wise `a + m` for plaintexts (one, or one per ciphertext) encoded at a's scale and
+    /// slot count.
+    pub fn add_plain(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        self.check_plains(a, plains)?;
+        for plain in plains {
+            check_scales(a.tag.scale, plain.scale())?;
+        }
+        let plain = upload_plaintexts(self.backend, &self.ctx, plains, self.ctx.level_basis(a.level)?)?;
+        let mut parts = self.copy_parts(a)?;
+        self.backend.add_assign(&mut parts[0], &plain)?;
+        Ok(a.derive(parts, a.level, a.tag))
+    }
+
+    /// Slot-wise `a * m`; the scales multiply (rescale afterwards).
+    pub fn mul_plain(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        self.check_plains(a, plains)?;
+        let scale = plains[0].scale();
+        if let Some(index) = plains.iter().position(|p| p.scale() != scale) {
+            return Err(SchemeError::InvalidParameters(format!(
+                "plaintext {index} has another scale than plaintext 0; multiply by plaintexts of one scale"
+            )));
+        }
+        let plain = upload_plaintexts(self.backend, &self.ctx, plains, self.ctx.level_basis(a.level)?)?;
+        let parts = a.parts.iter().map(|p| self.backend.mul(p, &plain)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(a.derive(parts, a.level, CkksTag { scale: a.tag.scale * scale, ..a.tag }))
+    }
+
+    /// Adds the constant `c` to every slot (no level consumed): round(c Delta) is the constant
+    /// term for the real part and the coefficient of X^(N/2) for the imaginary part, since
+    /// X^(N/2) evaluates to i at every slot's root.
+    pub fn add_const(&self, a: &Batch<B>, c: Complex64) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        check_finite(c)?;
+        let n = self.ctx.degree();
+        let mut coefficients = vec![0i128; n];
+        coefficients[0] = scaled(c.re, a.tag.scale)?;
+        coefficients[n / 2] = scaled(c.im, a.tag.scale)?;
+        let plain = from_coefficients(coefficients, a.tag.scale, a.tag.slots);
+        let buffer = upload_plaintexts(self.backend, &self.ctx, &[plain], self.ctx.level_basis(a.level)?)?;
+        let mut parts = self.copy_parts(a)?;
+        self.backend.add_assign(&mut parts[0], &buffer)?;
+        Ok(a.derive(parts, a.level, a.tag))
+    }
+
+    /// Multiplies every slot by the constant `c`. An integer (|c| < 2^53) costs no level: the
+    /// ciphertext is multiplied by it and the scale stays. Any other constant is encoded at the
+    /// scale of the primes the next [`Evaluator::rescale`] drops, so that rescaling brings the
+    /// scale back to a's (call it next); the result's scale is a's times that.
+    pub fn mul_const(&self, a: &Batch<B>, c: Complex64) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        check_finite(c)?;
+        let primes = self.ctx.level_basis(a.level)?.primes();
+        if c.im == 0.0 && c.re.fract() == 0.0 && c.re.abs() < 2f64.powi(53) {
+            let constants = residues(c.re as i128, &primes);
+            let parts = a
+                .parts
+                .iter()
+                .map(|p| self.backend.mul_limb_constants(p, &constants))
+                .collect::<pimhe_exec::Result<Vec<_>>>()?;
+            return Ok(a.derive(parts, a.level, a.tag));
+        }
+        let dropped = self.dropped_primes(a.level)?;
+        let scale: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        let parts = if c.im == 0.0 {
+            let constants = residues(scaled(c.re, scale)?, &primes);
+            a.parts
+                .iter()
+                .map(|p| self.backend.mul_limb_constants(p, &constants))
+                .collect::<pimhe_exec::Result<Vec<_>>>()?
+        } else {
+            let n = self.ctx.degree();
+            let mut coefficients = vec![0i128; n];
+            coefficients[0] = scaled(c.re, scale)?;
+            coefficients[n / 2] = scaled(c.im, scale)?;
+            let plain = from_coefficients(coefficients, scale, a.tag.slots);
+            let buffer = upload_plaintexts(self.backend, &self.ctx, &[plain], self.ctx.level_basis(a.level)?)?;
+            a.parts.iter().map(|p| self.backend.mul(p, &buffer)).collect::<pimhe_exec::Result<Vec<_>>>()?
+        };
+        Ok(a.derive(parts, a.level, CkksTag { scale: a.tag.scale * scale, ..a.tag }))
+    }
+
+    /// Divides by the primes of the current level (one or two, [`crate::ckks::CkksParameters::primes_per_level`])
+    /// and drops them: the scale is divided by their product. Fails when only the base primes
+    /// are left.
+    pub fn rescale(&self, a: &Batch<B>) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        let dropped = self.dropped_primes(a.level)?;
+        let product: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        let parts = a
+            .parts
+            .iter()
+            .map(|p| match dropped.len() {
+                1 => self.backend.mod_down_last(p, None),
+                count => self.backend.mod_down(p, count, None),
+            })
+            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(a.derive(parts, a.level - dropped.len(), CkksTag { scale: a.tag.scale / product, ..a.tag }))
+    }
+
+    /// `a * b`, relinearized and rescaled: the usual product.
+    pub fn multiply_relin_rescale(&self, a: &Batch<B>, b: &Batch<B>) -> Result<Batch<B>> {
+        self.rescale(&self.relinearize(&self.multiply(a, b)?)?)
+    }
+
+    /// The same ciphertexts over the primes of a lower `level` (a level a rescaling reaches
+    /// from the top): the scale is unchanged, the extra primes are dropped.
+    pub fn drop_to_level(&self, a: &Batch<B>, level: usize) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        self.check_level(level)?;
+        if level > a.level {
+            return Err(SchemeError::LevelMismatch { left: a.level, right: level });
+        }
+        let parts = at_level(self, a, level)?;
+        let parts = match parts {
+            Parts::Borrowed(_) => self.copy_parts(a)?,
+            Parts::Owned(parts) => parts,
+        };
+        Ok(a.derive(parts, level, a.tag))
+    }
+
+    /// Brings `a` down to `level` with its scale moved to `scale`: one rescaling by the primes
+    /// of a's level after multiplying by round(scale / a.scale x their product), then dropping
+    /// what is left above `level`. Needs a at least one rescaling above `level`.
+    pub fn match_scale(&self, a: &Batch<B>, level: usize, scale: f64) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        self.check_level(level)?;
+        if self.ctx.depth_left(a.level) <= self.ctx.depth_left(level) {
+            return Err(SchemeError::InvalidParameters(format!(
+                "the scales 2^{:.4} (level {}) and 2^{:.4} (level {level}) differ and no rescaling is left between the \
+                 levels to reconcile them; rescale both operands alike",
+                a.tag.scale.log2(),
+                a.level,
+                scale.log2()
+            )));
+        }
+        let dropped = self.dropped_primes(a.level)?;
+        let product: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        let factor = scaled(scale / a.tag.scale, product)?;
+        let constants = residues(factor, &self.ctx.level_basis(a.level)?.primes());
+        let parts = a
+            .parts
+            .iter()
+            .map(|p| self.backend.mul_limb_constants(p, &constants))
+            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        let scaled = a.derive(parts, a.level, CkksTag { scale: a.tag.scale * factor as f64, ..a.tag });
+        let rescaled = self.rescale(&scaled)?;
+        self.drop_to_level(&rescaled, level)
+    }
+
+    /// Rotates the slots left by `steps` (right when negative): slot j gets slot j + steps
+    /// (modulo the slot count). Needs the Galois key of `ctx.rotation_element(steps)`.
+    pub fn rotate(&self, a: &Batch<B>, steps: i64) -> Result<Batch<B>> {
+        self.automorphism(a, self.ctx.rotation_element(steps))
+    }
+
+    /// Rotations of one batch by each of `steps`, hoisted: one decomposition (ModUp) shared by
+    /// all of them. Results in the order of `steps`.
+    pub fn rotate_hoisted(&self, a: &Batch<B>, steps: &[i64]) -> Result<Vec<Batch<B>>> {
+        let elements: Vec<usize> = steps.iter().map(|&s| self.ctx.rotation_element(s)).collect();
+        self.automorphisms(a, &elements)
+    }
+
+    /// The complex conjugate of every slot. Needs the Galois key of `ctx.conjugation_element()`.
+    pub fn conjugate(&self, a: &Batch<B>) -> Result<Batch<B>> {
+        self.automorphism(a, self.ctx.conjugation_element())
+    }
+
+    /// The sum over the slots, in every slot: log2(slots) rotations by 1, 2, 4, ... and
+    /// additions. Needs the Galois keys of those rotations.
+    pub fn sum_slots(&self, a: &Batch<B>) -> Result<Batch<B>> {
+        let mut sum = self.drop_to_level(a, a.level)?;
+        let mut step = 1;
+        while step < a.tag.slots {
+            sum = self.add(&sum, &self.rotate(&sum, step as i64)?)?;
+            step *= 2;
+        }
+        Ok(sum)
+    }
+
+    /// The primes the next rescaling from `level` drops (the last one or two of the level).
+    pub(crate) fn dropped_primes(&self, level: usize) -> Result<Vec<u32>> {
+        if self.ctx.depth_left(level) == 0 {
+            return Err(SchemeError::LevelExhausted);
+        }
+        let count = self.ctx.params().primes_per_level();
+        let primes = self.ctx.level_basis(level)?.primes();
+        Ok(primes[primes.len() - count..].to_vec())
+    }
+
+    fn check_level(&self, level: usize) -> Result<()> {
+        let (min, per) = (self.ctx.min_level(), self.ctx.params().primes_per_level());
+        if level < min || level > self.ctx.max_level() || (level - min) % per != 0 {
+            return Err(SchemeError::InvalidParameters(format!(
+                "level {level} is not a CKKS level of these parameters: the levels are {min}, {}, ... {} (base primes, \
+                 then {per} prime{} per rescaling)",
+                min + per,
+                self.ctx.max_level(),
+                if per == 1 { "" } else { "s" }
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_plains(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<()> {
+        check_plain_count(a.count, plains.len())?;
+        if let Some(index) = plains.iter().position(|p| p.slots() != a.tag.slots) {
+            return Err(SchemeError::InvalidParameters(format!(
+                "plaintext {index} packs {} slots, the ciphertexts {}; encode with the ciphertexts' slot count",
+                plains[index].slots(),
+                a.tag.slots
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn check_finite(c: Complex64) -> Result<()> {
+    if !c.re.is_finite() || !c.im.is_finite() {
+        return Err(SchemeError::InvalidParameters(format!(
+            "the constant {c} is not finite; NaN and infinities cannot be encoded"
+        )));
+    }
+    Ok(())
+}
+
+/// round(x scale) as an integer, refused where it reaches 2^100 (far beyond any modulus a
+/// constant can be reduced into usefully).
+fn scaled(x: f64, scale: f64) -> Result<i128> {
+    let value = (x * scale).round();
+    if !value.is_finite() || value.abs() >= 2f64.powi(100) {
+        return Err(SchemeError::InvalidParameters(format!(
+            "scale overflow: {x} at scale 2^{:.2} is 2^{:.1}, beyond the 2^100 a constant may reach",
+            scale.log2(),
+            value.abs().log2()
+        )));
+    }
+    Ok(value as i128)
+}

@@ -1,0 +1,434 @@
+//! CKKS parameter sets in full RNS with pimhe's primes below 2^30: the base primes that hold a
+//! result at the last level, the primes of each rescaling level (one, or two whose product is
+//! near the scale when the scale is larger than a prime), the special primes of hybrid key
+//! switching, and the 128-bit check.
+
+use std::fmt;
+
+use pimhe_math::is_prime;
+
+use crate::error::{Result, SchemeError};
+use crate::rlwe::{check_degree, degree_error, RlweParameters, SecretDistribution};
+
+/// Ring degrees CKKS supports (N/2 slots). Below 2^13 no 128-bit set has room for a useful
+/// chain; those degrees serve tests and experiments with `allow_insecure`.
+pub const DEGREES: [usize; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
+
+/// The largest prime pimhe's residues hold: primes are below 2^30.
+const PRIME_BITS: u32 = 30;
+
+/// A CKKS parameter set. Build one with [`CkksParameters::builder`] or take a
+/// [`CkksParameters::preset`].
+///
+/// The data primes are, in order: the base primes q_0.. (their product holds the message at the
+/// last level, `first_prime_bits` in all), then `depth` levels of `primes_per_level()` primes
+/// each, whose product is close to 2^scale_bits. A scale of at most 29 bits takes one prime per
+/// level; a larger one (up to 58 bits, as Anaheim's 2^48-2^55 scales on primes below 2^28) takes
+/// two, and each rescaling drops both. Scales are tracked exactly per ciphertext, so the small
+/// distance of a level's primes from 2^scale_bits costs nothing.
+///
+/// ```
+/// use pimhe_schemes::ckks::CkksParameters;
+/// let p = CkksParameters::builder(8192).depth(3).scale_bits(40).first_prime_bits(60).build().unwrap();
+/// assert_eq!(p.rlwe().dnum(), 8); // one special prime: the only way 8 data primes fit 218 bits
+/// assert_eq!(p.depth(), 3);
+/// assert_eq!(p.primes_per_level(), 2);
+/// assert_eq!(p.rlwe().data_primes().len(), 2 + 3 * 2);
+/// assert!(p.rlwe().total_bits() <= 218);
+/// // Depth 6 at N = 8192 exceeds the 128-bit bound...
+/// assert!(CkksParameters::builder(8192).depth(6).scale_bits(40).build().is_err());
+/// // ...unless explicitly allowed.
+/// assert!(CkksParameters::builder(8192).depth(6).scale_bits(40).allow_insecure().build().is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CkksParameters {
+    rlwe: RlweParameters,
+    depth: usize,
+    scale_bits: u32,
+    base_primes: usize,
+}
+
+/// Builds [`CkksParameters`] from N, the multiplicative depth, the scale, the size of the base,
+/// dnum and the secret's distribution.
+#[derive(Debug, Clone)]
+pub struct CkksParametersBuilder {
+    degree: usize,
+    depth: usize,
+    scale_bits: u32,
+    first_prime_bits: u32,
+    dnum: Option<usize>,
+    secret: SecretDistribution,
+    insecure: bool,
+}
+
+impl CkksParametersBuilder {
+    /// Multiplicative depth: the number of rescalings a fresh ciphertext allows (default 1).
+    pub fn depth(mut self, depth: usize) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    /// log2 of the scale, 20..=58 (default 40).
+    pub fn scale_bits(mut self, bits: u32) -> Self {
+        self.scale_bits = bits;
+        self
+    }
+
+    /// Bits of the base modulus, which holds scale x message at the last level: more than the
+    /// scale, at most 90 (default 60: two primes of 30 bits).
+    pub fn first_prime_bits(mut self, bits: u32) -> Self {
+        self.first_prime_bits = bits;
+        self
+    }
+
+    /// Key-switching digits (default: the fewest whose special primes fit the 128-bit bound
+    /// beside the data primes: fewer digits make key switching faster).
+    pub fn dnum(mut self, dnum: usize) -> Self {
+        self.dnum = Some(dnum);
+        self
+    }
+
+    /// The secret key's distribution (default uniform ternary).
+    pub fn secret(mut self, secret: SecretDistribution) -> Self {
+        self.secret = secret;
+        self
+    }
+
+    /// Accept parameters below 128-bit security (tests, experiments). Never the default.
+    pub fn allow_insecure(mut self) -> Self {
+        self.insecure = true;
+        self
+    }
+
+    /// Finds the primes and checks the set (structure and 128-bit bound).
+    pub fn build(self) -> Result<CkksParameters> {
+        let n = self.degree;
+        check_degree(n, &DEGREES)?;
+        let s = self.scale_bits;
+        if !(20..=2 * (PRIME_BITS - 1)).contains(&s) {
+            return Err(SchemeError::InvalidParameters(format!(
+                "a scale of 2^{s} is not supported; allowed 2^20..=2^58 (one prime per level up to 2^29, two above)"
+            )));
+        }
+        if self.depth == 0 {
+            return Err(SchemeError::InvalidParameters(
+                "depth 0 leaves no multiplication; the depth must be at least 1".into(),
+            ));
+        }
+        let first = self.first_prime_bits;
+        if first <= s || first > 3 * PRIME_BITS {
+            return Err(SchemeError::InvalidParameters(format!(
+                "first_prime_bits = {first} must exceed the scale's {s} bits (the base holds scale x message at the \
+                 last level) and be at most {} (three primes)",
+                3 * PRIME_BITS
+            )));
+        }
+        let mut search = PrimeSearch::new(n);
+        // The base: as few primes as hold `first` bits, as equal as possible.
+        let base_count = first.div_ceil(PRIME_BITS) as usize;
+        let mut base = (0..base_count)
+            .map(|i| {
+                let bits = first / base_count as u32 + u32::from((i as u32) < first % base_count as u32);
+                search.largest_below(bits)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let per_level = if s < PRIME_BITS { 1 } else { 2 };
+        // The levels, last-dropped last: each level's product stays near 2^s, so the scale after
+        // every rescaling stays near 2^s.
+        for _ in 0..self.depth {
+            if per_level == 1 {
+                let p = search.nearest(2f64.powi(s as i32))?;
+                search.take(u64::from(p));
+                base.push(p);
+            } else {
+                let (low, high) = search.pair_near(s)?;
+                base.extend([low, high]);
+            }
+        }
+        let data = base;
+        let data_count = data.len();
+        // Special primes of 30 bits, alpha = ceil(L / dnum) of them; without a dnum, the fewest
+        // digits whose special primes still fit the 128-bit bound (fewer digits, faster key
+        // switching), else one digit per prime (one special prime, the most room).
+        let dnums: Vec<usize> = match self.dnum {
+            Some(dnum) => vec![dnum],
+            None => (1..=data_count).collect(),
+        };
+        let mut last = None;
+        for dnum in dnums {
+            if dnum == 0 || dnum > data_count {
+                return Err(SchemeError::InvalidParameters(format!(
+                    "dnum = {dnum} key-switching digits is not possible with {data_count} data primes; allowed 1..={data_count}"
+                )));
+            }
+            let mut search = search.clone();
+            let alpha = data_count.div_ceil(dnum);
+            let special = (0..alpha).map(|_| search.largest_below(PRIME_BITS)).collect::<Result<Vec<_>>>()?;
+            let mut rlwe = RlweParameters::from_primes(n, data.clone(), special, dnum).with_secret(self.secret);
+            if self.insecure {
+                rlwe = rlwe.allow_insecure();
+            }
+            rlwe.check_structure(None)?;
+            match rlwe.check_security() {
+                Ok(()) => {
+                    return Ok(CkksParameters { rlwe, depth: self.depth, scale_bits: s, base_primes: base_count })
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.expect("at least one dnum was tried"))
+    }
+}
+
+impl CkksParameters {
+    /// A builder for ring degree `degree` with the defaults: depth 1, scale 2^40, a 60-bit base,
+    /// the fewest digits that fit, a ternary secret.
+    pub fn builder(degree: usize) -> CkksParametersBuilder {
+        CkksParametersBuilder {
+            degree,
+            depth: 1,
+            scale_bits: 40,
+            first_prime_bits: 60,
+            dnum: None,
+            secret: SecretDistribution::Ternary,
+            insecure: false,
+        }
+    }
+
+    /// The 128-bit preset of ring degree `degree` (2^13 .. 2^16): the deepest chain at the
+    /// preset's scale that fits the bound beside its special primes.
+    ///
+    /// | N | scale | base | dnum | depth | log2(QP) (max) |
+    /// |---|---|---|---|---|---|
+    /// | 8192 | 2^40 | 60 | 3 | 3 | see `pimhe params --scheme ckks` (218) |
+    /// | 16384 | 2^40 | 60 | 3 | 7 | (438) |
+    /// | 32768 | 2^50 | 60 | 3 | 13 | (881) |
+    /// | 65536 | 2^50 | 60 | 3 | 27 | (1747) |
+    ///
+    /// At N >= 2^15 there are too few NTT-friendly primes (p = 1 mod 2N) near 2^20 for many
+    /// levels of 2^40 made of two primes, so the large presets use 2^50 (two primes near 2^25).
+    pub fn preset(degree: usize) -> Result<Self> {
+        let scale = match PRESETS.iter().find(|&&(n, _)| n == degree) {
+            Some(&(_, scale)) => scale,
+            None => return Err(degree_error(degree, &PRESETS.map(|(n, _)| n))),
+        };
+        // The deepest chain that passes: depth grows until the bound (or the primes) refuse.
+        let mut best = None;
+        for depth in 1.. {
+            match Self::builder(degree).depth(depth).scale_bits(scale).build() {
+                Ok(params) => best = Some(params),
+                Err(_) => break,
+            }
+        }
+        best.ok_or_else(|| {
+            SchemeError::InvalidParameters(format!("no 128-bit CKKS set of depth 1 or more exists at N = {degree}"))
+        })
+    }
+
+    /// All presets, smallest first.
+    pub fn presets() -> Vec<Self> {
+        PRESETS.iter().map(|&(n, _)| Self::preset(n).expect("presets are valid")).collect()
+    }
+
+    /// The modulus chain and key-switching structure.
+    pub fn rlwe(&self) -> &RlweParameters {
+        &self.rlwe
+    }
+
+    /// Ring degree N.
+    pub fn degree(&self) -> usize {
+        self.rlwe.degree()
+    }
+
+    /// Number of complex slots of a full packing (N/2).
+    pub fn max_slots(&self) -> usize {
+        self.rlwe.degree() / 2
+    }
+
+    /// The multiplicative depth (rescalings a fresh ciphertext allows).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// log2 of the default scale.
+    pub fn scale_bits(&self) -> u32 {
+        self.scale_bits
+    }
+
+    /// The default scale 2^scale_bits.
+    pub fn default_scale(&self) -> f64 {
+        2f64.powi(self.scale_bits as i32)
+    }
+
+    /// Primes per rescaling level: 1 for scales up to 2^29, 2 above.
+    pub fn primes_per_level(&self) -> usize {
+        if self.scale_bits < PRIME_BITS {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Number of base primes (the primes left at the last level).
+    pub fn base_primes(&self) -> usize {
+        self.base_primes
+    }
+
+    /// `Some(128)` when the secret is ternary and the modulus within the standard's bound.
+    pub fn security_bits(&self) -> Option<u32> {
+        self.rlwe.security_bits()
+    }
+}
+
+impl fmt::Display for CkksParameters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "CKKS N={} depth={} scale=2^{} ({} prime{}/level) base={} prime{} {}",
+            self.degree(),
+            self.depth,
+            self.scale_bits,
+            self.primes_per_level(),
+            if self.primes_per_level() == 1 { "" } else { "s" },
+            self.base_primes,
+            if self.base_primes == 1 { "" } else { "s" },
+            self.rlwe
+        )
+    }
+}
+
+/// The presets: (N, scale bits).
+const PRESETS: [(usize, u32); 4] = [(8192, 40), (16384, 40), (32768, 50), (65536, 50)];
+
+/// NTT-friendly primes (p = 1 mod 2N, p < 2^30) for one parameter set, each handed out once.
+#[derive(Clone)]
+struct PrimeSearch {
+    two_n: u64,
+    taken: Vec<u32>,
+}
+
+impl PrimeSearch {
+    fn new(n: usize) -> Self {
+        Self { two_n: 2 * n as u64, taken: Vec::new() }
+    }
+
+    fn usable(&self, p: u64) -> bool {
+        p > self.two_n && p < 1 << PRIME_BITS && is_prime(p) && !self.taken.contains(&(p as u32))
+    }
+
+    fn take(&mut self, p: u64) -> u32 {
+        self.taken.push(p as u32);
+        p as u32
+    }
+
+    fn exhausted(&self, what: String) -> SchemeError {
+        SchemeError::InvalidParameters(format!(
+            "not enough NTT-friendly primes (p = 1 mod 2N = {}) {what}; choose a larger scale or a smaller depth",
+            self.two_n
+        ))
+    }
+
+    /// The largest free prime of at most `bits` bits.
+    fn largest_below(&mut self, bits: u32) -> Result<u32> {
+        self.largest_below_value(2f64.powi(bits as i32))
+    }
+
+    /// The largest free prime below `limit`.
+    fn largest_below_value(&mut self, limit: f64) -> Result<u32> {
+        let mut k = ((limit.min((1u64 << PRIME_BITS) as f64) - 1.0) / self.two_n as f64).floor() as u64;
+        while k > 0 {
+            let p = k * self.two_n + 1;
+            if (p as f64) < limit && self.usable(p) {
+                return Ok(self.take(p));
+            }
+            k -= 1;
+        }
+        Err(self.exhausted(format!("below {limit:.3e}")))
+    }
+
+    /// The free prime nearest to `target`, below 2^30 (not taken yet).
+    fn nearest(&self, target: f64) -> Result<u32> {
+        let center = (target / self.two_n as f64).round().max(1.0) as u64;
+        let limit = ((1u64 << PRIME_BITS) - 1) / self.two_n;
+        for distance in 0..=limit {
+            for k in [center.checked_add(distance), center.checked_sub(distance)].into_iter().flatten() {
+                if k > 0 && k <= limit && self.usable(k * self.two_n + 1) {
+                    return Ok((k * self.two_n + 1) as u32);
+                }
+            }
+        }
+        Err(self.exhausted(format!("near {target:.3e}")))
+    }
+
+    /// Two free primes whose product is nearest 2^bits: the best of a few candidates just below
+    /// 2^(bits/2), each with the free prime nearest its complement.
+    fn pair_near(&mut self, bits: u32) -> Result<(u32, u32)> {
+        /// Candidates tried for the smaller prime: enough to find a product within a few
+        /// thousandths of a bit, few enough to leave primes for the later levels.
+        const CANDIDATES: usize = 8;
+        let target = 2f64.powi(bits as i32);
+        let mut probe = self.clone();
+        let mut best: Option<(f64, u32, u32)> = None;
+        for _ in 0..CANDIDATES {
+            // Each call takes its candidate in the probe, so the next one is the next prime down.
+            let Ok(low) = probe.largest_below_value(2f64.powf(f64::from(bits) / 2.0)) else { break };
+            let Ok(high) = probe.nearest(target / f64::from(low)) else { continue };
+            let distance = (f64::from(low) * f64::from(high) / target).log2().abs();
+            if best.is_none_or(|(d, _, _)| distance < d) {
+                best = Some((distance, low, high));
+            }
+        }
+        let (_, low, high) = best.ok_or_else(|| self.exhausted(format!("for a level of 2^{bits}")))?;
+        self.take(u64::from(low));
+        self.take(u64::from(high));
+        Ok((low, high))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_128_bit_and_as_deep_as_the_bound_allows() {
+        for params in CkksParameters::presets() {
+            assert_eq!(params.security_bits(), Some(128), "{params}");
+            let deeper = CkksParameters::builder(params.degree())
+                .depth(params.depth() + 1)
+                .scale_bits(params.scale_bits())
+                .build();
+            assert!(deeper.is_err(), "{params}: depth + 1 also passes");
+        }
+    }
+
+    #[test]
+    fn every_level_multiplies_to_about_the_scale() {
+        for (n, scale) in [(8192, 40), (16384, 27), (32768, 50), (65536, 55)] {
+            let p = CkksParameters::builder(n).depth(4).scale_bits(scale).allow_insecure().build().unwrap();
+            let data = p.rlwe().data_primes();
+            for level in data[p.base_primes()..].chunks(p.primes_per_level()) {
+                let bits: f64 = level.iter().map(|&q| f64::from(q).log2()).sum();
+                assert!((bits - f64::from(scale)).abs() < 0.05, "N = {n}: level of {bits} bits for 2^{scale}");
+            }
+            let primes = p.rlwe().primes();
+            for (i, &q) in primes.iter().enumerate() {
+                assert_eq!((q as u64 - 1) % (2 * n as u64), 0);
+                assert!(!primes[..i].contains(&q));
+            }
+        }
+    }
+
+    #[test]
+    fn bad_choices_are_refused_with_what_is_allowed() {
+        let err = |b: CkksParametersBuilder| b.build().unwrap_err().to_string();
+        assert!(err(CkksParameters::builder(8192).scale_bits(60)).contains("allowed 2^20..=2^58"));
+        assert!(err(CkksParameters::builder(8192).depth(0)).contains("at least 1"));
+        assert!(err(CkksParameters::builder(8192).first_prime_bits(40)).contains("must exceed the scale"));
+        assert!(err(CkksParameters::builder(8192).dnum(0)).contains("allowed 1..="));
+        assert!(err(CkksParameters::builder(3000)).contains("not supported"));
+        assert!(err(CkksParameters::builder(8192).depth(9)).contains("insecure parameters"));
+        let sparse = CkksParameters::builder(16384).secret(SecretDistribution::SparseTernary { hamming_weight: 192 });
+        assert!(err(sparse.clone()).contains("sparse secret"), "{}", err(sparse.clone()));
+        assert!(sparse.allow_insecure().build().is_ok());
+    }
+}

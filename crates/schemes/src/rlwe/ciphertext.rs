@@ -1,0 +1,77 @@
+//! A batch of ciphertexts of any RLWE scheme, resident on a backend.
+
+use std::sync::Arc;
+
+use pimhe_exec::Backend;
+
+use crate::error::Result;
+use crate::rlwe::scheme::RlweScheme;
+
+/// `count` ciphertexts at one level, stored component-wise: component j of every ciphertext
+/// forms one device batch (`parts[j]`, NTT form), so an operation on the whole batch is one
+/// backend call per component. Besides its level, a batch carries its scheme's tag (BGV's
+/// correction factor, CKKS's scale).
+pub struct CiphertextBatch<B: Backend, S: RlweScheme> {
+    pub(crate) ctx: Arc<S>,
+    pub(crate) parts: Vec<B::Buffer>,
+    pub(crate) level: usize,
+    pub(crate) count: usize,
+    pub(crate) tag: S::Tag,
+}
+
+/// The shape of the batch (its residues stay on the device).
+impl<B: Backend, S: RlweScheme> std::fmt::Debug for CiphertextBatch<B, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CiphertextBatch")
+            .field("scheme", &S::NAME)
+            .field("count", &self.count)
+            .field("level", &self.level)
+            .field("size", &self.parts.len())
+            .field("tag", &self.tag)
+            .finish()
+    }
+}
+
+impl<B: Backend, S: RlweScheme> CiphertextBatch<B, S> {
+    /// Number of ciphertexts.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Current level (number of primes minus one).
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// Number of components: 2 for a fresh or relinearized ciphertext, 3 after a product.
+    pub fn size(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// The parameters the ciphertexts belong to.
+    pub fn context(&self) -> &Arc<S> {
+        &self.ctx
+    }
+
+    /// The device buffers of the components (component j of every ciphertext).
+    pub fn parts(&self) -> &[B::Buffer] {
+        &self.parts
+    }
+
+    /// The scheme's tag of the batch.
+    pub fn tag(&self) -> S::Tag {
+        self.tag
+    }
+
+    /// The same ciphertexts on another backend, component by component through the host: a
+    /// client sending its ciphertexts to a server (or a server returning a result).
+    pub fn transfer<T: Backend>(&self, from: &B, to: &T) -> Result<CiphertextBatch<T, S>> {
+        let parts = self.parts.iter().map(|p| to.upload(from.download(p)?)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, level: self.level, count: self.count, tag: self.tag })
+    }
+
+    /// A batch of the same context and count with new components, level and tag.
+    pub(crate) fn derive(&self, parts: Vec<B::Buffer>, level: usize, tag: S::Tag) -> Self {
+        Self { ctx: self.ctx.clone(), parts, level, count: self.count, tag }
+    }
+}
