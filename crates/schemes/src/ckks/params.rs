@@ -195,34 +195,36 @@ impl CkksParameters {
         }
     }
 
-    /// The 128-bit preset of ring degree `degree` (2^13 .. 2^16): the deepest chain at the
-    /// preset's scale that fits the bound beside its special primes.
+    /// The 128-bit preset of ring degree `degree` (2^13 .. 2^16), chosen as BGV's are: the
+    /// deepest chain at the preset's scale has D levels with one digit per prime (dnum = L, the
+    /// slowest key switching); the preset takes the fewest digits that keep at least 85% of D,
+    /// and the deepest chain with those digits. `pimhe params --scheme ckks` prints the table.
     ///
-    /// | N | scale | base | dnum | depth | log2(QP) (max) |
-    /// |---|---|---|---|---|---|
-    /// | 8192 | 2^40 | 60 | 3 | 3 | see `pimhe params --scheme ckks` (218) |
-    /// | 16384 | 2^40 | 60 | 3 | 7 | (438) |
-    /// | 32768 | 2^50 | 60 | 3 | 13 | (881) |
-    /// | 65536 | 2^50 | 60 | 3 | 27 | (1747) |
-    ///
-    /// At N >= 2^15 there are too few NTT-friendly primes (p = 1 mod 2N) near 2^20 for many
-    /// levels of 2^40 made of two primes, so the large presets use 2^50 (two primes near 2^25).
+    /// The scales are OpenFHE's default 2^50 (two primes near 2^25 per level), but 2^40 at
+    /// N = 2^13, whose 218 bits hold two levels of 2^50 only. Scales near 2^40 are not
+    /// available deep at N >= 2^14: too few NTT-friendly primes (p = 1 mod 2N) lie below 2^20.
     pub fn preset(degree: usize) -> Result<Self> {
         let scale = match PRESETS.iter().find(|&&(n, _)| n == degree) {
             Some(&(_, scale)) => scale,
             None => return Err(degree_error(degree, &PRESETS.map(|(n, _)| n))),
         };
-        // The deepest chain that passes: depth grows until the bound (or the primes) refuse.
-        let mut best = None;
-        for depth in 1.. {
-            match Self::builder(degree).depth(depth).scale_bits(scale).build() {
-                Ok(params) => best = Some(params),
-                Err(_) => break,
+        let build = |depth: usize, dnum: Option<usize>| {
+            let builder = Self::builder(degree).depth(depth).scale_bits(scale);
+            match dnum {
+                Some(dnum) => builder.dnum(dnum).build(),
+                None => builder.build(),
             }
-        }
-        best.ok_or_else(|| {
+        };
+        // The deepest chain with any dnum, then the fewest digits that keep 85% of it.
+        let deepest = (1..).take_while(|&depth| build(depth, None).is_ok()).last().ok_or_else(|| {
             SchemeError::InvalidParameters(format!("no 128-bit CKKS set of depth 1 or more exists at N = {degree}"))
-        })
+        })?;
+        let wanted = (deepest * 85).div_ceil(100);
+        let dnum = (1..)
+            .find(|&dnum| build(wanted, Some(dnum)).is_ok())
+            .expect("the deepest chain's dnum keeps the wanted depth");
+        let depth = (wanted..).take_while(|&depth| build(depth, Some(dnum)).is_ok()).last().expect("wanted fits");
+        build(depth, Some(dnum))
     }
 
     /// All presets, smallest first.
@@ -298,7 +300,7 @@ impl fmt::Display for CkksParameters {
 }
 
 /// The presets: (N, scale bits).
-const PRESETS: [(usize, u32); 4] = [(8192, 40), (16384, 40), (32768, 50), (65536, 50)];
+const PRESETS: [(usize, u32); 4] = [(8192, 40), (16384, 50), (32768, 50), (65536, 50)];
 
 /// NTT-friendly primes (p = 1 mod 2N, p < 2^30) for one parameter set, each handed out once.
 #[derive(Clone)]
@@ -390,12 +392,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn presets_are_128_bit_and_as_deep_as_the_bound_allows() {
+    fn presets_are_128_bit_and_as_deep_as_their_dnum_allows() {
         for params in CkksParameters::presets() {
             assert_eq!(params.security_bits(), Some(128), "{params}");
             let deeper = CkksParameters::builder(params.degree())
                 .depth(params.depth() + 1)
                 .scale_bits(params.scale_bits())
+                .dnum(params.rlwe().dnum())
                 .build();
             assert!(deeper.is_err(), "{params}: depth + 1 also passes");
         }

@@ -136,24 +136,32 @@ pub(crate) fn decrypt<B: Backend>(
     let crt = decryptor.context().crt(batch.level())?;
     let (n, count) = (v.degree(), batch.count());
     let mut values = zeroize::Zeroizing::new(vec![0f64; count * n]);
+    // Blocks of coefficients of one ciphertext each, spread over the backend's threads: the CRT
+    // streams over each limb's slice of the block.
     let threads = decryptor.backend.threads().max(1);
-    let per_thread = (count * n).div_ceil(threads).max(1);
-    let limbs = v.basis().len();
-    std::thread::scope(|scope| {
-        for (k, out) in values.chunks_mut(per_thread).enumerate() {
-            let v: &PolyBatch = &v;
-            scope.spawn(move || {
-                let mut residues = zeroize::Zeroizing::new(vec![0u32; limbs]);
-                for (offset, value) in out.iter_mut().enumerate() {
-                    let (index, c) = ((k * per_thread + offset) / n, (k * per_thread + offset) % n);
-                    for (limb, r) in residues.iter_mut().enumerate() {
-                        *r = v.poly_limb(limb, index)[c];
-                    }
-                    *value = crt.centered(&residues);
-                }
-            });
+    // A power of two at most N (itself one), so blocks tile every ciphertext exactly.
+    let share = (count * n).div_ceil(threads);
+    let block = (1usize << (usize::BITS - 1 - share.leading_zeros())).min(n);
+    std::thread::scope(|scope| -> Result<()> {
+        let workers: Vec<_> = values
+            .chunks_mut(block)
+            .enumerate()
+            .map(|(k, out)| {
+                let v: &PolyBatch = &v;
+                scope.spawn(move || {
+                    // A block never straddles two ciphertexts: the block divides N.
+                    let (index, start) = ((k * block) / n, (k * block) % n);
+                    let limbs: Vec<&[u32]> =
+                        (0..v.basis().len()).map(|limb| &v.poly_limb(limb, index)[start..start + out.len()]).collect();
+                    crt.centered_into(&limbs, out)
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("a decryption thread panicked")?;
         }
-    });
+        Ok(())
+    })?;
     let tag = batch.tag();
     Ok(values
         .chunks(n)
