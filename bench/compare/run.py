@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Side-by-side comparison of pimhe's CPU backend with SEAL and OpenFHE, in one run on this
-machine, at each ring degree N with every library's default 128-bit moduli.
+machine, at each ring degree N: BGV and BFV with every library's default 128-bit moduli, CKKS
+at pimhe's preset (depth and scale) with each library's own 128-bit primes.
 
-    python3 bench/compare/run.py [--n 4096 8192 16384 32768] [--repeat R] [--threads T]
-                                 [--batch B] [--json FILE]
+    python3 bench/compare/run.py [--n 4096 8192 16384 32768] [--schemes bgv bfv ckks]
+                                 [--repeat R] [--threads T] [--batch B [B ...]] [--json FILE]
 
 Steps: installs the peers (requirements.txt) into virtual environments under the cache
 directory if they are missing; builds pimhe in release mode once (cargo); runs
-`pimhe bench scheme` and the peer scripts (peer_seal.py, peer_openfhe.py) for each N; prints
-one Markdown table of per-ciphertext medians with each library's parameters and the ratios
-peer / pimhe (above 1: pimhe is faster), then the NTT per coefficient-bit. A peer that cannot
-be installed or lacks an operation is reported as n/a with the reason, and the run goes on.
+`pimhe bench scheme` for each scheme, N and batch size, then the peer scripts (peer_seal.py,
+peer_openfhe.py) once for all N; prints Markdown tables of per-ciphertext medians with each
+library's parameters and the ratios peer / pimhe (above 1: pimhe is faster), the NTT per
+coefficient-bit, and CKKS's parameters and precision. A peer that cannot be installed or lacks
+an operation is reported as n/a with the reason, and the run goes on.
 
 Only the standard library is used here; the peers run in their own environments.
 """
@@ -50,7 +52,22 @@ PEERS = [
 ]
 LIBRARIES = [("pimhe", "pimhe")] + [(p.key, p.label) for p in PEERS]
 
-# The rows of the table: (operation as the benchmarks name it, scheme, label).
+SCHEMES = ("bgv", "bfv", "ckks")
+
+# The rows of the CKKS table: (operation as the benchmarks name it, label).
+CKKS_ROWS = [
+    ("encrypt", "CKKS encode + encrypt (public key)"),
+    ("decrypt", "CKKS decrypt + decode"),
+    ("add", "CKKS add"),
+    ("multiply_relin_rescale", "CKKS multiply + relin + rescale"),
+    ("rescale", "CKKS rescale"),
+    ("rotate", "CKKS rotate (1 slot)"),
+    ("rotate_hoisted_8", "CKKS 8 hoisted rotations (1..8)"),
+    ("linear_transform_64", "CKKS 64x64 linear transform (BSGS)"),
+    ("sigmoid", "CKKS sigmoid (Chebyshev, [-8, 8])"),
+]
+
+# The rows of the BGV/BFV table: (operation as the benchmarks name it, scheme, label).
 ROWS = [
     ("encrypt", "bgv", "BGV encrypt (public key)"),
     ("decrypt", "bgv", "BGV decrypt"),
@@ -171,23 +188,25 @@ def build_pimhe():
     raise RuntimeError("cargo built no pimhe executable")
 
 
-def run_pimhe(binary, scheme, n, args):
+def run_pimhe(binary, scheme, n, batch, args):
     """`pimhe bench scheme` in the common result format (per-ciphertext times)."""
-    command = [binary, "bench", "scheme", "--scheme", scheme, "--n", str(n), "--batch", str(args.batch)]
+    command = [binary, "bench", "scheme", "--scheme", scheme, "--n", str(n), "--batch", str(batch)]
     command += ["--threads", str(args.threads), "--repeat", str(args.repeat), "--seed", str(args.seed), "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return {"n": n, "scheme": scheme, "batch": batch, "error": f"ran past --timeout {args.timeout} s"}
     if done.returncode != 0:
-        return {"n": n, "scheme": scheme, "error": last_line(done.stderr)}
+        return {"n": n, "scheme": scheme, "batch": batch, "error": last_line(done.stderr)}
     report = json.loads(done.stdout)
     p = report["params"]
-    return {
+    result = {
         "n": n,
         "scheme": scheme,
         "threads": report["threads"],
         "batch": report["batch"],
         "checked": report["checked"],
         "params": {
-            "plain_modulus": p["plain_modulus"],
             "ciphertext_prime_bits": p["data_prime_bits"],
             "special_prime_bits": list(p["special_prime_bits"]),
             "log_q_ciphertext": p["log_q_ciphertext"],
@@ -201,24 +220,41 @@ def run_pimhe(binary, scheme, n, args):
             }
             for o in report["ops"]
         },
-        "notes": {
-            "decrypt": "pimhe decrypts in RNS only (BGV: CRT straight to t in f64; BFV: BEHZ Algorithm 1) and "
-            "refuses a ciphertext whose noise budget is spent instead of returning a wrong message"
-        },
+        "notes": {},
         "raw": report,
     }
+    if scheme == "ckks":
+        result["params"].update(
+            depth=p["depth"], scale_bits=p["scale_bits"], dnum=p["dnum"], primes_per_level=p["primes_per_level"]
+        )
+        result["sigmoid_degree"] = report["sigmoid_degree"]
+        result["precision_after_multiply"] = report["precision_after_multiply"]
+        result["notes"] = {
+            "rotate_hoisted_8": "Evaluator::rotate_hoisted: one decomposition shared by the 8 rotations",
+            "linear_transform_64": "apply_linear_transform: hoisted baby steps, diagonals pre-encoded",
+        }
+    else:
+        result["params"]["plain_modulus"] = p["plain_modulus"]
+        result["notes"] = {
+            "decrypt": "pimhe decrypts in RNS only (BGV: CRT straight to t in f64; BFV: BEHZ Algorithm 1) and "
+            "refuses a ciphertext whose noise budget is spent instead of returning a wrong message"
+        }
+    return result
 
 
 # ---------------------------------------------------------------------------------------------
 # Peers
 
 
-def run_peer(peer, python, args, match_log_q, threads):
-    """Runs a peer script for every N; returns its JSON object (or raises RuntimeError)."""
-    command = [str(python), str(HERE / peer.script), "--n", *map(str, args.n)]
+def run_peer(peer, python, args, match_log_q, ckks, threads):
+    """Runs a peer script for every N and scheme; returns its JSON object (or raises
+    RuntimeError). `ckks` holds pimhe's CKKS preset per N (`N:DEPTH:SCALE_BITS:DEGREE:K`)."""
+    command = [str(python), str(HERE / peer.script), "--n", *map(str, args.n), "--schemes", *args.schemes]
     command += ["--repeat", str(args.repeat), "--seed", str(args.seed)]
     if peer.key == "openfhe":
         command += ["--match-log-q", *(f"{n}:{bits}" for n, bits in match_log_q.items())]
+    if ckks:
+        command += ["--ckks", *ckks]
     env = dict(os.environ)
     if threads is not None:
         env["OMP_NUM_THREADS"] = str(threads)
@@ -277,26 +313,36 @@ def format_params(result):
 
 
 class Table:
-    """Collects results by (library, n, scheme) and prints the Markdown tables with footnotes."""
+    """Collects results by (library, n, scheme, batch) and prints the Markdown tables with
+    footnotes. pimhe has one result per batch size; the peers run one ciphertext per call and
+    have one (batch None) that every pimhe batch is compared with."""
 
-    def __init__(self):
+    def __init__(self, batches):
+        self.batches = batches
         self.results = {}
         self.notes = []
 
     def add(self, library, result):
-        self.results[(library, result["n"], result.get("scheme"))] = result
+        self.results[(library, result["n"], result.get("scheme"), result.get("batch"))] = result
 
     def note(self, text):
         if text not in self.notes:
             self.notes.append(text)
         return f"[{self.notes.index(text) + 1}]"
 
-    def lookup(self, library, n, scheme):
-        return self.results.get((library, n, scheme)) or self.results.get((library, n, None))
+    def lookup(self, library, n, scheme, batch=None):
+        if library != "pimhe":
+            batch = None
+        elif batch is None:
+            batch = self.batches[0]
+        for key in ((library, n, scheme, batch), (library, n, scheme, None), (library, n, None, None)):
+            if key in self.results:
+                return self.results[key]
+        return None
 
-    def median(self, library, n, scheme, op):
+    def median(self, library, n, scheme, op, batch=None):
         """(seconds or None, cell text)."""
-        result = self.lookup(library, n, scheme)
+        result = self.lookup(library, n, scheme, batch)
         label = dict(LIBRARIES)[library]
         if result is None:
             return None, "n/a"
@@ -314,21 +360,92 @@ class Table:
             text += " " + self.note(f"{label}: {result['notes'][op]}")
         return timing["median_s"], text
 
-    def main_table(self, degrees):
-        peers = [(key, label) for key, label in LIBRARIES if key != "pimhe"]
-        header = ["operation", "N", "pimhe log q", "pimhe"]
-        for _, label in peers:
-            header += [f"{label} log q", label, f"{label}/pimhe"]
-        lines = [header]
+    def timing_row(self, name, n, scheme, op, with_params):
+        """One operation at N: pimhe's median per batch size, then each peer's median and its
+        ratio to each of pimhe's."""
+        peers = [key for key, _ in LIBRARIES if key != "pimhe"]
+        row = [name, str(n)]
+        if with_params:
+            row.append(format_params(self.lookup("pimhe", n, scheme)))
+        bases = []
+        for batch in self.batches:
+            base, text = self.median("pimhe", n, scheme, op, batch)
+            bases.append(base)
+            row.append(text)
+        for key in peers:
+            seconds, text = self.median(key, n, scheme, op)
+            if with_params:
+                row.append(format_params(self.lookup(key, n, scheme)))
+            row.append(text)
+            row += [f"{seconds / base:.2f}x" if seconds and base else "-" for base in bases]
+        return row
+
+    def timing_header(self, with_params):
+        peers = [label for key, label in LIBRARIES if key != "pimhe"]
+        several = len(self.batches) > 1
+        header = ["operation", "N"] + (["pimhe log q"] if with_params else [])
+        header += [f"pimhe (batch {b})" if several else "pimhe" for b in self.batches]
+        for label in peers:
+            header += ([f"{label} log q"] if with_params else []) + [label]
+            header += [f"{label}/pimhe (batch {b})" if several else f"{label}/pimhe" for b in self.batches]
+        return header
+
+    def main_table(self, degrees, schemes):
+        lines = [self.timing_header(True)]
         for n in degrees:
             for op, scheme, name in ROWS:
-                base, base_text = self.median("pimhe", n, scheme, op)
-                row = [name, str(n), format_params(self.lookup("pimhe", n, scheme)), base_text]
-                for key, _ in peers:
-                    seconds, text = self.median(key, n, scheme, op)
-                    ratio = f"{seconds / base:.2f}x" if seconds and base else "-"
-                    row += [format_params(self.lookup(key, n, scheme)), text, ratio]
-                lines.append(row)
+                if scheme in schemes:
+                    lines.append(self.timing_row(name, n, scheme, op, True))
+        return markdown(lines)
+
+    def ckks_table(self, degrees):
+        lines = [self.timing_header(False)]
+        for n in degrees:
+            for op, name in CKKS_ROWS:
+                lines.append(self.timing_row(name, n, "ckks", op, False))
+        return markdown(lines)
+
+    def ckks_params_table(self, degrees):
+        """Per N and library: depth, scale, modulus, digits, the sigmoid's degree and the precision
+        of x * y after one multiply + relinearize + rescale."""
+        lines = [
+            [
+                "N",
+                "library",
+                "depth",
+                "scale",
+                "log q = Q primes + P",
+                "dnum",
+                "sigmoid degree",
+                "precision after multiply: min / mean bits",
+                "slots compared",
+            ]
+        ]
+        largest = max(self.batches)
+        for n in degrees:
+            for key, label in LIBRARIES:
+                result = self.lookup(key, n, "ckks", largest)
+                if result is None:
+                    continue
+                if "error" in result:
+                    lines.append([str(n), label] + ["n/a " + self.note(f"{label}: {result['error']}")] + ["-"] * 6)
+                    continue
+                p = result["params"]
+                stats = result.get("precision_after_multiply")
+                bits = f"{stats['min_bits']:.1f} / {stats['mean_bits']:.1f}" if stats else "-"
+                lines.append(
+                    [
+                        str(n),
+                        label,
+                        str(p["depth"]),
+                        f"2^{p['scale_bits']}",
+                        format_params(result),
+                        str(p["dnum"]),
+                        str(result.get("sigmoid_degree", "-")),
+                        bits,
+                        str(stats["slots"]) if stats else "-",
+                    ]
+                )
         return markdown(lines)
 
     def ntt_table(self, degrees):
@@ -387,7 +504,16 @@ def parse_args():
     parser.add_argument("--n", type=int, nargs="+", default=[4096, 8192, 16384], help="ring degrees")
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds; the median is reported")
     parser.add_argument("--threads", type=int, default=2, help="pimhe's worker threads (--threads)")
-    parser.add_argument("--batch", type=int, default=8, help="ciphertexts per pimhe call")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        nargs="+",
+        default=[8],
+        help="ciphertexts per pimhe call; several values run pimhe once per value and give a column each",
+    )
+    parser.add_argument(
+        "--schemes", nargs="+", default=list(SCHEMES), choices=SCHEMES, help="schemes to compare [all]"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of keys, randomness and slots")
     parser.add_argument(
         "--openfhe-threads",
@@ -408,8 +534,10 @@ def parse_args():
     parser.add_argument("--timeout", type=int, default=3600, help="seconds one benchmark process may run")
     parser.add_argument("--json", type=Path, help="also write every result and the tables as JSON here")
     args = parser.parse_args()
-    if args.repeat < 1 or args.threads < 1 or args.batch < 1:
+    if args.repeat < 1 or args.threads < 1 or min(args.batch) < 1:
         parser.error("--repeat, --threads and --batch must be at least 1")
+    args.batch = list(dict.fromkeys(args.batch))
+    args.schemes = [s for s in SCHEMES if s in args.schemes]
     unknown = set(args.peers) - {p.key for p in PEERS}
     if unknown:
         parser.error(f"unknown peers {sorted(unknown)}; choose from {[p.key for p in PEERS]}")
@@ -420,7 +548,7 @@ def parse_args():
 def main():
     args = parse_args()
     started = datetime.datetime.now(datetime.timezone.utc)
-    table = Table()
+    table = Table(args.batch)
     raw = {"pimhe": [], "peers": {}}
 
     try:
@@ -430,16 +558,24 @@ def main():
         for n in args.n:
             table.add("pimhe", {"n": n, "error": str(e)})
     match_log_q = {}
+    ckks = []  # pimhe's CKKS preset per N, for the peers: N:DEPTH:SCALE_BITS:SIGMOID_DEGREE:K
     for n in args.n:
-        for scheme in ("bgv", "bfv"):
-            if binary is None:
-                continue
-            log(f"pimhe {scheme} N={n}")
-            result = run_pimhe(binary, scheme, n, args)
-            raw["pimhe"].append(result)
-            table.add("pimhe", result)
-            if scheme == "bgv" and "params" in result:
-                match_log_q[n] = result["params"]["log_q_total"]
+        for scheme in args.schemes:
+            # The largest batch first: its CKKS preset and inputs are what the peers match.
+            for batch in sorted(args.batch, reverse=True):
+                if binary is None:
+                    continue
+                log(f"pimhe {scheme} N={n} batch={batch}")
+                result = run_pimhe(binary, scheme, n, batch, args)
+                raw["pimhe"].append(result)
+                table.add("pimhe", result)
+                if "params" not in result or batch != max(args.batch):
+                    continue
+                if scheme == "bgv":
+                    match_log_q[n] = result["params"]["log_q_total"]
+                if scheme == "ckks":
+                    p = result["params"]
+                    ckks.append(f"{n}:{p['depth']}:{p['scale_bits']}:{result['sigmoid_degree']}:{batch}")
         match_log_q.setdefault(n, MAX_LOG_Q_128.get(n, 0))
 
     versions = {"pimhe": f"pimhe {git_commit()}"}
@@ -452,8 +588,8 @@ def main():
             counts = args.openfhe_threads if peer.key == "openfhe" else [None]
             runs = []
             for count in counts:
-                log(f"{peer.label} N={args.n}" + (f" OMP_NUM_THREADS={count}" if count else ""))
-                runs.append(run_peer(peer, python, args, match_log_q, count))
+                log(f"{peer.label} N={args.n} {'/'.join(args.schemes)}" + (f" OMP_NUM_THREADS={count}" if count else ""))
+                runs.append(run_peer(peer, python, args, match_log_q, ckks, count))
             output = best_over_threads(runs) if len(runs) > 1 else runs[0]
         except RuntimeError as e:
             log(f"{peer.label} unavailable: {e}")
@@ -472,6 +608,7 @@ def main():
 
     command = "python3 bench/compare/run.py " + " ".join(sys.argv[1:])
     info = machine()
+    batches = " and ".join(map(str, args.batch))
     report = [
         f"Run {started:%Y-%m-%d %H:%M} UTC on {info['nproc']} cores of {info['cpu']} ({info['system']}).",
         f"Command: `{command.strip()}`",
@@ -479,18 +616,41 @@ def main():
         "Versions: " + "; ".join(versions.values()) + ".",
         "Threads: " + "; ".join(f"{dict(LIBRARIES)[k]} {v}" for k, v in threads.items()) + ".",
         f"Times are medians of {args.repeat} rounds, per ciphertext: pimhe runs each operation on a batch "
-        f"of {args.batch} ciphertexts (time / {args.batch}); SEAL and OpenFHE on one ciphertext per call. "
+        f"of {batches} ciphertexts (batch time / batch); SEAL and OpenFHE on one ciphertext per call. "
         "Ratios are peer / pimhe (above 1: pimhe is faster). `log q` is the total modulus in bits = "
-        "ciphertext primes (count x bits) + key-switching primes P. t = 65537 everywhere. Every benchmark "
-        "that ran decrypted its product and checked it against the plaintext product.",
-        "",
-        table.main_table(args.n),
-        "",
-        "NTT and inverse NTT per coefficient-bit: time per ciphertext / (2 polynomials x N x log2 q of the "
-        "ciphertext), in picoseconds (the libraries use primes of different sizes).",
-        "",
-        table.ntt_table(args.n),
+        "ciphertext primes (count x bits) + key-switching primes P. Every benchmark that ran decrypted its "
+        "results and checked them against the plaintext computation (BGV/BFV: exactly, mod t; CKKS: within "
+        "pimhe's bounds) before its times were used.",
     ]
+    integer = [s for s in args.schemes if s != "ckks"]
+    if integer:
+        report += [
+            "",
+            "BGV and BFV, t = 65537, each library's default 128-bit moduli:",
+            "",
+            table.main_table(args.n, integer),
+        ]
+    if "bgv" in args.schemes:
+        report += [
+            "",
+            "NTT and inverse NTT per coefficient-bit: time per ciphertext / (2 polynomials x N x log2 q of the "
+            "ciphertext), in picoseconds (the libraries use primes of different sizes).",
+            "",
+            table.ntt_table(args.n),
+        ]
+    if "ckks" in args.schemes:
+        report += [
+            "",
+            "CKKS at pimhe's preset: the same N, depth and scale, each library's own primes at 128-bit "
+            "security, N/2 slots of real inputs (the linear transform: 64 slots). Precision: -log2 of the "
+            "largest (min) and of the mean slot error of x * y after one multiply + relinearize + rescale, "
+            f"over the {max(args.batch)} ciphertexts of pimhe's batch of {max(args.batch)} (the same inputs "
+            "in every library).",
+            "",
+            table.ckks_params_table(args.n),
+            "",
+            table.ckks_table(args.n),
+        ]
     if table.notes:
         report += ["", "Notes:", ""] + [f"{i + 1}. {text}" for i, text in enumerate(table.notes)]
     text = "\n".join(report)

@@ -49,8 +49,11 @@
 #define PIMHE_OP_MAC 6u    /* dst0[i] := dst0[i] + src0[i] * src1[i] */
 #define PIMHE_OP_MULC 7u   /* dst0[i] := src0[i] * scalar */
 #define PIMHE_OP_TENSOR 8u /* dst0 := a0 b0, dst1 := a0 b1 + a1 b0, dst2 := a1 b1 */
+/* dst0[i] := src0[i](X^k), k = scalar (odd, < 2N), in NTT form when flags has
+ * PIMHE_FLAG_NTT_FORM, else in coefficient form; dst0 must not overlap src0. */
+#define PIMHE_OP_AUTOMORPHISM 9u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_TENSOR
+#define PIMHE_OP_LAST PIMHE_OP_AUTOMORPHISM
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u
@@ -63,10 +66,14 @@
 #define PIMHE_ERR_BARRETT 7u /* barrett_lo/hi != floor(2^64 / q) */
 #define PIMHE_ERR_N_INV 8u   /* n_inv != N^-1 mod q or n_inv_shoup != floor(n_inv 2^32 / q) */
 #define PIMHE_ERR_OPERAND 9u /* offset + count * N * 4 overflows the 32-bit MRAM address space */
+#define PIMHE_ERR_GALOIS 10u /* AUTOMORPHISM: the Galois element (scalar) is even or >= 2N */
+#define PIMHE_ERR_ALIAS 11u  /* AUTOMORPHISM: dst0 overlaps src0 */
 
 /* Command flags. BROADCAST_SRC1: src[1] is one sub-polynomial, combined with every
  * sub-polynomial of src[0] (a key or plaintext against a batch). Element-wise ops only. */
 #define PIMHE_FLAG_BROADCAST_SRC1 1u
+/* AUTOMORPHISM only: the operands are in NTT form (bit-reversed evaluations), not coefficients. */
+#define PIMHE_FLAG_NTT_FORM 2u
 
 typedef struct {
     uint32_t magic;                  /* PIMHE_MAGIC */
@@ -86,7 +93,8 @@ typedef struct {
     uint32_t count;                /* sub-polynomials per operand */
     uint32_t src[4];               /* operand offsets (unused = 0) */
     uint32_t dst[3];
-    uint32_t scalar, scalar_shoup; /* MULC constant (already reduced mod q) and its Shoup quotient */
+    uint32_t scalar, scalar_shoup; /* MULC constant (already reduced mod q) and its Shoup quotient;
+                                    * AUTOMORPHISM: scalar = the Galois element k */
     uint32_t flags;                /* PIMHE_FLAG_*; pads to 48 bytes */
 } pimhe_command_t;
 

@@ -31,17 +31,18 @@ use crate::bench::{format_seconds, print_report, Printable};
 use crate::error::{check_threads, CliError, Result};
 
 /// The schemes `--scheme` names.
-const SCHEMES: &[&str] = &["bgv", "bfv"];
+const SCHEMES: &[&str] = &["bgv", "bfv", "ckks"];
 
 /// Arguments of `pimhe bench scheme`.
 #[derive(Debug, Clone, Args)]
 pub struct SchemeArgs {
-    /// Scheme to time: bgv or bfv.
+    /// Scheme to time: bgv, bfv or ckks.
     #[arg(long, default_value = "bgv")]
     pub scheme: String,
 
-    /// Ring degree N of the 128-bit preset: 4096, 8192, 16384 or 32768 (the presets with a
-    /// key-switching prime, so relinearization can be timed).
+    /// Ring degree N of the 128-bit preset: 4096, 8192, 16384 or 32768 for bgv and bfv (the
+    /// presets with a key-switching prime, so relinearization can be timed); 8192 .. 65536 for
+    /// ckks.
     #[arg(long)]
     pub n: usize,
 
@@ -115,14 +116,14 @@ impl SchemeParams {
 
 /// The times of one operation over the rounds.
 #[derive(Debug, Clone, Serialize)]
-pub struct OpTiming {
-    op: &'static str,
+pub(crate) struct OpTiming {
+    pub(crate) op: &'static str,
     /// Fastest round, seconds for the whole batch.
-    best_s: f64,
+    pub(crate) best_s: f64,
     /// Median round, seconds for the whole batch.
-    median_s: f64,
-    best_per_ciphertext_s: f64,
-    median_per_ciphertext_s: f64,
+    pub(crate) median_s: f64,
+    pub(crate) best_per_ciphertext_s: f64,
+    pub(crate) median_per_ciphertext_s: f64,
     /// Every round, seconds for the whole batch.
     times_s: Vec<f64>,
 }
@@ -243,9 +244,8 @@ fn estimated_bytes(scheme: &str, params: &BgvParameters, batch: usize) -> u128 {
     4 * params.degree() as u128 * batch as u128 * polys
 }
 
-/// Checks the arguments and builds the parameters (BGV's set; BFV uses its primes). Every error
-/// names its flag and what is allowed.
-fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
+/// Checks the flags every scheme shares. Every error names its flag and what is allowed.
+fn validate_common(args: &SchemeArgs) -> Result<()> {
     if !SCHEMES.contains(&args.scheme.as_str()) {
         return Err(CliError::usage(format!(
             "--scheme {} is not known; choose one of: {}",
@@ -260,6 +260,20 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
             args.backend
         )));
     }
+    if args.batch == 0 {
+        return Err(CliError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
+    }
+    check_threads(args.threads)?;
+    if args.repeat == 0 {
+        return Err(CliError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
+    }
+    Ok(())
+}
+
+/// Checks the arguments of BGV and BFV and builds the parameters (BGV's set; BFV uses its
+/// primes).
+fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
+    validate_common(args)?;
     let allowed = allowed_degrees();
     if !allowed.contains(&args.n) {
         let list: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
@@ -268,13 +282,6 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
             args.n,
             list.join(", ")
         )));
-    }
-    if args.batch == 0 {
-        return Err(CliError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
-    }
-    check_threads(args.threads)?;
-    if args.repeat == 0 {
-        return Err(CliError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
     }
     let params = match args.dnum {
         None => BgvParameters::preset(args.n)?,
@@ -289,6 +296,10 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
 
 /// Runs `pimhe bench scheme`.
 pub fn run(args: &SchemeArgs) -> Result<()> {
+    if args.scheme == "ckks" {
+        validate_common(args)?;
+        return print_report(&crate::bench_ckks::measure(args)?, args.json);
+    }
     let report = measure(args)?;
     print_report(&report, args.json)
 }
@@ -329,17 +340,17 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
 }
 
 /// The seconds of each operation, round after round; round 0 is the warm-up.
-struct Rounds {
+pub(crate) struct Rounds {
     ops: Vec<(&'static str, Vec<f64>)>,
 }
 
 impl Rounds {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { ops: Vec::new() }
     }
 
     /// Runs `f`, adds its time to `op`'s list and returns its value.
-    fn time<T>(&mut self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    pub(crate) fn time<T>(&mut self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let start = Instant::now();
         let value = f()?;
         let seconds = start.elapsed().as_secs_f64();
@@ -351,7 +362,7 @@ impl Rounds {
     }
 
     /// The timings without the warm-up round.
-    fn finish(self, batch: usize) -> Vec<OpTiming> {
+    pub(crate) fn finish(self, batch: usize) -> Vec<OpTiming> {
         self.ops.into_iter().map(|(op, times)| OpTiming::new(op, times[1..].to_vec(), batch)).collect()
     }
 }

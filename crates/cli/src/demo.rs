@@ -13,7 +13,7 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::push_bytes_per_dpu;
-use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
 use pimhe_ring::memory;
 use pimhe_schemes::bgv::{
     BatchEncoder, BgvContext, BgvParameters, CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey,
@@ -29,32 +29,37 @@ use crate::upmem::PimSettings;
 const DEMO_BACKENDS: &[&str] = &["upmem-emu", "cpu"];
 
 /// Default number of emulated DPUs: one rank.
-const DEFAULT_DPUS: usize = 64;
+pub(crate) const DEFAULT_DPUS: usize = 64;
 
 /// Arguments of `pimhe demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Ring degree N of the preset parameters: 2048 .. 32768 (1024's preset has no noise budget
-    /// for a multiplication; 4096 and up also relinearize and switch modulus)
+    /// Scheme of the demo: bgv (a product of integer vectors, checked exactly) or ckks (a
+    /// product, a rotation and a sigmoid of real vectors, checked in bits of precision)
+    #[arg(long, default_value = "bgv")]
+    pub(crate) scheme: String,
+    /// Ring degree N of the preset parameters. bgv: 2048 .. 32768 (1024's preset has no noise
+    /// budget for a multiplication; 4096 and up also relinearize and switch modulus); ckks:
+    /// 8192 .. 65536
     #[arg(long, default_value_t = 8192)]
     n: usize,
     /// Number of ciphertexts in each of the two batches
     #[arg(long, default_value_t = 8)]
-    batch: usize,
+    pub(crate) batch: usize,
     /// Backend of the computation: upmem-emu (emulated UPMEM DPUs with modeled times, beside
     /// the cpu backend's measured time) or cpu
     #[arg(long, default_value = "upmem-emu")]
-    backend: String,
+    pub(crate) backend: String,
     /// upmem-emu: number of emulated DPUs, 1..=2560, in parallel mode (one group per prime)
     /// [default: 64]
     #[arg(long)]
-    dpus: Option<usize>,
+    pub(crate) dpus: Option<usize>,
     /// Worker threads of the CPU backend (default: all cores)
     #[arg(long)]
-    threads: Option<usize>,
+    pub(crate) threads: Option<usize>,
     /// Seed of the random input vectors (the keys and encryptions always use OS randomness)
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub(crate) seed: u64,
 }
 
 /// Times one step and prints it, unless `name` is `None` (a step of the noise probe).
@@ -101,6 +106,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         return Err(CliError::usage("--dpus applies to --backend upmem-emu only"));
     }
     check_threads(args.threads)?;
+    match args.scheme.as_str() {
+        "bgv" => {}
+        "ckks" => return crate::demo_ckks::run(args, args.n),
+        other => return Err(CliError::usage(format!("--scheme {other} is not known; choose bgv or ckks"))),
+    }
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
     memory::ensure_fits(&format!("the buffers of --batch {} at --n {}", args.batch, args.n), demo_bytes(&params, args.batch, &args.backend))
         .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
@@ -158,32 +168,15 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
         // The input ciphertexts: 2 batches x 2 components at the top level, as a server would
         // receive them; they were made on the device here, so their upload is modeled.
-        let model = &pim.config().model;
-        let plan = Plan::new(Mode::Parallel, dpus, primes.len()).map_err(CliError::Failed)?;
         let data_slots: Vec<usize> = (0..client.ctx.params().data_primes().len()).collect();
-        let inputs_s = 4.0 * model.transfer_seconds(&push_bytes_per_dpu(&plan, &data_slots, args.batch, args.n));
-        let transfer_s = inputs_s + report.transfer_s;
-        let total_s = transfer_s + report.compute_s + report.retrieve_s;
-        let ranks = dpus.div_ceil(64) as u32;
-        let label = report.model.trim_end_matches(" (modeled)");
-        println!(
-            "  upmem-emu server computation (multiply + relinearize + modulus switch, result retrieved), modeled, {label}:"
-        );
-        println!(
-            "    transfer {:>11}  (input ciphertexts {}, CPU-fallback pushes {})",
-            format_seconds(transfer_s),
-            format_seconds(inputs_s),
-            format_seconds(report.transfer_s)
-        );
-        println!("    compute  {:>11}  ({} launches)", format_seconds(report.compute_s), report.launches);
-        println!("    retrieve {:>11}  (result and CPU-fallback pulls)", format_seconds(report.retrieve_s));
-        println!(
-            "    total    {:>11}  energy {:.3} J ({:.0} W, {ranks} rank{})",
-            format_seconds(total_s),
-            model.energy_joules(total_s, ranks),
-            model.power_watts(ranks),
-            if ranks == 1 { "" } else { "s" }
-        );
+        let total_s = print_modeled(
+            &pim,
+            &report,
+            dpus,
+            primes.len(),
+            (4, &data_slots, args.batch, args.n),
+            "multiply + relinearize + modulus switch, result retrieved",
+        )?;
         let fallback_note = if report.fallbacks > 0 {
             format!(
                 " (base conversion, ModDown and modulus switching on the host: {} measured)",
@@ -206,6 +199,43 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     }
     println!("OK: all {} x {} slot products match the plaintext computation", args.batch, ctx.slots());
     Ok(())
+}
+
+/// Prints a server computation's modeled transfer / compute / retrieve times and energy on
+/// `pim` and returns the modeled total. `inputs` = (polynomials, their primes' slots, batch, N):
+/// the input ciphertexts a server would receive, whose upload is modeled.
+pub(crate) fn print_modeled(
+    pim: &PimBackend,
+    report: &OffloadReport,
+    dpus: usize,
+    primes: usize,
+    (polys, data_slots, batch, n): (usize, &[usize], usize, usize),
+    what: &str,
+) -> Result<f64> {
+    let model = &pim.config().model;
+    let plan = Plan::new(Mode::Parallel, dpus, primes).map_err(CliError::Failed)?;
+    let inputs_s = polys as f64 * model.transfer_seconds(&push_bytes_per_dpu(&plan, data_slots, batch, n));
+    let transfer_s = inputs_s + report.transfer_s;
+    let total_s = transfer_s + report.compute_s + report.retrieve_s;
+    let ranks = dpus.div_ceil(64) as u32;
+    let label = report.model.trim_end_matches(" (modeled)");
+    println!("  upmem-emu server computation ({what}), modeled, {label}:");
+    println!(
+        "    transfer {:>11}  (input ciphertexts {}, CPU-fallback pushes {})",
+        format_seconds(transfer_s),
+        format_seconds(inputs_s),
+        format_seconds(report.transfer_s)
+    );
+    println!("    compute  {:>11}  ({} launches)", format_seconds(report.compute_s), report.launches);
+    println!("    retrieve {:>11}  (result and CPU-fallback pulls)", format_seconds(report.retrieve_s));
+    println!(
+        "    total    {:>11}  energy {:.3} J ({:.0} W, {ranks} rank{})",
+        format_seconds(total_s),
+        model.energy_joules(total_s, ranks),
+        model.power_watts(ranks),
+        if ranks == 1 { "" } else { "s" }
+    );
+    Ok(total_s)
 }
 
 /// Keys (on the CPU) and the random input vectors.

@@ -5,8 +5,10 @@
 
 mod bench;
 mod bench_bfv;
+mod bench_ckks;
 mod bench_scheme;
 mod demo;
+mod demo_ckks;
 mod error;
 mod params;
 mod reproduce;
@@ -27,10 +29,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Encrypt two batches of random vectors, multiply them homomorphically, decrypt and check
-    /// the result against the plaintext product.
+    /// Encrypt two batches of random vectors, compute on them homomorphically (bgv: a product;
+    /// ckks: a product, a rotation and a sigmoid), decrypt and check the result against the
+    /// plaintext computation.
     Demo(demo::DemoArgs),
-    /// Print the BGV parameter presets with their security level.
+    /// Print the parameter presets of a scheme (bgv/bfv, ckks) with their security level.
     Params(params::ParamsArgs),
     /// Time a polynomial workload (NTT, inverse NTT, BGV multiplication, both combined) on a
     /// backend, with uniformly random inputs; `bench reproduce dramatic`; or `bench scheme`.

@@ -92,6 +92,14 @@ fn cpu_backend(c: &mut Criterion) {
                 b.iter(|| backend.mul_scalar(black_box(&x), 1 << 40).expect("mul_scalar"))
             });
             group.bench_function(id("sum"), |b| b.iter(|| backend.sum(black_box(&x)).expect("sum")));
+            // A rotation's X -> X^5 in NTT form (a permutation) and in coefficient form (with
+            // negations); the index tables are cached after the first call.
+            group.bench_function(id("automorphism_ntt"), |b| {
+                b.iter(|| backend.automorphism(black_box(&x), 5).expect("automorphism"))
+            });
+            group.bench_function(id("automorphism_coefficient"), |b| {
+                b.iter(|| backend.automorphism(black_box(&coefficients), 5).expect("automorphism"))
+            });
             group.bench_function(id("mac"), |b| {
                 let mut acc = backend.copy(&z).expect("copy");
                 b.iter(|| backend.mac(black_box(&mut acc), black_box(&x), black_box(&y)).expect("mac"))

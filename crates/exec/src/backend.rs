@@ -153,11 +153,14 @@ pub trait Backend: Send + Sync {
 
     /// The ring automorphism X -> X^k (the Galois element k odd, taken modulo 2N) of every
     /// polynomial of `a`, in either representation; the output keeps `a`'s representation and
-    /// basis. Slot rotations and conjugation are such maps (CKKS's X -> X^(5^r), X -> X^-1).
-    /// An even k is an error.
+    /// basis. Slot rotations and conjugation are such maps (CKKS's X -> X^(5^r), X -> X^-1). In
+    /// coefficient form it is a permutation of the coefficients with negations (X^N = -1), in NTT
+    /// form a plain permutation of the evaluation slots ([`pimhe_ring::GaloisPermutation`]). An
+    /// even k is an error ([`crate::operands::galois_element`]).
     ///
     /// The default is the fallback the design allows a backend without its own kernel: a round
-    /// trip through the host ([`PolyBatch::automorphism`]).
+    /// trip through the host ([`PolyBatch::automorphism`]). The CPU and UPMEM backends run it
+    /// where the data lives.
     fn automorphism(&self, a: &Self::Buffer, galois_element: usize) -> Result<Self::Buffer> {
         let image = self.download(a)?.automorphism(galois_element)?;
         self.upload(image)

@@ -1,6 +1,6 @@
 //! Checks of operand shapes shared by every backend, so each reports misuse the same way.
 
-use pimhe_ring::Representation;
+use pimhe_ring::{Representation, RingError};
 
 use crate::backend::Shape;
 use crate::error::{ExecError, Result};
@@ -28,8 +28,7 @@ pub fn require(operation: &'static str, a: &Shape, representation: Representatio
     if a.representation == representation {
         Ok(())
     } else {
-        Err(pimhe_ring::RingError::WrongRepresentation { operation, expected: representation, found: a.representation }
-            .into())
+        Err(RingError::WrongRepresentation { operation, expected: representation, found: a.representation }.into())
     }
 }
 
@@ -91,5 +90,16 @@ pub fn check_limb_constants(a: &Shape, constants: &[u64]) -> Result<()> {
                 a.basis.len()
             ),
         })
+    }
+}
+
+/// The Galois element `k` of [`crate::Backend::automorphism`] on `a`, reduced modulo 2N. An even
+/// k is refused: X -> X^k is an automorphism of the ring Z_Q\[X\]/(X^N + 1) only for k odd.
+pub fn galois_element(a: &Shape, k: usize) -> Result<usize> {
+    let n = a.basis.degree();
+    if k.is_multiple_of(2) {
+        Err(RingError::InvalidGaloisElement { k, n }.into())
+    } else {
+        Ok(k % (2 * n))
     }
 }

@@ -60,6 +60,9 @@ pub const COMMAND_BYTES: usize = 48;
 /// Command flag: `src[1]` is a single sub-polynomial combined with every sub-polynomial of
 /// `src[0]` (a key or a plaintext against a batch). Element-wise operations only.
 pub const FLAG_BROADCAST_SRC1: u32 = 1;
+/// Command flag of [`Opcode::Automorphism`]: the operands are in NTT form (bit-reversed
+/// evaluations) rather than coefficients.
+pub const FLAG_NTT_FORM: u32 = 2;
 /// Byte offset of `header.status` (the kernel writes bytes 48..56: command_count and status).
 pub const STATUS_OFFSET: usize = 52;
 
@@ -98,6 +101,9 @@ pub enum Opcode {
     MulC = 7,
     /// `dst0 := a0 b0, dst1 := a0 b1 + a1 b0, dst2 := a1 b1` with `(a0, a1, b0, b1) = src0..3`.
     Tensor = 8,
+    /// `dst0[i] := src0[i](X^k)` with the Galois element k (odd, below 2N) in `scalar`, in NTT
+    /// form under [`FLAG_NTT_FORM`], else in coefficient form. `dst0` must not overlap `src0`.
+    Automorphism = 9,
 }
 
 /// `header.status` values written by the kernel (`PIMHE_STATUS_OK`, `PIMHE_ERR_*`).
@@ -122,6 +128,10 @@ pub mod status {
     pub const ERR_N_INV: u32 = 8;
     /// An operand's `offset + count * N * 4` overflows the 32-bit MRAM address space.
     pub const ERR_OPERAND: u32 = 9;
+    /// AUTOMORPHISM: the Galois element is even or not below 2N.
+    pub const ERR_GALOIS: u32 = 10;
+    /// AUTOMORPHISM: the output overlaps the input.
+    pub const ERR_ALIAS: u32 = 11;
 
     /// What a status code means.
     pub fn describe(status: u32) -> &'static str {
@@ -136,6 +146,8 @@ pub mod status {
             ERR_BARRETT => "wrong Barrett constant",
             ERR_N_INV => "wrong N^-1 or its Shoup constant",
             ERR_OPERAND => "operand overflows the MRAM address space",
+            ERR_GALOIS => "automorphism Galois element even or not below 2N",
+            ERR_ALIAS => "automorphism output overlaps its input",
             _ => "unknown status",
         }
     }
@@ -302,11 +314,11 @@ pub struct PimheCommand {
     pub src: [u32; 4],
     /// Destination operand offsets (unused = 0).
     pub dst: [u32; 3],
-    /// MULC constant, reduced mod q.
+    /// MULC constant, reduced mod q; AUTOMORPHISM's Galois element.
     pub scalar: u32,
     /// floor(scalar 2^32 / q).
     pub scalar_shoup: u32,
-    /// [`FLAG_BROADCAST_SRC1`] and future flags.
+    /// [`FLAG_BROADCAST_SRC1`], [`FLAG_NTT_FORM`].
     pub flags: u32,
 }
 
@@ -358,6 +370,15 @@ impl PimheCommand {
     /// `dst[0] := a0 b0, dst[1] := a0 b1 + a1 b0, dst[2] := a1 b1` with `src = [a0, a1, b0, b1]`.
     pub fn tensor(dst: [u32; 3], src: [u32; 4], count: u32) -> Self {
         Self::new(Opcode::Tensor, count, src, dst)
+    }
+
+    /// `dst := src(X^k)` for the Galois element `k` (odd, below 2N), in NTT form when `ntt_form`.
+    pub fn automorphism(dst: u32, src: u32, k: u32, ntt_form: bool, count: u32) -> Self {
+        Self {
+            scalar: k,
+            flags: if ntt_form { FLAG_NTT_FORM } else { 0 },
+            ..Self::new(Opcode::Automorphism, count, [src, 0, 0, 0], [dst, 0, 0])
+        }
     }
 
     fn words(&self) -> [u32; 12] {

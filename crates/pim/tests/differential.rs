@@ -18,7 +18,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use differential_support::backend_programs::{self, BackendProgram};
-use differential_support::scheme_programs::{self, Bfv, Bgv, Fixture, Scheme, SchemeKind, SchemeProgram};
+use differential_support::ckks_programs::{self, CkksCheck, CkksFixture, CkksProgram};
+use differential_support::scheme_programs::{self, Fixture, ProgramScheme, SchemeKind, SchemeProgram};
 use differential_support::{compare, unexpected, Event, Verdict};
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_pim::emulator::EmulatorConfig;
@@ -27,6 +28,8 @@ use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_ring::PolyBatch;
 use pimhe_ring::Representation::Ntt;
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
 use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
 use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -203,16 +206,16 @@ fn random_backend_programs_agree_on_the_cpu_and_the_emulated_dpus() {
 }
 
 /// Keys per preset, made on first use (the same seed for every run: keys are not what varies).
-struct Fixtures<S: Scheme>(HashMap<usize, Fixture<S>>);
+struct Fixtures<S: ProgramScheme>(HashMap<usize, Fixture<S>>);
 
-impl<S: Scheme> Fixtures<S> {
+impl<S: ProgramScheme> Fixtures<S> {
     fn get(&mut self, degree: usize) -> &Fixture<S> {
         self.0.entry(degree).or_insert_with(|| Fixture::new(degree, 7))
     }
 }
 
 /// Runs one scheme program on the CPU and on a random PIM backend, and tallies it.
-fn scheme_program<S: Scheme>(
+fn scheme_program<S: ProgramScheme>(
     fixture: &Fixture<S>,
     cpu: &CpuBackend,
     seed: u64,
@@ -223,7 +226,7 @@ fn scheme_program<S: Scheme>(
     let program = SchemeProgram::generate(seed, &fixture.preset);
     let reference = scheme_programs::run(cpu, fixture, &program);
     let mut r = rng(seed ^ PIM_DRAWS);
-    let (pim, description) = pim_backend(&mut r, program.degree, &S::primes(&fixture.keys.ctx), 96, 24..96);
+    let (pim, description) = pim_backend(&mut r, program.degree, &fixture.keys.ctx.primes(), 96, 24..96);
     let candidate = scheme_programs::run(&pim, fixture, &program);
     let rounds = pim.report().map_or(0, |report| report.rounds);
     tally.add(&reference.events, &candidate.events, rounds, || context(&description, &program));
@@ -242,7 +245,7 @@ fn random_scheme_programs_agree_on_the_cpu_and_the_emulated_dpus_and_decrypt_rig
     const PROGRAMS: &str = "PIMHE_DIFF_SCHEME_PROGRAMS";
     let run = Run::from_env(PROGRAMS, 20);
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let (mut bgv, mut bfv) = (Fixtures::<Bgv>(HashMap::new()), Fixtures::<Bfv>(HashMap::new()));
+    let (mut bgv, mut bfv) = (Fixtures::<BgvContext>(HashMap::new()), Fixtures::<BfvContext>(HashMap::new()));
     let mut tally = Tally::default();
     let mut plain = scheme_programs::PlainCheck::default();
     for index in run.indices() {
@@ -259,6 +262,45 @@ fn random_scheme_programs_agree_on_the_cpu_and_the_emulated_dpus_and_decrypt_rig
     tally.finish("scheme programs");
     // Most decryptions are checked against the plaintexts, not only compared across backends.
     assert!(plain.agreed > 2 * plain.exhausted, "{plain:?}");
+}
+
+/// Random CKKS programs (`PIMHE_DIFF_CKKS_PROGRAMS` of them in a long run): bit-identical
+/// traces on the CPU and on a random PIM backend serving the data and special primes, and
+/// every decryption whose message fits its modulus within the error estimated for its history.
+#[test]
+fn random_ckks_programs_agree_on_the_cpu_and_the_emulated_dpus_and_decrypt_close() {
+    const PROGRAMS: &str = "PIMHE_DIFF_CKKS_PROGRAMS";
+    let run = Run::from_env(PROGRAMS, 24);
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let mut fixtures: HashMap<usize, CkksFixture> = HashMap::new();
+    let mut tally = Tally::default();
+    let mut check = CkksCheck::default();
+    for index in run.indices() {
+        let seed = run.program_seed(index);
+        let set = CkksProgram::set_of(seed);
+        let fixture = fixtures.entry(set).or_insert_with(|| CkksFixture::new(set, 7));
+        let program = CkksProgram::generate(seed, fixture);
+        let context = |description: &str| format!("{}\n{description}\n{program}", run.replay(index, PROGRAMS));
+        let reference = ckks_programs::run(&cpu, fixture, &program);
+        let mut r = rng(seed ^ PIM_DRAWS);
+        // Room for the evaluation keys on one DPU, and more; squeezed, little more.
+        let keys = fixture.key_polynomials();
+        let (pim, description) =
+            pim_backend(&mut r, fixture.set.degree, &fixture.primes(), keys + 512, keys + 32..keys + 256);
+        let candidate = ckks_programs::run(&pim, fixture, &program);
+        let rounds = pim.report().map_or(0, |report| report.rounds);
+        tally.add(&reference.events, &candidate.events, rounds, || context(&description));
+        for wrong in &reference.plain.wrong {
+            tally
+                .failures
+                .push(format!("the CPU's decryption differs from the plaintexts: {wrong}\n{}", context(&description)));
+        }
+        check.absorb(reference.plain);
+    }
+    eprintln!("plaintext checks: {check:?}");
+    tally.finish("CKKS programs");
+    // Most decryptions are checked against the plaintexts, not only compared across backends.
+    assert!(check.agreed > 2 * check.out_of_depth, "{check:?}");
 }
 
 /// Reduced from a random backend program: add_assign and mac onto a resident accumulator with an

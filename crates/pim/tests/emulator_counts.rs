@@ -86,6 +86,59 @@ fn multiply_compositions_match_native_arithmetic() {
     dpus.launch_selftest(&[0], SelfTest::Arith).unwrap();
 }
 
+/// One launch of an automorphism of `count` sub-polynomials of degree n on one DPU.
+fn automorphism(n: usize, count: usize, ntt_form: bool, variant: Variant) -> DpuCounts {
+    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let d = Dpu::new(q, n, 1);
+    let mut dpus = set(1, EmulatorConfig::default());
+    let k = (2 * n - 5) as u32;
+    d.load(&mut dpus, 0, variant, &[PimheCommand::automorphism(d.at(count), d.at(0), k, ntt_form, count as u32)]);
+    d.put(&mut dpus, 0, 0, &residues(count * n, q, 5));
+    dpus.launch(&[0]).unwrap().dpus[0].1.clone()
+}
+
+#[test]
+fn automorphism_moves_what_its_dma_pattern_says() {
+    // 16 sub-polynomials of N = 4096 on 16 tasklets, less a launch of none (header, command).
+    // Blocks are 256 words, or 128 when the best variant keeps the NTT's tables in WRAM.
+    let (n, count) = (4096usize, 16usize);
+    let words = (n * count) as u64;
+    for (variant, block) in [(Variant::Barrett, 256u64), (Variant::Best, 128)] {
+        let mut cycles = Vec::new();
+        for ntt_form in [true, false] {
+            let run = automorphism(n, count, ntt_form, variant);
+            let idle = automorphism(n, 0, ntt_form, variant).total();
+            let total = run.total();
+            let moved = (
+                total.dma_reads - idle.dma_reads,
+                total.dma_read_bytes - idle.dma_read_bytes,
+                total.dma_writes - idle.dma_writes,
+                total.dma_write_bytes - idle.dma_write_bytes,
+            );
+            // NTT form: one read and one write per block; coefficients: one 8-byte read per word.
+            let expected = if ntt_form {
+                (words / block, 4 * words, words / block, 4 * words)
+            } else {
+                (words, 8 * words, words / block, 4 * words)
+            };
+            assert_eq!(moved, expected, "{variant:?} ntt_form={ntt_form}");
+            let per_word = (total.instructions - idle.instructions) as f64 / words as f64;
+            let range = if ntt_form { 12.0..15.0 } else { 18.0..22.0 };
+            assert!(range.contains(&per_word), "{variant:?} ntt_form={ntt_form}: {per_word:.2} instructions per word");
+            cycles.push(model_cycles(&run));
+        }
+        // The gathers of the coefficient form cost about alpha + 4 cycles a word on the DMA engine.
+        let coefficient_per_word = cycles[1] / words as f64;
+        assert!((80.0..84.0).contains(&coefficient_per_word), "{coefficient_per_word:.1} cycles per word");
+        assert!(
+            cycles[1] > 5.0 * cycles[0],
+            "{variant:?}: NTT form {} vs coefficients {} cycles",
+            cycles[0],
+            cycles[1]
+        );
+    }
+}
+
 fn per_ntt(n: usize, variant: Variant) -> (DpuCounts, f64, f64, u64) {
     // 16 NTTs on 16 tasklets: one each, the DRAMatic calibration point for N = 2048.
     let report = transform(n, 16, variant, false, EmulatorConfig::default());
@@ -179,9 +232,14 @@ fn cost_table() {
             ),
         ),
     ];
-    println!("{:>8} {:>7} | {:>14} {:>14} {:>16}", "variant", "op", "instr/element", "DMA B/element", "cycles/element");
+    let automorphisms = [
+        ("AUT-NTT", PimheCommand::automorphism(d.at(k), d.at(0), 5, true, c)),
+        ("AUT-COEF", PimheCommand::automorphism(d.at(k), d.at(0), 5, false, c)),
+    ];
+    let ops = ops.into_iter().chain(automorphisms);
+    println!("{:>8} {:>8} | {:>14} {:>14} {:>16}", "variant", "op", "instr/element", "DMA B/element", "cycles/element");
     for variant in Variant::ALL {
-        for (name, command) in ops {
+        for (name, command) in ops.clone() {
             let mut dpus = set(1, EmulatorConfig::default());
             d.load(&mut dpus, 0, variant, &[command]);
             d.put(&mut dpus, 0, 0, &residues(7 * k * n, q, 4));
@@ -189,7 +247,7 @@ fn cost_table() {
             let total = counts.total();
             let elements = (k * n) as f64;
             println!(
-                "{:>8} {:>7} | {:>14.1} {:>14.1} {:>16.1}",
+                "{:>8} {:>8} | {:>14.1} {:>14.1} {:>16.1}",
                 format!("{variant:?}"),
                 name,
                 total.instructions as f64 / elements,

@@ -239,6 +239,12 @@ fn bad_headers_and_commands_are_rejected_by_the_kernel() {
         (bad_opcode, status::ERR_OPCODE),
         (bad_scalar, status::ERR_SCALAR),
         (PimheCommand::add(d.at(0), d.at(0), u32::MAX - 64, 1), status::ERR_OPERAND),
+        (PimheCommand::automorphism(d.at(1), d.at(0), 4, true, 1), status::ERR_GALOIS),
+        (PimheCommand::automorphism(d.at(1), d.at(0), 2 * n as u32 + 1, false, 1), status::ERR_GALOIS),
+        (PimheCommand::automorphism(d.at(0), d.at(0), 5, false, 1), status::ERR_ALIAS),
+        (PimheCommand::automorphism(d.at(1), d.at(0), 5, true, 2), status::ERR_ALIAS),
+        (PimheCommand::automorphism(d.at(0), d.at(1), 5, true, 2), status::ERR_ALIAS),
+        (PimheCommand::automorphism(d.at(0), u32::MAX - 64, 5, true, 1), status::ERR_OPERAND),
     ] {
         for variant in Variant::ALL {
             let mut dpus = set(1, EmulatorConfig::default());

@@ -1,7 +1,9 @@
 //! Every opcode of the DPU program, both arithmetic variants, against the CPU (pimhe-math's
-//! NttTable and per-element Modulus arithmetic) as the oracle: degrees 16 ..= 4096 (and one
-//! 32768 NTT), primes of 30 bits and fewer, sub-polynomial counts of 1, odd counts and counts
-//! that do not divide among the tasklets, tasklet counts from 1 to v1A's 24.
+//! NttTable and per-element Modulus arithmetic; automorphisms by their definition on
+//! coefficients, and in NTT form through the transforms) as the oracle: degrees 16 ..= 4096
+//! (and one 32768 NTT and automorphism), primes of 30 bits and fewer, sub-polynomial counts of
+//! 1, odd counts and counts that do not divide among the tasklets, tasklet counts from 1 to
+//! v1A's 24.
 
 mod emulator_support;
 
@@ -9,10 +11,30 @@ use emulator_support::{primes_for, residues, set, Dpu};
 use pimhe_math::Modulus;
 use pimhe_pim::emulator::{DpuGeneration, EmulatorConfig};
 use pimhe_pim::layout::{PimheCommand, Variant};
+use pimhe_testkit::oracle::{automorphism_residues, pow_mod};
 
-/// Runs all eight opcodes in one launch on disjoint operands and checks each against the CPU.
+/// X -> X^k of every sub-polynomial of `data` by its definition: in coefficient form directly,
+/// in NTT form as NTT(sigma_k(INTT(x))).
+fn automorphism_oracle(d: &Dpu, data: &[u32], k: u32, ntt_form: bool) -> Vec<u32> {
+    let n = d.n();
+    if ntt_form {
+        return d.cpu_ntt(&automorphism_oracle(d, &d.cpu_intt(data), k, false));
+    }
+    data.chunks(n).flat_map(|poly| automorphism_residues(poly, k as usize, d.q())).collect()
+}
+
+/// A Galois element below 2N from `seed`: 5^seed, conjugated for odd seeds.
+fn galois_element(n: usize, seed: u64) -> u32 {
+    let two_n = 2 * n as u64;
+    let k = pow_mod(5, seed, two_n);
+    (if seed % 2 == 1 { two_n - k } else { k }) as u32
+}
+
+/// Runs every opcode in one launch on disjoint operands and checks each against the CPU. The
+/// NTT-form automorphism runs first and again after the other commands (which overwrite the
+/// WRAM its bit-reversal table is kept in).
 fn check_all_ops(q: u32, n: usize, count: usize, variant: Variant, config: EmulatorConfig, seed: u64) {
-    let d = Dpu::new(q, n, 8);
+    let d = Dpu::new(q, n, 11);
     let m = Modulus::new(q as u64).unwrap();
     let len = n * count;
     let c = count as u32;
@@ -20,7 +42,9 @@ fn check_all_ops(q: u32, n: usize, count: usize, variant: Variant, config: Emula
     let slot = |k: usize| d.at(k * count);
     let inputs: Vec<Vec<u32>> = (0..12).map(|k| residues(len, q, seed * 100 + k as u64)).collect();
     let scalar = residues(1, q, seed ^ 0xabc)[0];
+    let (k, k_later) = (galois_element(n, seed), (2 * n - 1) as u32);
     let commands = [
+        PimheCommand::automorphism(slot(19), slot(20), k, true, c),
         PimheCommand::ntt(slot(0), c),
         PimheCommand::intt(slot(1), c),
         PimheCommand::add(slot(2), slot(2), slot(3), c),
@@ -29,6 +53,8 @@ fn check_all_ops(q: u32, n: usize, count: usize, variant: Variant, config: Emula
         PimheCommand::mac(slot(8), slot(9), slot(10), c),
         PimheCommand::mulc(slot(11), slot(11), scalar, &m, c),
         PimheCommand::tensor([slot(12), slot(13), slot(14)], [slot(15), slot(16), slot(17), slot(18)], c),
+        PimheCommand::automorphism(slot(21), slot(20), k_later, true, c),
+        PimheCommand::automorphism(slot(22), slot(23), k, false, c),
     ];
     let mut dpus = set(1, config.clone());
     d.load(&mut dpus, 0, variant, &commands);
@@ -39,6 +65,9 @@ fn check_all_ops(q: u32, n: usize, count: usize, variant: Variant, config: Emula
     for (k, v) in t.iter().enumerate() {
         d.put(&mut dpus, 0, (15 + k) * count, v);
     }
+    let (ntt_input, coefficient_input) = (residues(len, q, seed * 11 + 1), residues(len, q, seed * 11 + 2));
+    d.put(&mut dpus, 0, 20 * count, &ntt_input);
+    d.put(&mut dpus, 0, 23 * count, &coefficient_input);
     let report = dpus.launch(&[0]).unwrap();
     assert_eq!(report.dpus[0].1.tasklets.len(), config.tasklets as usize);
 
@@ -59,9 +88,17 @@ fn check_all_ops(q: u32, n: usize, count: usize, variant: Variant, config: Emula
     let d1: Vec<u32> = (0..len).map(|i| m.add(m.mul(a0[i], b1[i]), m.mul(a1[i], b0[i]))).collect();
     assert_eq!(get(13), d1, "TENSOR d1 {what}");
     assert_eq!(get(14), zip(a1, b1, &|x, y| m.mul(x, y)), "TENSOR d2 {what}");
+    assert_eq!(get(19), automorphism_oracle(&d, &ntt_input, k, true), "AUTOMORPHISM k={k} NTT form {what}");
+    assert_eq!(get(21), automorphism_oracle(&d, &ntt_input, k_later, true), "AUTOMORPHISM k=2N-1 NTT form {what}");
+    assert_eq!(
+        get(22),
+        automorphism_oracle(&d, &coefficient_input, k, false),
+        "AUTOMORPHISM k={k} coefficients {what}"
+    );
     // Inputs of other operations are untouched.
     assert_eq!(get(3), inputs[3], "ADD's second operand {what}");
     assert_eq!(get(15), t[0], "TENSOR's a0 {what}");
+    assert_eq!(get(20), ntt_input, "AUTOMORPHISM's input {what}");
 }
 
 #[test]
@@ -116,12 +153,66 @@ fn largest_degree_ntt_and_intt() {
 }
 
 #[test]
+fn largest_degree_automorphisms() {
+    let n = 32768;
+    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let d = Dpu::new(q, n, 2);
+    let data = residues(2 * n, q, 43);
+    let k = galois_element(n, 12345);
+    for variant in Variant::ALL {
+        let mut dpus = set(1, EmulatorConfig::default());
+        d.load(
+            &mut dpus,
+            0,
+            variant,
+            &[
+                PimheCommand::automorphism(d.at(2), d.at(0), k, true, 2),
+                PimheCommand::automorphism(d.at(4), d.at(0), k, false, 2),
+            ],
+        );
+        d.put(&mut dpus, 0, 0, &data);
+        dpus.launch(&[0]).unwrap();
+        assert_eq!(d.get(&dpus, 0, 2, 2 * n), automorphism_oracle(&d, &data, k, true), "NTT form {variant:?}");
+        assert_eq!(d.get(&dpus, 0, 4, 2 * n), automorphism_oracle(&d, &data, k, false), "coefficients {variant:?}");
+    }
+}
+
+#[test]
+fn automorphisms_of_every_element_at_small_degrees() {
+    // Every odd k below 2N at N = 16 and 32 (a block is the whole sub-polynomial) and a spread
+    // of them at 256 (several blocks), with 5 tasklets dealing 3 sub-polynomials' blocks.
+    for n in [16usize, 32, 256] {
+        let q = primes_for(n)[0];
+        let d = Dpu::new(q, n, 2);
+        let data = residues(3 * n, q, n as u64);
+        let step = if n == 256 { 26 } else { 2 };
+        for k in (1..2 * n as u32).step_by(step) {
+            let mut dpus = set(1, EmulatorConfig::default().with_tasklets(5));
+            d.load(
+                &mut dpus,
+                0,
+                Variant::Best,
+                &[
+                    PimheCommand::automorphism(d.at(3), d.at(0), k, true, 3),
+                    PimheCommand::automorphism(d.at(6), d.at(0), k, false, 3),
+                ],
+            );
+            d.put(&mut dpus, 0, 0, &data);
+            dpus.launch(&[0]).unwrap();
+            assert_eq!(d.get(&dpus, 0, 3, 3 * n), automorphism_oracle(&d, &data, k, true), "NTT form n={n} k={k}");
+            assert_eq!(d.get(&dpus, 0, 6, 3 * n), automorphism_oracle(&d, &data, k, false), "coefficients n={n} k={k}");
+        }
+    }
+}
+
+#[test]
 fn extreme_residues() {
     // All zeros, all q - 1, and alternating: the lazy bounds are exercised at their edges.
     let n = 256;
     for q in primes_for(n) {
         let m = Modulus::new(q as u64).unwrap();
-        let d = Dpu::new(q, n, 4);
+        let d = Dpu::new(q, n, 5);
+        let conjugation = (2 * n - 1) as u32;
         for pattern in [vec![0u32; n], vec![q - 1; n], (0..n).map(|i| if i % 2 == 0 { q - 1 } else { 0 }).collect()] {
             for variant in Variant::ALL {
                 let mut dpus = set(1, EmulatorConfig::default().with_tasklets(4));
@@ -134,8 +225,10 @@ fn extreme_residues() {
                         PimheCommand::intt(d.at(1), 1),
                         PimheCommand::mul(d.at(2), d.at(2), d.at(2), 1),
                         PimheCommand::mulc(d.at(3), d.at(3), q - 1, &m, 1),
+                        PimheCommand::automorphism(d.at(4), d.at(5), conjugation, false, 1),
                     ],
                 );
+                d.put(&mut dpus, 0, 5, &pattern);
                 for k in 0..4 {
                     d.put(&mut dpus, 0, k, &pattern);
                 }
@@ -144,6 +237,7 @@ fn extreme_residues() {
                 assert_eq!(d.get(&dpus, 0, 1, n), d.cpu_intt(&pattern));
                 assert_eq!(d.get(&dpus, 0, 2, n), pattern.iter().map(|&x| m.mul(x, x)).collect::<Vec<_>>());
                 assert_eq!(d.get(&dpus, 0, 3, n), pattern.iter().map(|&x| m.mul(x, q - 1)).collect::<Vec<_>>());
+                assert_eq!(d.get(&dpus, 0, 4, n), automorphism_oracle(&d, &pattern, conjugation, false));
             }
         }
     }

@@ -151,6 +151,23 @@ fn every_operation_on(config: PimConfig, count: usize, seed: u64) -> OffloadRepo
         pim.intt(&mut pc).unwrap();
         same(&pim, &cpu, &pc, &coefficients, &format!("intt round trip {label}"));
 
+        for k in [5, 2 * N - 1, 3 * 2 * N + 7] {
+            same(
+                &pim,
+                &cpu,
+                &pim.automorphism(&pa, k).unwrap(),
+                &cpu.automorphism(&a, k).unwrap(),
+                &format!("automorphism {k} {label}"),
+            );
+            same(
+                &pim,
+                &cpu,
+                &pim.automorphism(&pc, k).unwrap(),
+                &cpu.automorphism(&coefficients, k).unwrap(),
+                &format!("coefficient-form automorphism {k} {label}"),
+            );
+        }
+
         let lower = data.prefix(2).unwrap();
         same(
             &pim,
@@ -232,6 +249,60 @@ fn a_pipeline_runs_in_one_launch_with_transfers_only_at_its_ends() {
     let after = pim.report().unwrap();
     assert_eq!(after.launches, 1);
     assert_eq!(after.bytes_from_dpus, 3 * 6 * 3 * N as u64 * 4);
+}
+
+#[test]
+fn automorphisms_run_on_the_dpus_within_a_pipeline_in_both_modes() {
+    // X -> X^k in coefficient form, NTT, X -> X^k' in NTT form, inverse NTT: one launch, no
+    // fallback, bit-identical to the CPU backend, on odd DPU counts (groups of 3 in parallel
+    // mode, 11 DPUs for each prime in turn in sequential mode) and 13 polynomials.
+    let (primes, data, _) = setup();
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let a = random_batch(&mut rng(7), &data, 13, Representation::Coefficient);
+    for (dpus, mode) in [(9, Mode::Parallel), (11, Mode::Sequential)] {
+        for variant in Variant::ALL {
+            let what = format!("{dpus} DPUs {mode:?} {variant:?}");
+            let mut config = PimConfig::new(dpus, mode);
+            config.variant = variant;
+            let pim = PimBackend::new(config, N, &primes).unwrap();
+            let mut on_dpus = pim.automorphism(&pim.upload(a.clone()).unwrap(), 2 * N - 1).unwrap();
+            let mut on_cpu = cpu.automorphism(&a, 2 * N - 1).unwrap();
+            pim.ntt(&mut on_dpus).unwrap();
+            cpu.ntt(&mut on_cpu).unwrap();
+            let mut on_dpus = pim.automorphism(&on_dpus, 25).unwrap();
+            let mut on_cpu = cpu.automorphism(&on_cpu, 25).unwrap();
+            pim.intt(&mut on_dpus).unwrap();
+            cpu.intt(&mut on_cpu).unwrap();
+            let before = pim.report().unwrap();
+            assert_eq!(before.bytes_from_dpus, 0, "nothing comes back before the end: {what}");
+            assert_eq!(pim.download(&on_dpus).unwrap(), on_cpu, "{what}");
+            let report = pim.report().unwrap();
+            assert_eq!(report.fallbacks, 0, "the automorphisms are kernels: {what}");
+            let launches = if mode == Mode::Parallel { 1 } else { data.len() as u64 };
+            assert_eq!(report.launches, launches, "one launch (per prime in sequential mode): {what}");
+            assert!(report.counted.instructions > 0 && report.compute_s > 0.0, "{what}");
+        }
+    }
+}
+
+#[test]
+fn an_automorphism_over_unserved_primes_is_a_counted_fallback_and_even_elements_are_refused() {
+    let (primes, data, _) = setup();
+    let pim = PimBackend::new(PimConfig::new(4, Mode::Parallel), N, &primes[..3]).unwrap();
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let foreign = RingBasis::new(N, &primes[3..]).unwrap();
+    let a = random_batch(&mut rng(8), &foreign, 3, Representation::Ntt);
+    let image = pim.automorphism(&pim.upload(a.clone()).unwrap(), 5).unwrap();
+    assert_eq!(pim.download(&image).unwrap(), cpu.automorphism(&a, 5).unwrap());
+    assert_eq!(pim.report().unwrap().fallbacks, 1);
+    // The same refusal, word for word, as the CPU backend's; the input is kept.
+    let b = random_batch(&mut rng(9), &data, 2, Representation::Coefficient);
+    let on_dpus = pim.upload(b.clone()).unwrap();
+    for k in [0, 6, 2 * N] {
+        let refused = pim.automorphism(&on_dpus, k).err().expect("even elements are refused");
+        assert_eq!(refused, cpu.automorphism(&b, k).unwrap_err());
+    }
+    assert_eq!(pim.download(&on_dpus).unwrap(), b);
 }
 
 #[test]
@@ -359,9 +430,12 @@ fn large_odd_dpu_counts_match_the_cpu_backend() {
             pim.intt(d).unwrap();
             cpu.intt(h).unwrap();
         }
+        let rotated = pim.automorphism(&out[1], 5).unwrap();
         for (d, h) in out.iter().zip(&expected) {
             assert_eq!(&pim.download(d).unwrap(), h, "{dpus} DPUs {mode:?}");
         }
+        let expected_rotated = cpu.automorphism(&expected[1], 5).unwrap();
+        assert_eq!(pim.download(&rotated).unwrap(), expected_rotated, "automorphism on {dpus} DPUs {mode:?}");
         let launches = pim.report().unwrap().launches;
         // A sum over the batch adds one partial per DPU on the host.
         let total = pim.download(&pim.sum(&out[0]).unwrap()).unwrap();

@@ -1,49 +1,87 @@
 //! The ring automorphisms X -> X^k (k odd), the Galois maps behind slot rotations.
 
-use pimhe_math::bit_reverse;
+use pimhe_math::{bit_reverse, Modulus};
 
 use crate::batch::PolyBatch;
 use crate::error::{Result, RingError};
 use crate::representation::Representation;
 
-/// For each output position, where its value comes from and whether it is negated.
-struct Permutation {
-    source: Vec<usize>,
-    negate: Vec<bool>,
+/// Marks an entry of [`GaloisPermutation`] whose value is negated (degrees stay far below 2^31).
+const NEGATE: u32 = 1 << 31;
+
+/// X -> X^k on the residues of one polynomial of degree N in one representation: for each output
+/// position, where its value comes from and whether it is negated.
+///
+/// - Coefficient form: X^i maps to X^(ik mod 2N), and X^N = -1 folds the upper half back
+///   negated, so the map is a permutation with negations.
+/// - NTT form: slot j holds a(psi^(2 bitrev(j) + 1)); sigma_k(a) there equals a at the k-th power
+///   of that root, which is another slot. A pure permutation, no negations.
+///
+/// It depends only on (N, k mod 2N, representation), so a caller applying many automorphisms can
+/// build each once and keep it (the CPU backend of `pimhe-exec` does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GaloisPermutation {
+    /// Per output position: the source position, with [`NEGATE`] set when it is negated.
+    entries: Vec<u32>,
+    /// Whether any entry negates (coefficient form).
+    negates: bool,
 }
 
-fn check_element(k: usize, n: usize) -> Result<()> {
-    if k % 2 == 1 {
-        Ok(())
-    } else {
-        Err(RingError::InvalidGaloisElement { k, n })
+impl GaloisPermutation {
+    /// The permutation of X -> X^k at degree `n` (a power of two; it panics otherwise) in
+    /// `representation`. An even k is refused; k is taken modulo 2N.
+    pub fn new(n: usize, k: usize, representation: Representation) -> Result<Self> {
+        assert!(n.is_power_of_two(), "ring degrees are powers of two, not {n}");
+        if k.is_multiple_of(2) {
+            return Err(RingError::InvalidGaloisElement { k, n });
+        }
+        // Products modulo 2N by masking (wrapping is harmless: 2N divides 2^64).
+        let mask = 2 * n - 1;
+        let k = k & mask;
+        let mut entries = vec![0u32; n];
+        match representation {
+            Representation::Coefficient => {
+                for i in 0..n {
+                    let target = i.wrapping_mul(k) & mask;
+                    let (position, flip) = if target >= n { (target - n, NEGATE) } else { (target, 0) };
+                    entries[position] = i as u32 | flip;
+                }
+            }
+            Representation::Ntt => {
+                let log_n = n.trailing_zeros();
+                for (j, entry) in entries.iter_mut().enumerate() {
+                    let exponent = (2 * bit_reverse(j, log_n) + 1).wrapping_mul(k) & mask;
+                    *entry = bit_reverse((exponent - 1) / 2, log_n) as u32;
+                }
+            }
+        }
+        Ok(Self { entries, negates: representation == Representation::Coefficient })
     }
-}
 
-/// Coefficient form: X^i maps to X^(ik mod 2N), and X^N = -1 folds the upper half back negated.
-fn coefficient_permutation(k: usize, n: usize) -> Permutation {
-    let mut source = vec![0; n];
-    let mut negate = vec![false; n];
-    for i in 0..n {
-        let target = i * k % (2 * n);
-        let (position, flip) = if target >= n { (target - n, true) } else { (target, false) };
-        source[position] = i;
-        negate[position] = flip;
+    /// The ring degree N.
+    pub fn degree(&self) -> usize {
+        self.entries.len()
     }
-    Permutation { source, negate }
-}
 
-/// NTT form: slot j holds a(psi^(2 bitrev(j) + 1)); sigma_k(a) there equals a at the k-th
-/// power of that root, which is another slot. A pure permutation, no negations.
-fn ntt_permutation(k: usize, n: usize) -> Permutation {
-    let log_n = n.trailing_zeros();
-    let source = (0..n)
-        .map(|j| {
-            let exponent = (2 * bit_reverse(j, log_n) + 1) * k % (2 * n);
-            bit_reverse((exponent - 1) / 2, log_n)
-        })
-        .collect();
-    Permutation { source, negate: vec![false; n] }
+    /// `output := sigma_k(input)` for one polynomial's residues modulo `q`. Both slices hold N
+    /// residues (it panics otherwise).
+    pub fn apply(&self, q: &Modulus, output: &mut [u32], input: &[u32]) {
+        let n = self.degree();
+        assert!(input.len() == n && output.len() == n, "an automorphism of degree {n} needs N residues in and out");
+        if self.negates {
+            for (dst, &entry) in output.iter_mut().zip(&self.entries) {
+                let value = input[(entry & !NEGATE) as usize];
+                // Select the negation by mask: the permutation is public, but this keeps the
+                // loop free of data-dependent branches.
+                let flip = (entry >> 31).wrapping_neg();
+                *dst = (q.neg(value) & flip) | (value & !flip);
+            }
+        } else {
+            for (dst, &entry) in output.iter_mut().zip(&self.entries) {
+                *dst = input[entry as usize];
+            }
+        }
+    }
 }
 
 impl PolyBatch {
@@ -59,26 +97,12 @@ impl PolyBatch {
     /// assert_eq!(cubed.poly_limb(0, 0)[3], 16); // X^11 = -X^3
     /// ```
     pub fn automorphism(&self, k: usize) -> Result<PolyBatch> {
-        let n = self.degree();
-        check_element(k, n)?;
-        let k = k % (2 * n);
-        let permutation = match self.representation() {
-            Representation::Coefficient => coefficient_permutation(k, n),
-            Representation::Ntt => ntt_permutation(k, n),
-        };
+        let permutation = GaloisPermutation::new(self.degree(), k, self.representation())?;
         let mut out = PolyBatch::zeros(self.basis(), self.count(), self.representation());
         for limb in 0..self.basis().len() {
             let q = *self.basis().modulus(limb);
             for poly in 0..self.count() {
-                let input = self.poly_limb(limb, poly);
-                let output = out.poly_limb_mut(limb, poly);
-                for (position, dst) in output.iter_mut().enumerate() {
-                    let value = input[permutation.source[position]];
-                    // Select the negation by mask: the permutation is public, but this keeps
-                    // the loop free of data-dependent branches.
-                    let flip = (permutation.negate[position] as u32).wrapping_neg();
-                    *dst = (q.neg(value) & flip) | (value & !flip);
-                }
+                permutation.apply(&q, out.poly_limb_mut(limb, poly), self.poly_limb(limb, poly));
             }
         }
         Ok(out)

@@ -12,6 +12,7 @@ pub mod error;
 pub mod memory;
 pub mod representation;
 
+pub use automorphism::GaloisPermutation;
 pub use basis::RingBasis;
 pub use batch::PolyBatch;
 pub use error::{Result, RingError};

@@ -2,6 +2,7 @@
 //!
 //! The workloads of the papers pimhe implements, written once against the schemes and so run
 //! on every backend: encrypted statistics over many users (seed 002: mean, variance, linear
-//! regression).
+//! regression) and the CKKS pipeline of the demo (a product, a rotation, a polynomial).
 
+pub mod ckks_pipeline;
 pub mod stats;

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use pimhe_exec::operands::{broadcast, check_limb_constants, require, same_shape};
+use pimhe_exec::operands::{broadcast, check_limb_constants, galois_element, require, same_shape};
 use pimhe_exec::{Backend, CpuBackend, ExecError, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
@@ -560,6 +560,30 @@ impl PimBackend {
         Ok(())
     }
 
+    /// An operation with one new output, run where its operands are: on the DPUs when all are
+    /// resident (`on_device` gets them and returns `None` when the output does not fit, which
+    /// sends it to rounds), in rounds when one is streamed, and on the CPU backend (`cpu` gets
+    /// them on the host; a counted fallback) when one lies over primes the DPUs do not serve or
+    /// the output would (`served` false).
+    fn mapped_kernel(
+        &self,
+        operands: &[&PimBuffer],
+        served: bool,
+        on_device: impl Fn(&[&PimBuffer]) -> pimhe_exec::Result<Option<PimBuffer>>,
+        cpu: impl FnOnce(&CpuBackend, Vec<PolyBatch>) -> pimhe_exec::Result<PolyBatch>,
+    ) -> pimhe_exec::Result<PimBuffer> {
+        match if served { self.route(operands) } else { Route::Cpu } {
+            Route::Cpu => return self.fallback_buffer(operands, cpu),
+            Route::Device(_) => {
+                if let Some(out) = on_device(operands)? {
+                    return Ok(out);
+                }
+            }
+            Route::Rounds => {}
+        }
+        self.single_in_rounds(operands, |round| on_device(&round.iter().collect::<Vec<_>>()))
+    }
+
     /// An element-wise kernel `out = op(a, b)`, or its CPU fallback.
     fn binary_kernel(
         &self,
@@ -570,21 +594,17 @@ impl PimBackend {
         cpu: impl FnOnce(&CpuBackend, &PolyBatch, &PolyBatch) -> pimhe_exec::Result<PolyBatch>,
     ) -> pimhe_exec::Result<PimBuffer> {
         let map = broadcast(operation, &a.shape, &b.shape, opcode == Opcode::Mul)?;
-        let on_device = |a: &PimBuffer, b: &PimBuffer| {
-            self.mapped_on_device(&a.shape, a.placement()?, &[b.placement()?], |_, share, offsets, dst| {
-                command(opcode, share.len, &[offsets[0], offsets[1]], &[dst]).broadcast_second(map.single)
-            })
-        };
-        match self.route(&[a, b]) {
-            Route::Cpu => return self.fallback_buffer(&[a, b], |backend, host| cpu(backend, &host[0], &host[1])),
-            Route::Device(_) => {
-                if let Some(out) = on_device(a, b)? {
-                    return Ok(out);
-                }
-            }
-            Route::Rounds => {}
-        }
-        self.single_in_rounds(&[a, b], |r| on_device(&r[0], &r[1]))
+        self.mapped_kernel(
+            &[a, b],
+            true,
+            |operands| {
+                let (a, b) = (operands[0], operands[1]);
+                self.mapped_on_device(&a.shape, a.placement()?, &[b.placement()?], |_, share, offsets, dst| {
+                    command(opcode, share.len, &[offsets[0], offsets[1]], &[dst]).broadcast_second(map.single)
+                })
+            },
+            |backend, host| cpu(backend, &host[0], &host[1]),
+        )
     }
 
     /// A new buffer of `shape` computed on the DPUs, one command per (limb, share) of its
@@ -669,34 +689,26 @@ impl PimBackend {
         target: &Arc<RingBasis>,
         scalar: impl Fn(&Modulus) -> u32,
     ) -> pimhe_exec::Result<PimBuffer> {
-        let on_device = |a: &PimBuffer| {
-            let shape = Shape { basis: target.clone(), ..a.shape.clone() };
-            self.mapped_on_device(&shape, a.placement()?, &[], |slot, share, offsets, dst| {
-                let q = &self.primes[slot];
-                command(Opcode::MulC, share.len, &[offsets[0]], &[dst]).scalar(scalar(q), q)
-            })
-        };
-        let route = if self.slots(target).is_some() { self.route(&[a]) } else { Route::Cpu };
-        match route {
-            Route::Cpu => {
-                return self.fallback_buffer(&[a], |_, host| {
-                    let mut out = host[0].restrict(target)?;
-                    for limb in 0..target.len() {
-                        let q = *target.modulus(limb);
-                        let c = scalar(&q);
-                        out.limb_mut(limb).iter_mut().for_each(|x| *x = q.mul(*x, c));
-                    }
-                    Ok(out)
+        self.mapped_kernel(
+            &[a],
+            self.slots(target).is_some(),
+            |operands| {
+                let shape = Shape { basis: target.clone(), ..operands[0].shape.clone() };
+                self.mapped_on_device(&shape, operands[0].placement()?, &[], |slot, share, offsets, dst| {
+                    let q = &self.primes[slot];
+                    command(Opcode::MulC, share.len, &[offsets[0]], &[dst]).scalar(scalar(q), q)
                 })
-            }
-            Route::Device(_) => {
-                if let Some(out) = on_device(a)? {
-                    return Ok(out);
+            },
+            |_, host| {
+                let mut out = host[0].restrict(target)?;
+                for limb in 0..target.len() {
+                    let q = *target.modulus(limb);
+                    let c = scalar(&q);
+                    out.limb_mut(limb).iter_mut().for_each(|x| *x = q.mul(*x, c));
                 }
-            }
-            Route::Rounds => {}
-        }
-        self.single_in_rounds(&[a], |r| on_device(&r[0]))
+                Ok(out)
+            },
+        )
     }
 }
 
@@ -901,6 +913,22 @@ impl Backend for PimBackend {
 
     fn mod_down(&self, a: &PimBuffer, count: usize, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
+    }
+
+    fn automorphism(&self, a: &PimBuffer, k: usize) -> pimhe_exec::Result<PimBuffer> {
+        let k = galois_element(&a.shape, k)?;
+        let ntt_form = a.shape.representation == Representation::Ntt;
+        self.mapped_kernel(
+            &[a],
+            true,
+            |operands| {
+                self.mapped_on_device(&operands[0].shape, operands[0].placement()?, &[], |_, share, offsets, dst| {
+                    // k < 2N <= 2^16: a word.
+                    PimheCommand::automorphism(dst, offsets[0], k as u32, ntt_form, share.len as u32)
+                })
+            },
+            |cpu, host| cpu.automorphism(&host[0], k),
+        )
     }
 }
 

@@ -148,6 +148,11 @@ pub enum Op {
         count: usize,
         t: Option<u32>,
     },
+    Automorphism {
+        dst: usize,
+        a: usize,
+        k: usize,
+    },
     /// The key pairs are uploaded by the step itself (fresh random keys).
     KeySwitch {
         dst: [usize; 2],
@@ -310,6 +315,7 @@ impl<B: Backend> Machine<'_, B> {
             }
             Op::ModDownLast { dst, a, t } => self.set(*dst, backend.mod_down_last(self.get(*a)?, modulus(t))),
             Op::ModDown { dst, a, count, t } => self.set(*dst, backend.mod_down(self.get(*a)?, *count, modulus(t))),
+            Op::Automorphism { dst, a, k } => self.set(*dst, backend.automorphism(self.get(*a)?, *k)),
             Op::KeySwitch { dst, c, keys, digits, extended, t } => {
                 let keys = keys
                     .iter()
@@ -498,7 +504,7 @@ impl Generator {
     fn step(&mut self) {
         // One step in ten (of those that can be) is built to be refused.
         let valid = !self.rng.chance(10);
-        match self.rng.below(22) {
+        match self.rng.below(23) {
             0 | 1 => {
                 let model = self.model();
                 self.upload(model, &[]);
@@ -534,6 +540,7 @@ impl Generator {
             16 => self.base_convert(valid),
             17 => self.base_convert_ntt(valid),
             18 | 19 => self.mod_down(valid),
+            20 => self.automorphism(valid),
             _ => self.key_switch(valid),
         }
     }
@@ -727,6 +734,27 @@ impl Generator {
         let dst = self.destination(&[]);
         let out = Model { basis: target.clone(), count: model.count, representation: Representation::Ntt };
         self.output(Op::BaseConvertNtt { dst, a, a_ntt, target }, valid, dst, out);
+    }
+
+    /// automorphism of any register by an odd Galois element: the identity, rotations 5^r,
+    /// conjugation, elements above 2N and a huge one (all taken modulo 2N); an even one to be
+    /// refused.
+    fn automorphism(&mut self, valid: bool) {
+        let a = self.any(&[]);
+        let model = self.shape(a);
+        let two_n = 2 * model.basis.n;
+        let k = match self.rng.below(5) {
+            0 => self.rng.pick(&[1, two_n - 1, usize::MAX]),
+            1 => two_n * (1 + self.rng.below(4)) + 2 * self.rng.below(two_n / 2) + 1,
+            _ => {
+                // 5^r mod 2N
+                let r = self.rng.below(two_n);
+                (0..r).fold(1, |x, _| x * 5 % two_n)
+            }
+        };
+        let k = if valid { k } else { k ^ 1 };
+        let dst = self.destination(&[]);
+        self.output(Op::Automorphism { dst, a, k }, valid, dst, model);
     }
 
     /// mod_down_last and mod_down (refused with nothing left to divide into).

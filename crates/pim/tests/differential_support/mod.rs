@@ -12,6 +12,7 @@
 //! to the differential test is one more `run` on it and one more `compare`.
 
 pub mod backend_programs;
+pub mod ckks_programs;
 pub mod scheme_programs;
 
 use pimhe_ring::PolyBatch;

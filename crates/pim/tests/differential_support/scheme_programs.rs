@@ -12,13 +12,23 @@
 //! ([`PlainCheck`]). The generator estimates the budget roughly and mostly avoids operations
 //! that would exhaust it, so most decryptions are checked; the others still compare bit for
 //! bit across backends.
+//!
+//! The interpreter is generic over the scheme's context: keys, encryption, the shared
+//! evaluations and decryption are the RLWE core's types for both; [`ProgramScheme`] holds the
+//! little that differs (the preset's levels, the primes a device serves, the plaintext
+//! operands, BGV's modulus switches).
 
 use std::sync::Arc;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_schemes::encoder::{BatchEncoder, PlainContext, Plaintext};
-use pimhe_schemes::{bfv, bgv, Result};
+use pimhe_schemes::bfv::{BfvContext, BfvParameters};
+use pimhe_schemes::bgv::{BgvContext, BgvParameters};
+use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, Plaintext};
+use pimhe_schemes::rlwe::{
+    CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey, RelinKey, RlweScheme, SecretKey,
+};
+use pimhe_schemes::Result;
 
 use super::{Draws, Event, Outcome, Seen};
 
@@ -141,205 +151,192 @@ pub struct Preset {
     pub relinearization: bool,
 }
 
-/// A scheme's types and calls, so that one interpreter runs both.
-pub trait Scheme: Sized {
-    type Context: PlainContext;
-    type SecretKey;
-    type PublicKey;
-    type RelinKey;
-    type Ciphertext<B: Backend>;
-    type Evaluator<'a, B: Backend + 'a>;
-    type Decryptor<'a, B: Backend + 'a>;
+/// What differs between BGV and BFV for the interpreter; everything else (keys, encryption,
+/// the shared evaluations, decryption and the noise budget) is the RLWE core's, generic over
+/// the context.
+pub trait ProgramScheme: ExactScheme {
+    /// The scheme, as programs name it.
+    const KIND: SchemeKind;
 
-    fn context(degree: usize) -> Result<Arc<Self::Context>>;
-    fn preset(ctx: &Arc<Self::Context>) -> Result<Preset>;
+    /// The preset context of ring degree `degree`.
+    fn preset_context(degree: usize) -> Result<Arc<Self>>;
+
+    /// log2 of the ciphertext modulus at each level the generator may use (one for BFV, whose
+    /// ciphertexts have no modulus chain).
+    fn level_bits(&self) -> Result<Vec<f64>>;
+
     /// Every prime the scheme computes with (what a device should serve).
-    fn primes(ctx: &Arc<Self::Context>) -> Vec<u32>;
-    fn keys(ctx: &Arc<Self::Context>, seed: u64) -> Result<Keys<Self>>;
-    fn encrypt<B: Backend>(
-        backend: &B,
-        keys: &Keys<Self>,
+    fn primes(&self) -> Vec<u32>;
+
+    /// Slot-wise `a + m` (each scheme adds a plaintext its own way).
+    fn add_plain<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
         plains: &[Plaintext],
-        symmetric: bool,
-        seed: u64,
-    ) -> Result<Self::Ciphertext<B>>;
-    fn evaluator<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Evaluator<'a, B>>;
-    fn decryptor<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Decryptor<'a, B>>;
-    fn evaluate<B: Backend>(
-        evaluator: &Self::Evaluator<'_, B>,
-        op: Evaluation<'_, Self::Ciphertext<B>>,
-    ) -> Result<Self::Ciphertext<B>>;
-    fn parts<B: Backend>(c: &Self::Ciphertext<B>) -> &[B::Buffer];
-    fn decrypt<B: Backend>(decryptor: &Self::Decryptor<'_, B>, c: &Self::Ciphertext<B>) -> Result<Vec<Plaintext>>;
-    fn noise_budget<B: Backend>(decryptor: &Self::Decryptor<'_, B>, c: &Self::Ciphertext<B>) -> Result<Vec<u32>>;
+    ) -> Result<CiphertextBatch<B, Self>>;
+
+    /// Slot-wise `a * m`.
+    fn mul_plain<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+    ) -> Result<CiphertextBatch<B, Self>>;
+
+    /// BGV's modulus switch: to the next level (`None`) or down to `level`. Only drawn where the
+    /// preset has more than one level.
+    fn mod_switch<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        level: Option<usize>,
+    ) -> Result<CiphertextBatch<B, Self>>;
 }
 
-/// An evaluator call on borrowed ciphertexts.
-pub enum Evaluation<'c, C> {
-    Add(&'c C, &'c C),
-    Sub(&'c C, &'c C),
-    Negate(&'c C),
-    Sum(&'c C),
-    AddPlain(&'c C, &'c [Plaintext]),
-    MulPlain(&'c C, &'c [Plaintext]),
-    Multiply(&'c C, &'c C),
-    Relinearize(&'c C),
-    ModSwitchToNext(&'c C),
-    ModSwitchTo(&'c C, usize),
+impl ProgramScheme for BgvContext {
+    const KIND: SchemeKind = SchemeKind::Bgv;
+
+    fn preset_context(degree: usize) -> Result<Arc<Self>> {
+        BgvContext::new(BgvParameters::preset(degree)?)
+    }
+
+    fn level_bits(&self) -> Result<Vec<f64>> {
+        (0..=self.max_level()).map(|l| Ok(self.level_basis(l)?.log_modulus())).collect()
+    }
+
+    fn primes(&self) -> Vec<u32> {
+        self.params().primes()
+    }
+
+    fn add_plain<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+    ) -> Result<CiphertextBatch<B, Self>> {
+        evaluator.add_plain(a, plains)
+    }
+
+    fn mul_plain<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+    ) -> Result<CiphertextBatch<B, Self>> {
+        evaluator.mul_plain(a, plains)
+    }
+
+    fn mod_switch<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        level: Option<usize>,
+    ) -> Result<CiphertextBatch<B, Self>> {
+        match level {
+            None => evaluator.mod_switch_to_next(a),
+            Some(level) => evaluator.mod_switch_to(a, level),
+        }
+    }
+}
+
+impl ProgramScheme for BfvContext {
+    const KIND: SchemeKind = SchemeKind::Bfv;
+
+    fn preset_context(degree: usize) -> Result<Arc<Self>> {
+        BfvContext::new(BfvParameters::preset(degree)?)
+    }
+
+    fn level_bits(&self) -> Result<Vec<f64>> {
+        Ok(vec![self.ciphertext_basis().log_modulus()])
+    }
+
+    fn primes(&self) -> Vec<u32> {
+        self.all_primes()
+    }
+
+    fn add_plain<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+    ) -> Result<CiphertextBatch<B, Self>> {
+        evaluator.add_plain(a, plains)
+    }
+
+    fn mul_plain<B: Backend>(
+        evaluator: &Evaluator<'_, B, Self>,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+    ) -> Result<CiphertextBatch<B, Self>> {
+        evaluator.mul_plain(a, plains)
+    }
+
+    fn mod_switch<B: Backend>(
+        _evaluator: &Evaluator<'_, B, Self>,
+        _a: &CiphertextBatch<B, Self>,
+        _level: Option<usize>,
+    ) -> Result<CiphertextBatch<B, Self>> {
+        unreachable!("BFV has no modulus chain: the generator draws no modulus switch for it")
+    }
 }
 
 /// The keys of one preset, made on the CPU.
-pub struct Keys<S: Scheme> {
-    pub ctx: Arc<S::Context>,
-    pub secret: S::SecretKey,
-    pub public: S::PublicKey,
-    pub relin: Option<S::RelinKey>,
+pub struct Keys<S: RlweScheme> {
+    pub ctx: Arc<S>,
+    pub secret: SecretKey<S>,
+    pub public: PublicKey<S>,
+    pub relin: Option<RelinKey<S>>,
+}
+
+impl<S: RlweScheme> Keys<S> {
+    /// Keys of `ctx` from `seed`, with a relinearization key where the parameters allow one.
+    pub fn new(ctx: &Arc<S>, seed: u64) -> Result<Self> {
+        let cpu = CpuBackend::new(Some(1))?;
+        let mut generator = KeyGenerator::with_sampler(&cpu, ctx, Sampler::from_seed_u64(seed));
+        let secret = generator.secret_key()?;
+        let public = generator.public_key(&secret)?;
+        let relin = if has_special_primes(&**ctx) { Some(generator.relin_key(&secret)?) } else { None };
+        Ok(Self { ctx: ctx.clone(), secret, public, relin })
+    }
+}
+
+/// Whether the parameters of `ctx` allow key switching (relinearization, automorphisms).
+pub fn has_special_primes<S: RlweScheme>(ctx: &S) -> bool {
+    !ctx.rlwe().params().special_primes().is_empty()
 }
 
 /// The keys and what the generator needs of a preset, made once.
-pub struct Fixture<S: Scheme> {
+pub struct Fixture<S: ProgramScheme> {
     pub keys: Keys<S>,
     pub preset: Preset,
     pub encoder: BatchEncoder,
 }
 
-impl<S: Scheme> Fixture<S> {
+impl<S: ProgramScheme> Fixture<S> {
     /// The preset of degree `degree` with keys from `seed`.
     pub fn new(degree: usize, seed: u64) -> Self {
-        let ctx = S::context(degree).expect("presets are valid");
-        let preset = S::preset(&ctx).expect("presets are valid");
-        let keys = S::keys(&ctx, seed).expect("key generation on the CPU");
+        let ctx = S::preset_context(degree).expect("presets are valid");
+        let preset = Preset {
+            degree: ctx.rlwe().degree(),
+            plain_modulus: ctx.plain_space().modulus().value() as u64,
+            level_bits: ctx.level_bits().expect("presets are valid"),
+            relinearization: has_special_primes(&*ctx),
+        };
+        let keys = Keys::new(&ctx, seed).expect("key generation on the CPU");
         Self { encoder: BatchEncoder::new(&keys.ctx), keys, preset }
     }
 }
 
-/// BGV.
-pub struct Bgv;
-/// BFV.
-pub struct Bfv;
-
-/// Implements [`Scheme`] for `$scheme` from module `$m`: the two APIs have the same names; the
-/// context-specific parts (`levels`, `primes`, `switch`) are given.
-macro_rules! scheme {
-    ($scheme:ident, $m:ident, $context:ident, $params:ident,
-     levels: |$lc:ident| $levels:expr,
-     primes: |$pc:ident| $primes:expr,
-     switch: |$e:ident, $op:ident| $switch:expr) => {
-        impl Scheme for $scheme {
-            type Context = $m::$context;
-            type SecretKey = $m::SecretKey;
-            type PublicKey = $m::PublicKey;
-            type RelinKey = $m::RelinKey;
-            type Ciphertext<B: Backend> = $m::CiphertextBatch<B>;
-            type Evaluator<'a, B: Backend + 'a> = $m::Evaluator<'a, B>;
-            type Decryptor<'a, B: Backend + 'a> = $m::Decryptor<'a, B>;
-
-            fn context(degree: usize) -> Result<Arc<Self::Context>> {
-                $m::$context::new($m::$params::preset(degree)?)
-            }
-
-            fn preset($lc: &Arc<Self::Context>) -> Result<Preset> {
-                Ok(Preset {
-                    degree: $lc.degree(),
-                    plain_modulus: $lc.plain_modulus().value() as u64,
-                    level_bits: $levels,
-                    relinearization: !$lc.params().special_primes().is_empty(),
-                })
-            }
-
-            fn primes($pc: &Arc<Self::Context>) -> Vec<u32> {
-                $primes
-            }
-
-            fn keys(ctx: &Arc<Self::Context>, seed: u64) -> Result<Keys<Self>> {
-                let cpu = CpuBackend::new(Some(1))?;
-                let mut generator = $m::KeyGenerator::with_sampler(&cpu, ctx, Sampler::from_seed_u64(seed));
-                let secret = generator.secret_key()?;
-                let public = generator.public_key(&secret)?;
-                let relin =
-                    if ctx.params().special_primes().is_empty() { None } else { Some(generator.relin_key(&secret)?) };
-                Ok(Keys { ctx: ctx.clone(), secret, public, relin })
-            }
-
-            fn encrypt<B: Backend>(
-                backend: &B,
-                keys: &Keys<Self>,
-                plains: &[Plaintext],
-                symmetric: bool,
-                seed: u64,
-            ) -> Result<Self::Ciphertext<B>> {
-                let encryptor = if symmetric {
-                    $m::Encryptor::with_secret_key(backend, &keys.secret)?
-                } else {
-                    $m::Encryptor::with_public_key(backend, &keys.public)?
-                };
-                encryptor.with_sampler(Sampler::from_seed_u64(seed)).encrypt(plains)
-            }
-
-            fn evaluator<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Evaluator<'a, B>> {
-                let evaluator = $m::Evaluator::new(backend, &keys.ctx);
-                match &keys.relin {
-                    Some(key) => evaluator.with_relin_key(key),
-                    None => Ok(evaluator),
-                }
-            }
-
-            fn decryptor<'a, B: Backend>(backend: &'a B, keys: &Keys<Self>) -> Result<Self::Decryptor<'a, B>> {
-                $m::Decryptor::new(backend, &keys.secret)
-            }
-
-            fn evaluate<B: Backend>(
-                $e: &Self::Evaluator<'_, B>,
-                $op: Evaluation<'_, Self::Ciphertext<B>>,
-            ) -> Result<Self::Ciphertext<B>> {
-                match $op {
-                    Evaluation::Add(a, b) => $e.add(a, b),
-                    Evaluation::Sub(a, b) => $e.sub(a, b),
-                    Evaluation::Negate(a) => $e.negate(a),
-                    Evaluation::Sum(a) => $e.sum(a),
-                    Evaluation::AddPlain(a, plains) => $e.add_plain(a, plains),
-                    Evaluation::MulPlain(a, plains) => $e.mul_plain(a, plains),
-                    Evaluation::Multiply(a, b) => $e.multiply(a, b),
-                    Evaluation::Relinearize(a) => $e.relinearize(a),
-                    $op => $switch,
-                }
-            }
-
-            fn parts<B: Backend>(c: &Self::Ciphertext<B>) -> &[B::Buffer] {
-                c.parts()
-            }
-
-            fn decrypt<B: Backend>(
-                decryptor: &Self::Decryptor<'_, B>,
-                c: &Self::Ciphertext<B>,
-            ) -> Result<Vec<Plaintext>> {
-                decryptor.decrypt(c)
-            }
-
-            fn noise_budget<B: Backend>(
-                decryptor: &Self::Decryptor<'_, B>,
-                c: &Self::Ciphertext<B>,
-            ) -> Result<Vec<u32>> {
-                decryptor.noise_budget(c)
-            }
-        }
+/// An encryption of `plains` on `backend` with the public key or (`symmetric`) the secret key,
+/// randomness from `seed`.
+pub fn encrypt<B: Backend, S: RlweScheme>(
+    backend: &B,
+    keys: &Keys<S>,
+    plains: &[S::Plaintext],
+    symmetric: bool,
+    seed: u64,
+) -> Result<CiphertextBatch<B, S>> {
+    let encryptor = if symmetric {
+        Encryptor::with_secret_key(backend, &keys.secret)?
+    } else {
+        Encryptor::with_public_key(backend, &keys.public)?
     };
+    encryptor.with_sampler(Sampler::from_seed_u64(seed)).encrypt(plains)
 }
-
-scheme!(Bgv, bgv, BgvContext, BgvParameters,
-levels: |ctx| (0..=ctx.max_level()).map(|l| Ok(ctx.level_basis(l)?.log_modulus())).collect::<Result<Vec<_>>>()?,
-primes: |ctx| ctx.params().primes(),
-switch: |evaluator, op| match op {
-    Evaluation::ModSwitchToNext(a) => evaluator.mod_switch_to_next(a),
-    Evaluation::ModSwitchTo(a, level) => evaluator.mod_switch_to(a, level),
-    _ => unreachable!("every other evaluation is matched before"),
-});
-
-scheme!(Bfv, bfv, BfvContext, BfvParameters,
-    levels: |ctx| vec![ctx.ciphertext_basis().log_modulus()],
-    primes: |ctx| ctx.all_primes(),
-    // One level: the generator draws no modulus switch for BFV.
-    switch: |evaluator, _op| unreachable!("BFV has no modulus chain"));
 
 /// The plaintext check of a run: decryptions compared with the shadow computation.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -365,9 +362,16 @@ fn values(seed: u64, count: usize, slots: usize, t: u64) -> Vec<Vec<u64>> {
 }
 
 /// Runs `program` on `backend` with `fixture`'s keys.
-pub fn run<S: Scheme, B: Backend>(backend: &B, fixture: &Fixture<S>, program: &SchemeProgram) -> SchemeRun {
+pub fn run<S: ProgramScheme, B: Backend>(backend: &B, fixture: &Fixture<S>, program: &SchemeProgram) -> SchemeRun {
+    assert_eq!(program.scheme, S::KIND, "a {:?} program run with a {:?} fixture", program.scheme, S::KIND);
     let mut plain = PlainCheck::default();
-    let setup = S::evaluator(backend, &fixture.keys).and_then(|e| Ok((e, S::decryptor(backend, &fixture.keys)?)));
+    let keys = &fixture.keys;
+    let evaluator = Evaluator::new(backend, &keys.ctx);
+    let evaluator = match &keys.relin {
+        Some(key) => evaluator.with_relin_key(key),
+        None => Ok(evaluator),
+    };
+    let setup = evaluator.and_then(|e| Ok((e, Decryptor::new(backend, &keys.secret)?)));
     let (evaluator, decryptor) = match setup {
         Ok(pair) => pair,
         Err(e) => {
@@ -404,18 +408,18 @@ pub fn run<S: Scheme, B: Backend>(backend: &B, fixture: &Fixture<S>, program: &S
 }
 
 /// A backend running a scheme program: ciphertext registers and their plaintext shadows.
-struct SchemeMachine<'a, S: Scheme, B: Backend + 'a> {
+struct SchemeMachine<'a, S: ProgramScheme, B: Backend + 'a> {
     backend: &'a B,
     fixture: &'a Fixture<S>,
-    evaluator: S::Evaluator<'a, B>,
-    decryptor: S::Decryptor<'a, B>,
-    registers: Vec<Option<S::Ciphertext<B>>>,
+    evaluator: Evaluator<'a, B, S>,
+    decryptor: Decryptor<'a, B, S>,
+    registers: Vec<Option<CiphertextBatch<B, S>>>,
     /// The slots each register's ciphertexts decrypt to.
     shadow: Vec<Option<Vec<Vec<u64>>>>,
 }
 
-impl<'a, S: Scheme, B: Backend> SchemeMachine<'a, S, B> {
-    fn get(&self, register: usize) -> std::result::Result<&S::Ciphertext<B>, String> {
+impl<'a, S: ProgramScheme, B: Backend> SchemeMachine<'a, S, B> {
+    fn get(&self, register: usize) -> std::result::Result<&CiphertextBatch<B, S>, String> {
         self.registers[register].as_ref().ok_or_else(|| format!("register {register} is empty"))
     }
 
@@ -445,57 +449,57 @@ impl<'a, S: Scheme, B: Backend> SchemeMachine<'a, S, B> {
         let (dst, result, shadow) = match *op {
             SchemeOp::Encrypt { dst, values, symmetric, sampler } => {
                 let (plains, slots) = self.plains(values, count);
-                (dst, S::encrypt(self.backend, &self.fixture.keys, &plains, symmetric, sampler), slots)
+                (dst, encrypt(self.backend, &self.fixture.keys, &plains, symmetric, sampler), slots)
             }
             SchemeOp::Add { dst, a, b } => {
                 let shadow = zip(self.shadow(a)?, self.shadow(b)?, &add);
-                (dst, self.evaluate(Evaluation::Add(self.get(a)?, self.get(b)?)), shadow)
+                (dst, self.evaluator.add(self.get(a)?, self.get(b)?), shadow)
             }
             SchemeOp::Sub { dst, a, b } => {
                 let shadow = zip(self.shadow(a)?, self.shadow(b)?, &sub);
-                (dst, self.evaluate(Evaluation::Sub(self.get(a)?, self.get(b)?)), shadow)
+                (dst, self.evaluator.sub(self.get(a)?, self.get(b)?), shadow)
             }
             SchemeOp::Negate { dst, a } => {
                 let x = self.shadow(a)?;
                 let shadow = zip(&vec![vec![0; x[0].len()]; x.len()], x, &sub);
-                (dst, self.evaluate(Evaluation::Negate(self.get(a)?)), shadow)
+                (dst, self.evaluator.negate(self.get(a)?), shadow)
             }
             SchemeOp::Sum { dst, a } => {
                 let x = self.shadow(a)?;
                 let shadow = x[1..].iter().fold(vec![x[0].clone()], |acc, y| zip(&acc, std::slice::from_ref(y), &add));
-                (dst, self.evaluate(Evaluation::Sum(self.get(a)?)), shadow)
+                (dst, self.evaluator.sum(self.get(a)?), shadow)
             }
             SchemeOp::AddPlain { dst, a, values, plains } | SchemeOp::MulPlain { dst, a, values, plains } => {
                 let (encoded, slots) = self.plains(values, plains);
                 let x = self.get(a)?;
                 if matches!(op, SchemeOp::AddPlain { .. }) {
                     let shadow = zip(self.shadow(a)?, &slots, &add);
-                    (dst, self.evaluate(Evaluation::AddPlain(x, &encoded)), shadow)
+                    (dst, S::add_plain(&self.evaluator, x, &encoded), shadow)
                 } else {
                     let shadow = zip(self.shadow(a)?, &slots, &mul);
-                    (dst, self.evaluate(Evaluation::MulPlain(x, &encoded)), shadow)
+                    (dst, S::mul_plain(&self.evaluator, x, &encoded), shadow)
                 }
             }
             SchemeOp::Multiply { dst, a, b } => {
                 let shadow = zip(self.shadow(a)?, self.shadow(b)?, &mul);
-                (dst, self.evaluate(Evaluation::Multiply(self.get(a)?, self.get(b)?)), shadow)
+                (dst, self.evaluator.multiply(self.get(a)?, self.get(b)?), shadow)
             }
             SchemeOp::Square { dst, a } => {
                 let shadow = zip(self.shadow(a)?, self.shadow(a)?, &mul);
                 let x = self.get(a)?;
-                (dst, self.evaluate(Evaluation::Multiply(x, x)), shadow)
+                (dst, self.evaluator.multiply(x, x), shadow)
             }
             SchemeOp::Relinearize { dst, a } => {
-                (dst, self.evaluate(Evaluation::Relinearize(self.get(a)?)), self.shadow(a)?.to_vec())
+                (dst, self.evaluator.relinearize(self.get(a)?), self.shadow(a)?.to_vec())
             }
             SchemeOp::ModSwitchToNext { dst, a } => {
-                (dst, self.evaluate(Evaluation::ModSwitchToNext(self.get(a)?)), self.shadow(a)?.to_vec())
+                (dst, S::mod_switch(&self.evaluator, self.get(a)?, None), self.shadow(a)?.to_vec())
             }
             SchemeOp::ModSwitchTo { dst, a, level } => {
-                (dst, self.evaluate(Evaluation::ModSwitchTo(self.get(a)?, level)), self.shadow(a)?.to_vec())
+                (dst, S::mod_switch(&self.evaluator, self.get(a)?, Some(level)), self.shadow(a)?.to_vec())
             }
             SchemeOp::Download { a } => {
-                let parts = S::parts::<B>(self.get(a)?);
+                let parts = self.get(a)?.parts();
                 let batches = parts.iter().map(|p| self.backend.download(p).map(Seen::Batch));
                 return batches.collect::<pimhe_exec::Result<Vec<_>>>().map_err(|e| e.to_string());
             }
@@ -506,18 +510,14 @@ impl<'a, S: Scheme, B: Backend> SchemeMachine<'a, S, B> {
         Ok(Vec::new())
     }
 
-    fn evaluate(&self, op: Evaluation<'_, S::Ciphertext<B>>) -> Result<S::Ciphertext<B>> {
-        S::evaluate(&self.evaluator, op)
-    }
-
     /// The decoded slots and noise budgets of register `a`, checked against its shadow.
     fn decrypt(&self, a: usize, plain: &mut PlainCheck) -> Outcome {
         let c = self.get(a)?;
         let text = |e: pimhe_schemes::SchemeError| e.to_string();
-        let budgets = S::noise_budget(&self.decryptor, c).map_err(text)?;
+        let budgets = self.decryptor.noise_budget(c).map_err(text)?;
         let mut seen = vec![Seen::Slots(budgets.iter().map(|&b| b as u64).collect())];
         // BFV refuses to decrypt without budget: part of what is compared, not a failed step.
-        let plaintexts = match S::decrypt(&self.decryptor, c) {
+        let plaintexts = match self.decryptor.decrypt(c) {
             Ok(plaintexts) => plaintexts,
             Err(e) => {
                 plain.exhausted += budgets.len();

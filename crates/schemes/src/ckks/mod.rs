@@ -42,6 +42,7 @@ mod evaluator;
 pub mod linear;
 mod params;
 mod plaintext;
+pub mod polynomial;
 pub mod precision;
 
 pub use context::{CkksContext, CkksTag};
