@@ -299,8 +299,10 @@ fn random_ckks_programs_agree_on_the_cpu_and_the_emulated_dpus_and_decrypt_close
     }
     eprintln!("plaintext checks: {check:?}");
     tally.finish("CKKS programs");
-    // Most decryptions are checked against the plaintexts, not only compared across backends.
+    // Most decryptions are checked against the plaintexts, not only compared across backends,
+    // and refusals were compared too.
     assert!(check.agreed > 2 * check.out_of_depth, "{check:?}");
+    assert!(tally.refusals > 0 || run.programs < 20, "{tally:?}");
 }
 
 /// Reduced from a random backend program: add_assign and mac onto a resident accumulator with an

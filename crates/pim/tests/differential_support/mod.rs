@@ -115,6 +115,9 @@ pub fn compare(reference: &[Event], candidate: &[Event], resource_limit: impl Fn
                 }
             }
             (Err(x), Err(y)) if x == y => {}
+            // Both refuse, the candidate first for lack of a resource (e.g. MRAM before the
+            // missing key both would report): the end of what it can run, not a mismatch.
+            (Err(_), Err(y)) if resource_limit(y) => return Verdict::Exhausted { step, reason: y.clone() },
             (Err(x), Err(y)) => {
                 return Verdict::Differ(format!(
                     "step {step}: refused differently:\n  reference: {x}\n  candidate: {y}"
