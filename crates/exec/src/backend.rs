@@ -144,10 +144,11 @@ pub trait Backend: Send + Sync {
 
     /// Divides by the product P of the last `count` primes of `a`'s basis and drops them: the
     /// ModDown of hybrid key switching (and of BFV's rescaling by several primes). Computes
-    /// `(a - delta) / P` with delta = `FastBConv([a]_P)` to the kept primes, so delta = a mod P
-    /// and 0 <= delta < count P. With `plain_modulus = Some(t)` (BGV) delta is
-    /// `t FastBConv([a t^{-1}]_P)` instead, a multiple of t below t count P, so the result stays
-    /// congruent to `a P^{-1}` modulo t. Needs 1 <= count < the number of primes; works in
+    /// `(a - delta) / P` with delta = `FastBConv([a]_P)` to the kept primes, FastBConv's scaled
+    /// residues taken centred (in (-p_i/2, p_i/2)), so delta = a mod P, |delta| < count P / 2 and
+    /// the division rounds without bias. With `plain_modulus = Some(t)` (BGV) delta is
+    /// `t FastBConv([a t^{-1}]_P)` instead, a multiple of t below t count P / 2 in magnitude, so
+    /// the result stays congruent to `a P^{-1}` modulo t. Needs 1 <= count < the number of primes; works in
     /// either representation and the output keeps `a`'s.
     fn mod_down(&self, a: &Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
 

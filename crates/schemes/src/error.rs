@@ -51,8 +51,9 @@ pub enum SchemeError {
     /// Modulus switching below the last prime.
     #[error("ciphertext is at level 0 (a single prime): no lower level to switch to")]
     LevelExhausted,
-    /// Relinearization without a key-switching key or special prime.
-    #[error("relinearization is unavailable: {0}")]
+    /// Key switching (relinearization, rotation, conjugation) without its key or without
+    /// special primes; the message says which.
+    #[error("key switching is unavailable: {0}")]
     KeySwitchingUnavailable(String),
 }
 

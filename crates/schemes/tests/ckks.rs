@@ -223,6 +223,16 @@ fn different_levels_and_scales_are_aligned_or_refused() {
     assert_close(&f.decrypt(&sum), &map(&x, |k, i| x[k][i] * y[k][i] + x[k][i]), 1e-6, "x y + x");
     let difference = ev.sub(&cy, &product).unwrap();
     assert_close(&f.decrypt(&difference), &map(&x, |k, i| y[k][i] - x[k][i] * y[k][i]), 1e-6, "y - x y");
+    // A product still waiting for its rescaling (scale about Delta^2) plus a ciphertext two
+    // levels below: one rescaling cannot reconcile the scales without losing the message.
+    let unrescaled = ev.relinearize(&ev.multiply(&cx, &cy).unwrap()).unwrap();
+    let lower = ev.multiply_relin_rescale(&product, &cx).unwrap();
+    assert!(lower.level() < product.level());
+    let err = ev.add(&unrescaled, &lower).unwrap_err().to_string();
+    assert!(err.contains("rescale that operand first"), "{err}");
+    let sum = ev.add(&ev.rescale(&unrescaled).unwrap(), &lower).unwrap();
+    let expected = map(&x, |k, i| x[k][i] * y[k][i] + x[k][i] * y[k][i] * x[k][i]);
+    assert_close(&f.decrypt(&sum), &expected, 1e-5, "x y + x y x");
     // Same level, a scale off by a factor 3: refused, not garbage.
     let tripled = ev.mul_const(&cx, Complex64::new(3.0, 0.0)).unwrap();
     let encoder = Encoder::new(&f.ctx);

@@ -247,6 +247,24 @@ impl CpuBackend {
                 converter.scale_on(isa, k, chunk)
             })
         })?;
+        // FastBConv of the centred scaled residues, so delta' is a centred representative of
+        // [a]_P (off by a multiple of P of mean zero) and the division rounds to nearest: from
+        // [0, p_k) residues every coefficient of the result would be low by about count / 2 on
+        // average, an offset common to all coefficients that CKKS decodes as a large error
+        // in the slots near the real axis. Centring subtracts P once per residue above p_k / 2;
+        // `above_half` counts those per coefficient.
+        let mut above_half = vec![0u8; polys * n];
+        self.pool.install(|| {
+            above_half.par_chunks_mut(n).enumerate().for_each(|(poly, counts)| {
+                for k in 0..count {
+                    let half = dropped.modulus(k).value() / 2;
+                    let residues = &scaled[(poly * count + k) * n..(poly * count + k + 1) * n];
+                    for (c, &y) in counts.iter_mut().zip(residues) {
+                        *c += u8::from(y > half);
+                    }
+                }
+            })
+        });
         // Y = a P^{-1} - delta' (t P^{-1}) with delta' = FastBConv (t = 1 without the correction).
         let constants = (0..kept)
             .map(|limb| {
@@ -254,7 +272,9 @@ impl CpuBackend {
                 let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
                 let p_inv = q.inv(p_mod_q)?;
                 let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
-                Ok((p_inv, q.neg(scaled)))
+                // [m P]_q for the m = 0..=count residues a coefficient may have had centred.
+                let p_multiples = (0..=count as u32).map(|m| q.mul(p_mod_q, m % q.value())).collect::<Vec<_>>();
+                Ok((p_inv, q.neg(scaled), p_multiples))
             })
             .collect::<Result<Vec<_>>>()?;
         a.truncate_limbs(kept)?;
@@ -265,11 +285,15 @@ impl CpuBackend {
                 |delta, (index, chunk)| {
                     let (limb, poly) = (index / polys, index % polys);
                     converter.accumulate_on(isa, limb, &scaled[poly * count * n..(poly + 1) * count * n], delta)?;
+                    let q = target.modulus(limb);
+                    let (p_inv, minus_scaled, p_multiples) = &constants[limb];
+                    for (d, &m) in delta.iter_mut().zip(&above_half[poly * n..(poly + 1) * n]) {
+                        *d = q.sub(*d, p_multiples[usize::from(m)]);
+                    }
                     if is_ntt {
                         target.table(limb).forward(delta);
                     }
-                    let q = target.modulus(limb);
-                    let (p_inv, minus_scaled) = constants[limb];
+                    let (p_inv, minus_scaled) = (*p_inv, *minus_scaled);
                     kernels::mul_scalar(isa, q, chunk, p_inv);
                     kernels::mul_scalar(isa, q, delta, minus_scaled);
                     kernels::add_assign(isa, q, chunk, delta);

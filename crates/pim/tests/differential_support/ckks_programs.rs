@@ -516,9 +516,8 @@ impl<'a, B: Backend> CkksMachine<'a, B> {
     /// to the lower one's level and scale when they differ: a rescaling after multiplying by
     /// the integer round(low scale / high scale x P), P the primes it drops, whose rounding is a
     /// relative error of up to 1 / (2 x that integer). The integer is about P where the high
-    /// operand is at about the low one's scale, but about 1 where it is a product waiting for
-    /// its rescaling (scale about the low one's times P): then the sum keeps no precision, and
-    /// the estimate says so.
+    /// operand is at about the low one's scale; where it would be small (a product waiting for
+    /// its rescaling) the evaluator refuses the sum, on both backends alike.
     fn sum_error(&self, x: &CiphertextBatch<B>, y: &CiphertextBatch<B>, ex: &Shadow, ey: &Shadow) -> f64 {
         let mut error = ex.error + ey.error;
         let (low, high, high_shadow) = if x.level() < y.level() { (x, y, ey) } else { (y, x, ex) };

@@ -18,6 +18,12 @@ type Batch<B> = CiphertextBatch<B, CkksContext>;
 /// precision of any CKKS result (the scales of two paths to one level agree to about 2^-50).
 const SCALE_TOLERANCE: f64 = 1e-9;
 
+/// How coarse the integer factor of [`Evaluator::match_scale`] may be, in steps of the target
+/// scale's resolution: a factor at least scale / 2^10 errs by at most 2^9 / scale relative,
+/// below the noise a fresh encryption already carries (about sqrt(N) x 3.2 > 2^9 units of the
+/// scale at N >= 2^13).
+const MAX_FACTOR_ROUNDING_STEPS: f64 = 1024.0;
+
 /// The tensor product of two batches with the same slot count; the scales multiply. Operands at
 /// different levels meet at the lower one (dropping primes leaves a CKKS ciphertext valid).
 pub(crate) fn multiply<B: Backend>(
@@ -227,7 +233,9 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
 
     /// Brings `a` down to `level` with its scale moved to `scale`: one rescaling by the primes
     /// of a's level after multiplying by round(scale / a.scale x their product), then dropping
-    /// what is left above `level`. Needs a at least one rescaling above `level`.
+    /// what is left above `level`. Needs a at least one rescaling above `level`, and a scale
+    /// that rescaling brings near `scale` (not a product still waiting for its own rescaling:
+    /// the integer factor would round to about 1 and lose the message; rescale it first).
     pub fn match_scale(&self, a: &Batch<B>, level: usize, scale: f64) -> Result<Batch<B>> {
         self.check_batch(a)?;
         self.check_level(level)?;
@@ -242,6 +250,19 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         }
         let dropped = self.dropped_primes(a.level)?;
         let product: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        let exact_factor = scale / a.tag.scale * product;
+        if exact_factor < scale / MAX_FACTOR_ROUNDING_STEPS {
+            // Rounding the factor to an integer would err by up to 1/(2 x factor), relative:
+            // more than the scale's own resolution allows (a product waiting for its rescaling
+            // has a factor about 1, so its sum would keep no precision at all).
+            return Err(SchemeError::InvalidParameters(format!(
+                "cannot bring the scale 2^{:.4} (level {}) to 2^{:.4} at level {level} in one rescaling without                  losing precision (the scales differ by 2^{:.1}); rescale that operand first",
+                a.tag.scale.log2(),
+                a.level,
+                scale.log2(),
+                (a.tag.scale / scale).log2()
+            )));
+        }
         let factor = scaled(scale / a.tag.scale, product)?;
         let constants = residues(factor, &self.ctx.level_basis(a.level)?.primes());
         let parts = a
