@@ -151,18 +151,22 @@ pub fn input_value(i: usize, seed: u64, stream: u64) -> f64 {
     h as f64 / 2f64.powi(31) - 1.0
 }
 
-/// The CKKS parameters of `args`: the preset of `--n`, with `--dnum` digits if given.
+/// The CKKS parameters of `args`: the preset of `--n`, with `--dnum` digits and the scale of
+/// `--scale-bits` if given (the preset's depth either way).
 fn parameters(args: &SchemeArgs) -> Result<CkksParameters> {
     let preset = CkksParameters::preset(args.n).map_err(|e| CliError::usage(format!("--n {}: {e}", args.n)))?;
-    match args.dnum {
-        None => Ok(preset),
-        Some(dnum) => CkksParameters::builder(args.n)
-            .depth(preset.depth())
-            .scale_bits(preset.scale_bits())
-            .dnum(dnum)
-            .build()
-            .map_err(|e| CliError::usage(format!("--dnum {dnum} is not allowed at --n {}: {e}", args.n))),
+    if args.dnum.is_none() && args.scale_bits.is_none() {
+        return Ok(preset);
     }
+    let dnum = args.dnum.unwrap_or_else(|| preset.rlwe().dnum());
+    let scale_bits = args.scale_bits.unwrap_or_else(|| preset.scale_bits());
+    CkksParameters::builder(args.n).depth(preset.depth()).scale_bits(scale_bits).dnum(dnum).build().map_err(|e| {
+        CliError::usage(format!(
+            "--dnum {dnum} with --scale-bits {scale_bits} is not allowed at --n {} (depth {}): {e}",
+            args.n,
+            preset.depth()
+        ))
+    })
 }
 
 /// Measures (the arguments' common checks are the caller's).
@@ -319,5 +323,31 @@ mod tests {
         let h = (2u64 * 1_013_904_223) & 0xffff_ffff;
         assert_eq!(input_value(0, 1, 0), h as f64 / 2f64.powi(31) - 1.0);
         assert!((0..10_000).all(|i| (-1.0..1.0).contains(&input_value(i, 7, 1))));
+    }
+
+    #[test]
+    fn scale_bits_keep_the_presets_depth_and_dnum() {
+        let args = |dnum, scale_bits| SchemeArgs {
+            scheme: "ckks".into(),
+            n: 16384,
+            batch: 1,
+            backend: "cpu".into(),
+            threads: Some(1),
+            repeat: 1,
+            seed: 1,
+            dnum,
+            scale_bits,
+            json: false,
+        };
+        let preset = CkksParameters::preset(16384).unwrap();
+        assert_eq!(parameters(&args(None, None)).unwrap(), preset);
+        let at_29 = parameters(&args(None, Some(29))).unwrap();
+        assert_eq!((at_29.depth(), at_29.scale_bits(), at_29.rlwe().dnum()), (preset.depth(), 29, preset.rlwe().dnum()));
+        assert!(at_29.rlwe().total_bits() < preset.rlwe().total_bits());
+        // A scale beyond what the builder allows is a usage error naming the options.
+        match parameters(&args(None, Some(70))) {
+            Err(CliError::Usage(message)) => assert!(message.contains("--scale-bits 70"), "{message}"),
+            other => panic!("expected a usage error, got {other:?}"),
+        }
     }
 }

@@ -71,6 +71,11 @@ pub struct SchemeArgs {
     #[arg(long)]
     pub dnum: Option<usize>,
 
+    /// CKKS only: the scale 2^bits (20..=58) instead of the preset's, at the preset's depth and
+    /// dnum (a smaller scale shortens the chain, so it stays 128-bit secure).
+    #[arg(long)]
+    pub scale_bits: Option<u32>,
+
     /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
     /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
     /// times_s]) instead of a table.
@@ -274,6 +279,12 @@ fn validate_common(args: &SchemeArgs) -> Result<()> {
 /// primes).
 fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
     validate_common(args)?;
+    if args.scale_bits.is_some() {
+        return Err(CliError::usage(format!(
+            "--scale-bits is a CKKS option; --scheme {} encodes integers modulo t",
+            args.scheme
+        )));
+    }
     let allowed = allowed_degrees();
     if !allowed.contains(&args.n) {
         let list: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
@@ -478,6 +489,7 @@ mod tests {
             repeat: 2,
             seed: 3,
             dnum: None,
+            scale_bits: None,
             json: true,
         }
     }
