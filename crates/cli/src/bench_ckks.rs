@@ -247,7 +247,10 @@ fn bench<B: Backend>(
     // The deepest sigmoid the preset allows after the fresh level (a degree 2^k - 1 needs k + 1 levels).
     let sigmoid_degree = (1..=SIGMOID_DEGREE)
         .rev()
-        .find(|&d| (d + 1).is_power_of_two() && ChebyshevSeries::sigmoid(SIGMOID_INTERVAL, d).is_ok_and(|p| p.depth() <= ctx.params().depth()))
+        .find(|&d| {
+            (d + 1).is_power_of_two()
+                && ChebyshevSeries::sigmoid(SIGMOID_INTERVAL, d).is_ok_and(|p| p.depth() <= ctx.params().depth())
+        })
         .unwrap_or(1);
     let sigmoid = ChebyshevSeries::sigmoid(SIGMOID_INTERVAL, sigmoid_degree)?;
 
@@ -284,7 +287,8 @@ fn bench<B: Backend>(
         let unscaled = evaluator.relinearize(&evaluator.multiply(&cx, &cy)?)?;
         rounds.time("rescale", || Ok(evaluator.rescale(&unscaled)?))?;
         let rotated = rounds.time("rotate", || Ok(evaluator.rotate(&cx, 1)?))?;
-        let hoisted = rounds.time("rotate_hoisted_8", || Ok(evaluator.rotate_hoisted(&cx, &steps[..HOISTED as usize])?))?;
+        let hoisted =
+            rounds.time("rotate_hoisted_8", || Ok(evaluator.rotate_hoisted(&cx, &steps[..HOISTED as usize])?))?;
         let transformed =
             rounds.time("linear_transform_64", || Ok(evaluator.apply_linear_transform(&c_short, &prepared)?))?;
         let activated = rounds.time("sigmoid", || Ok(evaluator.evaluate_polynomial(&cx, &sigmoid)?))?;
@@ -342,7 +346,10 @@ mod tests {
         let preset = CkksParameters::preset(16384).unwrap();
         assert_eq!(parameters(&args(None, None)).unwrap(), preset);
         let at_29 = parameters(&args(None, Some(29))).unwrap();
-        assert_eq!((at_29.depth(), at_29.scale_bits(), at_29.rlwe().dnum()), (preset.depth(), 29, preset.rlwe().dnum()));
+        assert_eq!(
+            (at_29.depth(), at_29.scale_bits(), at_29.rlwe().dnum()),
+            (preset.depth(), 29, preset.rlwe().dnum())
+        );
         assert!(at_29.rlwe().total_bits() < preset.rlwe().total_bits());
         // A scale beyond what the builder allows is a usage error naming the options.
         match parameters(&args(None, Some(70))) {
