@@ -184,4 +184,41 @@ pub trait Backend: Send + Sync {
     ) -> Result<(Self::Buffer, Self::Buffer)> {
         crate::key_switch::composed(self, c, keys, plan)
     }
+
+    /// The first half of [`Backend::key_switch`] alone, for hoisting: the ModUp of every digit
+    /// of `c` (NTT form over q_0..q_l), one batch per digit of `plan` in its order, each `c`'s
+    /// digit `[c]_{Q_j}` extended by FastBConv to every prime of `plan.extended`, NTT form (the
+    /// digit's own limbs are `c`'s). `plan.plain_modulus` is not used. Several
+    /// [`Backend::key_switch_decomposed`] calls then share the digits, so rotations of one
+    /// ciphertext by several elements pay the ModUp once (Halevi and Shoup).
+    ///
+    /// The default runs [`crate::key_switch::composed_mod_up`] (per digit a restriction and
+    /// [`Backend::base_convert_ntt`]); the CPU backend shares the fused ModUp of its
+    /// [`Backend::key_switch`]. Every implementation returns the same residues.
+    fn mod_up(&self, c: &Self::Buffer, plan: &KeySwitchPlan) -> Result<Vec<Self::Buffer>> {
+        crate::key_switch::composed_mod_up(self, c, plan)
+    }
+
+    /// The second half of [`Backend::key_switch`], on digits from [`Backend::mod_up`] with the
+    /// same `plan`: `ModDown(sum_j sigma(digit_j) * (b_j, a_j))`, over the input's primes, NTT
+    /// form, where sigma is the automorphism X -> X^k for `galois_element = Some(k)` (an even k
+    /// is an error, as for [`Backend::automorphism`]) and the identity for `None`. With
+    /// `Some(k)` the result is the switch of sigma(c) up to the multiples of Q_j the digits carry
+    /// (so not the residues of `key_switch` of `automorphism(c, k)`): a hoisted rotation, whose
+    /// caller adds sigma(c0). `keys` as for [`Backend::key_switch`] (one polynomial or one per
+    /// polynomial of the digits, pairs beyond the digits unused).
+    ///
+    /// The default runs [`crate::key_switch::composed_decomposed`]: an automorphism of each
+    /// digit (a fresh batch), batch-wide products with the key and [`Backend::mod_down`]. A
+    /// backend may fuse them (the CPU backend permutes each digit's limb into cache and
+    /// accumulates it against the key there). Every implementation returns the same residues.
+    fn key_switch_decomposed(
+        &self,
+        digits: &[Self::Buffer],
+        keys: &[(Self::Buffer, Self::Buffer)],
+        galois_element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(Self::Buffer, Self::Buffer)> {
+        crate::key_switch::composed_decomposed(self, digits, keys, galois_element, plan)
+    }
 }

@@ -49,6 +49,18 @@ fn outputs(backend: &CpuBackend, n: usize) -> Vec<PolyBatch> {
     let plan = KeySwitchPlan { digits: &digits, extended: &basis, plain_modulus: t };
     let (c0, c1) = backend.key_switch(&c, &keys, &plan).unwrap();
     out.extend([c0, c1]);
+    // Automorphisms in both forms (the NTT form's is the vector gather from N = 16 up), and the
+    // hoisting halves of the same switch, the digits mapped by a rotation.
+    let mut x_coefficients = x.clone();
+    x_coefficients.to_coefficient().unwrap();
+    for k in [5, 2 * n - 1] {
+        out.push(backend.automorphism(&x, k).unwrap());
+        out.push(backend.automorphism(&x_coefficients, k).unwrap());
+    }
+    let decomposed = backend.mod_up(&c, &plan).unwrap();
+    let (c0, c1) = backend.key_switch_decomposed(&decomposed, &keys, Some(5), &plan).unwrap();
+    out.extend(decomposed);
+    out.extend([c0, c1]);
     out
 }
 

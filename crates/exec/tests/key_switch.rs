@@ -10,7 +10,7 @@ mod common;
 use std::sync::Arc;
 
 use common::backends;
-use pimhe_exec::{key_switch, Backend, KeySwitchPlan};
+use pimhe_exec::{key_switch, Backend, CpuBackend, KeySwitchPlan};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
@@ -87,6 +87,107 @@ fn fused_switch_equals_the_composed_switch() {
                 }
             }
         }
+    }
+}
+
+/// The hoisting halves: the CPU backend's fused ModUp and inner product (each digit mapped by
+/// X -> X^k) equal the compositions of element-wise operations that are every other backend's
+/// default, residue for residue; with no automorphism the two halves give the whole switch.
+/// Galois elements: none, the identity 1, rotations and conjugation, one above 2N (taken
+/// modulo 2N); 1 to 3 digits; one key polynomial for all inputs (broadcast) or one per input.
+#[test]
+fn fused_hoisting_halves_equal_the_composed_ones() {
+    let mut rng = rng(93);
+    let n = 64;
+    let key_basis = key_basis(n);
+    let special = limbs(&key_basis, DATA, DATA + SPECIAL);
+    let cases: [(usize, &[usize]); 5] = [(6, &[2, 2, 2]), (6, &[6]), (5, &[3, 2]), (4, &[1, 1, 2]), (1, &[1])];
+    let elements = [None, Some(1), Some(5), Some(25), Some(2 * n - 1), Some(2 * n + 3)];
+    for (level_primes, sizes) in cases {
+        let level = key_basis.prefix(level_primes).unwrap();
+        let extended = level.concat(&special).unwrap();
+        let digits = digits(&key_basis, sizes);
+        for (polys, key_polys) in [(1, 1), (3, 1), (3, 3)] {
+            let c = random_batch(&mut rng, &level, polys, Representation::Ntt);
+            let keys = random_keys(&mut rng, &key_basis, digits.len() + 1, key_polys);
+            for plain_modulus in [None, Some(Modulus::new(65537).unwrap())] {
+                let plan = KeySwitchPlan { digits: &digits, extended: &extended, plain_modulus };
+                for backend in backends() {
+                    let case =
+                        format!("primes {level_primes} digits {sizes:?} polys {polys}/{key_polys} t {plain_modulus:?}");
+                    let decomposed = backend.mod_up(&c, &plan).unwrap();
+                    assert_eq!(decomposed, key_switch::composed_mod_up(&backend, &c, &plan).unwrap(), "{case}");
+                    assert_eq!(decomposed.len(), sizes.len(), "{case}");
+                    for digit in &decomposed {
+                        assert_eq!(digit.basis().primes(), extended.primes(), "{case}");
+                        assert_eq!((digit.count(), digit.representation()), (polys, Representation::Ntt), "{case}");
+                    }
+                    for element in elements {
+                        let fused = backend.key_switch_decomposed(&decomposed, &keys, element, &plan).unwrap();
+                        let composed =
+                            key_switch::composed_decomposed(&backend, &decomposed, &keys, element, &plan).unwrap();
+                        assert_eq!(fused.0.basis().primes(), level.primes(), "{case} k {element:?}");
+                        assert!(fused.0 == composed.0 && fused.1 == composed.1, "{case} k {element:?}");
+                        if element.is_none() {
+                            let whole = backend.key_switch(&c, &keys, &plan).unwrap();
+                            assert!(fused.0 == whole.0 && fused.1 == whole.1, "{case}: halves against the whole");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Decomposed digits, their keys, the Galois element and what the refusal must say.
+type BadDecomposition<'a> = (&'a [PolyBatch], &'a [(PolyBatch, PolyBatch)], Option<usize>, &'a str);
+
+/// Decomposed digits that do not match the plan, and an even Galois element, are refused the
+/// same way by the fused and the composed implementations.
+#[test]
+fn misaligned_decompositions_are_refused_by_every_implementation() {
+    let mut rng = rng(94);
+    let n = 32;
+    let key_basis = key_basis(n);
+    let level = key_basis.prefix(DATA).unwrap();
+    let special = limbs(&key_basis, DATA, DATA + SPECIAL);
+    let extended = level.concat(&special).unwrap();
+    let good_digits = digits(&key_basis, &[3, 3]);
+    let c = random_batch(&mut rng, &level, 2, Representation::Ntt);
+    let keys = random_keys(&mut rng, &key_basis, 2, 1);
+    let plan = KeySwitchPlan { digits: &good_digits, extended: &extended, plain_modulus: None };
+    let backend = CpuBackend::new(Some(2)).unwrap();
+    let decomposed = backend.mod_up(&c, &plan).unwrap();
+    let mut coefficient_digit = decomposed.clone();
+    coefficient_digit[1].to_coefficient().unwrap();
+    let short_digit = vec![decomposed[0].clone(), decomposed[1].restrict(&level).unwrap()];
+    let other_count = vec![decomposed[0].clone(), decomposed[1].poly(0).unwrap()];
+    let cases: [BadDecomposition; 6] = [
+        (&decomposed[..1], &keys, None, "the plan has 2 digits; got 1"),
+        (&[], &keys, None, "got 0 decomposed digits"),
+        (&coefficient_digit, &keys, Some(5), "decomposed digit 1"),
+        (&short_digit, &keys, None, "decomposed digit 1"),
+        (&other_count, &keys, None, "decomposed digit 1"),
+        (&decomposed, &keys, Some(4), "k must be odd"),
+    ];
+    for (digits, keys, element, expected) in cases {
+        for backend in backends() {
+            let fused =
+                backend.key_switch_decomposed(digits, keys, element, &plan).expect_err("fused accepted bad digits");
+            let composed = key_switch::composed_decomposed(&backend, digits, keys, element, &plan)
+                .expect_err("composed accepted bad digits");
+            assert_eq!(fused, composed);
+            assert!(fused.to_string().contains(expected), "{fused}");
+        }
+    }
+    for backend in backends() {
+        let fused = backend.key_switch_decomposed(&decomposed, &keys[..1], None, &plan).unwrap_err();
+        assert!(fused.to_string().contains("2 digits need as many key pairs; got 1"), "{fused}");
+        let mut coefficients = c.clone();
+        coefficients.to_coefficient().unwrap();
+        let fused = backend.mod_up(&coefficients, &plan).unwrap_err();
+        assert_eq!(fused, key_switch::composed_mod_up(&backend, &coefficients, &plan).unwrap_err());
+        assert!(fused.to_string().contains("NTT"), "{fused}");
     }
 }
 

@@ -239,3 +239,65 @@ fn base_conversion_matches_scalar_on_every_isa() {
         }
     }
 }
+
+/// The slot permutation of X -> X^k in NTT form (bit-reversed evaluation order), from its
+/// definition: slot j holds a(psi^(2 bitrev(j) + 1)) and takes the value at that exponent times k.
+fn ntt_automorphism_indices(n: usize, k: usize) -> Vec<u32> {
+    let log_n = n.trailing_zeros();
+    (0..n)
+        .map(|j| {
+            let exponent = (2 * pimhe_math::bit_reverse(j, log_n) + 1) * k % (2 * n);
+            pimhe_math::bit_reverse((exponent - 1) / 2, log_n) as u32
+        })
+        .collect()
+}
+
+/// The vector gather equals the scalar one and the plain definition, on the NTT-form
+/// automorphisms of every degree 2^4..2^15 (all block-local) and on random block-local
+/// indices that are no permutation (blocks read twice, others never); indices that leave a
+/// block of 8 or 16, lie out of range or have a length not a multiple of 16 are refused.
+#[test]
+fn block_local_gather_matches_the_definition_on_every_isa() {
+    use pimhe_math::simd::gather::BlockLocalIndices;
+    use rand_chacha::rand_core::Rng;
+    let mut rng = rng(12);
+    let mut cases: Vec<Vec<u32>> = Vec::new();
+    for log_n in 4..=15 {
+        let n = 1usize << log_n;
+        for k in [1, 3, 5, 25, 5usize.pow(7) % (2 * n), 2 * n - 1, n + 1] {
+            cases.push(ntt_automorphism_indices(n, k | 1));
+        }
+    }
+    for n in [16usize, 64, 4096] {
+        // Each block of 16 reads a random block of 16 (several may read the same), each of its
+        // halves the same half there, in random order with repeats.
+        let blocks16: Vec<u32> = (0..n / 16).map(|_| rng.next_u32() % (n as u32 / 16)).collect();
+        cases.push((0..n).map(|j| blocks16[j / 16] * 16 + (j as u32 & 8) + rng.next_u32() % 8).collect());
+    }
+    for indices in &cases {
+        let local = BlockLocalIndices::new(indices).expect("NTT automorphisms and the random cases are block-local");
+        assert_eq!(local.as_slice(), &indices[..]);
+        let n = indices.len();
+        let input = random_residues(&mut rng, n, u32::MAX);
+        let expected: Vec<u32> = indices.iter().map(|&i| input[i as usize]).collect();
+        for isa in std::iter::once(Isa::Scalar).chain(vector_isas()) {
+            let mut out = vec![0; n];
+            local.gather(isa, &mut out, &input);
+            assert_eq!(out, expected, "{isa} n={n}");
+        }
+    }
+    let identity: Vec<u32> = (0..64).collect();
+    assert!(BlockLocalIndices::new(&identity).is_some());
+    let mut crossing = identity.clone();
+    crossing.swap(7, 8); // leaves its block of 8 (inside one block of 16)
+    assert!(BlockLocalIndices::new(&crossing).is_none());
+    let mut crossing16 = identity.clone();
+    crossing16[..8].copy_from_slice(&identity[16..24]);
+    crossing16[16..24].copy_from_slice(&identity[..8]); // blocks of 8 stay local, of 16 not
+    assert!(BlockLocalIndices::new(&crossing16).is_none());
+    let mut out_of_range = identity.clone();
+    out_of_range[3] = 64;
+    assert!(BlockLocalIndices::new(&out_of_range).is_none());
+    assert!(BlockLocalIndices::new(&identity[..8]).is_none());
+    assert!(BlockLocalIndices::new(&[]).is_none());
+}

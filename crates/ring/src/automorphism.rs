@@ -1,6 +1,7 @@
 //! The ring automorphisms X -> X^k (k odd), the Galois maps behind slot rotations.
 
-use pimhe_math::{bit_reverse, Modulus};
+use pimhe_math::simd::gather::BlockLocalIndices;
+use pimhe_math::{bit_reverse, Isa, Modulus};
 
 use crate::batch::PolyBatch;
 use crate::error::{Result, RingError};
@@ -21,10 +22,15 @@ const NEGATE: u32 = 1 << 31;
 /// build each once and keep it (the CPU backend of `pimhe-exec` does).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GaloisPermutation {
-    /// Per output position: the source position, with [`NEGATE`] set when it is negated.
+    /// Per output position: the source position, with [`NEGATE`] set when it is negated. Empty
+    /// when `local` holds them.
     entries: Vec<u32>,
     /// Whether any entry negates (coefficient form).
     negates: bool,
+    /// NTT form from N = 16 up: the entries as block-local gather indices, for the vector gather
+    /// (bit reversal makes every aligned block of slots come from one aligned block).
+    /// [`BlockLocalIndices::new`] checks that rather than trusting it.
+    local: Option<BlockLocalIndices>,
 }
 
 impl GaloisPermutation {
@@ -55,12 +61,20 @@ impl GaloisPermutation {
                 }
             }
         }
-        Ok(Self { entries, negates: representation == Representation::Coefficient })
+        let negates = representation == Representation::Coefficient;
+        let local = if negates { None } else { BlockLocalIndices::new(&entries) };
+        let entries = if local.is_some() { Vec::new() } else { entries };
+        Ok(Self { entries, negates, local })
     }
 
     /// The ring degree N.
     pub fn degree(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
+    }
+
+    /// Per output position: the source position (and the negation flag).
+    fn entries(&self) -> &[u32] {
+        self.local.as_ref().map_or(&self.entries, BlockLocalIndices::as_slice)
     }
 
     /// `output := sigma_k(input)` for one polynomial's residues modulo `q`. Both slices hold N
@@ -76,6 +90,8 @@ impl GaloisPermutation {
                 let flip = (entry >> 31).wrapping_neg();
                 *dst = (q.neg(value) & flip) | (value & !flip);
             }
+        } else if let Some(local) = &self.local {
+            local.gather(Isa::active(), output, input);
         } else {
             for (dst, &entry) in output.iter_mut().zip(&self.entries) {
                 *dst = input[entry as usize];

@@ -1,4 +1,5 @@
-//! The CPU's fused hybrid key switch ([`crate::Backend::key_switch`]).
+//! The CPU's fused hybrid key switch ([`crate::Backend::key_switch`]) and its two halves for
+//! hoisting ([`crate::Backend::mod_up`], [`crate::Backend::key_switch_decomposed`]).
 //!
 //! The composed switch ([`crate::key_switch::composed`]) makes every digit's ModUp a batch over
 //! the whole extended basis, then multiplies and accumulates those batches with the key: each
@@ -8,16 +9,170 @@
 //! key while the limb is in cache, so the only batch-sized buffers are the scaled input and
 //! the two accumulators, which ModDown then divides in place. The residues are those of the
 //! composed switch, which the tests check.
+//!
+//! Hoisting needs the extended digits themselves (they are shared by several keys), so
+//! [`CpuBackend::fused_mod_up`] writes them out, from the same scaled residues ([`ModUp`]) in one
+//! parallel pass. [`CpuBackend::fused_key_switch_decomposed`] then works as the fused switch
+//! does, one (polynomial, extended prime) task at a time, except that each digit's limb is
+//! gathered through the automorphism's slot permutation (NTT form: no arithmetic) into a
+//! cache-resident scratch limb instead of being converted: per rotation no batch is allocated
+//! but the two accumulators, and no digit is read twice.
+
+use std::ops::Range;
+use std::sync::Arc;
 
 use pimhe_math::simd::elementwise as kernels;
-use pimhe_math::Isa;
-use pimhe_ring::{PolyBatch, Representation};
+use pimhe_math::{BaseConverter, Isa, Modulus};
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use rayon::prelude::*;
 
 use super::{b_chunk, CpuBackend};
 use crate::backend::Shape;
 use crate::error::{ExecError, Result};
-use crate::key_switch::{check, KeySwitchPlan};
+use crate::key_switch::{check, check_decomposed, check_mod_up, KeySwitchLayout, KeySwitchPlan};
+use crate::operands::galois_element;
+
+/// ModUp's key-independent state for one input `c`: FastBConv's first half for every digit at
+/// once, from which any (digit, polynomial, extended limb) is one accumulation and one NTT.
+struct ModUp<'a> {
+    c: &'a PolyBatch,
+    extended: &'a RingBasis,
+    /// The input's limbs of each digit.
+    digits: &'a [Range<usize>],
+    /// Digit j's converter to the extended primes outside it.
+    converters: Vec<Arc<BaseConverter>>,
+    /// c in coefficient form, each limb times (Q_j/q_i)^{-1} of its digit, polynomial-major so
+    /// each digit of a polynomial is one slice.
+    scaled: Vec<u32>,
+    isa: Isa,
+}
+
+impl<'a> ModUp<'a> {
+    /// Scales every limb of `c` (NTT form), in parallel on `backend`'s pool.
+    fn new(
+        backend: &CpuBackend,
+        c: &'a PolyBatch,
+        layout: &'a KeySwitchLayout,
+        plan: &'a KeySwitchPlan,
+    ) -> Result<Self> {
+        let isa = Isa::active();
+        let (n, kept) = (c.degree(), c.basis().len());
+        let extended: &RingBasis = plan.extended;
+        let converters = layout
+            .digits
+            .iter()
+            .zip(plan.digits)
+            .map(|(range, digit)| {
+                let others: Vec<usize> = (0..extended.len()).filter(|limb| !range.contains(limb)).collect();
+                backend.converter(digit, &*extended.select(&others)?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // (digit, position in the digit) of every limb of c.
+        let digit_of: Vec<(usize, usize)> = layout
+            .digits
+            .iter()
+            .enumerate()
+            .flat_map(|(j, range)| range.clone().map(move |limb| (j, limb - range.start)))
+            .collect();
+        let mut scaled = vec![0u32; c.count() * kept * n];
+        backend.pool.install(|| {
+            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
+                let (poly, limb) = (index / kept, index % kept);
+                let (j, position) = digit_of[limb];
+                chunk.copy_from_slice(c.poly_limb(limb, poly));
+                c.basis().table(limb).inverse(chunk);
+                converters[j].scale_on(isa, position, chunk)
+            })
+        })?;
+        Ok(Self { c, extended, digits: &layout.digits, converters, scaled, isa })
+    }
+
+    /// Digit j of polynomial `poly` on extended limb `limb` when the digit holds that limb's
+    /// prime: exactly c's residues there (FastBConv adds a multiple of Q_j, zero modulo them).
+    fn own(&self, j: usize, limb: usize, poly: usize) -> Option<&'a [u32]> {
+        self.digits[j].contains(&limb).then(|| self.c.poly_limb(limb, poly))
+    }
+
+    /// Digit j of polynomial `poly` converted to extended limb `limb` (one outside the digit),
+    /// NTT form, into `out`.
+    fn convert(&self, j: usize, limb: usize, poly: usize, out: &mut [u32]) -> Result<()> {
+        let (n, kept, range) = (out.len(), self.c.basis().len(), &self.digits[j]);
+        let target = if limb < range.start { limb } else { limb - range.len() };
+        let from = (poly * kept + range.start) * n..(poly * kept + range.end) * n;
+        self.converters[j].accumulate_on(self.isa, target, &self.scaled[from], out)?;
+        self.extended.table(limb).forward(out);
+        Ok(())
+    }
+}
+
+/// The two sums of an inner product with a key, over the extended basis, NTT form.
+type Accumulators = (PolyBatch, PolyBatch);
+
+fn accumulators(extended: &Arc<RingBasis>, polys: usize) -> Accumulators {
+    let zeros = || PolyBatch::zeros(extended, polys, Representation::Ntt);
+    (zeros(), zeros())
+}
+
+/// In which order the tasks of an inner product run (rayon hands them out roughly in order).
+#[derive(Clone, Copy)]
+enum Order {
+    /// Polynomial by polynomial: what a task derives from its polynomial (the fused switch's
+    /// scaled digits) stays in cache for the next limb.
+    ByPolynomial,
+    /// Limb by limb: a key broadcast over the batch is read from memory once per limb rather
+    /// than once per polynomial (per rotation it is the largest operand: dnum x 2 x (L + k)
+    /// limbs).
+    ByLimb,
+}
+
+/// The tasks of an inner product: (poly, limb, acc0 chunk, acc1 chunk) for every (polynomial,
+/// extended limb), in `order`.
+fn tasks((acc0, acc1): &mut Accumulators, polys: usize, order: Order) -> Vec<(usize, usize, &mut [u32], &mut [u32])> {
+    let n = acc0.degree();
+    // The accumulators are limb-major, so their chunks come limb by limb.
+    let mut tasks: Vec<_> = acc0
+        .data_mut()
+        .chunks_mut(n)
+        .zip(acc1.data_mut().chunks_mut(n))
+        .enumerate()
+        .map(|(index, (a0, a1))| (index % polys, index / polys, a0, a1))
+        .collect();
+    if let Order::ByPolynomial = order {
+        tasks.sort_by_key(|&(poly, limb, ..)| (poly, limb));
+    }
+    tasks
+}
+
+/// The inner product with a key, one chunk at a time.
+struct InnerProduct<'a> {
+    isa: Isa,
+    layout: &'a KeySwitchLayout,
+    keys: &'a [(PolyBatch, PolyBatch)],
+}
+
+impl InnerProduct<'_> {
+    /// `(acc0, acc1) (+)= digit * (b_j, a_j)` on chunk (limb, poly) of the extended basis; the
+    /// product starts the sums at j = 0.
+    fn add(
+        &self,
+        j: usize,
+        (poly, limb): (usize, usize),
+        q: &Modulus,
+        acc0: &mut [u32],
+        acc1: &mut [u32],
+        digit: &[u32],
+    ) {
+        let ((key_b, key_a), (map_b, map_a)) = (&self.keys[j], &self.layout.keys[j]);
+        let (b, a) = (b_chunk(key_b, map_b, limb, poly), b_chunk(key_a, map_a, limb, poly));
+        if j == 0 {
+            kernels::mul(self.isa, q, acc0, digit, b);
+            kernels::mul(self.isa, q, acc1, digit, a);
+        } else {
+            kernels::mac(self.isa, q, acc0, digit, b);
+            kernels::mac(self.isa, q, acc1, digit, a);
+        }
+    }
+}
 
 impl CpuBackend {
     /// [`crate::Backend::key_switch`], fused; see the module documentation.
@@ -29,82 +184,118 @@ impl CpuBackend {
     ) -> Result<(PolyBatch, PolyBatch)> {
         let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (Shape::of(b), Shape::of(a))).collect();
         let layout = check(&Shape::of(c), &key_shapes, plan)?;
-        let isa = Isa::active();
-        let (n, polys, kept) = (c.degree(), c.count(), c.basis().len());
+        let mod_up = ModUp::new(self, c, &layout, plan)?;
+        let product = InnerProduct { isa: mod_up.isa, layout: &layout, keys };
+        let (n, polys) = (c.degree(), c.count());
         let extended = plan.extended;
-        // Digit j converts to the extended primes outside it.
-        let converters = layout
-            .digits
-            .iter()
-            .zip(plan.digits)
-            .map(|(range, digit)| {
-                let others: Vec<usize> = (0..extended.len()).filter(|limb| !range.contains(limb)).collect();
-                self.converter(digit, &*extended.select(&others)?)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        // (digit, position in the digit) of every limb of c.
-        let digit_of: Vec<(usize, usize)> = layout
-            .digits
-            .iter()
-            .enumerate()
-            .flat_map(|(j, range)| range.clone().map(move |limb| (j, limb - range.start)))
-            .collect();
-
-        // FastBConv's first half for every digit at once: c in coefficient form, each limb times
-        // (Q_j/q_i)^{-1} of its digit, polynomial-major so each digit of a polynomial is one slice.
-        let mut scaled = vec![0u32; polys * kept * n];
-        self.pool.install(|| {
-            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
-                let (poly, limb) = (index / kept, index % kept);
-                let (j, position) = digit_of[limb];
-                chunk.copy_from_slice(c.poly_limb(limb, poly));
-                c.basis().table(limb).inverse(chunk);
-                converters[j].scale_on(isa, position, chunk)
-            })
-        })?;
-
         // ModUp and the inner product with the key, one (polynomial, extended limb) at a time.
-        let zeros = || PolyBatch::zeros(extended, polys, Representation::Ntt);
-        let (mut acc0, mut acc1) = (zeros(), zeros());
-        let mut tasks: Vec<(usize, usize, &mut [u32], &mut [u32])> = acc0
-            .data_mut()
-            .chunks_mut(n)
-            .zip(acc1.data_mut().chunks_mut(n))
-            .enumerate()
-            .map(|(index, (a0, a1))| (index % polys, index / polys, a0, a1))
-            .collect();
-        // Polynomial by polynomial, so the scaled digits a thread reads stay in its cache.
-        tasks.sort_by_key(|&(poly, limb, ..)| (poly, limb));
+        let mut sums = accumulators(extended, polys);
         self.pool.install(|| {
-            tasks.into_par_iter().try_for_each_init(
+            tasks(&mut sums, polys, Order::ByPolynomial).into_par_iter().try_for_each_init(
                 || vec![0u32; n],
                 |term, (poly, limb, acc0, acc1)| {
                     let q = extended.modulus(limb);
-                    for (j, range) in layout.digits.iter().enumerate() {
-                        // The digit's own limbs are c's, already in NTT form.
-                        let digit: &[u32] = if range.contains(&limb) {
-                            c.poly_limb(limb, poly)
-                        } else {
-                            let target = if limb < range.start { limb } else { limb - range.len() };
-                            let from = (poly * kept + range.start) * n..(poly * kept + range.end) * n;
-                            converters[j].accumulate_on(isa, target, &scaled[from], term)?;
-                            extended.table(limb).forward(term);
-                            term
+                    for j in 0..layout.digits.len() {
+                        let digit: &[u32] = match mod_up.own(j, limb, poly) {
+                            Some(own) => own,
+                            None => {
+                                mod_up.convert(j, limb, poly, term)?;
+                                term
+                            }
                         };
-                        let ((key_b, key_a), (map_b, map_a)) = (&keys[j], &layout.keys[j]);
-                        let (b, a) = (b_chunk(key_b, map_b, limb, poly), b_chunk(key_a, map_a, limb, poly));
-                        if j == 0 {
-                            kernels::mul(isa, q, acc0, digit, b);
-                            kernels::mul(isa, q, acc1, digit, a);
-                        } else {
-                            kernels::mac(isa, q, acc0, digit, b);
-                            kernels::mac(isa, q, acc1, digit, a);
-                        }
+                        product.add(j, (poly, limb), q, acc0, acc1, digit);
                     }
                     Ok::<_, ExecError>(())
                 },
             )
         })?;
+        self.mod_down_sums(sums, &layout, plan)
+    }
+
+    /// [`crate::Backend::mod_up`], fused: every (digit, extended limb, polynomial) chunk of the
+    /// output is one task, converted and transformed from the shared scaled residues.
+    pub(super) fn fused_mod_up(&self, c: &PolyBatch, plan: &KeySwitchPlan) -> Result<Vec<PolyBatch>> {
+        let layout = check_mod_up(&Shape::of(c), plan)?;
+        let mod_up = ModUp::new(self, c, &layout, plan)?;
+        let (n, polys) = (c.degree(), c.count());
+        let mut digits: Vec<PolyBatch> =
+            plan.digits.iter().map(|_| PolyBatch::zeros(plan.extended, polys, Representation::Ntt)).collect();
+        let mut chunks: Vec<(usize, usize, usize, &mut [u32])> = digits
+            .iter_mut()
+            .enumerate()
+            .flat_map(|(j, digit)| {
+                digit
+                    .data_mut()
+                    .chunks_mut(n)
+                    .enumerate()
+                    .map(move |(index, chunk)| (index % polys, j, index / polys, chunk))
+            })
+            .collect();
+        // Polynomial by polynomial, so its scaled residues stay in cache.
+        chunks.sort_by_key(|&(poly, j, limb, _)| (poly, j, limb));
+        self.pool.install(|| {
+            chunks.into_par_iter().try_for_each(|(poly, j, limb, chunk)| match mod_up.own(j, limb, poly) {
+                Some(own) => {
+                    chunk.copy_from_slice(own);
+                    Ok(())
+                }
+                None => mod_up.convert(j, limb, poly, chunk),
+            })
+        })?;
+        Ok(digits)
+    }
+
+    /// [`crate::Backend::key_switch_decomposed`], fused; see the module documentation.
+    pub(super) fn fused_key_switch_decomposed(
+        &self,
+        digits: &[PolyBatch],
+        keys: &[(PolyBatch, PolyBatch)],
+        element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(PolyBatch, PolyBatch)> {
+        let digit_shapes: Vec<Shape> = digits.iter().map(Shape::of).collect();
+        let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (Shape::of(b), Shape::of(a))).collect();
+        let layout = check_decomposed(&digit_shapes, &key_shapes, plan)?;
+        let (n, polys) = (plan.extended.degree(), digits[0].count());
+        // X -> X^1 is the identity: the digits are used where they are.
+        let permutation = element
+            .map(|k| galois_element(&digit_shapes[0], k))
+            .transpose()?
+            .filter(|&k| k != 1)
+            .map(|k| self.permutation(n, k, Representation::Ntt))
+            .transpose()?;
+        let product = InnerProduct { isa: Isa::active(), layout: &layout, keys };
+        let extended = plan.extended;
+        let mut sums = accumulators(extended, polys);
+        self.pool.install(|| {
+            tasks(&mut sums, polys, Order::ByLimb).into_par_iter().for_each_init(
+                || vec![0u32; n],
+                |term, (poly, limb, acc0, acc1)| {
+                    let q = extended.modulus(limb);
+                    for (j, digit) in digits.iter().enumerate() {
+                        let limb_residues = digit.poly_limb(limb, poly);
+                        let mapped: &[u32] = match &permutation {
+                            Some(permutation) => {
+                                permutation.apply(q, term, limb_residues);
+                                term
+                            }
+                            None => limb_residues,
+                        };
+                        product.add(j, (poly, limb), q, acc0, acc1, mapped);
+                    }
+                },
+            )
+        });
+        self.mod_down_sums(sums, &layout, plan)
+    }
+
+    /// ModDown of both sums of an inner product, in place.
+    fn mod_down_sums(
+        &self,
+        (acc0, acc1): Accumulators,
+        layout: &KeySwitchLayout,
+        plan: &KeySwitchPlan,
+    ) -> Result<(PolyBatch, PolyBatch)> {
         Ok((
             self.mod_down_owned(acc0, layout.special, plan.plain_modulus)?,
             self.mod_down_owned(acc1, layout.special, plan.plain_modulus)?,

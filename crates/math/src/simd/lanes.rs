@@ -26,6 +26,8 @@ pub(crate) trait Lanes: Copy {
     fn shl64(self, a: Self::V, bits: u32) -> Self::V;
     /// Even 32-bit lanes from `even`, odd lanes from `odd`.
     fn blend_odd(self, even: Self::V, odd: Self::V) -> Self::V;
+    /// Lane i is lane `idx[i] mod WIDTH` of `v` (the low bits of each index select).
+    fn permute(self, v: Self::V, idx: Self::V) -> Self::V;
     /// The AVX2 token, for the transforms' last stages, which are written for 8 lanes.
     #[cfg(target_arch = "x86_64")]
     fn avx2(self) -> Avx2;
@@ -238,6 +240,11 @@ mod x86 {
             unsafe { _mm256_blend_epi32::<0b1010_1010>(even, odd) }
         }
         #[inline(always)]
+        fn permute(self, v: __m256i, idx: __m256i) -> __m256i {
+            // vpermd reads the low 3 bits of each index.
+            unsafe { _mm256_permutevar8x32_epi32(v, idx) }
+        }
+        #[inline(always)]
         fn avx2(self) -> Avx2 {
             self
         }
@@ -299,6 +306,11 @@ mod x86 {
         #[inline(always)]
         fn blend_odd(self, even: __m512i, odd: __m512i) -> __m512i {
             unsafe { _mm512_mask_blend_epi32(0xAAAA, even, odd) }
+        }
+        #[inline(always)]
+        fn permute(self, v: __m512i, idx: __m512i) -> __m512i {
+            // vpermd reads the low 4 bits of each index.
+            unsafe { _mm512_permutexvar_epi32(idx, v) }
         }
         #[inline(always)]
         fn avx2(self) -> Avx2 {

@@ -16,6 +16,7 @@ mod isa;
 pub(crate) mod lanes;
 
 pub mod elementwise;
+pub mod gather;
 
 pub use isa::Isa;
 pub(crate) use lanes::Lanes;

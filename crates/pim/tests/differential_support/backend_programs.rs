@@ -153,7 +153,9 @@ pub enum Op {
         a: usize,
         k: usize,
     },
-    /// The key pairs are uploaded by the step itself (fresh random keys).
+    /// The key pairs are uploaded by the step itself (fresh random keys). `hoisted:
+    /// Some(element)` runs the switch in its two hoisting halves, mod_up and then
+    /// key_switch_decomposed with that Galois element (none: no automorphism).
     KeySwitch {
         dst: [usize; 2],
         c: usize,
@@ -161,6 +163,7 @@ pub enum Op {
         digits: Vec<Basis>,
         extended: Basis,
         t: Option<u32>,
+        hoisted: Option<Option<usize>>,
     },
 }
 
@@ -316,7 +319,7 @@ impl<B: Backend> Machine<'_, B> {
             Op::ModDownLast { dst, a, t } => self.set(*dst, backend.mod_down_last(self.get(*a)?, modulus(t))),
             Op::ModDown { dst, a, count, t } => self.set(*dst, backend.mod_down(self.get(*a)?, *count, modulus(t))),
             Op::Automorphism { dst, a, k } => self.set(*dst, backend.automorphism(self.get(*a)?, *k)),
-            Op::KeySwitch { dst, c, keys, digits, extended, t } => {
+            Op::KeySwitch { dst, c, keys, digits, extended, t, hoisted } => {
                 let keys = keys
                     .iter()
                     .map(|(b, a)| {
@@ -327,7 +330,14 @@ impl<B: Backend> Machine<'_, B> {
                 let digits = digits.iter().map(|d| program.ring(d)).collect::<Result<Vec<_>, String>>()?;
                 let extended = program.ring(extended)?;
                 let plan = KeySwitchPlan { digits: &digits, extended: &extended, plain_modulus: modulus(t) };
-                let (c0, c1) = text(backend.key_switch(self.get(*c)?, &keys, &plan))?;
+                let c = self.get(*c)?;
+                let (c0, c1) = match hoisted {
+                    None => text(backend.key_switch(c, &keys, &plan))?,
+                    Some(element) => {
+                        let decomposed = text(backend.mod_up(c, &plan))?;
+                        text(backend.key_switch_decomposed(&decomposed, &keys, *element, &plan))?
+                    }
+                };
                 self.registers[dst[0]] = Some(c0);
                 self.registers[dst[1]] = Some(c1);
                 Ok(Vec::new())
@@ -787,7 +797,9 @@ impl Generator {
     }
 
     /// key_switch of a register in NTT form with fresh random keys: digits of random sizes, one
-    /// or two special primes, keys broadcast or not, sometimes a spare key pair. To be refused:
+    /// or two special primes, keys broadcast or not, sometimes a spare key pair; half the time
+    /// as mod_up and key_switch_decomposed, with no automorphism, the identity, a rotation or
+    /// conjugation (or an element above 2N). To be refused:
     /// no special prime, digits that leave a prime out, a key pair too few, a key without a
     /// special prime, or a key in coefficient form.
     fn key_switch(&mut self, valid: bool) {
@@ -836,9 +848,11 @@ impl Generator {
             }
         }
         let t = self.plain_modulus();
+        let hoisted =
+            self.rng.chance(50).then(|| self.rng.pick(&[None, Some(1), Some(5), Some(2 * n - 1), Some(2 * n + 3)]));
         let d0 = self.destination(&[]);
         let d1 = self.destination(&[d0]);
-        self.push(Op::KeySwitch { dst: [d0, d1], c, keys, digits, extended, t }, valid);
+        self.push(Op::KeySwitch { dst: [d0, d1], c, keys, digits, extended, t, hoisted }, valid);
         if valid {
             self.registers[d0] = Some(model.clone());
             self.registers[d1] = Some(model);

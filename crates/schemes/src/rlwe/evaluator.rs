@@ -140,8 +140,9 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
 
     /// [`Evaluator::automorphism`] for each element of `elements`, hoisted: the decomposition
     /// (ModUp) of the ciphertexts' second component is made once and shared by every element,
-    /// so each further element costs an automorphism of the digits, the inner product with its
-    /// key and the ModDown (Halevi and Shoup). Results in the order of `elements`.
+    /// so each further element costs the inner product of the digits, mapped by X -> X^k, with
+    /// its key and the ModDown, one backend call ([`Backend::key_switch_decomposed`]; Halevi and
+    /// Shoup). Results in the order of `elements`.
     pub fn automorphisms(&self, a: &CiphertextBatch<B, S>, elements: &[usize]) -> Result<Vec<CiphertextBatch<B, S>>> {
         self.check_batch(a)?;
         if a.size() != 2 {
@@ -156,12 +157,8 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
             .iter()
             .zip(keys)
             .map(|(&k, key)| {
-                let digits = decomposition
-                    .digits
-                    .iter()
-                    .map(|digit| backend.automorphism(digit, k))
-                    .collect::<pimhe_exec::Result<Vec<_>>>()?;
-                let (mut c0, c1) = key.switch_decomposed(backend, basis, &digits, plain_modulus)?;
+                // The digits are mapped by X -> X^k inside the backend's inner product.
+                let (mut c0, c1) = key.switch_decomposed(backend, basis, &decomposition, Some(k), plain_modulus)?;
                 backend.add_assign(&mut c0, &backend.automorphism(&a.parts[0], k)?)?;
                 debug_assert_eq!(decomposition.level, a.level);
                 Ok(a.derive(vec![c0, c1], a.level, a.tag))

@@ -25,7 +25,9 @@
 //!   in two for hoisting: the decomposition (ModUp) of `c` is made once and reused by the switches
 //!   of several keys, each applied after an automorphism of the decomposed digits (Halevi and
 //!   Shoup's hoisted rotations; an automorphism commutes with the per-coefficient base
-//!   conversion up to the multiple of Q_j it adds, which the switch tolerates anyway).
+//!   conversion up to the multiple of Q_j it adds, which the switch tolerates anyway). They are
+//!   the backend's [`Backend::mod_up`] and [`Backend::key_switch_decomposed`] (which maps the
+//!   digits itself, so a backend can permute them on the fly instead of copying them).
 //!
 //! Keys are made at the top level and work at every level (the switch uses the key's limbs of
 //! the primes it needs).
@@ -134,30 +136,18 @@ pub(crate) struct Decomposition<B: Backend> {
 }
 
 impl KeySwitchBasis {
-    /// ModUp of every digit of `c` (NTT form over a prefix of the data primes).
+    /// ModUp of every digit of `c` (NTT form over a prefix of the data primes): the backend's
+    /// [`Backend::mod_up`] with the plan of a switch at `c`'s level.
     pub(crate) fn decompose<B: Backend>(&self, backend: &B, c: &B::Buffer) -> Result<Decomposition<B>> {
         let level = self.level_of(&backend.shape(c).basis)?;
-        let bases = &self.levels[level];
-        let mut coefficients = backend.copy(c)?;
-        backend.intt(&mut coefficients)?;
-        let digits = bases
-            .digits
-            .iter()
-            .map(|digit| {
-                // The digit's own limbs are c's, already in NTT form.
-                backend.base_convert_ntt(
-                    &backend.restrict(&coefficients, digit)?,
-                    &backend.restrict(c, digit)?,
-                    &bases.extended,
-                )
-            })
-            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        let digits = backend.mod_up(c, &self.plan(level, None))?;
         Ok(Decomposition { level, digits })
     }
 
-    /// Number of special primes.
-    fn special_count(&self) -> usize {
-        self.key_basis.len() - self.data
+    /// The bases of a switch at `level`.
+    fn plan(&self, level: usize, plain_modulus: Option<Modulus>) -> KeySwitchPlan<'_> {
+        let bases = &self.levels[level];
+        KeySwitchPlan { digits: &bases.digits, extended: &bases.extended, plain_modulus }
     }
 }
 
@@ -251,36 +241,26 @@ impl<B: Backend> DeviceSwitchingKey<B> {
         c: &B::Buffer,
         plain_modulus: Option<Modulus>,
     ) -> Result<(B::Buffer, B::Buffer)> {
-        let level = basis.level_of(&backend.shape(c).basis)?;
-        let bases = &basis.levels[level];
-        let plan = KeySwitchPlan { digits: &bases.digits, extended: &bases.extended, plain_modulus };
+        let plan = basis.plan(basis.level_of(&backend.shape(c).basis)?, plain_modulus);
         Ok(backend.key_switch(c, &self.pairs, &plan)?)
     }
 
-    /// The switch of a component whose decomposition is `digits` (from
-    /// [`KeySwitchBasis::decompose`], possibly mapped by an automorphism since): the inner product
-    /// with the key's pairs and the ModDown. The same result as [`DeviceSwitchingKey::switch`] of
-    /// that component, up to the tolerated multiples of Q_j in the digits.
+    /// The switch of sigma_k(c), sigma_k: X -> X^k (`galois_element = Some(k)`), or of `c`
+    /// itself (`None`), given the decomposition of `c` ([`KeySwitchBasis::decompose`]): the
+    /// inner product of the digits, mapped by sigma_k, with the key's pairs and the ModDown, in
+    /// one backend call ([`Backend::key_switch_decomposed`]). The same result as
+    /// [`DeviceSwitchingKey::switch`] of that component, up to the tolerated multiples of Q_j in
+    /// the digits.
     pub(crate) fn switch_decomposed(
         &self,
         backend: &B,
         basis: &KeySwitchBasis,
-        digits: &[B::Buffer],
+        decomposition: &Decomposition<B>,
+        galois_element: Option<usize>,
         plain_modulus: Option<Modulus>,
     ) -> Result<(B::Buffer, B::Buffer)> {
-        let mut accumulators: Option<(B::Buffer, B::Buffer)> = None;
-        for (digit, (b, a)) in digits.iter().zip(&self.pairs) {
-            match &mut accumulators {
-                None => accumulators = Some((backend.mul(digit, b)?, backend.mul(digit, a)?)),
-                Some((acc0, acc1)) => {
-                    backend.mac(acc0, digit, b)?;
-                    backend.mac(acc1, digit, a)?;
-                }
-            }
-        }
-        let (acc0, acc1) = accumulators.expect("a decomposition has at least one digit");
-        let special = basis.special_count();
-        Ok((backend.mod_down(&acc0, special, plain_modulus)?, backend.mod_down(&acc1, special, plain_modulus)?))
+        let plan = basis.plan(decomposition.level, plain_modulus);
+        Ok(backend.key_switch_decomposed(&decomposition.digits, &self.pairs, galois_element, &plan)?)
     }
 }
 
