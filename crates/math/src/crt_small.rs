@@ -11,16 +11,22 @@ use crate::error::Result;
 use crate::modular::Modulus;
 use crate::rns::RnsBase;
 
+/// Terms x_i (Q/q_i mod t) < 2^60 added before the sum modulo t is reduced: a reduced sum
+/// (< 2^30) plus 8 of them stays below 2^64.
+const LAZY_LIMBS: usize = 8;
+
 /// Maps residues modulo Q = q_0 ... q_{L-1} to (v mod t, v / Q) for the centred v.
 ///
 /// ```
 /// use pimhe_math::{CrtToSmall, Modulus};
 /// let primes = [Modulus::new(97).unwrap(), Modulus::new(193).unwrap()];
 /// let crt = CrtToSmall::new(&primes, Modulus::new(17).unwrap()).unwrap();
-/// // v = -1000: residues modulo 97 and 193.
-/// let (mod_t, fraction) = crt.reduce(&[(97 * 11 - 1000) as u32, (193 * 6 - 1000) as u32]);
-/// assert_eq!(mod_t, (-1000i64).rem_euclid(17) as u32);
-/// assert!((fraction - (-1000.0 / (97.0 * 193.0))).abs() < 1e-12);
+/// // v = -1000 and v = 5: their residues modulo 97, then modulo 193.
+/// let limbs: [&[u32]; 2] = [&[(97 * 11 - 1000) as u32, 5], &[(193 * 6 - 1000) as u32, 5]];
+/// let (mut mod_t, mut fraction) = ([0u32; 2], [0f64; 2]);
+/// crt.reduce(&limbs, &mut mod_t, &mut fraction);
+/// assert_eq!(mod_t, [(-1000i64).rem_euclid(17) as u32, 5]);
+/// assert!((fraction[0] - (-1000.0 / (97.0 * 193.0))).abs() < 1e-12);
 /// ```
 #[derive(Debug, Clone)]
 pub struct CrtToSmall {
@@ -46,23 +52,40 @@ impl CrtToSmall {
         Ok(Self { moduli: moduli.to_vec(), q_hat_inv, q_hat_mod_t, q_mod_t, t })
     }
 
-    /// For the residues of one value v (one per modulus, reduced), v mod t and v / Q, with v
-    /// centred in (-Q/2, Q/2]. `v mod t` is exact when |v / Q| < 1/4.
-    pub fn reduce(&self, residues: &[u32]) -> (u32, f64) {
+    /// For values v_j given limb-major (`limbs[i][j]` is the residue of v_j modulo q_i,
+    /// reduced), writes v_j mod t to `mod_t[j]` and v_j / Q to `fraction[j]`, with v_j centred
+    /// in (-Q/2, Q/2]. `mod_t[j]` is exact when |v_j / Q| < 1/4.
+    ///
+    /// Limb by limb over all values, so each pass is a loop the compiler vectorises and the
+    /// sum modulo t is reduced once per [`LAZY_LIMBS`] limbs rather than once per term.
+    ///
+    /// Panics unless there is one slice per modulus and every slice, `mod_t` and `fraction`
+    /// have the same length.
+    pub fn reduce(&self, limbs: &[&[u32]], mod_t: &mut [u32], fraction: &mut [f64]) {
         let t = &self.t;
-        let mut sum = 0.0f64;
-        let mut mod_t = 0u32;
-        let terms = residues.iter().zip(&self.moduli).zip(&self.q_hat_inv).zip(&self.q_hat_mod_t);
-        for (((&r, q), &(y, y_shoup)), &q_hat) in terms {
-            let x = q.mul_shoup(r, y, y_shoup);
-            sum += f64::from(x) / f64::from(q.value());
-            mod_t = t.reduce_u64(u64::from(mod_t) + u64::from(x) * u64::from(q_hat));
+        let len = mod_t.len();
+        assert!(limbs.len() == self.moduli.len() && fraction.len() == len && limbs.iter().all(|l| l.len() == len));
+        // The sum of x_i (Q/q_i) modulo t, lazily reduced; wiped like the residues it comes from.
+        let mut sum_mod_t = zeroize::Zeroizing::new(vec![0u64; len]);
+        fraction.fill(0.0);
+        let terms = limbs.iter().zip(&self.moduli).zip(&self.q_hat_inv).zip(&self.q_hat_mod_t);
+        for (i, (((residues, q), &(y, y_shoup)), &q_hat)) in terms.enumerate() {
+            let q_value = f64::from(q.value());
+            for ((&r, sum), acc) in residues.iter().zip(fraction.iter_mut()).zip(sum_mod_t.iter_mut()) {
+                let x = q.mul_shoup(r, y, y_shoup);
+                *sum += f64::from(x) / q_value;
+                *acc += u64::from(x) * u64::from(q_hat);
+            }
+            if i % LAZY_LIMBS == LAZY_LIMBS - 1 {
+                sum_mod_t.iter_mut().for_each(|acc| *acc = u64::from(t.reduce_u64(*acc)));
+            }
         }
-        // 0 <= sum < L, so k is a small non-negative integer.
-        let k = sum.round();
-        let fraction = sum - k;
-        let v = t.sub(mod_t, t.reduce_u64(k as u64 * u64::from(self.q_mod_t)));
-        (v, fraction)
+        for ((out, sum), &acc) in mod_t.iter_mut().zip(fraction.iter_mut()).zip(sum_mod_t.iter()) {
+            // 0 <= sum < L, so k is a small non-negative integer.
+            let k = sum.round();
+            *sum -= k;
+            *out = t.sub(t.reduce_u64(acc), t.reduce_u64(k as u64 * u64::from(self.q_mod_t)));
+        }
     }
 }
 
@@ -101,12 +124,17 @@ mod tests {
                 values.push(if next() % 2 == 0 { v.clone() } else { -v });
             }
         }
-        for v in values {
-            let (mod_t, fraction) = crt.reduce(&base.decompose_signed(&v));
-            let expected = ((&v % 65537) + 65537) % 65537;
-            assert_eq!(BigInt::from(mod_t), expected, "v = {v}");
+        // All values in one call, limb-major.
+        let residues: Vec<Vec<u32>> = values.iter().map(|v| base.decompose_signed(v)).collect();
+        let limbs: Vec<Vec<u32>> = (0..primes.len()).map(|i| residues.iter().map(|r| r[i]).collect()).collect();
+        let limb_refs: Vec<&[u32]> = limbs.iter().map(|l| l.as_slice()).collect();
+        let (mut mod_t, mut fraction) = (vec![0u32; values.len()], vec![0f64; values.len()]);
+        crt.reduce(&limb_refs, &mut mod_t, &mut fraction);
+        for (j, v) in values.iter().enumerate() {
+            let expected = ((v % 65537) + 65537) % 65537;
+            assert_eq!(BigInt::from(mod_t[j]), expected, "v = {v}");
             let exact = v.to_string().parse::<f64>().unwrap() / q.to_string().parse::<f64>().unwrap();
-            assert!((fraction - exact).abs() < 1e-13, "v = {v}: {fraction} vs {exact}");
+            assert!((fraction[j] - exact).abs() < 1e-13, "v = {v}: {} vs {exact}", fraction[j]);
         }
     }
 }

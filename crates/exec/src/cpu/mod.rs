@@ -6,6 +6,7 @@
 
 mod key_switch;
 mod memory;
+mod pool;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -87,22 +88,22 @@ impl CpuBackend {
     ) -> Result<PolyBatch> {
         let map = broadcast(operation, &Shape::of(a), &Shape::of(b), product)?;
         let mut out = PolyBatch::zeros(a.basis(), a.count(), a.representation());
-        self.for_chunks(&mut out, |limb, poly, q, chunk| {
+        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, poly, q, chunk| {
             kernel(q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
         });
         Ok(out)
     }
 
-    /// Calls `f(limb, poly, modulus, residues)` on every N-residue chunk of `batch`, in parallel.
-    fn for_chunks(&self, batch: &mut PolyBatch, f: impl Fn(usize, usize, &Modulus, &mut [u32]) + Sync) {
+    /// Calls `f(limb, poly, modulus, residues)` on every N-residue chunk of `batch`, in parallel
+    /// when `cost` per residue ([`pool::ELEMENTWISE`], [`pool::TRANSFORM`]) makes it worth it.
+    fn for_chunks(&self, batch: &mut PolyBatch, cost: usize, f: impl Fn(usize, usize, &Modulus, &mut [u32]) + Sync) {
         let n = batch.degree();
         let count = batch.count();
         let basis = batch.basis().clone();
-        self.pool.install(|| {
-            batch.data_mut().par_chunks_mut(n).enumerate().for_each(|(index, chunk)| {
-                let (limb, poly) = (index / count, index % count);
-                f(limb, poly, basis.modulus(limb), chunk);
-            })
+        let Ok(()) = self.each_chunk(batch.data_mut(), n, cost, |index, chunk| {
+            let (limb, poly) = (index / count, index % count);
+            f(limb, poly, basis.modulus(limb), chunk);
+            Ok::<_, std::convert::Infallible>(())
         });
     }
 
@@ -160,7 +161,7 @@ impl CpuBackend {
         let mut out = PolyBatch::zeros(target, polys, Representation::Coefficient);
         if new_limbs.is_empty() {
             // Every prime is one of a's.
-            self.for_chunks(&mut out, |limb, poly, _, chunk| {
+            self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, poly, _, chunk| {
                 if let Some(from) = shared[limb] {
                     chunk.copy_from_slice(same_primes.poly_limb(from, poly))
                 }
@@ -172,30 +173,28 @@ impl CpuBackend {
         // FastBConv's first half, once per source limb, polynomial-major so each polynomial's
         // limbs are one slice.
         let mut scaled = vec![0u32; polys * from_limbs * n];
-        self.pool.install(|| {
-            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
-                let (poly, limb) = (index / from_limbs, index % from_limbs);
-                chunk.copy_from_slice(a.poly_limb(limb, poly));
-                converter.scale_on(isa, limb, chunk)
-            })
+        self.each_chunk(&mut scaled, n, pool::ELEMENTWISE, |index, chunk| {
+            let (poly, limb) = (index / from_limbs, index % from_limbs);
+            chunk.copy_from_slice(a.poly_limb(limb, poly));
+            converter.scale_on(isa, limb, chunk)
         })?;
-        self.pool.install(|| {
-            out.data_mut().par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
-                let (limb, poly) = (index / polys, index % polys);
-                match shared[limb] {
-                    Some(from) => chunk.copy_from_slice(same_primes.poly_limb(from, poly)),
-                    None => {
-                        // This limb's place among the converted ones.
-                        let to_index = limb - shared[..limb].iter().filter(|s| s.is_some()).count();
-                        let from = poly * from_limbs * n..(poly + 1) * from_limbs * n;
-                        converter.accumulate_on(isa, to_index, &scaled[from], chunk)?;
-                        if transform {
-                            target.table(limb).forward(chunk);
-                        }
+        // Each converted residue sums one product per source limb.
+        let cost = from_limbs + if transform { pool::TRANSFORM } else { 0 };
+        self.each_chunk(out.data_mut(), n, cost, |index, chunk| {
+            let (limb, poly) = (index / polys, index % polys);
+            match shared[limb] {
+                Some(from) => chunk.copy_from_slice(same_primes.poly_limb(from, poly)),
+                None => {
+                    // This limb's place among the converted ones.
+                    let to_index = limb - shared[..limb].iter().filter(|s| s.is_some()).count();
+                    let from = poly * from_limbs * n..(poly + 1) * from_limbs * n;
+                    converter.accumulate_on(isa, to_index, &scaled[from], chunk)?;
+                    if transform {
+                        target.table(limb).forward(chunk);
                     }
                 }
-                Ok::<_, ExecError>(())
-            })
+            }
+            Ok::<_, ExecError>(())
         })?;
         Ok(out)
     }
@@ -234,18 +233,17 @@ impl CpuBackend {
             })
             .transpose()?;
         let mut scaled = vec![0u32; polys * count * n];
-        self.pool.install(|| {
-            scaled.par_chunks_mut(n).enumerate().try_for_each(|(index, chunk)| {
-                let (poly, k) = (index / count, index % count);
-                chunk.copy_from_slice(a.poly_limb(kept + k, poly));
-                if is_ntt {
-                    dropped.table(k).inverse(chunk);
-                }
-                if let Some(t_inverses) = &t_inverses {
-                    kernels::mul_scalar(isa, dropped.modulus(k), chunk, t_inverses[k]);
-                }
-                converter.scale_on(isa, k, chunk)
-            })
+        let transform_cost = if is_ntt { pool::TRANSFORM } else { 0 };
+        self.each_chunk(&mut scaled, n, pool::ELEMENTWISE + transform_cost, |index, chunk| {
+            let (poly, k) = (index / count, index % count);
+            chunk.copy_from_slice(a.poly_limb(kept + k, poly));
+            if is_ntt {
+                dropped.table(k).inverse(chunk);
+            }
+            if let Some(t_inverses) = &t_inverses {
+                kernels::mul_scalar(isa, dropped.modulus(k), chunk, t_inverses[k]);
+            }
+            converter.scale_on(isa, k, chunk)
         })?;
         // FastBConv of the centred scaled residues, so delta' is a centred representative of
         // [a]_P (off by a multiple of P of mean zero) and the division rounds to nearest: from
@@ -254,16 +252,15 @@ impl CpuBackend {
         // in the slots near the real axis. Centring subtracts P once per residue above p_k / 2;
         // `above_half` counts those per coefficient.
         let mut above_half = vec![0u8; polys * n];
-        self.pool.install(|| {
-            above_half.par_chunks_mut(n).enumerate().for_each(|(poly, counts)| {
-                for k in 0..count {
-                    let half = dropped.modulus(k).value() / 2;
-                    let residues = &scaled[(poly * count + k) * n..(poly * count + k + 1) * n];
-                    for (c, &y) in counts.iter_mut().zip(residues) {
-                        *c += u8::from(y > half);
-                    }
+        let Ok(()) = self.each_chunk(&mut above_half, n, count, |poly, counts| {
+            for k in 0..count {
+                let half = dropped.modulus(k).value() / 2;
+                let residues = &scaled[(poly * count + k) * n..(poly * count + k + 1) * n];
+                for (c, &y) in counts.iter_mut().zip(residues) {
+                    *c += u8::from(y > half);
                 }
-            })
+            }
+            Ok::<_, std::convert::Infallible>(())
         });
         // Y = a P^{-1} - delta' (t P^{-1}) with delta' = FastBConv (t = 1 without the correction).
         let constants = (0..kept)
@@ -279,28 +276,30 @@ impl CpuBackend {
             .collect::<Result<Vec<_>>>()?;
         a.truncate_limbs(kept)?;
         // Limb by limb: delta' is converted, transformed and combined while it is in cache.
-        self.pool.install(|| {
-            a.data_mut().par_chunks_mut(n).enumerate().try_for_each_init(
-                || vec![0u32; n],
-                |delta, (index, chunk)| {
-                    let (limb, poly) = (index / polys, index % polys);
-                    converter.accumulate_on(isa, limb, &scaled[poly * count * n..(poly + 1) * count * n], delta)?;
-                    let q = target.modulus(limb);
-                    let (p_inv, minus_scaled, p_multiples) = &constants[limb];
-                    for (d, &m) in delta.iter_mut().zip(&above_half[poly * n..(poly + 1) * n]) {
-                        *d = q.sub(*d, p_multiples[usize::from(m)]);
-                    }
-                    if is_ntt {
-                        target.table(limb).forward(delta);
-                    }
-                    let (p_inv, minus_scaled) = (*p_inv, *minus_scaled);
-                    kernels::mul_scalar(isa, q, chunk, p_inv);
-                    kernels::mul_scalar(isa, q, delta, minus_scaled);
-                    kernels::add_assign(isa, q, chunk, delta);
-                    Ok::<_, ExecError>(())
-                },
-            )
-        })?;
+        let cost = count + 4 * pool::ELEMENTWISE + transform_cost;
+        self.each_chunk_with(
+            a.data_mut(),
+            n,
+            cost,
+            || vec![0u32; n],
+            |delta, index, chunk| {
+                let (limb, poly) = (index / polys, index % polys);
+                converter.accumulate_on(isa, limb, &scaled[poly * count * n..(poly + 1) * count * n], delta)?;
+                let q = target.modulus(limb);
+                let (p_inv, minus_scaled, p_multiples) = &constants[limb];
+                for (d, &m) in delta.iter_mut().zip(&above_half[poly * n..(poly + 1) * n]) {
+                    *d = q.sub(*d, p_multiples[usize::from(m)]);
+                }
+                if is_ntt {
+                    target.table(limb).forward(delta);
+                }
+                let (p_inv, minus_scaled) = (*p_inv, *minus_scaled);
+                kernels::mul_scalar(isa, q, chunk, p_inv);
+                kernels::mul_scalar(isa, q, delta, minus_scaled);
+                kernels::add_assign(isa, q, chunk, delta);
+                Ok::<_, ExecError>(())
+            },
+        )?;
         Ok(a)
     }
 }
@@ -348,7 +347,7 @@ impl Backend for CpuBackend {
 
     fn add_assign(&self, acc: &mut PolyBatch, b: &PolyBatch) -> Result<()> {
         let map = broadcast("add_assign", &Shape::of(acc), &Shape::of(b), false)?;
-        self.for_chunks(acc, |limb, poly, q, chunk| {
+        self.for_chunks(acc, pool::ELEMENTWISE, |limb, poly, q, chunk| {
             kernels::add_assign(Isa::active(), q, chunk, b_chunk(b, &map, limb, poly))
         });
         Ok(())
@@ -360,7 +359,7 @@ impl Backend for CpuBackend {
 
     fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
         let mut out = a.clone();
-        self.for_chunks(&mut out, |_, _, q, chunk| kernels::neg(Isa::active(), q, chunk));
+        self.for_chunks(&mut out, pool::ELEMENTWISE, |_, _, q, chunk| kernels::neg(Isa::active(), q, chunk));
         Ok(out)
     }
 
@@ -371,7 +370,7 @@ impl Backend for CpuBackend {
     fn mac(&self, acc: &mut PolyBatch, a: &PolyBatch, b: &PolyBatch) -> Result<()> {
         same_shape("mac", &Shape::of(acc), &Shape::of(a))?;
         let map = broadcast("mac", &Shape::of(a), &Shape::of(b), true)?;
-        self.for_chunks(acc, |limb, poly, q, chunk| {
+        self.for_chunks(acc, pool::ELEMENTWISE, |limb, poly, q, chunk| {
             kernels::mac(Isa::active(), q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly))
         });
         Ok(())
@@ -379,7 +378,9 @@ impl Backend for CpuBackend {
 
     fn mul_scalar(&self, a: &PolyBatch, c: u64) -> Result<PolyBatch> {
         let mut out = a.clone();
-        self.for_chunks(&mut out, |_, _, q, chunk| kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(c)));
+        self.for_chunks(&mut out, pool::ELEMENTWISE, |_, _, q, chunk| {
+            kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(c))
+        });
         Ok(out)
     }
 
@@ -393,26 +394,29 @@ impl Backend for CpuBackend {
         let zeros = || PolyBatch::zeros(a0.basis(), a0.count(), Representation::Ntt);
         let (mut d0, mut d1, mut d2) = (zeros(), zeros(), zeros());
         let count = a0.count();
-        self.pool.install(|| {
-            d0.data_mut()
-                .par_chunks_mut(n)
-                .zip(d1.data_mut().par_chunks_mut(n))
-                .zip(d2.data_mut().par_chunks_mut(n))
-                .enumerate()
-                .for_each(|(index, ((o0, o1), o2))| {
-                    let (limb, poly) = (index / count, index % count);
-                    let q = a0.basis().modulus(limb);
-                    let x = [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)];
-                    let y = [b0.poly_limb(limb, poly), b1.poly_limb(limb, poly)];
-                    kernels::tensor(Isa::active(), q, [o0, o1, o2], x, y);
-                })
-        });
+        let chunk = |(index, ((o0, o1), o2)): (usize, ((&mut [u32], &mut [u32]), &mut [u32]))| {
+            let (limb, poly) = (index / count, index % count);
+            let q = a0.basis().modulus(limb);
+            let x = [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)];
+            let y = [b0.poly_limb(limb, poly), b1.poly_limb(limb, poly)];
+            kernels::tensor(Isa::active(), q, [o0, o1, o2], x, y);
+        };
+        // Four products per coefficient.
+        let in_pool = self.in_pool(d0.data().len(), 4 * pool::ELEMENTWISE);
+        let (o0, o1, o2) = (d0.data_mut(), d1.data_mut(), d2.data_mut());
+        if in_pool {
+            self.pool.install(|| {
+                o0.par_chunks_mut(n).zip(o1.par_chunks_mut(n)).zip(o2.par_chunks_mut(n)).enumerate().for_each(chunk)
+            });
+        } else {
+            o0.chunks_mut(n).zip(o1.chunks_mut(n)).zip(o2.chunks_mut(n)).enumerate().for_each(chunk);
+        }
         Ok([d0, d1, d2])
     }
 
     fn sum(&self, a: &PolyBatch) -> Result<PolyBatch> {
         let mut out = PolyBatch::zeros(a.basis(), 1, a.representation());
-        self.for_chunks(&mut out, |limb, _, q, chunk| {
+        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, _, q, chunk| {
             for poly in 0..a.count() {
                 kernels::add_assign(Isa::active(), q, chunk, a.poly_limb(limb, poly));
             }
@@ -423,7 +427,7 @@ impl Backend for CpuBackend {
     fn ntt(&self, a: &mut PolyBatch) -> Result<()> {
         require("ntt", &Shape::of(a), Representation::Coefficient)?;
         let basis = a.basis().clone();
-        self.for_chunks(a, |limb, _, _, chunk| basis.table(limb).forward(chunk));
+        self.for_chunks(a, pool::TRANSFORM, |limb, _, _, chunk| basis.table(limb).forward(chunk));
         a.set_representation(Representation::Ntt);
         Ok(())
     }
@@ -431,7 +435,7 @@ impl Backend for CpuBackend {
     fn intt(&self, a: &mut PolyBatch) -> Result<()> {
         require("intt", &Shape::of(a), Representation::Ntt)?;
         let basis = a.basis().clone();
-        self.for_chunks(a, |limb, _, _, chunk| basis.table(limb).inverse(chunk));
+        self.for_chunks(a, pool::TRANSFORM, |limb, _, _, chunk| basis.table(limb).inverse(chunk));
         a.set_representation(Representation::Coefficient);
         Ok(())
     }
@@ -478,51 +482,98 @@ impl Backend for CpuBackend {
         let is_ntt = a.representation() == Representation::Ntt;
         let n = a.degree();
         let count = a.count();
-        // delta = [a]_p centred, corrected to a multiple of t: delta - p * [delta * p^{-1}]_t.
-        let correction = plain_modulus.map(|t| Ok::<_, ExecError>((t, t.inv(p.value() % t.value())?))).transpose()?;
-        let mut deltas = vec![0i64; count * n];
-        self.pool.install(|| {
-            deltas.par_chunks_mut(n).enumerate().for_each(|(poly, delta)| {
-                let mut residues = a.poly_limb(last, poly).to_vec();
-                if is_ntt {
-                    basis.table(last).inverse(&mut residues);
-                }
-                for (d, &r) in delta.iter_mut().zip(&residues) {
-                    let r = p.center(r);
-                    *d = match correction {
-                        Some((t, p_inv_t)) => r - p.value() as i64 * t.center(t.mul(t.reduce_i64(r), p_inv_t)),
-                        None => r,
-                    };
-                }
-            })
+        let isa = Isa::active();
+        // The result is (a - delta) p^{-1} with delta = [a]_p centred, corrected to a multiple
+        // of t: delta = r_c - p m with m = [r_c p^{-1}]_t centred (m = 0 without t), where r is
+        // [a]_p in [0, p) and r_c = r - p (r > p/2). So delta = r - p s with the small signed
+        // s = (r > p/2) + m, and modulo each kept prime q
+        //     (a - delta) p^{-1} = a p^{-1} - r p^{-1} + s:
+        // constant multiplications and additions of 32-bit residues (vector kernels), where
+        // reducing the 64-bit delta modulo every q cost most of the time.
+        let transform_cost = if is_ntt { pool::TRANSFORM } else { 0 };
+        let mut residues = vec![0u32; count * n];
+        let Ok(()) = self.each_chunk(&mut residues, n, pool::ELEMENTWISE + transform_cost, |poly, r| {
+            r.copy_from_slice(a.poly_limb(last, poly));
+            if is_ntt {
+                basis.table(last).inverse(r);
+            }
+            Ok::<_, std::convert::Infallible>(())
         });
+        // [r p^{-1}]_t minus (r > p/2) is [r_c p^{-1}]_t, since p p^{-1} = 1 modulo t.
+        let correction = plain_modulus
+            .map(|t| {
+                // Reducing s modulo q below by adding q once needs |s| <= t/2 + 1 < q.
+                if let Some(q) = target.moduli().iter().find(|q| q.value() <= t.value() / 2 + 1) {
+                    return Err(ExecError::Shape {
+                        operation: "mod_down_last",
+                        detail: format!(
+                            "the plain modulus {} needs primes above {}; {} is not",
+                            t.value(),
+                            t.value() / 2 + 1,
+                            q.value()
+                        ),
+                    });
+                }
+                let p_inv_t = t.inv(p.value() % t.value())?;
+                Ok::<_, ExecError>((t, p_inv_t, t.shoup(p_inv_t)))
+            })
+            .transpose()?;
+        let half_p = p.value() / 2;
+        let mut shifts = vec![0i32; count * n];
+        let Ok(()) = self.each_chunk(&mut shifts, n, 4 * pool::ELEMENTWISE, |poly, shift| {
+            for (s, &r) in shift.iter_mut().zip(&residues[poly * n..(poly + 1) * n]) {
+                let above = u32::from(r > half_p);
+                let m = match correction {
+                    Some((t, p_inv_t, p_inv_t_shoup)) => t.center(t.sub(t.mul_shoup(r, p_inv_t, p_inv_t_shoup), above)),
+                    None => 0,
+                };
+                // |s| <= t/2 + 1 < 2^30.
+                *s = above as i32 + m as i32;
+            }
+            Ok::<_, std::convert::Infallible>(())
+        });
+        // p^{-1} and -p^{-1} modulo each kept prime.
         let p_inverses = (0..last)
             .map(|limb| {
                 let q = basis.modulus(limb);
-                Ok(q.inv(p.value() % q.value())?)
+                let p_inv = q.inv(p.value() % q.value())?;
+                Ok((p_inv, q.neg(p_inv)))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut out = PolyBatch::zeros(&target, count, a.representation());
-        self.for_chunks(&mut out, |limb, poly, q, chunk| {
-            for (o, &d) in chunk.iter_mut().zip(&deltas[poly * n..(poly + 1) * n]) {
-                *o = q.reduce_i64(d);
-            }
-            if is_ntt {
-                target.table(limb).forward(chunk);
-            }
-            // (a - delta) * p^{-1}, as three vector passes over the cached chunk.
-            let isa = Isa::active();
-            kernels::neg(isa, q, chunk);
-            kernels::add_assign(isa, q, chunk, a.poly_limb(limb, poly));
-            kernels::mul_scalar(isa, q, chunk, p_inverses[limb]);
-        });
+        let mut out = a.restrict(&target)?;
+        let cost = 5 * pool::ELEMENTWISE + transform_cost;
+        let Ok(()) = self.each_chunk_with(
+            out.data_mut(),
+            n,
+            cost,
+            || vec![0u32; n],
+            |term, index, chunk| {
+                let (limb, poly) = (index / count, index % count);
+                let q = target.modulus(limb);
+                let (p_inv, minus_p_inv) = p_inverses[limb];
+                // term = s - r p^{-1} = -delta p^{-1}; r < 2^30 needs no reduction before Shoup's product.
+                term.copy_from_slice(&residues[poly * n..(poly + 1) * n]);
+                kernels::mul_scalar(isa, q, term, minus_p_inv);
+                for (x, &s) in term.iter_mut().zip(&shifts[poly * n..(poly + 1) * n]) {
+                    // [s]_q: s plus q where s < 0, selected by a mask.
+                    let s_q = (s as u32).wrapping_add(q.value() & ((s >> 31) as u32));
+                    *x = q.add(*x, s_q);
+                }
+                if is_ntt {
+                    target.table(limb).forward(term);
+                }
+                kernels::mul_scalar(isa, q, chunk, p_inv);
+                kernels::add_assign(isa, q, chunk, term);
+                Ok::<_, std::convert::Infallible>(())
+            },
+        );
         Ok(out)
     }
 
     fn mul_limb_constants(&self, a: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
         check_limb_constants(&Shape::of(a), constants)?;
         let mut out = a.clone();
-        self.for_chunks(&mut out, |limb, _, q, chunk| {
+        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, _, q, chunk| {
             kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(constants[limb]))
         });
         Ok(out)
@@ -536,7 +587,9 @@ impl Backend for CpuBackend {
         let k = galois_element(&Shape::of(a), k)?;
         let permutation = self.permutation(a.degree(), k, a.representation())?;
         let mut out = PolyBatch::zeros(a.basis(), a.count(), a.representation());
-        self.for_chunks(&mut out, |limb, poly, q, chunk| permutation.apply(q, chunk, a.poly_limb(limb, poly)));
+        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, poly, q, chunk| {
+            permutation.apply(q, chunk, a.poly_limb(limb, poly))
+        });
         Ok(out)
     }
 
@@ -547,5 +600,19 @@ impl Backend for CpuBackend {
         plan: &KeySwitchPlan,
     ) -> Result<(PolyBatch, PolyBatch)> {
         self.fused_key_switch(c, keys, plan)
+    }
+
+    fn mod_up(&self, c: &PolyBatch, plan: &KeySwitchPlan) -> Result<Vec<PolyBatch>> {
+        self.fused_mod_up(c, plan)
+    }
+
+    fn key_switch_decomposed(
+        &self,
+        digits: &[PolyBatch],
+        keys: &[(PolyBatch, PolyBatch)],
+        galois_element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(PolyBatch, PolyBatch)> {
+        self.fused_key_switch_decomposed(digits, keys, galois_element, plan)
     }
 }

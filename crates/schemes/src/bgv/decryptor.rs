@@ -1,6 +1,7 @@
 //! Decryption (RNS only, no big integers) and noise-budget measurement (exact).
 
 use pimhe_exec::Backend;
+use zeroize::Zeroizing;
 
 use crate::bgv::context::BgvContext;
 use crate::encoder::Plaintext;
@@ -12,6 +13,11 @@ use crate::rlwe::{CiphertextBatch, Decryptor};
 /// left (|v| >= Q/4), too close to wrapping around Q/2 to trust. The exact budget of
 /// [`noise_budget`] reads 0 there.
 const REFUSED_FRACTION: f64 = 0.25;
+
+/// Residues a decryption thread takes at least: spawning one costs tens of microseconds, about
+/// as long as reconstructing 2^16 residues, so a ciphertext at N = 8192 (5 primes) is decrypted
+/// on the calling thread and large batches on the backend's thread count.
+const MIN_RESIDUES_PER_THREAD: usize = 1 << 18;
 
 /// Decrypts every ciphertext of the batch. Fails with [`SchemeError::NoiseBudgetExhausted`]
 /// (naming the first such ciphertext) rather than return a wrong message.
@@ -29,40 +35,45 @@ pub(crate) fn decrypt<B: Backend>(
     let correction_inverse = t.inv(batch.tag())?;
     let crt = &ctx.decryption_tables(batch.level())?.0;
     let (n, count, limbs) = (v.degree(), batch.count(), v.basis().len());
-    // Coefficient by coefficient, on the backend's thread count (this host loop would
-    // otherwise run on one core): each thread takes a range of the batch's count x N
-    // coefficients and keeps the largest |v / Q| it saw per ciphertext.
+    // The batch's count x N coefficients in ranges, one per thread (this host loop would
+    // otherwise run on one core); v / Q of each coefficient is kept, wiped when dropped, for the
+    // largest per ciphertext.
     let mut messages = vec![0u32; count * n];
-    let per_thread = (count * n).div_ceil(decryptor.backend.threads().max(1)).max(1);
-    let largest_per_thread: Vec<Vec<f64>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = messages
-            .chunks_mut(per_thread)
-            .enumerate()
-            .map(|(k, out)| {
-                let v = &v;
-                scope.spawn(move || {
-                    let mut residues = vec![0u32; limbs];
-                    let mut largest = vec![0.0f64; count];
-                    for (offset, message) in out.iter_mut().enumerate() {
-                        let (index, c) = ((k * per_thread + offset) / n, (k * per_thread + offset) % n);
-                        for (limb, r) in residues.iter_mut().enumerate() {
-                            *r = v.poly_limb(limb, index)[c];
-                        }
-                        let (mod_t, fraction) = crt.reduce(&residues);
-                        // No early exit: the time must not depend on where the noise is largest.
-                        largest[index] = largest[index].max(fraction.abs());
-                        *message = t.mul(mod_t, correction_inverse);
-                    }
-                    largest
-                })
-            })
-            .collect();
-        workers.into_iter().map(|worker| worker.join().expect("a decryption thread panicked")).collect()
+    let mut fractions = Zeroizing::new(vec![0f64; count * n]);
+    let threads = decryptor.backend.threads().min(count * n * limbs / MIN_RESIDUES_PER_THREAD).max(1);
+    let per_thread = (count * n).div_ceil(threads);
+    // Reconstructs the coefficients from `start` on into `out` and `fraction`, ciphertext by
+    // ciphertext.
+    let reconstruct = |start: usize, out: &mut [u32], fraction: &mut [f64]| {
+        let mut done = 0;
+        while done < out.len() {
+            let (index, c) = ((start + done) / n, (start + done) % n);
+            let len = (n - c).min(out.len() - done);
+            let residues: Vec<&[u32]> = (0..limbs).map(|limb| &v.poly_limb(limb, index)[c..c + len]).collect();
+            crt.reduce(&residues, &mut out[done..done + len], &mut fraction[done..done + len]);
+            done += len;
+        }
+    };
+    std::thread::scope(|scope| {
+        let mut ranges = messages.chunks_mut(per_thread).zip(fractions.chunks_mut(per_thread)).enumerate();
+        // The first range on this thread, the others on threads of their own.
+        let first = ranges.next();
+        for (k, (out, fraction)) in ranges {
+            let reconstruct = &reconstruct;
+            scope.spawn(move || reconstruct(k * per_thread, out, fraction));
+        }
+        if let Some((_, (out, fraction))) = first {
+            reconstruct(0, out, fraction);
+        }
     });
-    if let Some(index) = (0..count)
-        .find(|&index| largest_per_thread.iter().map(|largest| largest[index]).fold(0.0, f64::max) >= REFUSED_FRACTION)
-    {
+    // No early exit: the time must not depend on where the noise is largest.
+    let largest: Vec<f64> =
+        fractions.chunks(n).map(|fraction| fraction.iter().fold(0.0, |max: f64, f| max.max(f.abs()))).collect();
+    if let Some(index) = largest.iter().position(|&largest| largest >= REFUSED_FRACTION) {
         return Err(SchemeError::NoiseBudgetExhausted { index });
+    }
+    for message in &mut messages {
+        *message = t.mul(*message, correction_inverse);
     }
     Ok(messages.chunks(n).map(|message| Plaintext::from_coefficients(message.to_vec())).collect())
 }
