@@ -784,7 +784,9 @@ fn dropped(ctx: &CkksContext, level: usize) -> f64 {
 
 /// The level and scale of `x + y`, or `None` where the evaluator refuses to align them: two
 /// counts or slot counts, two scales at one level, or two levels whose scales differ with no
-/// rescaling between them to reconcile them.
+/// rescaling between them to reconcile them, or whose rescaling's integer factor (low scale /
+/// high scale x the primes it drops) would be below low scale / 2^10 (a product awaiting its
+/// own rescaling).
 fn aligned(ctx: &CkksContext, x: &Cipher, y: &Cipher) -> Option<(usize, f64)> {
     if x.count != y.count || x.slots != y.slots {
         return None;
@@ -793,7 +795,9 @@ fn aligned(ctx: &CkksContext, x: &Cipher, y: &Cipher) -> Option<(usize, f64)> {
         return same_scale(x.scale, y.scale).then_some((x.level, x.scale));
     }
     let (low, high) = if x.level < y.level { (x, y) } else { (y, x) };
-    let reconcilable = same_scale(high.scale, low.scale) || ctx.depth_left(high.level) > ctx.depth_left(low.level);
+    let reconcilable = same_scale(high.scale, low.scale)
+        || (ctx.depth_left(high.level) > ctx.depth_left(low.level)
+            && low.scale / high.scale * dropped(ctx, high.level) >= low.scale / 1024.0);
     reconcilable.then_some((low.level, low.scale))
 }
 

@@ -256,7 +256,8 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
             // more than the scale's own resolution allows (a product waiting for its rescaling
             // has a factor about 1, so its sum would keep no precision at all).
             return Err(SchemeError::InvalidParameters(format!(
-                "cannot bring the scale 2^{:.4} (level {}) to 2^{:.4} at level {level} in one rescaling without                  losing precision (the scales differ by 2^{:.1}); rescale that operand first",
+                "cannot bring the scale 2^{:.4} (level {}) to 2^{:.4} at level {level} in one rescaling without \
+                 losing precision (the scales differ by 2^{:.1}); rescale that operand first",
                 a.tag.scale.log2(),
                 a.level,
                 scale.log2(),
