@@ -139,6 +139,28 @@ fn fused_hoisting_halves_equal_the_composed_ones() {
     }
 }
 
+/// A valid switch at N = 32 for the refusal tests: the key basis, the input's level, the
+/// extended basis, two digits of three primes, an NTT-form input of two polynomials and keys.
+struct Operands {
+    key_basis: Arc<RingBasis>,
+    level: Arc<RingBasis>,
+    extended: Arc<RingBasis>,
+    good_digits: Vec<Arc<RingBasis>>,
+    c: PolyBatch,
+    keys: Vec<(PolyBatch, PolyBatch)>,
+}
+
+fn operands(seed: u64) -> Operands {
+    let mut rng = rng(seed);
+    let key_basis = key_basis(32);
+    let level = key_basis.prefix(DATA).unwrap();
+    let extended = level.concat(&limbs(&key_basis, DATA, DATA + SPECIAL)).unwrap();
+    let good_digits = digits(&key_basis, &[3, 3]);
+    let c = random_batch(&mut rng, &level, 2, Representation::Ntt);
+    let keys = random_keys(&mut rng, &key_basis, 2, 1);
+    Operands { key_basis, level, extended, good_digits, c, keys }
+}
+
 /// Decomposed digits, their keys, the Galois element and what the refusal must say.
 type BadDecomposition<'a> = (&'a [PolyBatch], &'a [(PolyBatch, PolyBatch)], Option<usize>, &'a str);
 
@@ -146,15 +168,7 @@ type BadDecomposition<'a> = (&'a [PolyBatch], &'a [(PolyBatch, PolyBatch)], Opti
 /// same way by the fused and the composed implementations.
 #[test]
 fn misaligned_decompositions_are_refused_by_every_implementation() {
-    let mut rng = rng(94);
-    let n = 32;
-    let key_basis = key_basis(n);
-    let level = key_basis.prefix(DATA).unwrap();
-    let special = limbs(&key_basis, DATA, DATA + SPECIAL);
-    let extended = level.concat(&special).unwrap();
-    let good_digits = digits(&key_basis, &[3, 3]);
-    let c = random_batch(&mut rng, &level, 2, Representation::Ntt);
-    let keys = random_keys(&mut rng, &key_basis, 2, 1);
+    let Operands { level, extended, good_digits, c, keys, .. } = operands(94);
     let plan = KeySwitchPlan { digits: &good_digits, extended: &extended, plain_modulus: None };
     let backend = CpuBackend::new(Some(2)).unwrap();
     let decomposed = backend.mod_up(&c, &plan).unwrap();
@@ -196,15 +210,8 @@ type BadCase<'a> = (&'a PolyBatch, &'a [(PolyBatch, PolyBatch)], KeySwitchPlan<'
 
 #[test]
 fn misaligned_operands_are_refused_by_every_implementation() {
-    let mut rng = rng(92);
-    let n = 32;
-    let key_basis = key_basis(n);
-    let level = key_basis.prefix(DATA).unwrap();
-    let special = limbs(&key_basis, DATA, DATA + SPECIAL);
-    let extended = level.concat(&special).unwrap();
-    let good_digits = digits(&key_basis, &[3, 3]);
-    let c = random_batch(&mut rng, &level, 2, Representation::Ntt);
-    let keys = random_keys(&mut rng, &key_basis, 2, 1);
+    let mut rng = rng(93);
+    let Operands { key_basis, level, extended, good_digits, c, keys } = operands(92);
     let mut c_coefficients = c.clone();
     c_coefficients.to_coefficient().unwrap();
     let out_of_order = vec![limbs(&key_basis, 3, 6), limbs(&key_basis, 0, 3)];
