@@ -51,8 +51,9 @@ pub struct CpuBackend {
     converters: Mutex<ConverterCache>,
     /// Automorphism index tables: building one costs several times applying it to one limb
     /// (N = 2^16, NTT form: roughly 0.5 ms against 0.06 ms on this machine), and rotations reuse
-    /// the same few Galois elements. Not bounded: a table is 4N bytes, far less than the Galois
-    /// key that comes with each element.
+    /// the same few Galois elements. Not bounded: a table is 4N bytes (about 4.75N in NTT form,
+    /// with the vector gather's block order), far less than the Galois key that comes with
+    /// each element.
     permutations: Mutex<PermutationCache>,
 }
 
