@@ -82,6 +82,35 @@ pub struct Event {
     pub outcome: Outcome,
 }
 
+/// The trace of a scheme-level program on one machine: each step's outcome (`execute`), then
+/// one last event (index one past the last step) that reads back and decrypts every register
+/// left live (`live`), with the two operations `reads` gives for a register.
+pub fn trace<'s, M, Op: 's>(
+    machine: &mut M,
+    steps: impl ExactSizeIterator<Item = (&'s Op, bool)>,
+    mut execute: impl FnMut(&mut M, &Op) -> Outcome,
+    live: impl Fn(&M) -> Vec<usize>,
+    reads: impl Fn(usize) -> [Op; 2],
+) -> Vec<Event> {
+    let last = steps.len();
+    let mut events: Vec<Event> = Vec::with_capacity(last + 1);
+    for (step, (op, valid)) in steps.enumerate() {
+        events.push(Event { step, valid, outcome: execute(machine, op) });
+    }
+    let outcome = live(machine)
+        .into_iter()
+        .map(|a| {
+            let [download, decrypt] = reads(a);
+            let mut seen = execute(machine, &download)?;
+            seen.extend(execute(machine, &decrypt)?);
+            Ok(seen)
+        })
+        .collect::<Result<Vec<Vec<Seen>>, String>>()
+        .map(|all| all.concat());
+    events.push(Event { step: last, valid: true, outcome });
+    events
+}
+
 /// How a candidate's trace compares with the reference's.
 #[derive(Debug, PartialEq)]
 pub enum Verdict {

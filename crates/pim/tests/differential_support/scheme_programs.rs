@@ -30,7 +30,7 @@ use pimhe_schemes::rlwe::{
 };
 use pimhe_schemes::Result;
 
-use super::{Draws, Event, Outcome, Seen};
+use super::{trace, Draws, Event, Outcome, Seen};
 
 /// Ciphertext batches a program can hold at once.
 const REGISTERS: usize = 5;
@@ -387,23 +387,13 @@ pub fn run<S: ProgramScheme, B: Backend>(backend: &B, fixture: &Fixture<S>, prog
         registers: (0..REGISTERS).map(|_| None).collect(),
         shadow: vec![None; REGISTERS],
     };
-    let mut events: Vec<Event> = Vec::with_capacity(program.steps.len() + 1);
-    for (step, s) in program.steps.iter().enumerate() {
-        let outcome = machine.execute(&s.op, program.count, &mut plain);
-        events.push(Event { step, valid: s.valid, outcome });
-    }
-    // Finally every register, read and decrypted.
-    let live: Vec<usize> = (0..REGISTERS).filter(|&r| machine.registers[r].is_some()).collect();
-    let outcome = live
-        .into_iter()
-        .map(|a| {
-            let mut seen = machine.execute(&SchemeOp::Download { a }, program.count, &mut plain)?;
-            seen.extend(machine.execute(&SchemeOp::Decrypt { a }, program.count, &mut plain)?);
-            Ok(seen)
-        })
-        .collect::<std::result::Result<Vec<Vec<Seen>>, String>>()
-        .map(|all| all.concat());
-    events.push(Event { step: program.steps.len(), valid: true, outcome });
+    let events = trace(
+        &mut machine,
+        program.steps.iter().map(|s| (&s.op, s.valid)),
+        |machine, op| machine.execute(op, program.count, &mut plain),
+        |machine| (0..REGISTERS).filter(|&r| machine.registers[r].is_some()).collect(),
+        |a| [SchemeOp::Download { a }, SchemeOp::Decrypt { a }],
+    );
     SchemeRun { events, plain }
 }
 
