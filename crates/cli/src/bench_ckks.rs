@@ -20,8 +20,8 @@ use pimhe_schemes::ckks::{
 };
 use serde::Serialize;
 
-use crate::bench::{format_seconds, Printable};
-use crate::bench_scheme::{seed_stream, OpTiming, Rounds, SchemeArgs};
+use crate::bench::Printable;
+use crate::bench_scheme::{ops_table, seed_stream, OpTiming, Rounds, SchemeArgs};
 use crate::error::{CliError, Result};
 
 /// Slots of the linear transform's ciphertexts and size of its matrix.
@@ -124,20 +124,7 @@ impl Printable for CkksReport {
             p.dnum,
             self.precision_after_multiply.text,
         );
-        text.push_str(&format!(
-            "  {:<24} {:>14} {:>14} {:>16} {:>16}",
-            "op", "best/batch", "median/batch", "best/ciphertext", "median/ciphertext"
-        ));
-        for op in &self.ops {
-            text.push_str(&format!(
-                "\n  {:<24} {:>14} {:>14} {:>16} {:>16}",
-                op.op,
-                format_seconds(op.best_s),
-                format_seconds(op.median_s),
-                format_seconds(op.best_per_ciphertext_s),
-                format_seconds(op.median_per_ciphertext_s),
-            ));
-        }
+        text.push_str(&ops_table(&self.ops, 24));
         text
     }
 }

@@ -209,22 +209,28 @@ impl Printable for SchemeReport {
             p.log_q_ciphertext,
             p.log_q_total,
         );
-        text.push_str(&format!(
-            "  {:<16} {:>14} {:>14} {:>16} {:>16}",
-            "op", "best/batch", "median/batch", "best/ciphertext", "median/ciphertext"
-        ));
-        for op in &self.ops {
-            text.push_str(&format!(
-                "\n  {:<16} {:>14} {:>14} {:>16} {:>16}",
-                op.op,
-                format_seconds(op.best_s),
-                format_seconds(op.median_s),
-                format_seconds(op.best_per_ciphertext_s),
-                format_seconds(op.median_per_ciphertext_s),
-            ));
-        }
+        text.push_str(&ops_table(&self.ops, 16));
         text
     }
+}
+
+/// The timing rows of a report, the operation's name in a column `name_width` wide.
+pub(crate) fn ops_table(ops: &[OpTiming], name_width: usize) -> String {
+    let mut text = format!(
+        "  {:<name_width$} {:>14} {:>14} {:>16} {:>16}",
+        "op", "best/batch", "median/batch", "best/ciphertext", "median/ciphertext"
+    );
+    for op in ops {
+        text.push_str(&format!(
+            "\n  {:<name_width$} {:>14} {:>14} {:>16} {:>16}",
+            op.op,
+            format_seconds(op.best_s),
+            format_seconds(op.median_s),
+            format_seconds(op.best_per_ciphertext_s),
+            format_seconds(op.median_per_ciphertext_s),
+        ));
+    }
+    text
 }
 
 /// The ring degrees `--n` accepts: the presets with a key-switching prime.
