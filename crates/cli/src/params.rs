@@ -62,9 +62,7 @@ fn run_ckks(args: &ParamsArgs) -> Result<()> {
         })
         .collect();
     if args.json {
-        for row in &rows {
-            println!("{}", serde_json::to_string(row).expect("plain data serializes"));
-        }
+        print_json_lines(&rows);
         return Ok(());
     }
     println!("CKKS presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
@@ -122,9 +120,7 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
         })
         .collect();
     if args.json {
-        for row in &rows {
-            println!("{}", serde_json::to_string(row).expect("plain data serializes"));
-        }
+        print_json_lines(&rows);
         return Ok(());
     }
     println!("BGV and BFV presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
@@ -155,4 +151,11 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// One JSON object per row, one per line.
+fn print_json_lines<T: Serialize>(rows: &[T]) {
+    for row in rows {
+        println!("{}", serde_json::to_string(row).expect("plain data serializes"));
+    }
 }
