@@ -1,0 +1,80 @@
+"""pimhe: homomorphic encryption (BGV, BFV, CKKS) on CPUs and emulated UPMEM PIM.
+
+A thin Python shell over the pimhe Rust library: every computation, check and parameter
+choice is the library's. Numpy arrays go in and come out::
+
+    import numpy as np, pimhe
+
+    ctx = pimhe.Context.bgv(n=8192)                     # the 128-bit preset
+    keys = ctx.keygen()                                 # secret, public, relin (+ galois)
+    backend = pimhe.Backend.cpu()                       # or pimhe.Backend.upmem_emu(dpus=64)
+    enc = ctx.encryptor(keys.public_key, backend)
+    ev = ctx.evaluator(backend, relin_key=keys.relin_key)
+    dec = ctx.decryptor(keys.secret_key, backend)
+
+    x = enc.encrypt(np.arange(8192) % 100)              # one ciphertext (a batch of one)
+    y = ev.relinearize(ev.multiply(x, x))
+    assert (dec.decrypt(y)[0] == (np.arange(8192) % 100) ** 2 % ctx.plain_modulus).all()
+
+Errors raise ``PimheError`` subclasses with the library's message (``ParameterError``,
+``PlaintextError`` and ``MismatchError`` are also ``ValueError``\\s).
+"""
+
+from ._pimhe import (
+    Backend,
+    BackendError,
+    CapacityError,
+    Chebyshev,
+    CiphertextBatch,
+    Context,
+    Decryptor,
+    Encryptor,
+    Evaluator,
+    GaloisKeys,
+    KeySet,
+    LevelError,
+    MismatchError,
+    MissingKeyError,
+    NoiseBudgetError,
+    ParameterError,
+    PimheError,
+    PlaintextError,
+    PublicKey,
+    RelinKey,
+    SecretKey,
+    __version__,
+    presets,
+)
+from ._reports import Estimate, ModulusRun, StatsResult, UpmemReport
+from . import stats
+
+__all__ = [
+    "Backend",
+    "BackendError",
+    "CapacityError",
+    "Chebyshev",
+    "CiphertextBatch",
+    "Context",
+    "Decryptor",
+    "Encryptor",
+    "Estimate",
+    "Evaluator",
+    "GaloisKeys",
+    "KeySet",
+    "LevelError",
+    "MismatchError",
+    "MissingKeyError",
+    "ModulusRun",
+    "NoiseBudgetError",
+    "ParameterError",
+    "PimheError",
+    "PlaintextError",
+    "PublicKey",
+    "RelinKey",
+    "SecretKey",
+    "StatsResult",
+    "UpmemReport",
+    "__version__",
+    "presets",
+    "stats",
+]

@@ -1,0 +1,314 @@
+"""Type stubs of the Rust extension ``pimhe._pimhe`` (the classes are re-exported by ``pimhe``)."""
+
+from os import PathLike
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._reports import StatsResult, UpmemReport
+
+__version__: str
+
+ArrayLike = npt.ArrayLike
+BackendArg = Union["Backend", Literal["cpu", "upmem-emu"], None]
+
+class PimheError(Exception):
+    """Base class of every error pimhe raises; the message is the Rust library's."""
+
+class ParameterError(PimheError, ValueError):
+    """Parameters or arguments that cannot work (insecure, unsupported, unknown names)."""
+
+class PlaintextError(PimheError, ValueError):
+    """Values the plaintext space cannot hold: too many, out of range, wrong dtype or shape."""
+
+class MismatchError(PimheError, ValueError):
+    """Objects of different contexts, schemes, backends, levels or batch sizes combined."""
+
+class LevelError(PimheError):
+    """No level left: modulus switching or rescaling at the last level."""
+
+class NoiseBudgetError(PimheError):
+    """The noise budget is exhausted: the decryption would be wrong, so it is refused."""
+
+class MissingKeyError(PimheError):
+    """Relinearization or an automorphism without its evaluation key."""
+
+class BackendError(PimheError):
+    """The backend failed (setup, device, shapes)."""
+
+class CapacityError(PimheError):
+    """A workload too large for exact results with these parameters, or for memory."""
+
+def presets(scheme: Literal["bgv", "bfv", "ckks"] = "bgv") -> List[Dict[str, Any]]:
+    """The library's 128-bit presets of a scheme, smallest first (``pimhe params``)."""
+
+def run_stats(
+    statistic: str,
+    csv: bytes,
+    columns: Sequence[str],
+    *,
+    decimals: Optional[int] = None,
+    scheme: str = "bgv",
+    backend: BackendArg = None,
+    n: int = 8192,
+    seed: Optional[int] = None,
+) -> StatsResult:
+    """The statistics workload over a CSV's bytes; use ``pimhe.stats`` instead."""
+
+class Context:
+    """A scheme's parameters with everything precomputed from them."""
+
+    @staticmethod
+    def bgv(
+        n: int = 8192,
+        plain_modulus: Optional[int] = None,
+        *,
+        prime_bits: Optional[Sequence[int]] = None,
+        special_prime_bits: Optional[int] = None,
+        dnum: Optional[int] = None,
+        insecure: bool = False,
+    ) -> "Context":
+        """BGV: the 128-bit preset of ring degree n, or a custom set (see the README)."""
+    @staticmethod
+    def bfv(
+        n: int = 8192,
+        plain_modulus: Optional[int] = None,
+        *,
+        prime_bits: Optional[Sequence[int]] = None,
+        special_prime_bits: Optional[int] = None,
+        dnum: Optional[int] = None,
+        insecure: bool = False,
+    ) -> "Context":
+        """BFV (full-RNS BEHZ) with BGV's parameter sets."""
+    @staticmethod
+    def ckks(
+        n: int = 16384,
+        *,
+        scale_bits: Optional[int] = None,
+        depth: Optional[int] = None,
+        first_prime_bits: Optional[int] = None,
+        dnum: Optional[int] = None,
+        insecure: bool = False,
+    ) -> "Context":
+        """CKKS: the preset of n (8192 .. 65536), or ``CkksParameters::builder`` with the arguments."""
+    @property
+    def scheme(self) -> Literal["bgv", "bfv", "ckks"]: ...
+    @property
+    def n(self) -> int:
+        """Ring degree N."""
+    @property
+    def slots(self) -> int:
+        """Slots per ciphertext: N (BGV, BFV) or N/2 (CKKS)."""
+    @property
+    def primes(self) -> List[int]:
+        """The data primes."""
+    @property
+    def special_primes(self) -> List[int]:
+        """The key-switching primes."""
+    @property
+    def dnum(self) -> int: ...
+    @property
+    def max_level(self) -> int:
+        """Level of fresh ciphertexts."""
+    @property
+    def log_q(self) -> int:
+        """Total modulus bits (special primes included)."""
+    @property
+    def security_bits(self) -> Optional[int]:
+        """128, or None below the standard's bound."""
+    @property
+    def plain_modulus(self) -> Optional[int]:
+        """t (BGV, BFV)."""
+    @property
+    def scale(self) -> Optional[float]:
+        """Default scale (CKKS)."""
+    @property
+    def scale_bits(self) -> Optional[int]: ...
+    @property
+    def depth(self) -> Optional[int]:
+        """Rescalings a fresh CKKS ciphertext allows."""
+    def galois_elements(self, steps: Sequence[int], conjugation: bool = False) -> List[int]:
+        """CKKS: the Galois elements of slot rotations (and conjugation)."""
+    def keygen(
+        self,
+        *,
+        seed: Optional[int] = None,
+        relin: bool = True,
+        galois_elements: Optional[Sequence[int]] = None,
+        rotations: Optional[Sequence[int]] = None,
+        conjugation: bool = False,
+        backend: BackendArg = None,
+    ) -> "KeySet":
+        """Secret, public, relinearization and Galois keys (``seed``: reproducible, tests only)."""
+    def encryptor(
+        self, key: Union["PublicKey", "SecretKey"], backend: BackendArg = None, *, seed: Optional[int] = None
+    ) -> "Encryptor":
+        """An encryptor with a public key or the secret key."""
+    def decryptor(self, secret_key: "SecretKey", backend: BackendArg = None) -> "Decryptor":
+        """A decryptor (the secret key on the backend)."""
+    def evaluator(
+        self,
+        backend: BackendArg = None,
+        relin_key: Optional["RelinKey"] = None,
+        galois_keys: Optional["GaloisKeys"] = None,
+    ) -> "Evaluator":
+        """An evaluator with the evaluation keys given."""
+
+class Backend:
+    """Where ciphertexts live and operations run."""
+
+    @staticmethod
+    def cpu(threads: Optional[int] = None) -> "Backend":
+        """The CPU with ``threads`` workers (all cores when None)."""
+    @staticmethod
+    def upmem_emu(
+        dpus: int = 64,
+        mode: Literal["parallel", "sequential"] = "parallel",
+        variant: Literal["best", "barrett"] = "best",
+        tasklets: Optional[int] = None,
+    ) -> "Backend":
+        """Emulated UPMEM DPUs with modeled times and energy (``report()``)."""
+    @staticmethod
+    def from_name(name: Literal["cpu", "upmem-emu"]) -> "Backend": ...
+    @property
+    def name(self) -> Literal["cpu", "upmem-emu"]: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def dpus(self) -> Optional[int]: ...
+    def report(self) -> Optional[UpmemReport]:
+        """upmem-emu: the modeled cost of everything run so far; None for the CPU."""
+    def reset_report(self) -> None: ...
+
+class SecretKey:
+    """The secret key; it stays in Rust and is wiped when collected."""
+
+    @property
+    def scheme(self) -> str: ...
+
+class PublicKey:
+    @property
+    def scheme(self) -> str: ...
+
+class RelinKey:
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def size_bytes(self) -> int: ...
+
+class GaloisKeys:
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def elements(self) -> List[int]: ...
+    @property
+    def size_bytes(self) -> int: ...
+
+class KeySet:
+    """``sk, pk, rk, gk = ctx.keygen()``."""
+
+    secret_key: SecretKey
+    public_key: PublicKey
+    relin_key: Optional[RelinKey]
+    galois_keys: Optional[GaloisKeys]
+    def __iter__(self) -> Iterator[Any]: ...
+
+class CiphertextBatch:
+    """``count`` ciphertexts at one level on one backend."""
+
+    @property
+    def count(self) -> int: ...
+    def __len__(self) -> int: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def size(self) -> int:
+        """Components: 2, or 3 after a product."""
+    @property
+    def scale(self) -> Optional[float]:
+        """CKKS scale."""
+    @property
+    def slots(self) -> int: ...
+    @property
+    def correction_factor(self) -> Optional[int]:
+        """BGV's correction factor."""
+    @property
+    def depth_left(self) -> Optional[int]:
+        """CKKS rescalings left."""
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def backend(self) -> Literal["cpu", "upmem-emu"]: ...
+    def to(self, backend: BackendArg) -> "CiphertextBatch":
+        """The same ciphertexts on another backend."""
+
+class Encryptor:
+    @property
+    def backend(self) -> str: ...
+    def encrypt(self, values: ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> CiphertextBatch:
+        """Encrypts the rows of a 1-D or 2-D array into one batch."""
+
+class Decryptor:
+    def decrypt(self, batch: CiphertextBatch, *, signed: bool = False, complex: bool = False) -> np.ndarray:
+        """The slots of every ciphertext, 2-D (count x slots)."""
+    def noise_budget(self, batch: CiphertextBatch) -> List[int]:
+        """BGV/BFV: the remaining noise budget of each ciphertext, in bits."""
+
+class Chebyshev:
+    """A Chebyshev series for CKKS polynomial evaluation."""
+
+    @staticmethod
+    def from_coefficients(coefficients: Sequence[float], interval: Tuple[float, float]) -> "Chebyshev": ...
+    @staticmethod
+    def sigmoid(interval: Tuple[float, float] = (-8.0, 8.0), degree: int = 31) -> "Chebyshev": ...
+    @staticmethod
+    def exp(interval: Tuple[float, float], degree: int) -> "Chebyshev": ...
+    @staticmethod
+    def inverse(interval: Tuple[float, float], degree: int) -> "Chebyshev": ...
+    @property
+    def coefficients(self) -> List[float]: ...
+    @property
+    def interval(self) -> Tuple[float, float]: ...
+    @property
+    def degree(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    def evaluate_plain(self, x: float) -> float: ...
+
+class Evaluator:
+    """Homomorphic operations on batches (the server side)."""
+
+    @property
+    def backend(self) -> str: ...
+    def add(self, a: CiphertextBatch, b: CiphertextBatch) -> CiphertextBatch: ...
+    def sub(self, a: CiphertextBatch, b: CiphertextBatch) -> CiphertextBatch: ...
+    def negate(self, a: CiphertextBatch) -> CiphertextBatch: ...
+    def multiply(self, a: CiphertextBatch, b: CiphertextBatch) -> CiphertextBatch: ...
+    def square(self, a: CiphertextBatch) -> CiphertextBatch: ...
+    def relinearize(self, a: CiphertextBatch) -> CiphertextBatch: ...
+    def sum(self, a: CiphertextBatch) -> CiphertextBatch:
+        """Slot-wise sum of all ciphertexts of the batch (a batch of one)."""
+    def add_plain(self, a: CiphertextBatch, values: ArrayLike) -> CiphertextBatch: ...
+    def mul_plain(self, a: CiphertextBatch, values: ArrayLike) -> CiphertextBatch: ...
+    def automorphism(self, a: CiphertextBatch, k: int) -> CiphertextBatch: ...
+    def automorphisms(self, a: CiphertextBatch, elements: Sequence[int]) -> List[CiphertextBatch]: ...
+    def has_galois_key(self, k: int) -> bool: ...
+    def mod_switch_to_next(self, a: CiphertextBatch) -> CiphertextBatch:
+        """BGV only."""
+    def mod_switch_to(self, a: CiphertextBatch, level: int) -> CiphertextBatch:
+        """BGV only."""
+    def rescale(self, a: CiphertextBatch) -> CiphertextBatch:
+        """CKKS only."""
+    def multiply_relin_rescale(self, a: CiphertextBatch, b: CiphertextBatch) -> CiphertextBatch: ...
+    def drop_to_level(self, a: CiphertextBatch, level: int) -> CiphertextBatch: ...
+    def match_scale(self, a: CiphertextBatch, level: int, scale: float) -> CiphertextBatch: ...
+    def add_const(self, a: CiphertextBatch, c: complex) -> CiphertextBatch: ...
+    def mul_const(self, a: CiphertextBatch, c: complex) -> CiphertextBatch: ...
+    def rotate(self, a: CiphertextBatch, steps: int) -> CiphertextBatch:
+        """CKKS: rotate slots left by ``steps``."""
+    def rotate_hoisted(self, a: CiphertextBatch, steps: Sequence[int]) -> List[CiphertextBatch]: ...
+    def conjugate(self, a: CiphertextBatch) -> CiphertextBatch: ...
+    def sum_slots(self, a: CiphertextBatch) -> CiphertextBatch: ...
+    def evaluate_polynomial(self, a: CiphertextBatch, p: Chebyshev) -> CiphertextBatch: ...
+    def _time_multiply_relinearize(self, a: CiphertextBatch, b: CiphertextBatch, repeats: int) -> List[float]: ...

@@ -1,0 +1,128 @@
+"""Result objects: plain dataclasses built from the JSON the Rust library serializes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+
+@dataclass(frozen=True)
+class UpmemReport:
+    """What the work run on an ``upmem-emu`` backend cost, **modeled** by the UPMEM timing and
+    energy model (``model``, e.g. ``"upmem-v1b@1 (modeled)"``): transfer, compute and retrieve
+    seconds and energy are the model's figures for real DPUs, not measurements. Only
+    ``host_fallback_s`` is measured (wall time of the operations that fell back to the CPU)."""
+
+    model: str
+    model_name: str
+    model_version: str
+    dpus: int
+    mode: str
+    variant: str
+    transfer_s: float
+    compute_s: float
+    retrieve_s: float
+    total_s: float
+    energy_j: float
+    host_fallback_s: float
+    launches: int
+    rounds: int
+    fallbacks: int
+    bytes_to_dpus: int
+    bytes_from_dpus: int
+    counted: Dict[str, int] = field(default_factory=dict)
+    modeled: bool = True
+
+    @classmethod
+    def _from_json(cls, text: str) -> "UpmemReport":
+        d = json.loads(text)
+        names = {f for f in cls.__dataclass_fields__ if f != "modeled"}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def __str__(self) -> str:
+        return (
+            f"{self.model}: transfer {self.transfer_s:.6f} s, compute {self.compute_s:.6f} s, "
+            f"retrieve {self.retrieve_s:.6f} s, total {self.total_s:.6f} s, energy {self.energy_j:.4f} J; "
+            f"{self.launches} launches, {self.fallbacks} host fallbacks ({self.host_fallback_s:.4f} s measured)"
+        )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One statistic: the decrypted estimate beside the plaintext computation."""
+
+    name: str
+    encrypted: float
+    plaintext: float
+    abs_error: float
+
+
+@dataclass(frozen=True)
+class ModulusRun:
+    """The computation under one plaintext modulus (measured times)."""
+
+    plain_modulus: int
+    client_encrypt_s: float
+    server_s: float
+    client_decrypt_s: float
+    noise_budget_bits: int
+
+
+@dataclass(frozen=True)
+class StatsResult:
+    """What ``pimhe.stats.*`` returns: the estimates, exactness, parameters and timings
+    (measured; ``upmem`` holds the modeled UPMEM report of an ``upmem-emu`` server)."""
+
+    statistic: str
+    scheme: str
+    backend: str
+    n: int
+    users: int
+    columns: List[str]
+    decimals: int
+    plain_moduli: List[int]
+    estimates: List[Estimate]
+    aggregates_exact: bool
+    runs: List[ModulusRun]
+    client_encrypt_s: float
+    client_decrypt_s: float
+    server_wall_s: float
+    upmem: Optional[UpmemReport] = None
+
+    @classmethod
+    def _from_json(cls, text: str, upmem: Optional[UpmemReport] = None) -> "StatsResult":
+        d: Dict[str, Any] = json.loads(text)
+        return cls(
+            statistic=d["statistic"],
+            scheme=d["scheme"],
+            backend=d["backend"],
+            n=d["n"],
+            users=d["users"],
+            columns=list(d["columns"]),
+            decimals=d["decimals"],
+            plain_moduli=list(d["plain_moduli"]),
+            estimates=[Estimate(**e) for e in d["estimates"]],
+            aggregates_exact=d["aggregates_exact"],
+            runs=[ModulusRun(**r) for r in d["runs"]],
+            client_encrypt_s=d["client_encrypt_s"],
+            client_decrypt_s=d["client_decrypt_s"],
+            server_wall_s=d["server_wall_s"],
+            upmem=upmem,
+        )
+
+    def values(self) -> Dict[str, float]:
+        """The encrypted estimates by name."""
+        return {e.name: e.encrypted for e in self.estimates}
+
+    def __str__(self) -> str:
+        lines = [
+            f"pimhe stats {self.statistic}: {self.users} users, {self.scheme} N={self.n} "
+            f"t={'*'.join(map(str, self.plain_moduli))}, server on {self.backend}"
+        ]
+        for e in self.estimates:
+            lines.append(f"  {e.name:<20} {e.encrypted:>20.10f} {e.plaintext:>20.10f} {e.abs_error:>12.3e}")
+        lines.append(f"  exact aggregates: {self.aggregates_exact}; server {self.server_wall_s:.3f} s")
+        if self.upmem is not None:
+            lines.append(f"  {self.upmem}")
+        return "\n".join(lines)

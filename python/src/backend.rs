@@ -1,0 +1,285 @@
+//! `Backend`: where ciphertexts live and operations run: the CPU (`CpuBackend`) or emulated
+//! UPMEM DPUs (`PimBackend`, with the modeled report).
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pyo3::prelude::*;
+
+use pimhe_exec::CpuBackend;
+use pimhe_pim::layout::Variant;
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
+use pimhe_schemes::rlwe::RlweScheme;
+
+use crate::by_scheme;
+use crate::context::AnyContext;
+use crate::errors::{error, parameter, IntoPy, Kind};
+use crate::family::{ByScheme, DevFamily, OnDev};
+
+/// `Arc<B>`: a backend.
+pub struct ArcF;
+impl DevFamily for ArcF {
+    type On<B: crate::family::Dev> = Arc<B>;
+}
+
+/// A backend ready to run a context's operations.
+pub type DevHandle = OnDev<ArcF>;
+
+/// The backend keygen and every object made without `backend=` use: all cores.
+pub fn default_cpu() -> PyResult<Arc<CpuBackend>> {
+    static DEFAULT: OnceLock<Arc<CpuBackend>> = OnceLock::new();
+    if let Some(cpu) = DEFAULT.get() {
+        return Ok(cpu.clone());
+    }
+    let cpu = Arc::new(CpuBackend::new(None).py_err()?);
+    Ok(DEFAULT.get_or_init(|| cpu).clone())
+}
+
+/// Every prime a backend must serve for a context's operations (BFV's BEHZ primes included),
+/// so that a PIM backend is built with all of them resident.
+pub fn backend_primes(ctx: &AnyContext) -> Vec<u32> {
+    match ctx {
+        ByScheme::Bgv(c) => c.params().primes(),
+        ByScheme::Bfv(c) => c.all_primes(),
+        ByScheme::Ckks(c) => c.params().rlwe().primes(),
+    }
+}
+
+/// A PIM backend: its configuration, and the device once a context has set it up (a
+/// `PimBackend` serves one ring degree and set of primes).
+pub struct PimSlot {
+    pub config: PimConfig,
+    bound: Mutex<Option<BoundPim>>,
+}
+
+/// The ring degree and primes a PIM backend was set up for, and the backend.
+type BoundPim = (usize, Vec<u32>, Arc<PimBackend>);
+
+enum Inner {
+    Cpu(Arc<CpuBackend>),
+    Pim(Box<PimSlot>),
+}
+
+/// Where ciphertexts live and operations run.
+///
+/// `Backend.cpu(threads)` runs on the host's cores. `Backend.upmem_emu(dpus, mode, variant)`
+/// runs the UPMEM DPU kernels on an emulator and models what real DPUs would take
+/// (`report()`); it is set up for the first context it serves (its ring degree and primes) and
+/// refuses others.
+#[pyclass(frozen, module = "pimhe._pimhe")]
+pub struct Backend {
+    inner: Inner,
+}
+
+/// The kernel arithmetic of a variant name.
+fn variant(name: &str) -> PyResult<Variant> {
+    match name {
+        "best" => Ok(Variant::Best),
+        "barrett" => Ok(Variant::Barrett),
+        other => Err(parameter(format!("variant {other:?} is not known; choose best or barrett"))),
+    }
+}
+
+impl Backend {
+    /// A backend by name, as the CLI spells them.
+    pub fn named(name: &str) -> PyResult<Self> {
+        match name {
+            "cpu" => Self::cpu(None),
+            "upmem-emu" | "upmem_emu" => Self::upmem_emu(64, "parallel", "best", None),
+            other => Err(parameter(format!("backend {other:?} is not known; choose cpu or upmem-emu"))),
+        }
+    }
+
+    /// The backend for `ctx`'s operations (setting up the PIM device on first use).
+    pub fn handle(&self, py: Python<'_>, ctx: &AnyContext) -> PyResult<DevHandle> {
+        match &self.inner {
+            Inner::Cpu(cpu) => Ok(OnDev::Cpu(cpu.clone())),
+            Inner::Pim(slot) => {
+                let n = ctx.rlwe().degree();
+                let primes = backend_primes(ctx);
+                let mut bound =
+                    slot.bound.lock().map_err(|_| error(Kind::Backend, "the backend's lock is poisoned"))?;
+                if let Some((bn, bprimes, pim)) = bound.as_ref() {
+                    if *bn == n && *bprimes == primes {
+                        return Ok(OnDev::Pim(pim.clone()));
+                    }
+                    return Err(crate::errors::mismatch(format!(
+                        "this upmem-emu backend was set up for N = {bn} and primes {bprimes:?}; the {} context has N = \
+                         {n} and primes {primes:?}: make another Backend.upmem_emu() for it",
+                        by_scheme!(ctx, S, _c => S::NAME)
+                    )));
+                }
+                let config = slot.config.clone();
+                let pim = Arc::new(py.allow_threads(|| PimBackend::new(config, n, &primes)).py_err()?);
+                *bound = Some((n, primes, pim.clone()));
+                Ok(OnDev::Pim(pim))
+            }
+        }
+    }
+
+    /// The configuration of a PIM backend (None for the CPU).
+    pub fn pim_config(&self) -> Option<&PimConfig> {
+        match &self.inner {
+            Inner::Cpu(_) => None,
+            Inner::Pim(slot) => Some(&slot.config),
+        }
+    }
+
+    /// The CPU backend, if this is one.
+    pub fn cpu_backend(&self) -> Option<Arc<CpuBackend>> {
+        match &self.inner {
+            Inner::Cpu(cpu) => Some(cpu.clone()),
+            Inner::Pim(_) => None,
+        }
+    }
+}
+
+/// A backend argument: a `Backend`, a name ("cpu", "upmem-emu"), or None (the default CPU).
+pub fn resolve(py: Python<'_>, backend: Option<&Bound<'_, PyAny>>, ctx: &AnyContext) -> PyResult<DevHandle> {
+    match backend {
+        None => Ok(OnDev::Cpu(default_cpu()?)),
+        Some(b) if b.is_none() => Ok(OnDev::Cpu(default_cpu()?)),
+        Some(b) => {
+            if let Ok(backend) = b.downcast::<Backend>() {
+                backend.get().handle(py, ctx)
+            } else if let Ok(name) = b.extract::<String>() {
+                Backend::named(&name)?.handle(py, ctx)
+            } else {
+                Err(parameter(format!(
+                    "backend must be a pimhe.Backend or a name (cpu, upmem-emu), not {}",
+                    b.get_type().name()?
+                )))
+            }
+        }
+    }
+}
+
+/// A report as a Python `UpmemReport` (defined in `pimhe/_reports.py`).
+pub fn report_object(py: Python<'_>, report: &OffloadReport, config: &PimConfig) -> PyResult<PyObject> {
+    let mut value = serde_json::to_value(report).map_err(|e| error(Kind::Base, e.to_string()))?;
+    if let Some(map) = value.as_object_mut() {
+        map.insert("model_name".into(), config.model.name.into());
+        map.insert("model_version".into(), config.model.version.into());
+        map.insert("dpus".into(), config.dpus.into());
+        map.insert("mode".into(), mode_name(config.mode).into());
+        map.insert("variant".into(), variant_name(config.variant).into());
+        map.insert("total_s".into(), report.total_s().into());
+    }
+    let json = value.to_string();
+    Ok(py.import("pimhe._reports")?.getattr("UpmemReport")?.call_method1("_from_json", (json,))?.unbind())
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Parallel => "parallel",
+        Mode::Sequential => "sequential",
+    }
+}
+
+fn variant_name(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Barrett => "barrett",
+        Variant::Best => "best",
+    }
+}
+
+#[pymethods]
+impl Backend {
+    /// The CPU backend with `threads` worker threads (all cores when None).
+    #[staticmethod]
+    #[pyo3(signature = (threads=None))]
+    pub fn cpu(threads: Option<usize>) -> PyResult<Self> {
+        Ok(Self { inner: Inner::Cpu(Arc::new(CpuBackend::new(threads).py_err()?)) })
+    }
+
+    /// Emulated UPMEM DPUs (`PimConfig`): `dpus` (1..=2560), `mode` "parallel" (a DPU group per
+    /// prime) or "sequential" (all DPUs, one prime after another), kernel `variant` "best" or
+    /// "barrett" (DRAMatic's), `tasklets` per DPU (default 16). Times and energy in `report()`
+    /// are modeled (upmem-v1b model), not measured.
+    #[staticmethod]
+    #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None))]
+    pub fn upmem_emu(dpus: usize, mode: &str, variant: &str, tasklets: Option<u32>) -> PyResult<Self> {
+        let mode: Mode = mode.parse().map_err(|e: String| parameter(e))?;
+        let mut config = PimConfig::new(dpus, mode);
+        config.variant = self::variant(variant)?;
+        if let Some(t) = tasklets {
+            config.emulator.tasklets = t;
+        }
+        Ok(Self { inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })
+    }
+
+    /// A backend by name: "cpu" or "upmem-emu" (with its defaults).
+    #[staticmethod]
+    fn from_name(name: &str) -> PyResult<Self> {
+        Self::named(name)
+    }
+
+    /// "cpu" or "upmem-emu".
+    #[getter]
+    fn name(&self) -> &'static str {
+        match &self.inner {
+            Inner::Cpu(_) => "cpu",
+            Inner::Pim(_) => "upmem-emu",
+        }
+    }
+
+    /// CPU worker threads (the host threads of the emulator's fallbacks for upmem-emu).
+    #[getter]
+    fn threads(&self) -> usize {
+        use pimhe_exec::Backend as _;
+        match &self.inner {
+            Inner::Cpu(cpu) => cpu.threads(),
+            Inner::Pim(slot) => match slot.bound.lock().ok().and_then(|b| b.as_ref().map(|(_, _, p)| p.threads())) {
+                Some(t) => t,
+                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            },
+        }
+    }
+
+    /// Number of DPUs (upmem-emu); None for the CPU.
+    #[getter]
+    fn dpus(&self) -> Option<usize> {
+        self.pim_config().map(|c| c.dpus)
+    }
+
+    /// upmem-emu: what everything run on it cost so far, modeled (`UpmemReport`: transfer,
+    /// compute and retrieve seconds, energy, launches, fallbacks to the host, bytes, kernel
+    /// counts). Pending DPU commands run first. None for the CPU backend (it measures nothing).
+    fn report(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let Inner::Pim(slot) = &self.inner else { return Ok(None) };
+        let pim = slot.bound.lock().map_err(|_| error(Kind::Backend, "poisoned lock"))?.as_ref().map(|b| b.2.clone());
+        let report = match pim {
+            Some(pim) => py.allow_threads(|| pim.report()).py_err()?,
+            None => OffloadReport { model: slot.config.model.label(), ..OffloadReport::default() },
+        };
+        Ok(Some(report_object(py, &report, &slot.config)?))
+    }
+
+    /// upmem-emu: clears the accumulated report (pending commands run and are counted first).
+    fn reset_report(&self, py: Python<'_>) -> PyResult<()> {
+        if let Inner::Pim(slot) = &self.inner {
+            let pim =
+                slot.bound.lock().map_err(|_| error(Kind::Backend, "poisoned lock"))?.as_ref().map(|b| b.2.clone());
+            if let Some(pim) = pim {
+                py.allow_threads(|| pim.reset_report()).py_err()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            Inner::Cpu(cpu) => {
+                use pimhe_exec::Backend as _;
+                format!("Backend.cpu(threads={})", cpu.threads())
+            }
+            Inner::Pim(slot) => format!(
+                "Backend.upmem_emu(dpus={}, mode={:?}, variant={:?}, tasklets={})",
+                slot.config.dpus,
+                mode_name(slot.config.mode),
+                variant_name(slot.config.variant),
+                slot.config.emulator.tasklets
+            ),
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! `Encryptor` and `Decryptor`: the Rust `Encryptor<'a, B, S>` and `Decryptor<'a, B, S>`
+//! (which borrow their backend) kept with the backend they borrow.
+
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+
+use pimhe_math::Sampler;
+use pimhe_schemes::rlwe;
+
+use crate::backend::resolve;
+use crate::batch::{unwrap, wrap, CiphertextBatch};
+use crate::context::Context;
+use crate::errors::{error, parameter, IntoPy, Kind};
+use crate::family::{Anchored, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
+use crate::keys::{key_of, PublicF, PublicKey, SecretF, SecretKey};
+use crate::scheme::{DecodeAs, EncodeAt, SchemeOps};
+use crate::{by_scheme, dispatch, on_dev};
+
+pub struct EncF<S>(std::marker::PhantomData<S>);
+impl<S: Scheme> DevFamily for EncF<S> {
+    type On<B: Dev> = Mutex<Anchored<B, rlwe::Encryptor<'static, B, S>>>;
+}
+pub struct EncFam;
+impl Family for EncFam {
+    type Of<S: Scheme> = OnDev<EncF<S>>;
+}
+
+pub struct DecF<S>(std::marker::PhantomData<S>);
+impl<S: Scheme> DevFamily for DecF<S> {
+    type On<B: Dev> = Anchored<B, rlwe::Decryptor<'static, B, S>>;
+}
+pub struct DecFam;
+impl Family for DecFam {
+    type Of<S: Scheme> = OnDev<DecF<S>>;
+}
+
+/// Encrypts numpy arrays into ciphertext batches, with a public key (anyone) or the secret
+/// key (the data owner; smaller noise). Make one with `ctx.encryptor(key, backend)`.
+#[pyclass(frozen, module = "pimhe._pimhe")]
+pub struct Encryptor {
+    inner: ByScheme<EncFam>,
+}
+
+/// Decrypts ciphertext batches into numpy arrays. Holds the secret key on its backend (wiped
+/// when dropped). Make one with `ctx.decryptor(secret_key, backend)`.
+#[pyclass(frozen, module = "pimhe._pimhe")]
+pub struct Decryptor {
+    inner: ByScheme<DecFam>,
+}
+
+fn sampler(seed: Option<u64>) -> PyResult<Option<Sampler>> {
+    Ok(seed.map(Sampler::from_seed_u64))
+}
+
+#[pymethods]
+impl Context {
+    /// An encryptor with `key` (a PublicKey, or the SecretKey for secret-key encryption) on
+    /// `backend` (default: the CPU). `seed` makes the encryptions reproducible (tests only).
+    #[pyo3(signature = (key, backend=None, *, seed=None))]
+    fn encryptor(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        backend: Option<&Bound<'_, PyAny>>,
+        seed: Option<u64>,
+    ) -> PyResult<Encryptor> {
+        let handle = resolve(py, backend, &self.inner)?;
+        let sampler = sampler(seed)?;
+        let public = key.downcast::<PublicKey>().ok();
+        let secret = key.downcast::<SecretKey>().ok();
+        if public.is_none() && secret.is_none() {
+            return Err(parameter("the encryptor's key must be a PublicKey or a SecretKey"));
+        }
+        by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
+            let anchored = Anchored::new(dev, |b: &'static B| -> PyResult<_> {
+                let encryptor = match (&public, &secret) {
+                    (Some(k), _) => {
+                        let k = key_of::<PublicF, S>(&k.get().inner, "public key")?;
+                        py.allow_threads(|| rlwe::Encryptor::with_public_key(b, k)).py_err()?
+                    }
+                    (None, Some(k)) => {
+                        let k = key_of::<SecretF, S>(&k.get().inner, "secret key")?;
+                        py.allow_threads(|| rlwe::Encryptor::with_secret_key(b, k)).py_err()?
+                    }
+                    (None, None) => unreachable!("checked above"),
+                };
+                Ok(match sampler { Some(s) => encryptor.with_sampler(s), None => encryptor })
+            })?;
+            Ok(Encryptor { inner: S::wrap::<EncFam>(B::wrap::<EncF<S>>(Mutex::new(anchored))) })
+        }))
+    }
+
+    /// A decryptor with the secret key on `backend` (default: the CPU).
+    #[pyo3(signature = (secret_key, backend=None))]
+    fn decryptor(
+        &self,
+        py: Python<'_>,
+        secret_key: &SecretKey,
+        backend: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Decryptor> {
+        let handle = resolve(py, backend, &self.inner)?;
+        by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
+            let key = key_of::<SecretF, S>(&secret_key.inner, "secret key")?;
+            let anchored = Anchored::new(dev, |b: &'static B| py.allow_threads(|| rlwe::Decryptor::new(b, key)).py_err())?;
+            Ok(Decryptor { inner: S::wrap::<DecFam>(B::wrap::<DecF<S>>(anchored)) })
+        }))
+    }
+}
+
+fn encrypt<S: SchemeOps, B: Dev>(
+    py: Python<'_>,
+    enc: &Mutex<Anchored<B, rlwe::Encryptor<'static, B, S>>>,
+    values: &Bound<'_, PyAny>,
+    at: EncodeAt,
+) -> PyResult<CiphertextBatch>
+where
+    S::Plaintext: Send + Sync,
+{
+    let mut guard = enc.lock().map_err(|_| error(Kind::Base, "the encryptor's lock is poisoned"))?;
+    let ctx = guard.context().clone();
+    let plains = S::encode(&ctx, values, at)?;
+    let backend = guard.backend().clone();
+    let encryptor = guard.get_mut();
+    let batch = py.allow_threads(|| encryptor.encrypt(&plains)).py_err()?;
+    Ok(wrap::<S, B>(batch, backend))
+}
+
+#[pymethods]
+impl Encryptor {
+    /// Encrypts the rows of `values` (a 2-D array, batch x slots; a 1-D array is a batch of
+    /// one) into one batch. BGV/BFV: integers in [0, t), or signed values in (-t/2, t/2] when
+    /// any is negative. CKKS: real or complex numbers, encoded at `scale` (default the
+    /// context's) into `slots` slots (default N/2; a smaller power of two packs sparsely).
+    #[pyo3(signature = (values, *, scale=None, slots=None))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        scale: Option<f64>,
+        slots: Option<usize>,
+    ) -> PyResult<CiphertextBatch> {
+        let at = EncodeAt { scale, slots };
+        dispatch!(&self.inner, S, B, e => encrypt::<S, B>(py, e, values, at))
+    }
+
+    /// The name of the backend the encryptions are made on.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        by_scheme!(&self.inner, S, e => e.backend_name())
+    }
+
+    fn __repr__(&self) -> String {
+        by_scheme!(&self.inner, S, e => format!("Encryptor({}, backend={})", S::LABEL, e.backend_name()))
+    }
+}
+
+#[pymethods]
+impl Decryptor {
+    /// The slot values of every ciphertext, as a 2-D array (count x slots). BGV/BFV: uint64 in
+    /// [0, t), or int64 in (-t/2, t/2] with `signed=True`; CKKS: float64 (real parts), or
+    /// complex128 with `complex=True`. Raises NoiseBudgetError rather than return a wrong value.
+    #[pyo3(signature = (batch, *, signed=false, complex=false))]
+    fn decrypt(&self, py: Python<'_>, batch: &CiphertextBatch, signed: bool, complex: bool) -> PyResult<PyObject> {
+        dispatch!(&self.inner, S, B, d => {
+            let b = unwrap::<S, B>(batch, d.backend(), "the batch")?;
+            let plains = py.allow_threads(|| d.decrypt(b)).py_err()?;
+            S::decode(py, d.context(), plains, DecodeAs { signed, complex })
+        })
+    }
+
+    /// BGV/BFV: the remaining noise budget of each ciphertext in bits (0 when exhausted),
+    /// measured exactly by the library.
+    fn noise_budget(&self, py: Python<'_>, batch: &CiphertextBatch) -> PyResult<Vec<u32>> {
+        dispatch!(&self.inner, S, B, d => {
+            let b = unwrap::<S, B>(batch, d.backend(), "the batch")?;
+            let dec: &rlwe::Decryptor<'static, B, S> = d;
+            py.allow_threads(|| S::noise_budget(dec, b))
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        by_scheme!(&self.inner, S, d => format!("Decryptor({}, backend={})", S::LABEL, d.backend_name()))
+    }
+}

@@ -1,0 +1,194 @@
+//! The exception hierarchy: `PimheError` and one subclass per kind of error the library
+//! distinguishes, those caused by bad arguments also subclasses of `ValueError`. The Rust
+//! error's message is the exception's message.
+
+use pimhe_schemes::SchemeError;
+use pimhe_workloads::stats::StatsError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyTuple, PyType};
+
+/// The exception classes, made when the module is imported.
+struct Classes {
+    base: Py<PyType>,
+    parameter: Py<PyType>,
+    plaintext: Py<PyType>,
+    mismatch: Py<PyType>,
+    level: Py<PyType>,
+    noise: Py<PyType>,
+    missing_key: Py<PyType>,
+    backend: Py<PyType>,
+    capacity: Py<PyType>,
+}
+
+static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
+
+/// Which class an error raises.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// Anything else from the library.
+    Base,
+    /// Parameters that cannot work, insecure parameters, bad arguments.
+    Parameter,
+    /// Values the plaintext space cannot hold (too many, out of range).
+    Plaintext,
+    /// Objects of different contexts, schemes, backends, levels, batch sizes combined.
+    Mismatch,
+    /// No level left to switch to or rescale into.
+    Level,
+    /// The noise budget is used up.
+    Noise,
+    /// Relinearization or rotation without its key.
+    MissingKey,
+    /// The backend failed (setup, device).
+    Backend,
+    /// A workload too large for exact results or for memory.
+    Capacity,
+}
+
+const CLASS_DOCS: [(&str, &str, bool); 8] = [
+    ("ParameterError", "Parameters or arguments that cannot work (also a ValueError).", true),
+    ("PlaintextError", "Values the plaintext space cannot hold: too many, or out of range (also a ValueError).", true),
+    (
+        "MismatchError",
+        "Objects of different contexts, schemes, backends, levels or batch sizes combined (also a ValueError).",
+        true,
+    ),
+    ("LevelError", "No level left: modulus switching or rescaling at the last level.", false),
+    ("NoiseBudgetError", "The noise budget is exhausted: the decryption would be wrong.", false),
+    ("MissingKeyError", "Relinearization or an automorphism without its evaluation key.", false),
+    ("BackendError", "The backend failed (setup, device, shapes).", false),
+    ("CapacityError", "A workload too large for exact results with these parameters, or for memory.", false),
+];
+
+/// Makes the classes and adds them to the module.
+pub fn register(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let builtins = py.import("builtins")?;
+    let type_ = builtins.getattr("type")?;
+    let exception = builtins.getattr("Exception")?;
+    let value_error = py.get_type::<PyValueError>();
+    let make = |name: &str, bases: Bound<'_, PyTuple>, doc: &str| -> PyResult<Py<PyType>> {
+        let dict = PyDict::new(py);
+        dict.set_item("__doc__", doc)?;
+        dict.set_item("__module__", "pimhe")?;
+        let class = type_.call1((name, bases, dict))?;
+        m.add(name, &class)?;
+        Ok(class.downcast_into::<PyType>()?.unbind())
+    };
+    let base = make(
+        "PimheError",
+        PyTuple::new(py, [exception])?,
+        "Base class of every error pimhe raises; the message is the Rust library's.",
+    )?;
+    let mut made = Vec::new();
+    for (name, doc, is_value_error) in CLASS_DOCS {
+        let bases = if is_value_error {
+            PyTuple::new(py, [base.bind(py).clone().into_any(), value_error.clone().into_any()])?
+        } else {
+            PyTuple::new(py, [base.bind(py).clone().into_any()])?
+        };
+        made.push(make(name, bases, doc)?);
+    }
+    let mut made = made.into_iter();
+    let mut next = || made.next().expect("one class per entry");
+    let classes = Classes {
+        base,
+        parameter: next(),
+        plaintext: next(),
+        mismatch: next(),
+        level: next(),
+        noise: next(),
+        missing_key: next(),
+        backend: next(),
+        capacity: next(),
+    };
+    let _ = CLASSES.set(py, classes);
+    Ok(())
+}
+
+/// An exception of `kind` with `message`.
+pub fn error(kind: Kind, message: impl Into<String>) -> PyErr {
+    let message = message.into();
+    Python::with_gil(|py| match CLASSES.get(py) {
+        Some(c) => {
+            let class = match kind {
+                Kind::Base => &c.base,
+                Kind::Parameter => &c.parameter,
+                Kind::Plaintext => &c.plaintext,
+                Kind::Mismatch => &c.mismatch,
+                Kind::Level => &c.level,
+                Kind::Noise => &c.noise,
+                Kind::MissingKey => &c.missing_key,
+                Kind::Backend => &c.backend,
+                Kind::Capacity => &c.capacity,
+            };
+            PyErr::from_type(class.bind(py).clone(), message)
+        }
+        None => PyRuntimeError::new_err(message),
+    })
+}
+
+/// The exception of a scheme error.
+pub fn scheme_error(e: SchemeError) -> PyErr {
+    let kind = match &e {
+        SchemeError::InvalidParameters(_) | SchemeError::Insecure { .. } | SchemeError::Math(_) => Kind::Parameter,
+        SchemeError::TooManyValues { .. } | SchemeError::PlaintextOverflow { .. } => Kind::Plaintext,
+        SchemeError::ParameterMismatch(_)
+        | SchemeError::LevelMismatch { .. }
+        | SchemeError::CountMismatch { .. }
+        | SchemeError::WrongSize { .. } => Kind::Mismatch,
+        SchemeError::LevelExhausted => Kind::Level,
+        SchemeError::NoiseBudgetExhausted { .. } => Kind::Noise,
+        SchemeError::KeySwitchingUnavailable(_) => Kind::MissingKey,
+        SchemeError::Exec(_) | SchemeError::Ring(_) => Kind::Backend,
+    };
+    error(kind, e.to_string())
+}
+
+/// The exception of a backend error.
+pub fn exec_error(e: pimhe_exec::ExecError) -> PyErr {
+    error(Kind::Backend, e.to_string())
+}
+
+/// The exception of a statistics error.
+pub fn stats_error(e: StatsError) -> PyErr {
+    match e {
+        StatsError::Input(m) => error(Kind::Parameter, m),
+        StatsError::Capacity(m) => error(Kind::Capacity, m),
+        StatsError::Scheme(e) => scheme_error(e),
+    }
+}
+
+/// Shorthand: a `ParameterError`.
+pub fn parameter(message: impl Into<String>) -> PyErr {
+    error(Kind::Parameter, message)
+}
+
+/// Shorthand: a `MismatchError`.
+pub fn mismatch(message: impl Into<String>) -> PyErr {
+    error(Kind::Mismatch, message)
+}
+
+/// Maps library results to Python results.
+pub trait IntoPy<T> {
+    fn py_err(self) -> PyResult<T>;
+}
+
+impl<T> IntoPy<T> for Result<T, SchemeError> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(scheme_error)
+    }
+}
+
+impl<T> IntoPy<T> for Result<T, pimhe_exec::ExecError> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(exec_error)
+    }
+}
+
+impl<T> IntoPy<T> for Result<T, StatsError> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(stats_error)
+    }
+}

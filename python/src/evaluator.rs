@@ -1,0 +1,340 @@
+//! `Evaluator`: the Rust `Evaluator<'a, B, S>` (the server side: public evaluation keys on a
+//! backend) with its backend. Every operation takes and returns `CiphertextBatch`es; the
+//! shared operations are written once, generic over scheme and backend, and the
+//! scheme-specific ones (modulus switching, rescaling, rotations, polynomials) refuse other
+//! schemes with a `MismatchError`.
+
+use num_complex::Complex64;
+use pyo3::prelude::*;
+
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::ckks::polynomial::ChebyshevSeries;
+use pimhe_schemes::ckks::CkksContext;
+use pimhe_schemes::rlwe::{self, CiphertextBatch as Batch};
+use pimhe_schemes::Result as SResult;
+
+use crate::backend::resolve;
+use crate::batch::{unwrap, wrap, CiphertextBatch};
+use crate::context::Context;
+use crate::errors::{mismatch, IntoPy};
+use crate::family::{Anchored, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
+use crate::keys::{key_of, GaloisF, GaloisKeys, RelinF, RelinKey};
+use crate::polynomial::Chebyshev;
+use crate::scheme::SchemeOps;
+use crate::{by_scheme, dispatch, on_dev};
+
+type Ev<B, S> = Anchored<B, rlwe::Evaluator<'static, B, S>>;
+
+pub struct EvF<S>(std::marker::PhantomData<S>);
+impl<S: Scheme> DevFamily for EvF<S> {
+    type On<B: Dev> = Ev<B, S>;
+}
+pub struct EvFam;
+impl Family for EvFam {
+    type Of<S: Scheme> = OnDev<EvF<S>>;
+}
+
+/// Homomorphic operations on ciphertext batches with public material only (the server side):
+/// the relinearization and Galois keys it was given, resident on its backend. Make one with
+/// `ctx.evaluator(backend, relin_key=..., galois_keys=...)`. Two-operand operations need
+/// batches of the same count; plaintext operands (numpy arrays) are one row for all
+/// ciphertexts or one row per ciphertext.
+#[pyclass(frozen, module = "pimhe._pimhe")]
+pub struct Evaluator {
+    inner: ByScheme<EvFam>,
+}
+
+#[pymethods]
+impl Context {
+    /// An evaluator on `backend` (default: the CPU) with the evaluation keys given (uploaded to
+    /// the backend once, here).
+    #[pyo3(signature = (backend=None, relin_key=None, galois_keys=None))]
+    fn evaluator(
+        &self,
+        py: Python<'_>,
+        backend: Option<&Bound<'_, PyAny>>,
+        relin_key: Option<&RelinKey>,
+        galois_keys: Option<&GaloisKeys>,
+    ) -> PyResult<Evaluator> {
+        let handle = resolve(py, backend, &self.inner)?;
+        by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
+            let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, "relinearization key")).transpose()?;
+            let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, "Galois keys")).transpose()?;
+            let anchored = Anchored::new(dev, |b: &'static B| {
+                py.allow_threads(|| -> SResult<_> {
+                    let mut ev = rlwe::Evaluator::new(b, ctx);
+                    if let Some(k) = relin {
+                        ev = ev.with_relin_key(k)?;
+                    }
+                    if let Some(k) = galois {
+                        ev = ev.with_galois_keys(k)?;
+                    }
+                    Ok(ev)
+                })
+                .py_err()
+            })?;
+            Ok(Evaluator { inner: S::wrap::<EvFam>(B::wrap::<EvF<S>>(anchored)) })
+        }))
+    }
+}
+
+/// `op(a)` with the GIL released.
+fn unary<S: SchemeOps, B: Dev>(
+    py: Python<'_>,
+    ev: &Ev<B, S>,
+    a: &CiphertextBatch,
+    op: impl FnOnce(&rlwe::Evaluator<'static, B, S>, &Batch<B, S>) -> SResult<Batch<B, S>> + Send,
+) -> PyResult<CiphertextBatch> {
+    let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
+    let e: &rlwe::Evaluator<'static, B, S> = ev;
+    let out = py.allow_threads(|| op(e, x)).py_err()?;
+    Ok(wrap::<S, B>(out, ev.backend().clone()))
+}
+
+/// `op(a, b)` with the GIL released.
+fn binary<S: SchemeOps, B: Dev>(
+    py: Python<'_>,
+    ev: &Ev<B, S>,
+    a: &CiphertextBatch,
+    b: &CiphertextBatch,
+    op: impl FnOnce(&rlwe::Evaluator<'static, B, S>, &Batch<B, S>, &Batch<B, S>) -> SResult<Batch<B, S>> + Send,
+) -> PyResult<CiphertextBatch> {
+    let x = unwrap::<S, B>(a, ev.backend(), "the first batch")?;
+    let y = unwrap::<S, B>(b, ev.backend(), "the second batch")?;
+    let e: &rlwe::Evaluator<'static, B, S> = ev;
+    let out = py.allow_threads(|| op(e, x, y)).py_err()?;
+    Ok(wrap::<S, B>(out, ev.backend().clone()))
+}
+
+/// `a (+|*) m` for plaintext rows `values`, encoded as the scheme does for a's operand.
+fn plain_op<S: SchemeOps, B: Dev>(
+    py: Python<'_>,
+    ev: &Ev<B, S>,
+    a: &CiphertextBatch,
+    values: &Bound<'_, PyAny>,
+    add: bool,
+) -> PyResult<CiphertextBatch>
+where
+    S::Plaintext: Send + Sync,
+{
+    let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
+    let plains = S::encode(ev.context(), values, S::operand_at(x, add))?;
+    let e: &rlwe::Evaluator<'static, B, S> = ev;
+    let out =
+        py.allow_threads(|| if add { S::add_plain(e, x, &plains) } else { S::mul_plain(e, x, &plains) }).py_err()?;
+    Ok(wrap::<S, B>(out, ev.backend().clone()))
+}
+
+/// Several results.
+fn many<S: SchemeOps, B: Dev>(
+    py: Python<'_>,
+    ev: &Ev<B, S>,
+    a: &CiphertextBatch,
+    op: impl FnOnce(&rlwe::Evaluator<'static, B, S>, &Batch<B, S>) -> SResult<Vec<Batch<B, S>>> + Send,
+) -> PyResult<Vec<CiphertextBatch>> {
+    let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
+    let e: &rlwe::Evaluator<'static, B, S> = ev;
+    let out = py.allow_threads(|| op(e, x)).py_err()?;
+    Ok(out.into_iter().map(|b| wrap::<S, B>(b, ev.backend().clone())).collect())
+}
+
+impl Evaluator {
+    fn bgv(&self, operation: &str) -> PyResult<&OnDev<EvF<BgvContext>>> {
+        match &self.inner {
+            ByScheme::Bgv(e) => Ok(e),
+            other => Err(mismatch(format!("{operation} is a BGV operation; this evaluator is {}", other.label()))),
+        }
+    }
+
+    fn ckks(&self, operation: &str) -> PyResult<&OnDev<EvF<CkksContext>>> {
+        match &self.inner {
+            ByScheme::Ckks(e) => Ok(e),
+            other => Err(mismatch(format!("{operation} is a CKKS operation; this evaluator is {}", other.label()))),
+        }
+    }
+}
+
+#[pymethods]
+impl Evaluator {
+    /// Slot-wise `a + b` (BGV aligns correction factors, CKKS levels; scales must match).
+    fn add(&self, py: Python<'_>, a: &CiphertextBatch, b: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => binary::<S, B>(py, ev, a, b, |e, x, y| e.add(x, y)))
+    }
+
+    /// Slot-wise `a - b`.
+    fn sub(&self, py: Python<'_>, a: &CiphertextBatch, b: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => binary::<S, B>(py, ev, a, b, |e, x, y| e.sub(x, y)))
+    }
+
+    /// Slot-wise `-a`.
+    fn negate(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => unary::<S, B>(py, ev, a, |e, x| e.negate(x)))
+    }
+
+    /// Slot-wise `a * b`: 3-component ciphertexts (`relinearize` brings them back to 2).
+    fn multiply(&self, py: Python<'_>, a: &CiphertextBatch, b: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => binary::<S, B>(py, ev, a, b, |e, x, y| e.multiply(x, y)))
+    }
+
+    /// Slot-wise `a * a` (the library's product of a batch with itself).
+    fn square(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => unary::<S, B>(py, ev, a, |e, x| e.multiply(x, x)))
+    }
+
+    /// From 3 components back to 2 (needs the relinearization key).
+    fn relinearize(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => unary::<S, B>(py, ev, a, |e, x| e.relinearize(x)))
+    }
+
+    /// The slot-wise sum of all ciphertexts of the batch, as a batch of one (an encrypted
+    /// aggregate over users).
+    fn sum(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => unary::<S, B>(py, ev, a, |e, x| e.sum(x)))
+    }
+
+    /// Slot-wise `a + m` for a numpy array m (one row for all ciphertexts, or one per
+    /// ciphertext). CKKS encodes m at a's scale and slot count.
+    fn add_plain(&self, py: Python<'_>, a: &CiphertextBatch, values: &Bound<'_, PyAny>) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => plain_op::<S, B>(py, ev, a, values, true))
+    }
+
+    /// Slot-wise `a * m` for a numpy array m. CKKS encodes m at the context's default scale
+    /// (the scales multiply: rescale afterwards).
+    fn mul_plain(&self, py: Python<'_>, a: &CiphertextBatch, values: &Bound<'_, PyAny>) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => plain_op::<S, B>(py, ev, a, values, false))
+    }
+
+    /// The automorphism X -> X^k of every ciphertext (needs the Galois key of element k):
+    /// for CKKS `rotate` and `conjugate` name the common ones.
+    fn automorphism(&self, py: Python<'_>, a: &CiphertextBatch, k: usize) -> PyResult<CiphertextBatch> {
+        dispatch!(&self.inner, S, B, ev => unary::<S, B>(py, ev, a, |e, x| e.automorphism(x, k)))
+    }
+
+    /// `automorphism` for each Galois element, hoisted (one decomposition shared).
+    fn automorphisms(
+        &self,
+        py: Python<'_>,
+        a: &CiphertextBatch,
+        elements: Vec<usize>,
+    ) -> PyResult<Vec<CiphertextBatch>> {
+        dispatch!(&self.inner, S, B, ev => many::<S, B>(py, ev, a, |e, x| e.automorphisms(x, &elements)))
+    }
+
+    /// Whether the evaluator holds the Galois key of element k.
+    fn has_galois_key(&self, k: usize) -> bool {
+        dispatch!(&self.inner, S, B, ev => ev.has_galois_key(k))
+    }
+
+    /// BGV: drops the last prime (shrinking the noise with it).
+    fn mod_switch_to_next(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        on_dev!(self.bgv("mod_switch_to_next")?, B, ev => unary::<BgvContext, B>(py, ev, a, |e, x| e.mod_switch_to_next(x)))
+    }
+
+    /// BGV: switches down to `level`.
+    fn mod_switch_to(&self, py: Python<'_>, a: &CiphertextBatch, level: usize) -> PyResult<CiphertextBatch> {
+        on_dev!(self.bgv("mod_switch_to")?, B, ev => unary::<BgvContext, B>(py, ev, a, |e, x| e.mod_switch_to(x, level)))
+    }
+
+    /// CKKS: divides by the primes of the current level (the scale with them).
+    fn rescale(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("rescale")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.rescale(x)))
+    }
+
+    /// CKKS: multiply, relinearize and rescale (the usual product).
+    fn multiply_relin_rescale(
+        &self,
+        py: Python<'_>,
+        a: &CiphertextBatch,
+        b: &CiphertextBatch,
+    ) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("multiply_relin_rescale")?, B, ev => binary::<CkksContext, B>(py, ev, a, b, |e, x, y| e.multiply_relin_rescale(x, y)))
+    }
+
+    /// CKKS: the same ciphertexts over the primes of a lower level (scale unchanged).
+    fn drop_to_level(&self, py: Python<'_>, a: &CiphertextBatch, level: usize) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("drop_to_level")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.drop_to_level(x, level)))
+    }
+
+    /// CKKS: a brought down to `level` with its scale moved to `scale` (to add batches that
+    /// took different paths).
+    fn match_scale(&self, py: Python<'_>, a: &CiphertextBatch, level: usize, scale: f64) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("match_scale")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.match_scale(x, level, scale)))
+    }
+
+    /// CKKS: adds the constant c (real or complex) to every slot.
+    fn add_const(&self, py: Python<'_>, a: &CiphertextBatch, c: Complex64) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("add_const")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.add_const(x, c)))
+    }
+
+    /// CKKS: multiplies every slot by c (an integer costs no level; other constants need a
+    /// `rescale` next).
+    fn mul_const(&self, py: Python<'_>, a: &CiphertextBatch, c: Complex64) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("mul_const")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.mul_const(x, c)))
+    }
+
+    /// CKKS: rotates the slots left by `steps` (right when negative); needs its Galois key
+    /// (`ctx.keygen(rotations=[steps])`).
+    fn rotate(&self, py: Python<'_>, a: &CiphertextBatch, steps: i64) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("rotate")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.rotate(x, steps)))
+    }
+
+    /// CKKS: rotations by each of `steps`, hoisted.
+    fn rotate_hoisted(&self, py: Python<'_>, a: &CiphertextBatch, steps: Vec<i64>) -> PyResult<Vec<CiphertextBatch>> {
+        on_dev!(self.ckks("rotate_hoisted")?, B, ev => many::<CkksContext, B>(py, ev, a, |e, x| e.rotate_hoisted(x, &steps)))
+    }
+
+    /// CKKS: the complex conjugate of every slot (`ctx.keygen(conjugation=True)`).
+    fn conjugate(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("conjugate")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.conjugate(x)))
+    }
+
+    /// CKKS: the sum over the slots, in every slot (rotation keys 1, 2, 4, ... needed).
+    fn sum_slots(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        on_dev!(self.ckks("sum_slots")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.sum_slots(x)))
+    }
+
+    /// CKKS: p(a) in every slot for a Chebyshev series p (`pimhe.Chebyshev`), consuming
+    /// `p.depth` levels.
+    fn evaluate_polynomial(&self, py: Python<'_>, a: &CiphertextBatch, p: &Chebyshev) -> PyResult<CiphertextBatch> {
+        let series: &ChebyshevSeries = &p.inner;
+        on_dev!(self.ckks("evaluate_polynomial")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.evaluate_polynomial(x, series)))
+    }
+
+    /// Benchmark helper (not API): times `relinearize(multiply(a, b))` `repeats` times inside
+    /// Rust, with no Python between the calls, and returns the seconds of each run: the
+    /// baseline `python/benchmarks/overhead.py` compares the Python calls against.
+    fn _time_multiply_relinearize(
+        &self,
+        py: Python<'_>,
+        a: &CiphertextBatch,
+        b: &CiphertextBatch,
+        repeats: usize,
+    ) -> PyResult<Vec<f64>> {
+        dispatch!(&self.inner, S, B, ev => {
+            let x = unwrap::<S, B>(a, ev.backend(), "the first batch")?;
+            let y = unwrap::<S, B>(b, ev.backend(), "the second batch")?;
+            let e: &rlwe::Evaluator<'static, B, S> = ev;
+            py.allow_threads(|| {
+                (0..repeats)
+                    .map(|_| {
+                        let start = std::time::Instant::now();
+                        let product = e.relinearize(&e.multiply(x, y)?)?;
+                        drop(product);
+                        Ok(start.elapsed().as_secs_f64())
+                    })
+                    .collect::<SResult<Vec<f64>>>()
+            })
+            .py_err()
+        })
+    }
+
+    /// The name of the backend the evaluator runs on.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        by_scheme!(&self.inner, S, e => e.backend_name())
+    }
+
+    fn __repr__(&self) -> String {
+        by_scheme!(&self.inner, S, e => format!("Evaluator({}, backend={})", S::LABEL, e.backend_name()))
+    }
+}

@@ -1,0 +1,213 @@
+//! Type erasure: the Rust library is generic over the scheme (`S`: BGV, BFV, CKKS contexts) and
+//! the backend (`B`: CPU, UPMEM emulator); Python sees one class per concept. A value generic
+//! over both is stored as `ByScheme<F>` (one variant per scheme) of `OnDev<G>` (one per
+//! backend), the "families" `F` and `G` naming the concrete type for each, so that the
+//! bindings' logic is written once as generic functions and the `dispatch!` macros pick the
+//! monomorphised instance.
+
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_pim::runtime::PimBackend;
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::ckks::CkksContext;
+use pimhe_schemes::rlwe::RlweScheme;
+
+/// A type constructor over schemes: `Of<S>` is the concrete type stored for scheme `S`.
+pub trait Family {
+    type Of<S: Scheme>: Send + Sync;
+}
+
+/// A type constructor over backends: `On<B>` is the concrete type stored for backend `B`.
+pub trait DevFamily {
+    type On<B: Dev>: Send + Sync;
+}
+
+/// One value of family `F`, for whichever scheme it was made.
+pub enum ByScheme<F: Family> {
+    Bgv(F::Of<BgvContext>),
+    Bfv(F::Of<BfvContext>),
+    Ckks(F::Of<CkksContext>),
+}
+
+/// One value of family `G`, for whichever backend it lives on.
+pub enum OnDev<G: DevFamily> {
+    Cpu(G::On<CpuBackend>),
+    Pim(G::On<PimBackend>),
+}
+
+/// The schemes the bindings expose (the per-scheme part of the bindings is in `scheme.rs`).
+pub trait Scheme: RlweScheme {
+    /// Display name ("BGV").
+    const LABEL: &'static str;
+    fn get<F: Family>(value: &ByScheme<F>) -> Option<&F::Of<Self>>;
+    fn wrap<F: Family>(value: F::Of<Self>) -> ByScheme<F>;
+}
+
+macro_rules! scheme {
+    ($ty:ty, $variant:ident, $label:expr) => {
+        impl Scheme for $ty {
+            const LABEL: &'static str = $label;
+            fn get<F: Family>(value: &ByScheme<F>) -> Option<&F::Of<Self>> {
+                match value {
+                    ByScheme::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn wrap<F: Family>(value: F::Of<Self>) -> ByScheme<F> {
+                ByScheme::$variant(value)
+            }
+        }
+    };
+}
+scheme!(BgvContext, Bgv, "BGV");
+scheme!(BfvContext, Bfv, "BFV");
+scheme!(CkksContext, Ckks, "CKKS");
+
+impl<F: Family> ByScheme<F> {
+    /// The scheme's display name.
+    pub fn label(&self) -> &'static str {
+        match self {
+            ByScheme::Bgv(_) => BgvContext::LABEL,
+            ByScheme::Bfv(_) => BfvContext::LABEL,
+            ByScheme::Ckks(_) => CkksContext::LABEL,
+        }
+    }
+}
+
+/// The backends the bindings expose.
+pub trait Dev: Backend + Sized + 'static {
+    fn get<G: DevFamily>(value: &OnDev<G>) -> Option<&G::On<Self>>;
+    fn wrap<G: DevFamily>(value: G::On<Self>) -> OnDev<G>;
+}
+
+impl Dev for CpuBackend {
+    fn get<G: DevFamily>(value: &OnDev<G>) -> Option<&G::On<Self>> {
+        match value {
+            OnDev::Cpu(v) => Some(v),
+            OnDev::Pim(_) => None,
+        }
+    }
+    fn wrap<G: DevFamily>(value: G::On<Self>) -> OnDev<G> {
+        OnDev::Cpu(value)
+    }
+}
+
+impl Dev for PimBackend {
+    fn get<G: DevFamily>(value: &OnDev<G>) -> Option<&G::On<Self>> {
+        match value {
+            OnDev::Pim(v) => Some(v),
+            OnDev::Cpu(_) => None,
+        }
+    }
+    fn wrap<G: DevFamily>(value: G::On<Self>) -> OnDev<G> {
+        OnDev::Pim(value)
+    }
+}
+
+impl<G: DevFamily> OnDev<G> {
+    /// The backend's name as the CLI spells it.
+    pub fn backend_name(&self) -> &'static str {
+        match self {
+            OnDev::Cpu(_) => "cpu",
+            OnDev::Pim(_) => "upmem-emu",
+        }
+    }
+}
+
+/// Runs `$body` with `$S` the scheme type and `$v` the value of a `ByScheme`.
+#[macro_export]
+macro_rules! by_scheme {
+    ($value:expr, $S:ident, $v:ident => $body:expr) => {
+        match $value {
+            $crate::family::ByScheme::Bgv($v) => {
+                #[allow(dead_code)]
+                type $S = pimhe_schemes::bgv::BgvContext;
+                $body
+            }
+            $crate::family::ByScheme::Bfv($v) => {
+                #[allow(dead_code)]
+                type $S = pimhe_schemes::bfv::BfvContext;
+                $body
+            }
+            $crate::family::ByScheme::Ckks($v) => {
+                #[allow(dead_code)]
+                type $S = pimhe_schemes::ckks::CkksContext;
+                $body
+            }
+        }
+    };
+}
+
+/// Runs `$body` with `$B` the backend type and `$v` the value of an `OnDev`.
+#[macro_export]
+macro_rules! on_dev {
+    ($value:expr, $B:ident, $v:ident => $body:expr) => {
+        match $value {
+            $crate::family::OnDev::Cpu($v) => {
+                #[allow(dead_code)]
+                type $B = pimhe_exec::CpuBackend;
+                $body
+            }
+            $crate::family::OnDev::Pim($v) => {
+                #[allow(dead_code)]
+                type $B = pimhe_pim::runtime::PimBackend;
+                $body
+            }
+        }
+    };
+}
+
+/// Both: `$S`, `$B` and the innermost value `$v` of a `ByScheme<_ of OnDev<_>>`.
+#[macro_export]
+macro_rules! dispatch {
+    ($value:expr, $S:ident, $B:ident, $v:ident => $body:expr) => {
+        $crate::by_scheme!($value, $S, inner => $crate::on_dev!(inner, $B, $v => $body))
+    };
+}
+
+/// A value that borrows a backend (`Encryptor<'a, B, S>` and the like hold `&'a B`) stored
+/// together with the `Arc` that keeps the backend alive, so that Python objects (which cannot
+/// carry lifetimes) can own it. The value is dropped before the `Arc`.
+pub struct Anchored<B: 'static, T> {
+    value: ManuallyDrop<T>,
+    backend: Arc<B>,
+}
+
+impl<B: 'static, T> Anchored<B, T> {
+    /// Builds the value from a reference to the backend that lives as long as the result.
+    pub fn new<E>(backend: Arc<B>, make: impl FnOnce(&'static B) -> Result<T, E>) -> Result<Self, E> {
+        // SAFETY: the backend is heap-allocated behind an `Arc` that this struct keeps until
+        // after the value is dropped (see `Drop`), and the reference never leaves `make`
+        // except inside the value, which is only reachable through `&self`/`&mut self`.
+        let reference: &'static B = unsafe { &*Arc::as_ptr(&backend) };
+        let value = make(reference)?;
+        Ok(Self { value: ManuallyDrop::new(value), backend })
+    }
+
+    /// The backend the value borrows.
+    pub fn backend(&self) -> &Arc<B> {
+        &self.backend
+    }
+
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
+impl<B: 'static, T> Deref for Anchored<B, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<B: 'static, T> Drop for Anchored<B, T> {
+    fn drop(&mut self) {
+        // SAFETY: dropped exactly once, here, while `backend` is still alive.
+        unsafe { ManuallyDrop::drop(&mut self.value) }
+    }
+}

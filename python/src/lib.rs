@@ -1,0 +1,39 @@
+//! The Python bindings of pimhe: a thin shell over the Rust library (contexts and presets,
+//! keys, backends, ciphertext batches, encryption, evaluation, decryption, the statistics
+//! workload). Every computation and check is the library's; this crate converts arguments
+//! (numpy arrays, names) and erases the library's generic types for Python (`family.rs`).
+
+mod backend;
+mod batch;
+mod context;
+mod crypto;
+mod errors;
+mod evaluator;
+mod family;
+mod keys;
+mod polynomial;
+mod scheme;
+mod stats;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(py, m)?;
+    m.add_class::<context::Context>()?;
+    m.add_class::<backend::Backend>()?;
+    m.add_class::<keys::SecretKey>()?;
+    m.add_class::<keys::PublicKey>()?;
+    m.add_class::<keys::RelinKey>()?;
+    m.add_class::<keys::GaloisKeys>()?;
+    m.add_class::<keys::KeySet>()?;
+    m.add_class::<batch::CiphertextBatch>()?;
+    m.add_class::<crypto::Encryptor>()?;
+    m.add_class::<crypto::Decryptor>()?;
+    m.add_class::<evaluator::Evaluator>()?;
+    m.add_class::<polynomial::Chebyshev>()?;
+    m.add_function(wrap_pyfunction!(context::presets, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,76 @@
+"""The same computation on the CPU and on emulated UPMEM DPUs decrypts identically; the
+modeled report."""
+
+import numpy as np
+import pytest
+
+import pimhe
+
+
+def run(ctx, keys, backend, x, y):
+    # Same seed on both backends: the same ciphertexts, so the same decryptions.
+    enc = ctx.encryptor(keys.public_key, backend, seed=11)
+    ev = ctx.evaluator(backend, relin_key=keys.relin_key)
+    dec = ctx.decryptor(keys.secret_key, backend)
+    out = ev.relinearize(ev.multiply(enc.encrypt(x), enc.encrypt(y)))
+    if ctx.scheme == "bgv":
+        out = ev.mod_switch_to_next(out)
+    if ctx.scheme == "ckks":
+        out = ev.rescale(out)
+    return dec.decrypt(out)
+
+
+@pytest.mark.parametrize("name", ["bgv", "bfv", "ckks"])
+def test_cpu_and_upmem_emu_agree(name, bgv, bfv, ckks, cpu, rng):
+    ctx, keys = {"bgv": bgv, "bfv": bfv, "ckks": ckks}[name]
+    if name == "ckks":
+        x, y = rng.uniform(-1, 1, (2, ctx.slots)), rng.uniform(-1, 1, (2, ctx.slots))
+    else:
+        x = rng.integers(0, ctx.plain_modulus, (2, ctx.slots), dtype=np.uint64)
+        y = rng.integers(0, ctx.plain_modulus, (2, ctx.slots), dtype=np.uint64)
+    pim = pimhe.Backend.upmem_emu(dpus=8, mode="sequential")
+    on_cpu = run(ctx, keys, cpu, x, y)
+    on_pim = run(ctx, keys, pim, x, y)
+    np.testing.assert_array_equal(on_cpu, on_pim)
+    if name != "ckks":
+        np.testing.assert_array_equal(on_cpu, (x.astype(object) * y.astype(object)) % ctx.plain_modulus)
+    report = pim.report()
+    assert isinstance(report, pimhe.UpmemReport)
+    assert report.modeled and "modeled" in report.model
+    assert report.model_name and report.model_version
+    assert report.dpus == 8 and report.mode == "sequential" and report.variant == "best"
+    assert report.launches > 0 and report.compute_s > 0 and report.transfer_s > 0
+    assert report.total_s == pytest.approx(report.transfer_s + report.compute_s + report.retrieve_s)
+    assert report.energy_j > 0 and report.bytes_to_dpus > 0
+    assert report.counted["instructions"] > 0
+    assert report.fallbacks >= 0 and report.host_fallback_s >= 0
+    assert "UpmemReport(" in repr(report)
+    pim.reset_report()
+    assert pim.report().launches == 0
+
+
+def test_transfer_between_backends(bgv, cpu):
+    ctx, keys = bgv
+    pim = pimhe.Backend.upmem_emu(dpus=4, mode="parallel")
+    x = np.arange(ctx.slots, dtype=np.uint64)
+    on_cpu = ctx.encryptor(keys.public_key, cpu).encrypt(x)
+    on_pim = on_cpu.to(pim)
+    assert on_pim.backend == "upmem-emu" and on_cpu.backend == "cpu"
+    ev = ctx.evaluator(pim)
+    doubled = ev.add(on_pim, on_pim)
+    back = doubled.to(cpu)
+    np.testing.assert_array_equal(ctx.decryptor(keys.secret_key, cpu).decrypt(back)[0], 2 * x)
+    # A batch on the CPU cannot enter the PIM evaluator without moving.
+    with pytest.raises(pimhe.MismatchError, match="backend"):
+        ev.add(on_cpu, on_pim)
+
+
+def test_backend_objects():
+    cpu = pimhe.Backend.cpu(1)
+    assert cpu.name == "cpu" and cpu.threads == 1 and cpu.report() is None and cpu.dpus is None
+    pim = pimhe.Backend.upmem_emu(dpus=16, variant="barrett")
+    assert pim.name == "upmem-emu" and pim.dpus == 16
+    assert "barrett" in repr(pim)
+    empty = pim.report()  # nothing run yet
+    assert empty.launches == 0 and empty.variant == "barrett"
+    assert pimhe.Backend.from_name("cpu").name == "cpu"

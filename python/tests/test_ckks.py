@@ -1,0 +1,83 @@
+"""CKKS against numpy within a precision bound."""
+
+import numpy as np
+import pytest
+
+import pimhe
+
+TOL = 1e-4
+
+
+def tools(ctx, keys, backend):
+    enc = ctx.encryptor(keys.public_key, backend, seed=5)
+    dec = ctx.decryptor(keys.secret_key, backend)
+    ev = ctx.evaluator(backend, relin_key=keys.relin_key, galois_keys=keys.galois_keys)
+    return enc, dec, ev
+
+
+def test_properties(ckks):
+    ctx, keys = ckks
+    assert ctx.scheme == "ckks" and ctx.n == 8192 and ctx.slots == 4096
+    assert ctx.scale == 2.0 ** ctx.scale_bits
+    assert ctx.depth >= 2 and ctx.plain_modulus is None
+    assert set(ctx.galois_elements([1, -1, 2], conjugation=True)) == set(keys.galois_keys.elements)
+
+
+def test_arithmetic(ckks, cpu, rng):
+    ctx, keys = ckks
+    enc, dec, ev = tools(ctx, keys, cpu)
+    x = rng.uniform(-1, 1, size=(2, ctx.slots))
+    y = rng.uniform(-1, 1, size=(2, ctx.slots))
+    cx, cy = enc.encrypt(x), enc.encrypt(y)
+    assert cx.scale == ctx.scale and cx.depth_left == ctx.depth
+    np.testing.assert_allclose(dec.decrypt(cx), x, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.add(cx, cy)), x + y, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.sub(cx, cy)), x - y, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.negate(cx)), -x, atol=TOL)
+    product = ev.rescale(ev.relinearize(ev.multiply(cx, cy)))
+    assert product.level < cx.level and product.depth_left == ctx.depth - 1
+    np.testing.assert_allclose(dec.decrypt(product), x * y, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.multiply_relin_rescale(cx, cy)), x * y, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.add_plain(cx, y[0])), x + y[0], atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.rescale(ev.mul_plain(cx, y))), x * y, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.add_const(cx, 0.5)), x + 0.5, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.rescale(ev.mul_const(cx, 0.25))), x * 0.25, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.sum(cx)), x.sum(axis=0, keepdims=True), atol=TOL)
+
+
+def test_rotations_and_conjugation(ckks, cpu, rng):
+    ctx, keys = ckks
+    enc, dec, ev = tools(ctx, keys, cpu)
+    x = rng.uniform(-1, 1, size=ctx.slots)
+    c = enc.encrypt(x)
+    np.testing.assert_allclose(dec.decrypt(ev.rotate(c, 1))[0], np.roll(x, -1), atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(ev.rotate(c, -1))[0], np.roll(x, 1), atol=TOL)
+    r1, r2 = ev.rotate_hoisted(c, [1, 2])
+    np.testing.assert_allclose(dec.decrypt(r2)[0], np.roll(x, -2), atol=TOL)
+    z = x + 1j * x[::-1]
+    cz = enc.encrypt(z)
+    got = dec.decrypt(ev.conjugate(cz), complex=True)[0]
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, np.conj(z), atol=TOL)
+    with pytest.raises(pimhe.MissingKeyError, match="Galois"):
+        ev.rotate(c, 5)
+
+
+def test_polynomial(ckks, cpu, rng):
+    ctx, keys = ckks
+    enc, dec, ev = tools(ctx, keys, cpu)
+    sigmoid = pimhe.Chebyshev.sigmoid((-1.0, 1.0), 3)
+    assert sigmoid.depth <= ctx.depth
+    x = rng.uniform(-1, 1, size=64)
+    got = dec.decrypt(ev.evaluate_polynomial(enc.encrypt(x), sigmoid))[0, :64]
+    want = np.array([sigmoid.evaluate_plain(v) for v in x])
+    np.testing.assert_allclose(got, want, atol=1e-3)
+    np.testing.assert_allclose(got, 1 / (1 + np.exp(-x)), atol=1e-2)
+
+
+def test_sparse_packing(ckks, cpu):
+    ctx, keys = ckks
+    enc, dec, _ = tools(ctx, keys, cpu)
+    c = enc.encrypt([1.0, 2.0, 3.0, 4.0], slots=4)
+    assert c.slots == 4
+    np.testing.assert_allclose(dec.decrypt(c)[0], [1, 2, 3, 4], atol=TOL)

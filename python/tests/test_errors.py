@@ -1,0 +1,113 @@
+"""Errors carry the Rust library's message and a class that says what went wrong."""
+
+import numpy as np
+import pytest
+
+import pimhe
+
+
+def test_hierarchy():
+    for cls in (pimhe.ParameterError, pimhe.PlaintextError, pimhe.MismatchError):
+        assert issubclass(cls, pimhe.PimheError) and issubclass(cls, ValueError)
+    for cls in (pimhe.LevelError, pimhe.NoiseBudgetError, pimhe.MissingKeyError, pimhe.BackendError):
+        assert issubclass(cls, pimhe.PimheError)
+
+
+def test_bad_parameters():
+    with pytest.raises(pimhe.ParameterError, match="ring degree 1000 is not supported"):
+        pimhe.Context.bgv(n=1000)
+    with pytest.raises(pimhe.ParameterError, match="insecure parameters"):
+        pimhe.Context.bgv(n=4096, prime_bits=[30] * 5, special_prime_bits=30)
+    ctx = pimhe.Context.bgv(n=4096, prime_bits=[30] * 5, special_prime_bits=30, insecure=True)
+    assert ctx.security_bits is None
+
+
+def test_values_out_of_range(bgv, cpu):
+    ctx, keys = bgv
+    enc = ctx.encryptor(keys.public_key, cpu)
+    with pytest.raises(pimhe.PlaintextError, match=r"value 65537 at index 1 is out of range"):
+        enc.encrypt(np.array([1, 65537], dtype=np.uint64))
+    with pytest.raises(pimhe.PlaintextError, match="out of range"):
+        enc.encrypt(np.array([-40000, 1]))
+    with pytest.raises(pimhe.PlaintextError, match="do not fit in 4096 slots"):
+        enc.encrypt(np.zeros(4097, dtype=np.uint64))
+    with pytest.raises(pimhe.PlaintextError, match="integers"):
+        enc.encrypt(np.array([0.5]))
+    with pytest.raises(pimhe.PlaintextError, match="3 dimensions"):
+        enc.encrypt(np.zeros((1, 1, 4), dtype=np.uint64))
+
+
+def test_mixing_contexts_and_schemes(bgv, bfv, cpu):
+    (ctx, keys), (bctx, bkeys) = bgv, bfv
+    other = pimhe.Context.bgv(n=8192)
+    x = ctx.encryptor(keys.public_key, cpu).encrypt([1, 2, 3])
+    with pytest.raises(pimhe.MismatchError, match="parameter mismatch"):
+        other.evaluator(cpu).add(x, x)
+    with pytest.raises(pimhe.MismatchError, match="BFV"):
+        ctx.evaluator(cpu).add(x, bctx.encryptor(bkeys.public_key, cpu).encrypt([1]))
+    with pytest.raises(pimhe.MismatchError, match="BGV key"):
+        bctx.encryptor(keys.public_key, cpu)
+    with pytest.raises(pimhe.MismatchError, match="batch size mismatch"):
+        y = ctx.encryptor(keys.public_key, cpu).encrypt(np.zeros((2, 4), dtype=np.uint64))
+        ctx.evaluator(cpu).add(x, y)
+    with pytest.raises(pimhe.MismatchError, match="CKKS operation"):
+        ctx.evaluator(cpu).rescale(x)
+    with pytest.raises(pimhe.MismatchError, match="BGV operation"):
+        bctx.evaluator(cpu).mod_switch_to_next(x)
+
+
+def test_missing_keys_and_wrong_sizes(bgv, cpu):
+    ctx, keys = bgv
+    enc, ev = ctx.encryptor(keys.public_key, cpu), ctx.evaluator(cpu)
+    x = enc.encrypt([1, 2])
+    with pytest.raises(pimhe.MismatchError, match="relinearize needs ciphertexts of 3 components"):
+        ev.relinearize(x)
+    with pytest.raises(pimhe.MissingKeyError, match="no relinearization key"):
+        ev.relinearize(ev.multiply(x, x))
+    with pytest.raises(pimhe.MismatchError, match="multiply needs ciphertexts of 2 components"):
+        ev.multiply(ev.multiply(x, x), x)
+
+
+def test_unknown_backend_and_settings(bgv):
+    ctx, keys = bgv
+    with pytest.raises(pimhe.ParameterError, match='backend "gpu" is not known'):
+        ctx.encryptor(keys.public_key, "gpu")
+    with pytest.raises(pimhe.ParameterError, match="mode"):
+        pimhe.Backend.upmem_emu(mode="diagonal")
+    with pytest.raises(pimhe.ParameterError, match="variant"):
+        pimhe.Backend.upmem_emu(variant="fastest")
+    with pytest.raises(pimhe.BackendError, match="DPUs requested"):
+        ctx.evaluator(pimhe.Backend.upmem_emu(dpus=5000))
+    with pytest.raises(pimhe.BackendError, match="threads requested"):
+        pimhe.Backend.cpu(0)
+
+
+def test_pim_backend_serves_one_context(bgv):
+    ctx, _ = bgv
+    pim = pimhe.Backend.upmem_emu(dpus=4)
+    ctx.evaluator(pim)
+    with pytest.raises(pimhe.MismatchError, match="was set up for N = 4096"):
+        pimhe.Context.bgv(n=8192).evaluator(pim)
+
+
+def test_noise_budget_exhausted(cpu):
+    # The N = 1024 preset has no noise budget for a product: decryption refuses, never lies.
+    ctx = pimhe.Context.bgv(n=1024)
+    keys = ctx.keygen(seed=1)
+    assert keys.relin_key is None  # no special primes at N = 1024
+    enc, dec, ev = ctx.encryptor(keys.public_key, cpu), ctx.decryptor(keys.secret_key, cpu), ctx.evaluator(cpu)
+    x = enc.encrypt(np.full(1024, ctx.plain_modulus - 1, dtype=np.uint64))
+    assert dec.noise_budget(x)[0] > 0
+    product = ev.multiply(x, x)
+    assert dec.noise_budget(product)[0] == 0
+    with pytest.raises(pimhe.NoiseBudgetError, match="noise budget exhausted"):
+        dec.decrypt(product)
+
+
+def test_ckks_has_no_noise_budget(ckks, cpu):
+    ctx, keys = ckks
+    c = ctx.encryptor(keys.public_key, cpu).encrypt([1.0])
+    with pytest.raises(pimhe.ParameterError, match="no noise budget"):
+        ctx.decryptor(keys.secret_key, cpu).noise_budget(c)
+    with pytest.raises(pimhe.MismatchError, match="CKKS"):
+        pimhe.Context.bgv(n=4096).keygen(rotations=[1])
