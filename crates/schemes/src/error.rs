@@ -55,6 +55,13 @@ pub enum SchemeError {
     /// special primes; the message says which.
     #[error("key switching is unavailable: {0}")]
     KeySwitchingUnavailable(String),
+    /// An encoding that cannot be loaded (docs/SERIALIZATION.md): the message says what is
+    /// wrong and what is allowed.
+    #[error("malformed encoding: {0}")]
+    Format(String),
+    /// A file could not be read or written.
+    #[error("i/o error: {0}")]
+    Io(String),
 }
 
 /// Shorthand for results of this crate.

@@ -5,7 +5,8 @@
 //! and [`bfv`] (integer-only full-RNS BFV of Bajard, Eynard, Hasan and Zucca), thin layers on one
 //! RLWE core ([`rlwe`]: parameters, keys, encryption, the ciphertext batch, key switching,
 //! evaluation, decryption phase) that is generic over what differs ([`rlwe::RlweScheme`]). BGV
-//! and BFV share the integer batch [`encoder`].
+//! and BFV share the integer batch [`encoder`]. Every object has a versioned binary encoding
+//! ([`serial`]).
 
 pub mod bfv;
 pub mod bgv;
@@ -14,5 +15,6 @@ pub mod encoder;
 pub mod error;
 pub mod rlwe;
 pub mod security;
+pub mod serial;
 
 pub use error::{Result, SchemeError};

@@ -23,7 +23,10 @@ use crate::error::Result;
 /// assert!(BfvParameters::new(8192, 65537, &[30; 7], Some(30)).unwrap().validate().is_err());
 /// assert!(BfvParameters::new(8192, 65537, &[30; 7], Some(30)).unwrap().allow_insecure().validate().is_ok());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// With serde (a JSON configuration) the fields are [`BgvParameters`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct BfvParameters(BgvParameters);
 
 impl BfvParameters {

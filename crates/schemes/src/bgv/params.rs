@@ -43,7 +43,12 @@ pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
 /// let weak = BgvParameters::new(8192, 65537, &[30; 7], Some(30)).unwrap().allow_insecure();
 /// assert!(weak.validate().is_ok());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// With serde (a JSON configuration), the fields are `degree`, `data_primes`,
+/// `special_primes`, `dnum`, `secret` and `allow_insecure` (both optional) and `plain_modulus`;
+/// a deserialized set is validated as [`BgvParameters::validate`] does.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "crate::serial::IntegerFields", try_from = "crate::serial::IntegerFields")]
 pub struct BgvParameters {
     rlwe: RlweParameters,
     plain_modulus: u32,
@@ -166,6 +171,14 @@ impl BgvParameters {
             .expect("at least one data prime and one special prime fit");
         check_dnum(dnum, data)?;
         Self::hybrid(degree, t, &vec![bits; data], bits, dnum)
+    }
+
+    /// A set from its RLWE part and t (a loaded encoding's fields), validated as
+    /// [`BgvParameters::validate`] does.
+    pub(crate) fn from_rlwe(rlwe: RlweParameters, plain_modulus: u32) -> Result<Self> {
+        let params = Self { rlwe, plain_modulus };
+        params.validate()?;
+        Ok(params)
     }
 
     /// All presets, smallest first.

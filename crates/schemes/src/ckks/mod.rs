@@ -47,6 +47,7 @@ pub mod precision;
 
 pub use context::{CkksContext, CkksTag};
 pub use params::{CkksParameters, CkksParametersBuilder, DEGREES};
+pub(crate) use plaintext::from_coefficients;
 pub use plaintext::{CkksPlaintext, Encoder};
 pub use precision::PrecisionStats;
 

@@ -40,7 +40,12 @@ const PRIME_BITS: u32 = 30;
 /// // ...unless explicitly allowed.
 /// assert!(CkksParameters::builder(8192).depth(6).scale_bits(40).allow_insecure().build().is_ok());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// With serde (a JSON configuration), the fields are the primes' (`degree`, `data_primes`,
+/// `special_primes`, `dnum`, optional `secret` and `allow_insecure`) and `depth`,
+/// `scale_bits`, `base_primes`; a deserialized set is checked as the builder checks.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "crate::serial::CkksFields", try_from = "crate::serial::CkksFields")]
 pub struct CkksParameters {
     rlwe: RlweParameters,
     depth: usize,
@@ -225,6 +230,32 @@ impl CkksParameters {
             .expect("the deepest chain's dnum keeps the wanted depth");
         let depth = (wanted..).take_while(|&depth| build(depth, Some(dnum)).is_ok()).last().expect("wanted fits");
         build(depth, Some(dnum))
+    }
+
+    /// A set from its fields (a loaded encoding's), checked as the builder checks what it
+    /// builds: the degree, the scale, depth >= 1, the data primes exactly `base_primes` (1..=3)
+    /// plus `depth` levels of [`CkksParameters::primes_per_level`], the structure and the
+    /// 128-bit bound (unless allowed).
+    pub(crate) fn from_parts(rlwe: RlweParameters, depth: usize, scale_bits: u32, base_primes: usize) -> Result<Self> {
+        check_degree(rlwe.degree(), &DEGREES)?;
+        if !(20..=2 * (PRIME_BITS - 1)).contains(&scale_bits) {
+            return Err(SchemeError::InvalidParameters(format!(
+                "a scale of 2^{scale_bits} is not supported; allowed 2^20..=2^58"
+            )));
+        }
+        let params = Self { rlwe, depth, scale_bits, base_primes };
+        let data = params.rlwe.data_primes().len();
+        let expected = depth.checked_mul(params.primes_per_level()).and_then(|levels| levels.checked_add(base_primes));
+        if depth == 0 || !(1..=3).contains(&base_primes) || expected != Some(data) {
+            return Err(SchemeError::InvalidParameters(format!(
+                "depth {depth} with {base_primes} base primes and {} prime(s) per level does not match {data} data \
+                 primes; allowed depth >= 1, 1..=3 base primes, data primes = base + depth x primes per level",
+                params.primes_per_level()
+            )));
+        }
+        params.rlwe.check_structure(None)?;
+        params.rlwe.check_security()?;
+        Ok(params)
     }
 
     /// All presets, smallest first.

@@ -3,8 +3,10 @@
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
+use pimhe_ring::PolyBatch;
 
 use crate::error::Result;
+use crate::rlwe::noise::{expand_uniform, Seed};
 use crate::rlwe::scheme::RlweScheme;
 
 /// `count` ciphertexts at one level, stored component-wise: component j of every ciphertext
@@ -73,5 +75,44 @@ impl<B: Backend, S: RlweScheme> CiphertextBatch<B, S> {
     /// A batch of the same context and count with new components, level and tag.
     pub(crate) fn derive(&self, parts: Vec<B::Buffer>, level: usize, tag: S::Tag) -> Self {
         Self { ctx: self.ctx.clone(), parts, level, count: self.count, tag }
+    }
+}
+
+/// A batch of fresh secret-key encryptions on the host, with the seed of its uniform component
+/// instead of the component: what [`crate::rlwe::Encryptor::encrypt_seeded`] returns. Write it
+/// with [`SeededCiphertexts::to_bytes`] (its compressed encoding, [`crate::serial`]) and load it
+/// with [`CiphertextBatch::from_bytes`], or put it on a backend with
+/// [`SeededCiphertexts::expand`].
+pub struct SeededCiphertexts<S: RlweScheme> {
+    pub(crate) ctx: Arc<S>,
+    /// Component 0 of every ciphertext, NTT form.
+    pub(crate) c0: PolyBatch,
+    pub(crate) seed: Seed,
+    pub(crate) level: usize,
+    pub(crate) count: usize,
+    pub(crate) tag: S::Tag,
+}
+
+impl<S: RlweScheme> SeededCiphertexts<S> {
+    /// Number of ciphertexts.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Their level (the top level: they are fresh).
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// The parameters they belong to.
+    pub fn context(&self) -> &Arc<S> {
+        &self.ctx
+    }
+
+    /// The ciphertexts on `backend`, the seed expanded into their uniform component.
+    pub fn expand<B: Backend>(&self, backend: &B) -> Result<CiphertextBatch<B, S>> {
+        let a = expand_uniform(&self.seed, self.c0.basis(), self.count)?;
+        let parts = vec![backend.upload(self.c0.clone())?, backend.upload(a)?];
+        Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, level: self.level, count: self.count, tag: self.tag })
     }
 }

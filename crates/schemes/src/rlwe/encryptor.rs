@@ -6,9 +6,9 @@ use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 
 use crate::error::{Result, SchemeError};
-use crate::rlwe::ciphertext::CiphertextBatch;
+use crate::rlwe::ciphertext::{CiphertextBatch, SeededCiphertexts};
 use crate::rlwe::keys::{PublicKey, SecretKey};
-use crate::rlwe::noise::{encrypt_with, ensure_encryption_fits, upload_signed, EncryptionKey, Noise, WipeOnDrop};
+use crate::rlwe::noise::{encrypt_with, ensure_encryption_fits, upload_signed, EncryptionKey, Noise, Seed, WipeOnDrop};
 use crate::rlwe::scheme::{MessageTerms, RlweScheme};
 
 /// Encrypts batches of plaintexts at the top level, one backend call per step for the whole
@@ -52,6 +52,33 @@ impl<'a, B: Backend, S: RlweScheme> Encryptor<'a, B, S> {
 
     /// Encrypts each plaintext into one ciphertext of the returned batch.
     pub fn encrypt(&mut self, plaintexts: &[S::Plaintext]) -> Result<CiphertextBatch<B, S>> {
+        let Fresh { parts, tag, .. } = self.encrypt_parts(plaintexts)?;
+        let (level, count) = (self.ctx.rlwe().max_level(), plaintexts.len());
+        Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, level, count, tag })
+    }
+
+    /// Encrypts each plaintext with the secret key into a batch that remembers the seed of its
+    /// uniform part a, so that its encoding ([`SeededCiphertexts::to_bytes`]) stores the 32-byte
+    /// seed instead of a: about half the size of a full ciphertext. The ciphertexts are the
+    /// ones [`Encryptor::encrypt`] makes. A public-key encryptor is refused: its second
+    /// component `a u + e1` is not uniform from a seed.
+    pub fn encrypt_seeded(&mut self, plaintexts: &[S::Plaintext]) -> Result<SeededCiphertexts<S>> {
+        if let EncryptionKey::Public { .. } = self.key {
+            return Err(SchemeError::InvalidParameters(
+                "a seeded (compressed) encryption needs the secret key: the second component of a public-key \
+                 encryption is a u + e1, which no seed expands to; use Encryptor::with_secret_key"
+                    .into(),
+            ));
+        }
+        let Fresh { parts, seed, tag } = self.encrypt_parts(plaintexts)?;
+        let seed = seed.expect("a secret-key encryption returns its seed");
+        let c0 = self.backend.download(&parts[0])?;
+        let (level, count) = (self.ctx.rlwe().max_level(), plaintexts.len());
+        Ok(SeededCiphertexts { ctx: self.ctx.clone(), c0, seed, level, count, tag })
+    }
+
+    /// Fresh encryptions of `plaintexts`.
+    fn encrypt_parts(&mut self, plaintexts: &[S::Plaintext]) -> Result<Fresh<B, S>> {
         if plaintexts.is_empty() {
             return Err(SchemeError::InvalidParameters("nothing to encrypt: the plaintext list is empty".into()));
         }
@@ -78,9 +105,17 @@ impl<'a, B: Backend, S: RlweScheme> Encryptor<'a, B, S> {
                 part0.into_inner()
             }
         };
-        let parts = encrypt_with(backend, &mut self.noise, &self.key, &basis, part0, count, scale)?;
-        Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, level: self.ctx.rlwe().max_level(), count, tag })
+        let (parts, seed) = encrypt_with(backend, &mut self.noise, &self.key, &basis, part0, count, scale)?;
+        Ok(Fresh { parts, seed, tag })
     }
+}
+
+/// Fresh encryptions: their components, the seed of their uniform component a (secret-key
+/// encryptions only) and the batch's tag.
+struct Fresh<B: Backend, S: RlweScheme> {
+    parts: Vec<B::Buffer>,
+    seed: Option<Seed>,
+    tag: S::Tag,
 }
 
 impl<B: Backend, S: RlweScheme> Drop for Encryptor<'_, B, S> {

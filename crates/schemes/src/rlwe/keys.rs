@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::error::{Result, SchemeError};
 use crate::rlwe::expect_same_context;
 use crate::rlwe::keyswitch::{relinearization_key, KeySwitchBasis, SwitchingKey};
-use crate::rlwe::noise::{public_pair, secret_key, Noise, WipeOnDrop};
+use crate::rlwe::noise::{public_pair, secret_key, Noise, Seed, WipeOnDrop};
 use crate::rlwe::scheme::RlweScheme;
 
 /// The secret key s (ternary, or sparse ternary where the parameters say so), in NTT form over
@@ -31,10 +31,13 @@ impl<S: RlweScheme> Drop for SecretKey<S> {
 }
 
 /// The public key (b, a) = (-a s + e, a) over the data primes, NTT form (e scaled by t for BGV).
+/// It remembers the seed a was expanded from where it is known (a generated key, or one loaded
+/// from its compressed encoding), so that it can be written compressed.
 pub struct PublicKey<S: RlweScheme> {
     pub(crate) ctx: Arc<S>,
     pub(crate) b: PolyBatch,
     pub(crate) a: PolyBatch,
+    pub(crate) a_seed: Option<Seed>,
 }
 
 /// The relinearization key: a switching key from s^2 to s (the crate's hybrid key switching),
@@ -69,7 +72,7 @@ key_context!(SecretKey, PublicKey, RelinKey, GaloisKeys);
 
 impl<S: RlweScheme> Clone for PublicKey<S> {
     fn clone(&self) -> Self {
-        Self { ctx: self.ctx.clone(), b: self.b.clone(), a: self.a.clone() }
+        Self { ctx: self.ctx.clone(), b: self.b.clone(), a: self.a.clone(), a_seed: self.a_seed }
     }
 }
 
@@ -139,8 +142,8 @@ impl<'a, B: Backend, S: RlweScheme> KeyGenerator<'a, B, S> {
     pub fn public_key(&mut self, secret: &SecretKey<S>) -> Result<PublicKey<S>> {
         expect_same_context(&self.ctx, &secret.ctx, "the secret key")?;
         let scale = self.ctx.error_scale();
-        let (b, a) = public_pair(self.backend, &mut self.noise, &secret.s, self.ctx.rlwe().top_basis(), scale)?;
-        Ok(PublicKey { ctx: self.ctx.clone(), b, a })
+        let (b, a, seed) = public_pair(self.backend, &mut self.noise, &secret.s, self.ctx.rlwe().top_basis(), scale)?;
+        Ok(PublicKey { ctx: self.ctx.clone(), b, a, a_seed: Some(seed) })
     }
 
     /// The relinearization key of `secret`; needs special primes.
@@ -187,7 +190,7 @@ impl<'a, B: Backend, S: RlweScheme> KeyGenerator<'a, B, S> {
 }
 
 /// The key-switching structure of `ctx`, or the error that its parameters have none.
-fn key_switch_basis<S: RlweScheme>(ctx: &S) -> Result<&KeySwitchBasis> {
+pub(crate) fn key_switch_basis<S: RlweScheme>(ctx: &S) -> Result<&KeySwitchBasis> {
     ctx.rlwe().key_switch_basis().ok_or_else(|| {
         SchemeError::KeySwitchingUnavailable(format!(
             "parameters [{}] have no special primes; use N >= 4096 or add them",

@@ -39,7 +39,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, RingBasis};
 
 use crate::error::{Result, SchemeError};
-use crate::rlwe::noise::{upload_signed, Noise, WipeOnDrop};
+use crate::rlwe::noise::{upload_signed, Noise, Seed, WipeOnDrop};
 
 /// The primes of key switching and how the data primes are grouped into digits.
 #[derive(Debug)]
@@ -114,6 +114,16 @@ impl KeySwitchBasis {
         Ok(Self { key_basis: key_basis.clone(), data, digits, p_mod_data, levels })
     }
 
+    /// Number of digits (dnum): the pairs of a switching key.
+    pub(crate) fn digit_count(&self) -> usize {
+        self.digits.len()
+    }
+
+    /// The basis switching keys are made over: the data primes, then the special primes.
+    pub(crate) fn key_basis(&self) -> &Arc<RingBasis> {
+        &self.key_basis
+    }
+
     /// The level of a component over `basis`: its primes must be q_0..q_l of the data primes.
     fn level_of(&self, basis: &RingBasis) -> Result<usize> {
         let len = basis.len();
@@ -151,10 +161,13 @@ impl KeySwitchBasis {
     }
 }
 
-/// A switching key on the host: one `(b_j, a_j)` pair per digit over the key basis, NTT form.
+/// A switching key on the host: one `(b_j, a_j)` pair per digit over the key basis, NTT form,
+/// and the seed each a_j was expanded from where it is known (a generated key, or one loaded
+/// from its compressed encoding; not one loaded from its full encoding).
 #[derive(Clone)]
 pub(crate) struct SwitchingKey {
-    pairs: Vec<(PolyBatch, PolyBatch)>,
+    pub(crate) pairs: Vec<(PolyBatch, PolyBatch)>,
+    pub(crate) seeds: Option<Vec<Seed>>,
 }
 
 impl SwitchingKey {
@@ -169,11 +182,11 @@ impl SwitchingKey {
     ) -> Result<Self> {
         let key_basis = &basis.key_basis;
         let n = key_basis.degree();
-        let pairs = basis
+        let (pairs, seeds) = basis
             .digits
             .iter()
             .map(|&(start, end)| {
-                let a = noise.uniform_ntt(key_basis, 1)?;
+                let (seed, a) = noise.uniform_seeded(key_basis, 1)?;
                 // e_j + P g_j s' is secret until a_j s is subtracted; it, P g_j s' and a_j s are
                 // wiped on every path.
                 let mut b = WipeOnDrop::new(
@@ -190,10 +203,10 @@ impl SwitchingKey {
                 let a_device = backend.upload(a)?;
                 let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, secret)?);
                 let b = backend.sub(&b, &a_times_s)?;
-                Ok((backend.download(&b)?, backend.download(&a_device)?))
+                Ok(((backend.download(&b)?, backend.download(&a_device)?), seed))
             })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Self { pairs })
+            .collect::<Result<(Vec<_>, Vec<_>)>>()?;
+        Ok(Self { pairs, seeds: Some(seeds) })
     }
 
     /// Size in bytes of the key material.
@@ -317,7 +330,7 @@ mod tests {
                 let device = key.upload(&backend).unwrap();
                 for level in [data - 1, 2, 0] {
                     let level_basis = key_basis.prefix(level + 1).unwrap();
-                    let c = noise.uniform_ntt(&level_basis, 2).unwrap();
+                    let c = noise.uniform_seeded(&level_basis, 2).unwrap().1;
                     let pair = device.switch(&backend, &basis, &c, plain).unwrap();
                     assert_eq!(pair.0.basis().primes(), level_basis.primes());
                     let errors = switch_error(&backend, &pair, &c, &s, &source);
@@ -355,7 +368,7 @@ mod tests {
         let key = SwitchingKey::generate(&backend, &basis, &mut noise, &s, &s, 1).unwrap().upload(&backend).unwrap();
         // Not a prefix of the data primes: the special prime, or q_1 alone.
         for limbs in [vec![3], vec![1]] {
-            let c = noise.uniform_ntt(&key_basis.select(&limbs).unwrap(), 1).unwrap();
+            let c = noise.uniform_seeded(&key_basis.select(&limbs).unwrap(), 1).unwrap().1;
             let err = key.switch(&backend, &basis, &c, None).err().unwrap();
             assert!(err.to_string().contains("prefix of the data primes"), "{err}");
         }

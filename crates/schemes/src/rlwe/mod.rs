@@ -26,12 +26,13 @@ mod scheme;
 
 use std::sync::Arc;
 
-pub use ciphertext::CiphertextBatch;
+pub use ciphertext::{CiphertextBatch, SeededCiphertexts};
 pub use context::RlweContext;
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
 pub(crate) use evaluator::expect_same_level;
 pub use evaluator::Evaluator;
+pub(crate) use keys::key_switch_basis;
 pub use keys::{GaloisKeys, KeyGenerator, PublicKey, RelinKey, SecretKey};
 pub(crate) use params::{check_degree, check_dnum, degree_error};
 pub use params::{RlweParameters, SecretDistribution};

@@ -62,16 +62,34 @@ impl Noise {
         e
     }
 
-    /// `count` uniform polynomials over `basis`; uniform in NTT form is uniform, so they are
-    /// sampled there directly.
-    pub(crate) fn uniform_ntt(&mut self, basis: &Arc<RingBasis>, count: usize) -> Result<PolyBatch> {
-        let per_limb = count * basis.degree();
-        let mut data = Vec::with_capacity(basis.len() * per_limb);
-        for q in basis.moduli() {
-            data.extend(self.sampler.uniform_vec(&q, per_limb));
-        }
-        Ok(PolyBatch::from_data(basis, count, Representation::Ntt, data)?)
+    /// `count` uniform polynomials over `basis` in NTT form (uniform in NTT form is uniform, so
+    /// they are sampled there directly), expanded from a fresh 32-byte seed that is returned
+    /// with them: the polynomials are public, and a compressed encoding stores the seed instead
+    /// ([`expand_uniform`]).
+    pub(crate) fn uniform_seeded(&mut self, basis: &Arc<RingBasis>, count: usize) -> Result<(Seed, PolyBatch)> {
+        let mut seed = [0u8; 32];
+        self.sampler.fill_bytes(&mut seed);
+        Ok((seed, expand_uniform(&seed, basis, count)?))
     }
+}
+
+/// The 32-byte seed of a uniform polynomial (public: the polynomial it expands to is public).
+pub(crate) type Seed = [u8; 32];
+
+/// The `count` uniform polynomials (NTT form) a seed stands for, as docs/SERIALIZATION.md
+/// specifies so that another implementation can expand it: one ChaCha20 stream keyed by the
+/// seed, read limb by limb (limb 0's `count * N` residues first, polynomial-major inside a limb,
+/// which is [`PolyBatch`]'s layout), each residue by Lemire's multiply-and-reject below its
+/// prime ([`Sampler::uniform`]). Since the stream is read limb by limb, the expansion over a
+/// prefix of a basis is the prefix of the expansion over the basis.
+pub(crate) fn expand_uniform(seed: &Seed, basis: &Arc<RingBasis>, count: usize) -> Result<PolyBatch> {
+    let mut sampler = Sampler::from_seed(*seed);
+    let per_limb = count * basis.degree();
+    let mut data = Vec::with_capacity(basis.len() * per_limb);
+    for q in basis.moduli() {
+        data.extend((0..per_limb).map(|_| sampler.uniform(&q)));
+    }
+    Ok(PolyBatch::from_data(basis, count, Representation::Ntt, data)?)
 }
 
 /// A device buffer of secret material (a secret, a product a s, encryption errors) that is
@@ -152,15 +170,15 @@ pub(crate) fn secret_key<B: Backend>(
 }
 
 /// A public key `(-a s + error_scale * e, a)` over `basis` (a prefix of the secret's basis),
-/// NTT form: t for BGV, whose errors must vanish modulo t, 1 for BFV.
+/// NTT form: t for BGV, whose errors must vanish modulo t, 1 for BFV; with the seed of a.
 pub(crate) fn public_pair<B: Backend>(
     backend: &B,
     noise: &mut Noise,
     secret: &PolyBatch,
     basis: &Arc<RingBasis>,
     error_scale: u32,
-) -> Result<(PolyBatch, PolyBatch)> {
-    let a = noise.uniform_ntt(basis, 1)?;
+) -> Result<(PolyBatch, PolyBatch, Seed)> {
+    let (seed, a) = noise.uniform_seeded(basis, 1)?;
     // The error, s and a s (which gives s away, a being public) are wiped on every path.
     let error = WipeOnDrop::new(
         backend,
@@ -170,7 +188,7 @@ pub(crate) fn public_pair<B: Backend>(
     let s = WipeOnDrop::new(backend, backend.upload(secret.clone())?);
     let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, &s)?);
     let b = backend.sub(&error, &a_times_s)?;
-    Ok((backend.download(&b)?, backend.download(&a_device)?))
+    Ok((backend.download(&b)?, backend.download(&a_device)?, seed))
 }
 
 /// Refuses, before anything is allocated, an encryption of `count` plaintexts over `basis`
@@ -192,8 +210,9 @@ pub(crate) enum EncryptionKey<Buffer> {
 /// Completes `count` encryptions over `basis` (NTT form) whose component 0 so far holds
 /// `part0`, the key-independent term (message and e0): with the public key
 /// `(part0 + b u, error_scale * e1 + a u)`, u ternary; with the secret key `(part0 - a s, a)`,
-/// a uniform. The secret-derived buffers are wiped on every path: u and a s always, part0 and
-/// the errors e1 whenever they are not returned.
+/// a uniform, whose seed is returned too (a compressed encoding stores it instead of a). The
+/// secret-derived buffers are wiped on every path: u and a s always, part0 and the errors e1
+/// whenever they are not returned.
 pub(crate) fn encrypt_with<B: Backend>(
     backend: &B,
     noise: &mut Noise,
@@ -202,7 +221,7 @@ pub(crate) fn encrypt_with<B: Backend>(
     part0: B::Buffer,
     count: usize,
     error_scale: u32,
-) -> Result<Vec<B::Buffer>> {
+) -> Result<(Vec<B::Buffer>, Option<Seed>)> {
     let n = basis.degree();
     let mut part0 = WipeOnDrop::new(backend, part0);
     match key {
@@ -213,12 +232,13 @@ pub(crate) fn encrypt_with<B: Backend>(
             let mut part1 = WipeOnDrop::new(backend, upload_signed(backend, basis, &mut errors)?);
             backend.mac(&mut part0, &u, b)?;
             backend.mac(&mut part1, &u, a)?;
-            Ok(vec![part0.into_inner(), part1.into_inner()])
+            Ok((vec![part0.into_inner(), part1.into_inner()], None))
         }
         EncryptionKey::Secret { s } => {
-            let a = backend.upload(noise.uniform_ntt(basis, count)?)?;
+            let (seed, a) = noise.uniform_seeded(basis, count)?;
+            let a = backend.upload(a)?;
             let a_times_s = WipeOnDrop::new(backend, backend.mul(&a, s)?);
-            Ok(vec![backend.sub(&part0, &a_times_s)?, a])
+            Ok((vec![backend.sub(&part0, &a_times_s)?, a], Some(seed)))
         }
     }
 }
@@ -226,6 +246,22 @@ pub(crate) fn encrypt_with<B: Backend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/SERIALIZATION.md's expansion: ChaCha20 keyed by the seed, Lemire's
+    /// multiply-and-reject per residue, limb after limb.
+    #[test]
+    fn seeds_expand_as_specified() {
+        let basis = RingBasis::new(1024, &pimhe_math::ntt_primes(27, 1024, 2, &[]).unwrap()).unwrap();
+        let a = expand_uniform(&[0; 32], &basis, 2).unwrap();
+        // The first keystream word of ChaCha20 under the zero key and nonce (RFC 7539, A.1).
+        let (x, q) = (0xade0_b876u64, u64::from(basis.modulus(0).value()));
+        assert!((x * q) % (1 << 32) >= ((1u64 << 32) - q) % q, "the first word is accepted");
+        assert_eq!(u64::from(a.limb(0)[0]), (x * q) >> 32);
+        // The expansion over a prefix of the primes is the prefix of the expansion.
+        let prefix = expand_uniform(&[0; 32], &basis.prefix(1).unwrap(), 2).unwrap();
+        assert_eq!(prefix.limb(0), a.limb(0));
+        assert_ne!(expand_uniform(&[1; 32], &basis, 2).unwrap(), a);
+    }
 
     #[test]
     fn encryptions_that_cannot_fit_are_refused_before_allocating() {

@@ -10,8 +10,10 @@ use pimhe_math::{is_prime, ntt_primes};
 use crate::error::{Result, SchemeError};
 use crate::security::max_log_q_128;
 
-/// How the secret key's coefficients are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How the secret key's coefficients are drawn. In a serde configuration (JSON):
+/// `"ternary"` or `{"sparse_ternary": {"hamming_weight": 192}}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SecretDistribution {
     /// Uniform in {-1, 0, 1}: the distribution the HomomorphicEncryption.org bounds assume.
     #[default]

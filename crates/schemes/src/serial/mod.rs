@@ -1,0 +1,88 @@
+//! Versioned binary encodings of every pimhe object (docs/SERIALIZATION.md is the
+//! specification): parameter sets, secret, public, relinearization and Galois keys, plaintexts
+//! and ciphertext batches of BGV, BFV and CKKS.
+//!
+//! Every encoding starts with a header: the magic bytes `PIMHE`, the format version, the kind
+//! of object, the scheme, flags, and the SHA-256 digest of the parameters it was made under, so
+//! that loading into another context is refused with a clear error. Residues are bit-packed at
+//! their prime's width, little-endian throughout. Keys and ciphertexts have a compressed form
+//! in which each uniform polynomial is the 32-byte seed it was expanded from (about half the
+//! size): [`crate::rlwe::PublicKey::to_compressed_bytes`] and the like, and
+//! [`crate::rlwe::Encryptor::encrypt_seeded`] for ciphertexts.
+//!
+//! Loading validates everything before it is used and never panics: every length against the
+//! input left before allocating, every shape against the context, every residue below its
+//! prime, no trailing bytes. A loaded secret key is wiped when dropped, as any other.
+//!
+//! ```
+//! use pimhe_exec::CpuBackend;
+//! use pimhe_schemes::bgv::*;
+//! let backend = CpuBackend::new(Some(1)).unwrap();
+//! let params = BgvParameters::preset(4096).unwrap();
+//! let params = BgvParameters::from_bytes(&params.to_bytes()).unwrap();
+//! let ctx = BgvContext::new(params).unwrap();
+//! let mut keygen = KeyGenerator::new(&backend, &ctx).unwrap();
+//! let secret = keygen.secret_key().unwrap();
+//! let encoder = BatchEncoder::new(&ctx);
+//!
+//! // A client encrypts compressed (seeded) ciphertexts with its secret key...
+//! let mut encryptor = Encryptor::with_secret_key(&backend, &secret).unwrap();
+//! let seeded = encryptor.encrypt_seeded(&[encoder.encode(&[7, 8]).unwrap()]).unwrap();
+//! let bytes = seeded.to_bytes();
+//! // ... a server loads them (the seed is expanded) and sends back a full encoding.
+//! let batch = CiphertextBatch::from_bytes(&backend, &ctx, &bytes).unwrap();
+//! let reply = batch.to_bytes(&backend).unwrap();
+//! assert!(bytes.len() < reply.len() * 6 / 10);
+//!
+//! let secret = SecretKey::from_bytes(&ctx, &secret.to_bytes()).unwrap();
+//! let decryptor = Decryptor::new(&backend, &secret).unwrap();
+//! let back = CiphertextBatch::from_bytes(&backend, &ctx, &reply).unwrap();
+//! assert_eq!(&encoder.decode(&decryptor.decrypt(&back).unwrap()[0]).unwrap()[..2], &[7, 8]);
+//!
+//! // Objects of other parameters, or damaged ones, are refused.
+//! let other = BgvContext::new(BgvParameters::preset(8192).unwrap()).unwrap();
+//! assert!(CiphertextBatch::from_bytes(&backend, &other, &reply).is_err());
+//! assert!(CiphertextBatch::from_bytes(&backend, &ctx, &reply[..reply.len() - 1]).is_err());
+//! ```
+
+mod ciphertext;
+mod format;
+mod keys;
+mod params;
+mod plaintext;
+mod scheme;
+mod seeded;
+
+use std::path::Path;
+
+use zeroize::Zeroizing;
+
+use crate::error::{Result, SchemeError};
+
+pub use crate::rlwe::SeededCiphertexts;
+pub use format::{parameter_digest, Kind, Reader, Writer, HEADER_LEN, MAGIC, VERSION};
+pub(crate) use params::{CkksFields, IntegerFields};
+pub use scheme::SerialScheme;
+
+/// Writes an encoding to a file (created or truncated).
+pub fn save(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, bytes).map_err(|e| SchemeError::Io(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Reads a file written by [`save`], for an object's `from_bytes`. The bytes are wiped when
+/// dropped, since they may hold a secret key.
+///
+/// ```
+/// use pimhe_schemes::bfv::BfvParameters;
+/// use pimhe_schemes::serial;
+/// let path = std::env::temp_dir().join(format!("pimhe-doc-{}.params", std::process::id()));
+/// let params = BfvParameters::preset(2048).unwrap();
+/// serial::save(&path, &params.to_bytes()).unwrap();
+/// assert_eq!(BfvParameters::from_bytes(&serial::load(&path).unwrap()).unwrap(), params);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn load(path: impl AsRef<Path>) -> Result<Zeroizing<Vec<u8>>> {
+    let path = path.as_ref();
+    std::fs::read(path).map(Zeroizing::new).map_err(|e| SchemeError::Io(format!("cannot read {}: {e}", path.display())))
+}
