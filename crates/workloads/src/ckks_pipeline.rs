@@ -26,8 +26,8 @@ use pimhe_math::Sampler;
 use pimhe_schemes::ckks::polynomial::ChebyshevSeries;
 use pimhe_schemes::ckks::precision::{precision, PrecisionStats};
 use pimhe_schemes::ckks::{
-    CiphertextBatch, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
-    KeyGenerator, PublicKey, RelinKey, SecretKey,
+    CiphertextBatch, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, KeyGenerator,
+    PublicKey, RelinKey, SecretKey,
 };
 use pimhe_schemes::{Result, SchemeError};
 

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use pimhe_exec::Backend;
 use pimhe_ring::PolyBatch;
 
-use crate::error::Result;
+use crate::error::{Result, SchemeError};
+use crate::rlwe::expect_same_context;
 use crate::rlwe::noise::{expand_uniform, Seed};
 use crate::rlwe::scheme::RlweScheme;
 
@@ -70,6 +71,39 @@ impl<B: Backend, S: RlweScheme> CiphertextBatch<B, S> {
     pub fn transfer<T: Backend>(&self, from: &B, to: &T) -> Result<CiphertextBatch<T, S>> {
         let parts = self.parts.iter().map(|p| to.upload(from.download(p)?)).collect::<pimhe_exec::Result<Vec<_>>>()?;
         Ok(CiphertextBatch { ctx: self.ctx.clone(), parts, level: self.level, count: self.count, tag: self.tag })
+    }
+
+    /// The ciphertexts of several batches as one batch, in order: e.g. the submissions of many
+    /// users, which a server gathers to process in one call per operation. The batches must
+    /// share context, level, size and tag; the residues go through the host once.
+    pub fn concat(backend: &B, batches: &[&Self]) -> Result<Self> {
+        let first = batches.first().ok_or_else(|| {
+            SchemeError::InvalidParameters("nothing to concatenate: the list of batches is empty".into())
+        })?;
+        for (index, batch) in batches.iter().enumerate() {
+            expect_same_context(&first.ctx, &batch.ctx, "every batch to concatenate")?;
+            if (batch.level, batch.parts.len(), batch.tag) != (first.level, first.parts.len(), first.tag) {
+                return Err(SchemeError::InvalidParameters(format!(
+                    "batch {index} is at level {} with {} components and tag {:?}; batch 0 at level {} with {} and {:?}: \
+                     only batches alike concatenate",
+                    batch.level,
+                    batch.parts.len(),
+                    batch.tag,
+                    first.level,
+                    first.parts.len(),
+                    first.tag
+                )));
+            }
+        }
+        let parts = (0..first.parts.len())
+            .map(|j| {
+                let polys =
+                    batches.iter().map(|b| backend.download(&b.parts[j])).collect::<pimhe_exec::Result<Vec<_>>>()?;
+                Ok(backend.upload(PolyBatch::concat(&polys)?)?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let count = batches.iter().map(|b| b.count).sum();
+        Ok(Self { ctx: first.ctx.clone(), parts, level: first.level, count, tag: first.tag })
     }
 
     /// A batch of the same context and count with new components, level and tag.

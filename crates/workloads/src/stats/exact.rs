@@ -20,7 +20,8 @@ use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use super::{upper_pairs, Statistic, StatsError};
+use super::layout::upper_pairs;
+use super::{Statistic, StatsError};
 
 /// The estimates of `statistic` from its exact aggregates `totals`, in the order the report
 /// gives them: per column its mean or variance; for a regression the intercept, one

@@ -31,18 +31,22 @@
 
 pub mod dataset;
 pub mod exact;
+mod layout;
 mod plaintext;
 pub mod scheme;
+pub mod study;
 
 use std::time::Instant;
 
 use pimhe_math::{ntt_primes, Modulus};
 use pimhe_ring::memory::OutOfMemory;
 use pimhe_schemes::SchemeError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use layout::{Aggregate, Layout};
 
 pub use dataset::Dataset;
-pub use scheme::{Bfv, BfvStats, Bgv, BgvStats, HeScheme, SchemeStats, StatsScheme};
+pub use scheme::{Aggregator, Bfv, BfvStats, Bgv, BgvStats, HeScheme, SchemeStats, StatsScheme, StatsServer};
 
 /// Most plaintext moduli a statistic may need (their product stays below 2^120, inside i128).
 pub const MAX_PLAIN_MODULI: usize = 4;
@@ -72,7 +76,7 @@ impl From<OutOfMemory> for StatsError {
 }
 
 /// The statistics of seed 002.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Statistic {
     /// Arithmetic mean of every column.
@@ -94,37 +98,11 @@ impl Statistic {
     }
 }
 
-/// One aggregate the server computes: the slot-wise sum over users of one encoded vector, or of
-/// the product of two (indices into the plan's encodings).
-#[derive(Debug, Clone, Copy)]
-enum Aggregate {
-    Sum(usize),
-    Product(usize, usize),
-}
-
-/// How a user's row becomes one encoded vector (exact integers, one per slot).
-#[derive(Debug, Clone, Copy)]
-enum Encoding {
-    /// The row itself.
-    Values,
-    /// Per pair (i, j) of [`upper_pairs`], z_i, with z = (10^decimals, row).
-    PairFirst,
-    /// Per pair (i, j), z_j.
-    PairSecond,
-}
-
 /// What to encrypt and compute for a statistic over a dataset, and with which plaintext moduli.
 #[derive(Debug)]
 pub struct StatsPlan {
-    statistic: Statistic,
+    layout: Layout,
     data: Dataset,
-    /// The encoded vectors each user encrypts.
-    encodings: Vec<Encoding>,
-    /// Slots of each encoded vector.
-    slots: usize,
-    /// Linreg: the pairs (i, j) the slots hold.
-    pairs: Vec<(usize, usize)>,
-    aggregates: Vec<Aggregate>,
     /// Per aggregate and slot, the exact total (the plaintext computation, for the check).
     expected: Vec<Vec<i128>>,
     plain_moduli: Vec<u32>,
@@ -195,35 +173,9 @@ impl StatsPlan {
     /// plaintext moduli that hold every aggregate exactly, each of at most `max_plain_bits` bits
     /// ([`HeScheme::max_plain_bits`]: BGV needs t below every prime of its modulus chain).
     pub fn new(statistic: Statistic, data: Dataset, n: usize, max_plain_bits: u32) -> Result<Self, StatsError> {
-        let columns = data.columns().len();
-        let (encodings, aggregates, pairs) = match statistic {
-            Statistic::Mean => (vec![Encoding::Values], vec![Aggregate::Sum(0)], vec![]),
-            Statistic::Variance => (vec![Encoding::Values], vec![Aggregate::Sum(0), Aggregate::Product(0, 0)], vec![]),
-            Statistic::Linreg => {
-                if !(2..=MAX_FEATURES + 1).contains(&columns) {
-                    return Err(StatsError::Input(format!(
-                        "linreg needs 1 ..= {MAX_FEATURES} feature columns and the response last; {columns} given"
-                    )));
-                }
-                let pairs = upper_pairs(columns + 1);
-                (vec![Encoding::PairFirst, Encoding::PairSecond], vec![Aggregate::Product(0, 1)], pairs)
-            }
-        };
-        let slots = if pairs.is_empty() { columns } else { pairs.len() };
-        if slots > n {
-            return Err(StatsError::Input(format!("{slots} slots needed; N = {n} has {n}")));
-        }
-        let mut plan = Self {
-            statistic,
-            data,
-            encodings,
-            slots,
-            pairs,
-            aggregates,
-            expected: Vec::new(),
-            plain_moduli: Vec::new(),
-            users_per_round: USERS_PER_ROUND,
-        };
+        let layout = Layout::new(statistic, data.columns(), data.decimals(), n)?;
+        let mut plan =
+            Self { layout, data, expected: Vec::new(), plain_moduli: Vec::new(), users_per_round: USERS_PER_ROUND };
         let (expected, bound) = plan.exact_totals().ok_or_else(|| {
             StatsError::Capacity(format!(
                 "the aggregates of {} users exceed 2^127: use fewer decimals or smaller values",
@@ -232,7 +184,7 @@ impl StatsPlan {
         })?;
         // What the exact arithmetic refuses (a singular regression) is refused now, before
         // any user's data is encrypted, rather than after decryption.
-        plan.estimates_from(&expected)?;
+        plan.layout.estimates(plan.data.users(), &expected)?;
         plan.plain_moduli = plain_moduli_for(bound, n, max_plain_bits)?;
         plan.expected = expected;
         Ok(plan)
@@ -288,30 +240,7 @@ impl StatsPlan {
     /// Checks on a dummy encryption (no user data) that an aggregate over all users keeps
     /// at least one bit of noise budget with `scheme`'s parameters.
     pub fn check_noise_budget<S: StatsScheme>(&self, scheme: &mut S) -> Result<(), StatsError> {
-        let t = u64::from(scheme.plain_modulus());
-        let worst = vec![vec![(t - 1) / 2; self.slots]];
-        let growth = (self.data.users() as f64).log2().ceil() as u32;
-        for &aggregate in &self.aggregates {
-            let (left, what) = match aggregate {
-                Aggregate::Sum(_) => (scheme.encrypt(&worst)?, "a fresh ciphertext"),
-                Aggregate::Product(_, _) => {
-                    let a = scheme.encrypt(&worst)?;
-                    (scheme.sum_of_products(&a, &a)?, "one product")
-                }
-            };
-            let budget = scheme.noise_budget(&left)?[0];
-            if budget < growth + 2 {
-                return Err(StatsError::Capacity(format!(
-                    "with {} parameters (t = {t}) {what} keeps {budget} bits of noise budget, and the sum over \
-                     {} users needs {}: use a larger ring degree (--n {} or more) or fewer users",
-                    scheme.name(),
-                    self.data.users(),
-                    growth + 2,
-                    scheme.slots().saturating_mul(2)
-                )));
-            }
-        }
-        Ok(())
+        check_noise_budget(&self.layout, self.data.users(), scheme)
     }
 
     /// Client encrypts, server aggregates, client decrypts, under `scheme`'s plaintext modulus
@@ -327,14 +256,13 @@ impl StatsPlan {
             let users = first..first.saturating_add(self.users_per_round).min(self.data.users());
             let start = Instant::now();
             let ciphertexts = self
-                .encodings
+                .layout
+                .encodings()
                 .iter()
                 .map(|&encoding| {
                     let reduced: Vec<Vec<u64>> = self.data.rows()[users.clone()]
                         .iter()
-                        .map(|row| {
-                            self.encode(encoding, row).into_iter().map(|v| v.rem_euclid(i64::from(t)) as u64).collect()
-                        })
+                        .map(|row| self.layout.encode_mod(encoding, row, t))
                         .collect();
                     scheme.encrypt(&reduced)
                 })
@@ -342,20 +270,7 @@ impl StatsPlan {
             client_encrypt_s += start.elapsed().as_secs_f64();
 
             let start = Instant::now();
-            let round = self
-                .aggregates
-                .iter()
-                .map(|&aggregate| match aggregate {
-                    Aggregate::Sum(e) => scheme.sum(&ciphertexts[e]),
-                    Aggregate::Product(e, f) => scheme.sum_of_products(&ciphertexts[e], &ciphertexts[f]),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            aggregates = Some(match aggregates {
-                None => round,
-                Some(running) => {
-                    running.iter().zip(&round).map(|(a, b)| scheme.add(a, b)).collect::<Result<Vec<_>, _>>()?
-                }
-            });
+            aggregates = Some(self.layout.aggregate(scheme, &ciphertexts, aggregates)?);
             server_s += start.elapsed().as_secs_f64();
         }
         let aggregates = aggregates.ok_or_else(|| StatsError::Input("the dataset has no users".into()))?;
@@ -366,7 +281,7 @@ impl StatsPlan {
         for aggregate in &aggregates {
             noise_budget_bits = noise_budget_bits.min(scheme.noise_budget(aggregate)?[0]);
             let mut slots = scheme.decrypt(aggregate)?;
-            slots.truncate(self.slots);
+            slots.truncate(self.layout.slots());
             sums.push(slots);
         }
         let client_decrypt_s = start.elapsed().as_secs_f64();
@@ -381,20 +296,13 @@ impl StatsPlan {
         if moduli != self.plain_moduli {
             return Err(StatsError::Input(format!("runs for {moduli:?}; the plan needs {:?}", self.plain_moduli)));
         }
-        let totals: Vec<Vec<i128>> = (0..self.aggregates.len())
-            .map(|a| {
-                (0..self.expected[a].len())
-                    .map(|slot| {
-                        let residues: Vec<u64> = runs.iter().map(|r| r.sums[a][slot]).collect();
-                        crt_centered(&residues, &moduli)
-                    })
-                    .collect()
-            })
-            .collect();
+        let sums: Vec<&[Vec<u64>]> = runs.iter().map(|r| r.sums.as_slice()).collect();
+        let totals = crt_totals(&sums, &moduli);
         let aggregates_exact = totals == self.expected;
-        let encrypted = self.estimates_from(&totals)?;
-        let plaintext = plaintext::estimates(self.statistic, &self.data);
+        let encrypted = self.layout.estimates(self.data.users(), &totals)?;
+        let plaintext = plaintext::estimates(self.layout.statistic(), &self.data);
         let estimates = self
+            .layout
             .estimate_names()
             .into_iter()
             .zip(encrypted.into_iter().zip(plaintext))
@@ -406,7 +314,7 @@ impl StatsPlan {
             })
             .collect();
         Ok(StatsReport {
-            statistic: self.statistic,
+            statistic: self.layout.statistic(),
             users: self.data.users(),
             columns: self.data.columns().to_vec(),
             decimals: self.data.decimals(),
@@ -417,52 +325,18 @@ impl StatsPlan {
         })
     }
 
-    /// The statistic from exact aggregates of this plan's layout ([`exact::estimates`]).
-    fn estimates_from(&self, totals: &[Vec<i128>]) -> Result<Vec<f64>, StatsError> {
-        let data = &self.data;
-        exact::estimates(self.statistic, data.users(), data.columns().len(), data.decimals(), totals)
-    }
-
-    /// The names of the estimates, in the order of [`exact::estimates`].
-    fn estimate_names(&self) -> Vec<String> {
-        let columns = self.data.columns();
-        match self.statistic {
-            Statistic::Mean => columns.iter().map(|c| format!("mean({c})")).collect(),
-            Statistic::Variance => columns.iter().map(|c| format!("variance({c})")).collect(),
-            Statistic::Linreg => std::iter::once("intercept".to_string())
-                .chain(columns[..columns.len() - 1].iter().map(|c| format!("coef({c})")))
-                .chain(["r2".to_string()])
-                .collect(),
-        }
-    }
-
-    /// User `row`'s vector of `encoding`.
-    fn encode(&self, encoding: Encoding, row: &[i64]) -> Vec<i64> {
-        let one = 10i64.pow(self.data.decimals());
-        let z = |i: usize| if i == 0 { one } else { row[i - 1] };
-        match encoding {
-            Encoding::Values => row.to_vec(),
-            Encoding::PairFirst => self.pairs.iter().map(|&(i, _)| z(i)).collect(),
-            Encoding::PairSecond => self.pairs.iter().map(|&(_, j)| z(j)).collect(),
-        }
-    }
-
     /// Per aggregate and slot, the exact total over users (the plaintext computation), and
     /// the largest sum of magnitudes of the terms of a slot, which bounds the total whatever
     /// the signs; `None` past the range of i128.
     fn exact_totals(&self) -> Option<(Vec<Vec<i128>>, u128)> {
-        let mut totals = vec![vec![0i128; self.slots]; self.aggregates.len()];
+        let mut totals = vec![vec![0i128; self.layout.slots()]; self.layout.aggregates().len()];
         let mut magnitudes = totals.clone();
         for row in self.data.rows() {
-            let encoded: Vec<Vec<i64>> = self.encodings.iter().map(|&e| self.encode(e, row)).collect();
-            for ((aggregate, total), magnitude) in self.aggregates.iter().zip(&mut totals).zip(&mut magnitudes) {
-                for slot in 0..self.slots {
-                    let term = match *aggregate {
-                        Aggregate::Sum(e) => i128::from(encoded[e][slot]),
-                        Aggregate::Product(e, f) => i128::from(encoded[e][slot]) * i128::from(encoded[f][slot]),
-                    };
-                    total[slot] = total[slot].checked_add(term)?;
-                    magnitude[slot] = magnitude[slot].checked_add(term.abs())?;
+            let terms = self.layout.terms(row);
+            for ((terms, total), magnitude) in terms.iter().zip(&mut totals).zip(&mut magnitudes) {
+                for ((&term, total), magnitude) in terms.iter().zip(total).zip(magnitude) {
+                    *total = total.checked_add(term)?;
+                    *magnitude = magnitude.checked_add(term.abs())?;
                 }
             }
         }
@@ -471,9 +345,49 @@ impl StatsPlan {
     }
 }
 
-/// Index pairs (i, j), i <= j < size, in row order: the slots of the regression encoding.
-fn upper_pairs(size: usize) -> Vec<(usize, usize)> {
-    (0..size).flat_map(|i| (i..size).map(move |j| (i, j))).collect()
+/// Checks on a dummy encryption (no user data) that an aggregate of `layout` over `users` users
+/// keeps at least one bit of noise budget with `scheme`'s parameters.
+fn check_noise_budget<S: StatsScheme>(layout: &Layout, users: usize, scheme: &mut S) -> Result<(), StatsError> {
+    let t = u64::from(scheme.plain_modulus());
+    let worst = vec![vec![(t - 1) / 2; layout.slots()]];
+    let growth = (users as f64).log2().ceil() as u32;
+    for &aggregate in layout.aggregates() {
+        let (left, what) = match aggregate {
+            Aggregate::Sum(_) => (scheme.encrypt(&worst)?, "a fresh ciphertext"),
+            Aggregate::Product(_, _) => {
+                let a = scheme.encrypt(&worst)?;
+                (scheme.sum_of_products(&a, &a)?, "one product")
+            }
+        };
+        let budget = scheme.noise_budget(&left)?[0];
+        if budget < growth + 2 {
+            return Err(StatsError::Capacity(format!(
+                "with {} parameters (t = {t}) {what} keeps {budget} bits of noise budget, and the sum over \
+                 {} users needs {}: use a larger ring degree (--n {} or more) or fewer users",
+                scheme.name(),
+                users,
+                growth + 2,
+                scheme.slots().saturating_mul(2)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per aggregate and slot, the exact total from its residues modulo each of `moduli`
+/// (`sums[k][aggregate][slot]` modulo `moduli[k]`), by CRT.
+fn crt_totals(sums: &[&[Vec<u64>]], moduli: &[u32]) -> Vec<Vec<i128>> {
+    let Some(first) = sums.first() else { return Vec::new() };
+    (0..first.len())
+        .map(|a| {
+            (0..first[a].len())
+                .map(|slot| {
+                    let residues: Vec<u64> = sums.iter().map(|s| s[a][slot]).collect();
+                    crt_centered(&residues, moduli)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Plaintext moduli (batching primes for degree `n`) whose product exceeds 2 * `bound`: one as

@@ -9,7 +9,8 @@
 //!
 //! BGV and BFV are one API, the RLWE core's types generic over the scheme's context
 //! ([`pimhe_schemes::rlwe`], [`ExactScheme`]), so one generic [`SchemeStats`] implements
-//! [`StatsScheme`] for every scheme. What really differs, the parameters and the largest
+//! [`StatsScheme`] for every scheme, and one generic [`StatsServer`] is the server's
+//! [`Aggregator`] (public material only). What really differs, the parameters and the largest
 //! plaintext modulus, is written per scheme ([`HeScheme`]).
 
 use std::sync::Arc;
@@ -24,12 +25,26 @@ use pimhe_schemes::rlwe::{
 };
 use pimhe_schemes::SchemeError;
 
-/// An HE scheme as the statistics use it: the client encrypts and decrypts, the server only
-/// adds and multiplies with public material.
-pub trait StatsScheme {
+/// The server's part of the statistics: adding ciphertexts up and multiplying pairs of them,
+/// with public material only.
+pub trait Aggregator {
     /// A batch of ciphertexts, one per user.
     type Ciphertexts;
 
+    /// The slot-wise sum of all ciphertexts of a batch.
+    fn sum(&self, a: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
+
+    /// The slot-wise sum of two aggregates (batches of one), e.g. of two rounds of users.
+    fn add(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
+
+    /// The slot-wise sum over users of `a[u] * b[u]`, relinearized where there is a
+    /// relinearization key (else a 3-component ciphertext).
+    fn sum_of_products(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
+}
+
+/// An HE scheme as the in-process statistics use it: the client encrypts and decrypts, the
+/// server ([`Aggregator`]) only adds and multiplies with public material.
+pub trait StatsScheme: Aggregator {
     /// Scheme name as the CLI spells it.
     fn name(&self) -> &'static str;
 
@@ -41,16 +56,6 @@ pub trait StatsScheme {
 
     /// Client: one ciphertext per row (values mod t, at most `slots()` of them).
     fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<Self::Ciphertexts, SchemeError>;
-
-    /// Server: the slot-wise sum of all ciphertexts.
-    fn sum(&self, a: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
-
-    /// Server: the slot-wise sum of two aggregates (batches of one), e.g. of two rounds of users.
-    fn add(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
-
-    /// Server: the slot-wise sum over users of `a[u] * b[u]`, relinearized where the scheme has
-    /// a relinearization key (else a 3-component ciphertext).
-    fn sum_of_products(&self, a: &Self::Ciphertexts, b: &Self::Ciphertexts) -> Result<Self::Ciphertexts, SchemeError>;
 
     /// Client: the slots of an aggregate (a batch of one), mod t.
     fn decrypt(&self, aggregate: &Self::Ciphertexts) -> Result<Vec<u64>, SchemeError>;
@@ -212,11 +217,77 @@ impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
     pub fn context(&self) -> &Arc<S::Context> {
         &self.ctx
     }
+
+    /// The keys: the secret key, the public key and the relinearization key (where the
+    /// parameters have special primes), e.g. to hand the public ones to a server.
+    pub fn into_keys(self) -> (SecretKey<S::Context>, PublicKey<S::Context>, Option<RelinKey<S::Context>>) {
+        (self.keys.secret, self.keys.public, self.keys.relin)
+    }
+}
+
+/// The server of scheme `S` on backend `B`: the context and, where the parameters have special
+/// primes, the relinearization key; nothing secret.
+pub struct StatsServer<'a, S: HeScheme, B: Backend> {
+    backend: &'a B,
+    ctx: &'a Arc<S::Context>,
+    relin: Option<&'a RelinKey<S::Context>>,
+}
+
+impl<'a, S: HeScheme, B: Backend> StatsServer<'a, S, B> {
+    /// A server on `backend` for `ctx`; `relin` must belong to `ctx`, and is needed where the
+    /// parameters have special primes (else products stay 3-component ciphertexts).
+    pub fn new(backend: &'a B, ctx: &'a Arc<S::Context>, relin: Option<&'a RelinKey<S::Context>>) -> Self {
+        Self { backend, ctx, relin }
+    }
+}
+
+impl<S: HeScheme, B: Backend> Aggregator for StatsServer<'_, S, B> {
+    type Ciphertexts = Ciphertexts<S, B>;
+
+    fn sum(&self, a: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        Evaluator::new(self.backend, self.ctx).sum(a)
+    }
+
+    fn add(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        Evaluator::new(self.backend, self.ctx).add(a, b)
+    }
+
+    fn sum_of_products(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        let evaluator = Evaluator::new(self.backend, self.ctx);
+        match self.relin {
+            Some(key) => {
+                let evaluator = evaluator.with_relin_key(key)?;
+                evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
+            }
+            None => evaluator.sum(&evaluator.multiply(a, b)?),
+        }
+    }
+}
+
+impl<S: HeScheme, C: Backend, B: Backend> SchemeStats<'_, S, C, B> {
+    /// The server's view: the context and the public relinearization key.
+    fn server(&self) -> StatsServer<'_, S, B> {
+        StatsServer::new(self.backend, &self.ctx, self.keys.relin.as_ref())
+    }
+}
+
+impl<S: HeScheme, C: Backend, B: Backend> Aggregator for SchemeStats<'_, S, C, B> {
+    type Ciphertexts = Ciphertexts<S, B>;
+
+    fn sum(&self, a: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        self.server().sum(a)
+    }
+
+    fn add(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        self.server().add(a, b)
+    }
+
+    fn sum_of_products(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+        self.server().sum_of_products(a, b)
+    }
 }
 
 impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, B> {
-    type Ciphertexts = Ciphertexts<S, B>;
-
     fn name(&self) -> &'static str {
         S::NAME
     }
@@ -234,25 +305,6 @@ impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, 
         let mut encryptor =
             Encryptor::with_public_key(self.client, &self.keys.public)?.with_sampler(self.sampler.fork());
         encryptor.encrypt(&plains)?.transfer(self.client, self.backend)
-    }
-
-    fn sum(&self, a: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
-        Evaluator::new(self.backend, &self.ctx).sum(a)
-    }
-
-    fn add(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
-        Evaluator::new(self.backend, &self.ctx).add(a, b)
-    }
-
-    fn sum_of_products(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
-        let evaluator = Evaluator::new(self.backend, &self.ctx);
-        match &self.keys.relin {
-            Some(key) => {
-                let evaluator = evaluator.with_relin_key(key)?;
-                evaluator.relinearize(&evaluator.sum(&evaluator.multiply(a, b)?)?)
-            }
-            None => evaluator.sum(&evaluator.multiply(a, b)?),
-        }
     }
 
     fn decrypt(&self, aggregate: &Ciphertexts<S, B>) -> Result<Vec<u64>, SchemeError> {
