@@ -7,6 +7,7 @@ use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_workloads::stats::study::{Study, StudyResult};
+
 use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, Statistic, StatsPlan};
 
 const N: usize = 8192;
@@ -15,35 +16,37 @@ fn columns(names: &[&str]) -> Vec<String> {
     names.iter().map(|c| c.to_string()).collect()
 }
 
-/// Keys on the CPU, one encryption per user on the CPU, the sum on `server`, decryption on the
-/// CPU; the submissions travel to the server as a network would carry them.
+/// Every party on its own: the analyst makes the keys on the CPU, each user loads the public
+/// keys and encrypts their row, the server loads the public keys and the submissions onto
+/// `server` and adds them up, the analyst loads the aggregates and decrypts. Everything that
+/// passes between them goes through bytes.
 fn run_study<S: HeScheme, B: Backend>(study: &Study, data: &Dataset, server: &B) -> StudyResult {
     let cpu = CpuBackend::new(Some(2)).unwrap();
+    let study = Study::from_json::<S>(&study.to_json()).unwrap();
     let (secret, keys) = study.keygen::<S, _>(&cpu, Sampler::from_seed_u64(7)).unwrap();
-    let submissions: Vec<_> = data
+    let (public_bytes, secret_bytes) = (keys.to_bytes().unwrap(), secret.to_bytes().unwrap());
+    drop((secret, keys));
+
+    let submissions: Vec<Vec<u8>> = data
         .rows()
         .iter()
         .enumerate()
         .map(|(user, row)| {
-            let local = study.encrypt_row::<S, _>(&cpu, &keys, row, Sampler::from_seed_u64(100 + user as u64)).unwrap();
-            let ciphertexts = local
-                .ciphertexts
-                .iter()
-                .map(|per_modulus| per_modulus.iter().map(|c| c.transfer(&cpu, server).unwrap()).collect())
-                .collect();
-            pimhe_workloads::stats::study::Submission { ciphertexts }
+            let keys = study.keys_from_bytes::<S>(&public_bytes).unwrap();
+            let sampler = Sampler::from_seed_u64(100 + user as u64);
+            study.encrypt_row::<S, _>(&cpu, &keys, row, sampler).unwrap().to_bytes(&cpu).unwrap()
         })
         .collect();
-    let aggregates = study.aggregate::<S, _>(server, &keys, submissions.iter()).unwrap();
-    let returned = pimhe_workloads::stats::study::Aggregates {
-        users: aggregates.users,
-        ciphertexts: aggregates
-            .ciphertexts
-            .iter()
-            .map(|per_modulus| per_modulus.iter().map(|c| c.transfer(server, &cpu).unwrap()).collect())
-            .collect(),
-    };
-    study.decrypt::<S, _>(&cpu, &secret, &returned).unwrap()
+
+    let server_keys = study.keys_from_bytes::<S>(&public_bytes).unwrap();
+    let loaded: Vec<_> =
+        submissions.iter().map(|bytes| study.submission_from_bytes(server, &server_keys, bytes).unwrap()).collect();
+    let aggregates = study.aggregate::<S, _>(server, &server_keys, loaded.iter()).unwrap().to_bytes(server).unwrap();
+
+    let keys = study.keys_from_bytes::<S>(&public_bytes).unwrap();
+    let secret = study.secret_from_bytes(&keys, &secret_bytes).unwrap();
+    let aggregates = study.aggregates_from_bytes(&cpu, &keys, &aggregates).unwrap();
+    study.decrypt::<S, _>(&cpu, &secret, &aggregates).unwrap()
 }
 
 /// The plaintext estimates of the same statistic over the same data.
@@ -145,4 +148,29 @@ fn a_tampered_study_is_refused() {
     assert!(message.contains("plaintext moduli"), "{message}");
     let cpu = CpuBackend::new(Some(1)).unwrap();
     assert!(study.keygen::<Bfv, _>(&cpu, Sampler::from_seed_u64(1)).is_err());
+}
+
+#[test]
+fn files_of_another_study_or_damaged_files_are_refused() {
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let study = Study::new::<Bgv>(Statistic::Variance, &columns(&["a"]), 0, 1000, 10, N).unwrap();
+    let (_, keys) = study.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+    let submission = study.encrypt_row::<Bgv, _>(&cpu, &keys, &[3], Sampler::from_seed_u64(2)).unwrap();
+    let bytes = submission.to_bytes(&cpu).unwrap();
+    assert!(study.submission_from_bytes(&cpu, &keys, &bytes).is_ok());
+    for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
+        assert!(study.submission_from_bytes(&cpu, &keys, &bytes[..cut]).is_err(), "cut at {cut}");
+    }
+    // A study of larger values needs other plaintext moduli: its keys do not load this
+    // study's files, nor this study's keys its.
+    let other = Study::new::<Bgv>(Statistic::Variance, &columns(&["a"]), 0, 1 << 40, 10, N).unwrap();
+    assert_ne!(other.plain_moduli, study.plain_moduli);
+    let (_, other_keys) = other.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+    assert!(other.submission_from_bytes(&cpu, &other_keys, &bytes).is_err());
+    assert!(other.keys_from_bytes::<Bgv>(&keys.to_bytes().unwrap()).is_err());
+    // Aggregates (two per modulus for a variance, and a user count) are not a submission.
+    let aggregates = study.aggregate::<Bgv, _>(&cpu, &keys, [&submission]).unwrap();
+    let aggregate_bytes = aggregates.to_bytes(&cpu).unwrap();
+    assert!(study.aggregates_from_bytes(&cpu, &keys, &aggregate_bytes).is_ok());
+    assert!(study.submission_from_bytes(&cpu, &keys, &aggregate_bytes).is_err());
 }

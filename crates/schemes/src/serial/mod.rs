@@ -45,6 +45,7 @@
 //! assert!(CiphertextBatch::from_bytes(&backend, &ctx, &reply[..reply.len() - 1]).is_err());
 //! ```
 
+mod bundle;
 mod ciphertext;
 mod format;
 mod keys;
@@ -60,6 +61,7 @@ use zeroize::Zeroizing;
 use crate::error::{Result, SchemeError};
 
 pub use crate::rlwe::SeededCiphertexts;
+pub use bundle::{Bundle, BUNDLE_MAGIC, BUNDLE_VERSION};
 pub use format::{parameter_digest, Kind, Reader, Writer, HEADER_LEN, MAGIC, VERSION};
 pub(crate) use params::{CkksFields, IntegerFields};
 pub use scheme::SerialScheme;

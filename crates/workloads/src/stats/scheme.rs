@@ -23,6 +23,7 @@ use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, PlainContext};
 use pimhe_schemes::rlwe::{
     CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey, RelinKey, RlweScheme, SecretKey,
 };
+use pimhe_schemes::serial::SerialScheme;
 use pimhe_schemes::SchemeError;
 
 /// The server's part of the statistics: adding ciphertexts up and multiplying pairs of them,
@@ -72,7 +73,7 @@ pub trait HeScheme {
     const NAME: &'static str;
     /// The scheme's context (its parameters' precomputations), on which keys, encryption,
     /// evaluation and decryption are generic.
-    type Context: ExactScheme;
+    type Context: ExactScheme + SerialScheme;
 
     /// The 128-bit preset of ring degree `n` with plaintext modulus `t` instead of the preset's.
     fn parameters(n: usize, t: u32) -> Result<Params<Self>, SchemeError>;

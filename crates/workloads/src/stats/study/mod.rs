@@ -29,6 +29,8 @@
 //! assert!((result.estimates[0].value - 35.85).abs() < 1e-9);
 //! ```
 
+mod files;
+
 use std::sync::Arc;
 
 use pimhe_exec::Backend;

@@ -1,0 +1,132 @@
+//! A bundle: several encodings in one file, each under a name, for what travels together (a
+//! user's ciphertexts under every plaintext modulus, a key set). Its entries are whole
+//! encodings of this format, loaded and checked by their own `from_bytes`; the bundle only
+//! frames them (docs/SERIALIZATION.md, "Bundles").
+
+use zeroize::Zeroizing;
+
+use crate::error::Result;
+use crate::serial::format::{malformed, Reader, Writer};
+
+/// The first bytes of a bundle.
+pub const BUNDLE_MAGIC: [u8; 8] = *b"PIMHEBDL";
+/// The bundle framing version this crate writes and reads.
+pub const BUNDLE_VERSION: u16 = 1;
+/// Longest entry name, in bytes.
+const MAX_NAME: usize = 255;
+/// Bytes an entry takes besides its name and payload: the name's length and the payload's.
+const ENTRY_OVERHEAD: usize = 1 + 4;
+
+/// Named encodings, in order. Entry bytes are wiped when the bundle is dropped (an entry may be
+/// a secret key).
+///
+/// ```
+/// use pimhe_schemes::bgv::BgvParameters;
+/// use pimhe_schemes::serial::Bundle;
+/// let mut bundle = Bundle::new();
+/// bundle.push("params", BgvParameters::preset(4096).unwrap().to_bytes()).unwrap();
+/// let loaded = Bundle::from_bytes(&bundle.to_bytes()).unwrap();
+/// let params = BgvParameters::from_bytes(loaded.get("params").unwrap()).unwrap();
+/// assert_eq!(params.degree(), 4096);
+/// assert!(loaded.get("keys").is_err());
+/// ```
+#[derive(Default)]
+pub struct Bundle {
+    entries: Vec<(String, Zeroizing<Vec<u8>>)>,
+}
+
+impl Bundle {
+    /// An empty bundle.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends an entry; names are unique, non-empty and at most 255 bytes, encodings below
+    /// 4 GiB.
+    pub fn push(&mut self, name: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
+        let name = name.into();
+        self.check_name(&name)?;
+        if u32::try_from(bytes.len()).is_err() {
+            return Err(malformed(format!(
+                "entry '{name}' has {} bytes; a bundle entry holds below 4 GiB",
+                bytes.len()
+            )));
+        }
+        self.entries.push((name, Zeroizing::new(bytes)));
+        Ok(())
+    }
+
+    /// The encoding named `name`.
+    pub fn get(&self, name: &str) -> Result<&[u8]> {
+        self.entries.iter().find(|(n, _)| n == name).map(|(_, bytes)| bytes.as_slice()).ok_or_else(|| {
+            malformed(format!("the bundle has no entry '{name}'; it has {:?}", self.names().collect::<Vec<_>>()))
+        })
+    }
+
+    /// The entries' names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// The framing: magic, version, entry count (u32), then per entry its name (length u8,
+    /// UTF-8) and its encoding (length u32, bytes); little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload: usize = self.entries.iter().map(|(n, b)| ENTRY_OVERHEAD + n.len() + b.len()).sum();
+        let mut w = Writer::with_capacity(BUNDLE_MAGIC.len() + 2 + 4 + payload);
+        w.bytes(&BUNDLE_MAGIC);
+        w.u16(BUNDLE_VERSION);
+        w.u32(self.entries.len() as u32);
+        for (name, bytes) in &self.entries {
+            w.u8(name.len() as u8);
+            w.bytes(name.as_bytes());
+            w.u32(bytes.len() as u32);
+            w.bytes(bytes);
+        }
+        w.into_bytes()
+    }
+
+    /// Reads a bundle, checking the framing (magic, version, every length against the input
+    /// left, names, no trailing bytes); the entries are checked when each is loaded.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take(BUNDLE_MAGIC.len(), "the bundle's magic bytes")? != BUNDLE_MAGIC {
+            return Err(malformed("not a pimhe bundle (its first bytes are not 'PIMHEBDL')"));
+        }
+        let version = r.u16("the bundle's version")?;
+        if version != BUNDLE_VERSION {
+            return Err(malformed(format!("bundle version {version}; this build reads version {BUNDLE_VERSION}")));
+        }
+        let count = r.u32("the bundle's entry count")? as usize;
+        // Each entry takes at least its two lengths and a one-byte name, so a count the input
+        // cannot hold is refused before anything is allocated for it.
+        if count > r.remaining() / (ENTRY_OVERHEAD + 1) {
+            return Err(malformed(format!(
+                "the bundle claims {count} entries; the {} bytes left hold at most {}",
+                r.remaining(),
+                r.remaining() / (ENTRY_OVERHEAD + 1)
+            )));
+        }
+        let mut bundle = Self { entries: Vec::with_capacity(count) };
+        for index in 0..count {
+            let len = usize::from(r.u8("an entry name's length")?);
+            let name = std::str::from_utf8(r.take(len, "an entry name")?)
+                .map_err(|_| malformed(format!("entry {index}'s name is not UTF-8")))?
+                .to_string();
+            let len = r.u32("an entry's length")? as usize;
+            let payload = r.take(len, "an entry's encoding")?;
+            bundle.push(name, payload.to_vec())?;
+        }
+        r.finish()?;
+        Ok(bundle)
+    }
+
+    fn check_name(&self, name: &str) -> Result<()> {
+        if name.is_empty() || name.len() > MAX_NAME {
+            return Err(malformed(format!("entry name '{name}' has {} bytes; allowed 1..={MAX_NAME}", name.len())));
+        }
+        if self.entries.iter().any(|(n, _)| n == name) {
+            return Err(malformed(format!("the bundle already has an entry '{name}'; names are unique")));
+        }
+        Ok(())
+    }
+}
