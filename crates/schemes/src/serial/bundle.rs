@@ -35,6 +35,13 @@ pub struct Bundle {
     entries: Vec<(String, Zeroizing<Vec<u8>>)>,
 }
 
+/// Names and sizes only: an entry may be a secret key.
+impl std::fmt::Debug for Bundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.entries.iter().map(|(name, bytes)| (name, bytes.len()))).finish()
+    }
+}
+
 impl Bundle {
     /// An empty bundle.
     pub fn new() -> Self {
@@ -128,5 +135,51 @@ impl Bundle {
             return Err(malformed(format!("the bundle already has an entry '{name}'; names are unique")));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Bundle {
+        let mut bundle = Bundle::new();
+        bundle.push("a", vec![1, 2, 3]).unwrap();
+        bundle.push("b/0", vec![]).unwrap();
+        bundle
+    }
+
+    #[test]
+    fn round_trip_keeps_names_order_and_bytes() {
+        let loaded = Bundle::from_bytes(&sample().to_bytes()).unwrap();
+        assert_eq!(loaded.names().collect::<Vec<_>>(), ["a", "b/0"]);
+        assert_eq!(loaded.get("a").unwrap(), [1, 2, 3]);
+        assert_eq!(loaded.get("b/0").unwrap(), [0u8; 0]);
+    }
+
+    #[test]
+    fn damaged_framing_is_refused_with_a_reason() {
+        let bytes = sample().to_bytes();
+        for cut in 0..bytes.len() {
+            assert!(Bundle::from_bytes(&bytes[..cut]).is_err(), "truncated at {cut}");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(Bundle::from_bytes(&long).unwrap_err().to_string().contains("trailing"));
+        // An entry count of 2^32 - 1 in a short input is refused before allocating.
+        let mut huge = bytes.clone();
+        huge[10..14].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Bundle::from_bytes(&huge).unwrap_err().to_string().contains("at most"));
+        let mut magic = bytes;
+        magic[0] ^= 1;
+        assert!(Bundle::from_bytes(&magic).unwrap_err().to_string().contains("PIMHEBDL"));
+    }
+
+    #[test]
+    fn names_must_be_unique_and_short() {
+        let mut bundle = sample();
+        assert!(bundle.push("a", vec![]).is_err());
+        assert!(bundle.push("", vec![]).is_err());
+        assert!(bundle.push("x".repeat(256), vec![]).is_err());
     }
 }

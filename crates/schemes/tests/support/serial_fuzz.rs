@@ -26,7 +26,7 @@ use pimhe_schemes::encoder::{BatchEncoder, Plaintext};
 use pimhe_schemes::rlwe::{
     CiphertextBatch, Encryptor, Evaluator, GaloisKeys, KeyGenerator, PublicKey, RelinKey, SecretKey,
 };
-use pimhe_schemes::serial::{SerialScheme, HEADER_LEN};
+use pimhe_schemes::serial::{Bundle, SerialScheme, HEADER_LEN};
 
 /// The factor of the allocation bound (see the module documentation).
 pub const ALLOCATION_FACTOR: usize = 8;
@@ -218,6 +218,19 @@ pub fn targets() -> Vec<Target> {
         plaintext_bytes: |ctx, p| p.to_bytes(ctx).unwrap(),
         load_plaintext: |ctx, bytes| CkksPlaintext::from_bytes(ctx, bytes).is_ok(),
     }));
+    // The bundle framing, over bundles of real encodings (their entries' own loaders are the
+    // targets above).
+    let bundles = [vec![], all[0].valid.clone(), all[2].valid.clone()]
+        .into_iter()
+        .map(|entries| {
+            let mut bundle = Bundle::new();
+            for (i, bytes) in entries.into_iter().enumerate() {
+                bundle.push(format!("entry/{i}"), bytes).unwrap();
+            }
+            bundle.to_bytes()
+        })
+        .collect();
+    all.push(Target::new("bundle".into(), bundles, |bytes| Bundle::from_bytes(bytes).is_ok()));
     all
 }
 
