@@ -5,6 +5,7 @@ at pimhe's preset (depth and scale) with each library's own 128-bit primes.
 
     python3 bench/compare/run.py [--n 4096 8192 16384 32768] [--schemes bgv bfv ckks]
                                  [--repeat R] [--threads T] [--batch B [B ...]] [--json FILE]
+                                 [--no-progress]
 
 Steps: installs the peers (requirements.txt) into virtual environments under the cache
 directory if they are missing; builds pimhe in release mode once (cargo); runs
@@ -12,7 +13,9 @@ directory if they are missing; builds pimhe in release mode once (cargo); runs
 peer_openfhe.py) once for all N; prints Markdown tables of per-ciphertext medians with each
 library's parameters and the ratios peer / pimhe (above 1: pimhe is faster), the NTT per
 coefficient-bit, and CKKS's parameters and precision. A peer that cannot be installed or lacks
-an operation is reported as n/a with the reason, and the run goes on.
+an operation is reported as n/a with the reason, and the run goes on. While it runs, a progress
+line on stderr counts the steps done (pimhe's N x scheme x batch runs, then each peer's N x
+scheme) with the elapsed time, when stderr is a terminal and --no-progress is not given.
 
 Only the standard library is used here; the peers run in their own environments.
 """
@@ -85,8 +88,52 @@ ROWS = [
 ]
 
 
+class ProgressLine:
+    """A tqdm-style line on stderr: `[compare] 5/12 steps [=====     ] 42% elapsed 1:23`, redrawn
+    in place. Drawn only when `enabled` (stderr is a terminal and --no-progress is not given);
+    a log message clears it and is printed above it."""
+
+    WIDTH = 30
+
+    def __init__(self, total=0, enabled=False):
+        self.total, self.done, self.enabled, self.start = total, 0, enabled, time.perf_counter()
+        self.shown = False
+
+    def advance(self, steps=1):
+        self.done = min(self.total, self.done + steps)
+        self.draw()
+
+    def draw(self):
+        if not self.enabled or self.total <= 0:
+            return
+        fraction = self.done / self.total
+        filled = int(fraction * self.WIDTH)
+        elapsed = int(time.perf_counter() - self.start)
+        bar = "=" * filled + " " * (self.WIDTH - filled)
+        line = f"[compare] {self.done}/{self.total} steps [{bar}] {fraction:4.0%} elapsed {elapsed // 60}:{elapsed % 60:02d}"
+        sys.stderr.write("\r" + line + "\x1b[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self):
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+    def close(self):
+        self.clear()
+        self.enabled = False
+
+
+# The run's progress line (replaced by main once the steps are known).
+PROGRESS = ProgressLine()
+
+
 def log(message):
+    PROGRESS.clear()
     print(f"[compare] {message}", file=sys.stderr, flush=True)
+    PROGRESS.draw()
 
 
 def last_line(text):
@@ -533,6 +580,11 @@ def parse_args():
         parser.add_argument(f"--python-{peer.key}", help=f"interpreter for {peer.label}'s environment")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds one benchmark process may run")
     parser.add_argument("--json", type=Path, help="also write every result and the tables as JSON here")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress line on stderr (it is drawn only when stderr is a terminal anyway)",
+    )
     args = parser.parse_args()
     if args.repeat < 1 or args.threads < 1 or min(args.batch) < 1:
         parser.error("--repeat, --threads and --batch must be at least 1")
@@ -546,8 +598,16 @@ def parse_args():
 
 
 def main():
+    global PROGRESS
     args = parse_args()
     started = datetime.datetime.now(datetime.timezone.utc)
+    # Steps: pimhe once per N x scheme x batch; each peer run (one per OpenFHE thread count)
+    # covers every N x scheme.
+    grid = len(args.n) * len(args.schemes)
+    peer_runs = sum(
+        len(args.openfhe_threads) if peer.key == "openfhe" else 1 for peer in PEERS if peer.key in args.peers
+    )
+    PROGRESS = ProgressLine(grid * len(args.batch) + grid * peer_runs, sys.stderr.isatty() and not args.no_progress)
     table = Table(args.batch)
     raw = {"pimhe": [], "peers": {}}
 
@@ -564,9 +624,11 @@ def main():
             # The largest batch first: its CKKS preset and inputs are what the peers match.
             for batch in sorted(args.batch, reverse=True):
                 if binary is None:
+                    PROGRESS.advance()
                     continue
                 log(f"pimhe {scheme} N={n} batch={batch}")
                 result = run_pimhe(binary, scheme, n, batch, args)
+                PROGRESS.advance()
                 raw["pimhe"].append(result)
                 table.add("pimhe", result)
                 if "params" not in result or batch != max(args.batch):
@@ -583,15 +645,17 @@ def main():
     for peer in PEERS:
         if peer.key not in args.peers:
             continue
+        counts = args.openfhe_threads if peer.key == "openfhe" else [None]
+        runs = []
         try:
             python = ensure_env(peer, args.cache, getattr(args, f"python_{peer.key}"))
-            counts = args.openfhe_threads if peer.key == "openfhe" else [None]
-            runs = []
             for count in counts:
                 log(f"{peer.label} N={args.n} {'/'.join(args.schemes)}" + (f" OMP_NUM_THREADS={count}" if count else ""))
                 runs.append(run_peer(peer, python, args, match_log_q, ckks, count))
+                PROGRESS.advance(grid)
             output = best_over_threads(runs) if len(runs) > 1 else runs[0]
         except RuntimeError as e:
+            PROGRESS.advance(grid * (len(counts) - len(runs)))
             log(f"{peer.label} unavailable: {e}")
             errors = [{"n": n, "error": str(e)} for n in args.n]
             output = {"library": peer.key, "version": f"{peer.label} unavailable", "results": errors}
@@ -606,6 +670,7 @@ def main():
         for result in output["results"]:
             table.add(peer.key, result)
 
+    PROGRESS.close()
     command = "python3 bench/compare/run.py " + " ".join(sys.argv[1:])
     info = machine()
     batches = " and ".join(map(str, args.batch))

@@ -9,11 +9,12 @@
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use pimhe_bench::format::format_seconds;
+use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_pim::runtime::placement::{Mode, Plan};
-use pimhe_pim::runtime::subset::push_bytes_per_dpu;
-use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_ring::memory;
 use pimhe_schemes::bgv::{
     BatchEncoder, BgvContext, BgvParameters, CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey,
@@ -21,15 +22,10 @@ use pimhe_schemes::bgv::{
 };
 use std::sync::Arc;
 
-use crate::bench::format_seconds;
 use crate::error::{check_threads, CliError, Result};
-use crate::upmem::PimSettings;
 
 /// Backends the demo runs on.
 const DEMO_BACKENDS: &[&str] = &["upmem-emu", "cpu"];
-
-/// Default number of emulated DPUs: one rank.
-pub(crate) const DEFAULT_DPUS: usize = 64;
 
 /// Arguments of `pimhe demo`.
 #[derive(Debug, Args)]
@@ -112,8 +108,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         other => return Err(CliError::usage(format!("--scheme {other} is not known; choose bgv or ckks"))),
     }
     let params = BgvParameters::preset(args.n).map_err(|e| CliError::usage(e.to_string()))?;
-    memory::ensure_fits(&format!("the buffers of --batch {} at --n {}", args.batch, args.n), demo_bytes(&params, args.batch, &args.backend))
-        .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
+    memory::ensure_fits(
+        &format!("the buffers of --batch {} at --n {}", args.batch, args.n),
+        demo_bytes(&params, args.batch, &args.backend),
+    )
+    .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
     let cpu = CpuBackend::new(args.threads)?;
     let primes = params.primes();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
@@ -169,7 +168,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         // The input ciphertexts: 2 batches x 2 components at the top level, as a server would
         // receive them; they were made on the device here, so their upload is modeled.
         let data_slots: Vec<usize> = (0..client.ctx.params().data_primes().len()).collect();
-        let total_s = print_modeled(
+        let modeled = ModeledServer::new(
             &pim,
             &report,
             dpus,
@@ -177,6 +176,8 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             (4, &data_slots, args.batch, args.n),
             "multiply + relinearize + modulus switch, result retrieved",
         )?;
+        println!("{}", modeled.render());
+        let total_s = modeled.total_s;
         let fallback_note = if report.fallbacks > 0 {
             format!(
                 " (base conversion, ModDown and modulus switching on the host: {} measured)",
@@ -199,43 +200,6 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     }
     println!("OK: all {} x {} slot products match the plaintext computation", args.batch, ctx.slots());
     Ok(())
-}
-
-/// Prints a server computation's modeled transfer / compute / retrieve times and energy on
-/// `pim` and returns the modeled total. `inputs` = (polynomials, their primes' slots, batch, N):
-/// the input ciphertexts a server would receive, whose upload is modeled.
-pub(crate) fn print_modeled(
-    pim: &PimBackend,
-    report: &OffloadReport,
-    dpus: usize,
-    primes: usize,
-    (polys, data_slots, batch, n): (usize, &[usize], usize, usize),
-    what: &str,
-) -> Result<f64> {
-    let model = &pim.config().model;
-    let plan = Plan::new(Mode::Parallel, dpus, primes).map_err(CliError::Failed)?;
-    let inputs_s = polys as f64 * model.transfer_seconds(&push_bytes_per_dpu(&plan, data_slots, batch, n));
-    let transfer_s = inputs_s + report.transfer_s;
-    let total_s = transfer_s + report.compute_s + report.retrieve_s;
-    let ranks = dpus.div_ceil(64) as u32;
-    let label = report.model.trim_end_matches(" (modeled)");
-    println!("  upmem-emu server computation ({what}), modeled, {label}:");
-    println!(
-        "    transfer {:>11}  (input ciphertexts {}, CPU-fallback pushes {})",
-        format_seconds(transfer_s),
-        format_seconds(inputs_s),
-        format_seconds(report.transfer_s)
-    );
-    println!("    compute  {:>11}  ({} launches)", format_seconds(report.compute_s), report.launches);
-    println!("    retrieve {:>11}  (result and CPU-fallback pulls)", format_seconds(report.retrieve_s));
-    println!(
-        "    total    {:>11}  energy {:.3} J ({:.0} W, {ranks} rank{})",
-        format_seconds(total_s),
-        model.energy_joules(total_s, ranks),
-        model.power_watts(ranks),
-        if ranks == 1 { "" } else { "s" }
-    );
-    Ok(total_s)
 }
 
 /// Keys (on the CPU) and the random input vectors.

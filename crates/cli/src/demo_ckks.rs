@@ -9,10 +9,11 @@ use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
 
-use crate::bench::format_seconds;
-use crate::demo::{print_modeled, DemoArgs, DEFAULT_DPUS};
+use pimhe_bench::format::format_seconds;
+use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
+
+use crate::demo::DemoArgs;
 use crate::error::{CliError, Result};
-use crate::upmem::PimSettings;
 
 /// Bits of precision below which the demo fails: far below what any preset gives (about 20 bits
 /// after the sigmoid's approximation), far above what a wrong computation gives (none).
@@ -22,7 +23,10 @@ const REQUIRED_BITS: f64 = 8.0;
 pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
     let params = CkksParameters::preset(n).map_err(|e| CliError::usage(format!("--n {n}: {e}")))?;
     let cpu = CpuBackend::new(args.threads)?;
-    println!("pimhe demo: CKKS sigmoid(rot(x y, 1)) on two encrypted batches of real vectors, {} backend", args.backend);
+    println!(
+        "pimhe demo: CKKS sigmoid(rot(x y, 1)) on two encrypted batches of real vectors, {} backend",
+        args.backend
+    );
     println!("  parameters: {params}");
     let pipeline = CkksPipeline::new(&cpu, params, args.batch, args.seed)?;
     println!(
@@ -32,8 +36,10 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
         pipeline.sigmoid_degree(),
         cpu.threads()
     );
-    let show = |indent: &'static str| move |name: &str, time: std::time::Duration| {
-        println!("  {indent}{name:<40} {:>10.3} ms", time.as_secs_f64() * 1e3)
+    let show = |indent: &'static str| {
+        move |name: &str, time: std::time::Duration| {
+            println!("  {indent}{name:<40} {:>10.3} ms", time.as_secs_f64() * 1e3)
+        }
     };
     let precision = if args.backend == "cpu" {
         let (x, y) = pipeline.encrypt(&cpu)?;
@@ -61,7 +67,7 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
         })?;
         pipeline.check(&cpu, &cpu_result)?;
         let data_slots: Vec<usize> = (0..pipeline.context().params().rlwe().data_primes().len()).collect();
-        let total_s = print_modeled(
+        let modeled = ModeledServer::new(
             &pim,
             &report,
             dpus,
@@ -69,6 +75,8 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
             (4, &data_slots, args.batch, n),
             "product, rotation, polynomial, result retrieved",
         )?;
+        println!("{}", modeled.render());
+        let total_s = modeled.total_s;
         println!(
             "    launches {}, fallbacks {} ({} on the host, measured)",
             report.launches,

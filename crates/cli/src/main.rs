@@ -1,23 +1,22 @@
 //! `pimhe`: the command line of the pimhe homomorphic-encryption library.
 //!
 //! Each subcommand lives in its own module and exposes `run(&Args) -> error::Result<()>`;
-//! `main` only parses, dispatches and turns errors into an exit status.
+//! `main` only parses, dispatches and turns errors into an exit status. What the commands run
+//! (benchmarks, reproductions, PIM settings) is the library `pimhe-bench`'s.
 
 mod bench;
-mod bench_bfv;
-mod bench_ckks;
-mod bench_scheme;
 mod demo;
 mod demo_ckks;
 mod error;
 mod params;
+mod progress;
 mod reproduce;
 mod stats;
-mod upmem;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use error::ExitStatus;
 
 /// pimhe: homomorphic encryption (BGV) on processing-in-memory backends.
 #[derive(Debug, Parser)]

@@ -16,9 +16,13 @@ use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
-use crate::bench::{print_report, Printable, FIXED_SEED_KEYS};
+use pimhe_bench::format::FIXED_SEED_KEYS;
+use pimhe_bench::settings::PimSettings;
+use pimhe_bench::Render;
+
+use crate::bench::print_report;
 use crate::error::{check_threads, CliError, Result};
-use crate::upmem::PimSettings;
+use crate::progress::TermProgress;
 
 /// Arguments of `pimhe stats`.
 #[derive(Debug, Args)]
@@ -127,7 +131,9 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
         StatisticArg::Variance => Statistic::Variance,
         StatisticArg::Linreg => Statistic::Linreg,
     };
-    let plan = StatsPlan::new(statistic, data, args.n, max_bits).map_err(stats_error)?;
+    let plan = StatsPlan::new(statistic, data, args.n, max_bits)
+        .map_err(stats_error)?
+        .with_progress(Arc::new(TermProgress::new(args.json)));
     let client = CpuBackend::new(args.threads)?;
     let mut sampler = match args.seed {
         Some(seed) => Sampler::from_seed_u64(seed),
@@ -147,7 +153,7 @@ fn run_with<S: HeScheme>(args: &StatsArgs) -> Result<()> {
             .map(|ctx| {
                 let primes = S::backend_primes(ctx);
                 let settings = PimSettings::parallel(args.dpus, primes.len())?;
-                Ok(PimBackend::new(settings.config(settings.dpus, settings.mode), args.n, &primes)?)
+                settings.backend(args.n, &primes)
             })
             .collect::<Result<Vec<_>>>()?;
         let report = execute::<S, _>(&plan, &client, &servers.iter().collect::<Vec<_>>(), contexts, &mut sampler)?;
@@ -204,8 +210,8 @@ fn stats_error(e: StatsError) -> CliError {
     }
 }
 
-impl Printable for StatsOutput {
-    fn human(&self) -> String {
+impl Render for StatsOutput {
+    fn render(&self) -> String {
         let r = &self.report;
         let moduli: Vec<String> = r.plain_moduli.iter().map(u32::to_string).collect();
         let mut out = format!(

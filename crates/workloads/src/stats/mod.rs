@@ -36,6 +36,7 @@ mod plaintext;
 pub mod scheme;
 pub mod study;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use pimhe_math::{ntt_primes, Modulus};
@@ -44,6 +45,8 @@ use pimhe_schemes::SchemeError;
 use serde::{Deserialize, Serialize};
 
 use layout::{Aggregate, Layout};
+
+use crate::progress::Progress;
 
 pub use dataset::Dataset;
 pub use scheme::{Aggregator, Bfv, BfvStats, Bgv, BgvStats, HeScheme, SchemeStats, StatsScheme, StatsServer};
@@ -102,6 +105,8 @@ impl Statistic {
 #[derive(Debug)]
 pub struct StatsPlan {
     layout: Layout,
+    /// Where [`StatsPlan::execute`] reports the users encrypted ([`StatsPlan::with_progress`]).
+    progress: ProgressHook,
     data: Dataset,
     /// Per aggregate and slot, the exact total (the plaintext computation, for the check).
     expected: Vec<Vec<i128>>,
@@ -114,6 +119,16 @@ pub struct StatsPlan {
 /// ciphertexts at N = 8192 per encoded vector, so 81920 users run in 20 rounds instead of
 /// needing 27 GB at once.
 pub const USERS_PER_ROUND: usize = 4096;
+
+/// The optional progress reporter of a plan (a newtype so that the plan stays `Debug`).
+#[derive(Clone, Default)]
+struct ProgressHook(Option<Arc<dyn Progress>>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Some(Progress)" } else { "None" })
+    }
+}
 
 /// The result of the computation under one plaintext modulus.
 #[derive(Debug, Clone, Serialize)]
@@ -174,8 +189,14 @@ impl StatsPlan {
     /// ([`HeScheme::max_plain_bits`]: BGV needs t below every prime of its modulus chain).
     pub fn new(statistic: Statistic, data: Dataset, n: usize, max_plain_bits: u32) -> Result<Self, StatsError> {
         let layout = Layout::new(statistic, data.columns(), data.decimals(), n)?;
-        let mut plan =
-            Self { layout, data, expected: Vec::new(), plain_moduli: Vec::new(), users_per_round: USERS_PER_ROUND };
+        let mut plan = Self {
+            layout,
+            data,
+            expected: Vec::new(),
+            plain_moduli: Vec::new(),
+            users_per_round: USERS_PER_ROUND,
+            progress: ProgressHook::default(),
+        };
         let (expected, bound) = plan.exact_totals().ok_or_else(|| {
             StatsError::Capacity(format!(
                 "the aggregates of {} users exceed 2^127: use fewer decimals or smaller values",
@@ -208,6 +229,14 @@ impl StatsPlan {
         self
     }
 
+    /// Reports the users encrypted to `progress`: [`StatsPlan::execute`] starts it with
+    /// users x plaintext moduli steps and finishes it, and every round of
+    /// [`StatsPlan::run`] advances it by the users it encrypted and aggregated.
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = ProgressHook(Some(progress));
+        self
+    }
+
     /// The whole computation with one scheme per plaintext modulus, in the order of
     /// [`StatsPlan::plain_moduli`]: every noise budget is checked before any user's data is
     /// encrypted, then each scheme runs, then the results are combined.
@@ -233,8 +262,14 @@ impl StatsPlan {
         for scheme in schemes.iter_mut() {
             self.check_noise_budget(scheme)?;
         }
-        let runs = schemes.iter_mut().map(|scheme| self.run(scheme)).collect::<Result<Vec<_>, _>>()?;
-        self.finish(runs)
+        if let Some(progress) = &self.progress.0 {
+            progress.start((self.data.users() * schemes.len()) as u64, "users encrypted");
+        }
+        let runs = schemes.iter_mut().map(|scheme| self.run(scheme)).collect::<Result<Vec<_>, _>>();
+        if let Some(progress) = &self.progress.0 {
+            progress.finish();
+        }
+        self.finish(runs?)
     }
 
     /// Checks on a dummy encryption (no user data) that an aggregate over all users keeps
@@ -272,6 +307,9 @@ impl StatsPlan {
             let start = Instant::now();
             aggregates = Some(self.layout.aggregate(scheme, &ciphertexts, aggregates)?);
             server_s += start.elapsed().as_secs_f64();
+            if let Some(progress) = &self.progress.0 {
+                progress.advance(users.len() as u64);
+            }
         }
         let aggregates = aggregates.ok_or_else(|| StatsError::Input("the dataset has no users".into()))?;
 

@@ -1,4 +1,4 @@
-//! `pimhe bench scheme --scheme ckks`: times CKKS's operations on ciphertext batches made with a
+//! CKKS scheme benchmarks (`pimhe bench scheme --scheme ckks`): time CKKS's operations on ciphertext batches made with a
 //! 128-bit preset, for the comparison with OpenFHE and SEAL (bench/compare/): encode + encrypt,
 //! decrypt + decode, add, multiply + relinearize + rescale, rescale, a rotation, 8 hoisted
 //! rotations, a 64 x 64 linear transform and a sigmoid. The warm-up round decrypts the product
@@ -18,11 +18,13 @@ use pimhe_schemes::ckks::{
     CiphertextBatch, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator,
     PrecisionStats,
 };
+use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
-use crate::bench::Printable;
-use crate::bench_scheme::{ops_table, seed_stream, OpTiming, Rounds, SchemeArgs};
-use crate::error::{CliError, Result};
+use super::{ops_table, time_rounds, OpTiming, Rounds, SchemeConfig};
+use crate::error::{BenchError, Result};
+use crate::format::{Render, FIXED_SEED_KEYS};
+use crate::kernels::seed_stream;
 
 /// Slots of the linear transform's ciphertexts and size of its matrix.
 const TRANSFORM_SLOTS: usize = 64;
@@ -102,8 +104,8 @@ impl From<PrecisionStats> for PrecisionRow {
     }
 }
 
-impl Printable for CkksReport {
-    fn human(&self) -> String {
+impl Render for CkksReport {
+    fn render(&self) -> String {
         let p = &self.params;
         let mut text = format!(
             "ckks backend={} n={} batch={} threads={} (best and median of {} after a warm-up, seed {}; {})\n  \
@@ -140,15 +142,15 @@ pub fn input_value(i: usize, seed: u64, stream: u64) -> f64 {
 
 /// The CKKS parameters of `args`: the preset of `--n`, with `--dnum` digits and the scale of
 /// `--scale-bits` if given (the preset's depth either way).
-fn parameters(args: &SchemeArgs) -> Result<CkksParameters> {
-    let preset = CkksParameters::preset(args.n).map_err(|e| CliError::usage(format!("--n {}: {e}", args.n)))?;
+fn parameters(args: &SchemeConfig) -> Result<CkksParameters> {
+    let preset = CkksParameters::preset(args.n).map_err(|e| BenchError::usage(format!("--n {}: {e}", args.n)))?;
     if args.dnum.is_none() && args.scale_bits.is_none() {
         return Ok(preset);
     }
     let dnum = args.dnum.unwrap_or_else(|| preset.rlwe().dnum());
     let scale_bits = args.scale_bits.unwrap_or_else(|| preset.scale_bits());
     CkksParameters::builder(args.n).depth(preset.depth()).scale_bits(scale_bits).dnum(dnum).build().map_err(|e| {
-        CliError::usage(format!(
+        BenchError::usage(format!(
             "--dnum {dnum} with --scale-bits {scale_bits} is not allowed at --n {} (depth {}): {e}",
             args.n,
             preset.depth()
@@ -156,8 +158,8 @@ fn parameters(args: &SchemeArgs) -> Result<CkksParameters> {
     })
 }
 
-/// Measures (the arguments' common checks are the caller's).
-pub fn measure(args: &SchemeArgs) -> Result<CkksReport> {
+/// Measures (the configuration's common checks are the caller's: [`super::measure`]).
+pub fn measure(args: &SchemeConfig, progress: &dyn Progress) -> Result<CkksReport> {
     let params = parameters(args)?;
     let backend = CpuBackend::new(args.threads)?;
     let bits = |primes: &[u32]| primes.iter().map(|&p| 32 - p.leading_zeros()).collect::<Vec<u32>>();
@@ -174,7 +176,7 @@ pub fn measure(args: &SchemeArgs) -> Result<CkksReport> {
         log_q_total: params.rlwe().total_bits(),
     };
     let ctx = CkksContext::new(params)?;
-    let (ops, precision, sigmoid_degree) = bench(&backend, &ctx, args)?;
+    let (ops, precision, sigmoid_degree) = bench(&backend, &ctx, args, progress)?;
     Ok(CkksReport {
         scheme: "ckks",
         backend: "cpu",
@@ -183,7 +185,7 @@ pub fn measure(args: &SchemeArgs) -> Result<CkksReport> {
         threads: backend.threads(),
         repeats: args.repeat,
         seed: args.seed,
-        keys: crate::bench::FIXED_SEED_KEYS,
+        keys: FIXED_SEED_KEYS,
         params: report_params,
         checked: true,
         sigmoid_degree,
@@ -203,7 +205,7 @@ fn check(op: &str, got: &[Vec<Complex64>], expected: &[Vec<Complex64>], bound: f
     if error <= bound {
         Ok(())
     } else {
-        Err(CliError::Failed(format!("internal error: {op} decrypted {error:e} away from the plaintext result")))
+        Err(BenchError::Failed(format!("internal error: {op} decrypted {error:e} away from the plaintext result")))
     }
 }
 
@@ -212,7 +214,8 @@ fn check(op: &str, got: &[Vec<Complex64>], expected: &[Vec<Complex64>], bound: f
 fn bench<B: Backend>(
     backend: &B,
     ctx: &Arc<CkksContext>,
-    args: &SchemeArgs,
+    args: &SchemeConfig,
+    progress: &dyn Progress,
 ) -> Result<(Vec<OpTiming>, PrecisionStats, usize)> {
     let (batch, seed) = (args.batch, args.seed);
     let slots = ctx.max_slots();
@@ -248,7 +251,13 @@ fn bench<B: Backend>(
     let relin = keygen.relin_key(&secret)?;
     let mut steps: Vec<i64> = (1..=HOISTED).collect();
     steps.extend(transform.rotations());
-    let galois = keygen.galois_keys(&secret, &ctx.galois_elements(&steps, false))?;
+    // The Galois keys are the long part of the key generation (one key-switching key each).
+    let elements = ctx.galois_elements(&steps, false);
+    progress.start(elements.len() as u64, "Galois keys");
+    let galois = keygen.galois_keys(&secret, &elements);
+    progress.advance(elements.len() as u64);
+    progress.finish();
+    let galois = galois?;
     let encoder = Encoder::new(ctx);
     let mut encryptor = Encryptor::with_public_key(backend, &public)?.with_sampler(stream(2));
     let evaluator = Evaluator::new(backend, ctx).with_relin_key(&relin)?.with_galois_keys(&galois)?;
@@ -266,7 +275,8 @@ fn bench<B: Backend>(
 
     let mut rounds = Rounds::new();
     let mut precision = None;
-    for round in 0..=args.repeat {
+    progress.start(args.repeat as u64 + 1, "rounds");
+    time_rounds(args.repeat, progress, |round| {
         let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&encode(&x, slots)?)?))?;
         let decrypted = rounds.time("decrypt", || decrypt(&cx))?;
         let sum = rounds.time("add", || Ok(evaluator.add(&cx, &cy)?))?;
@@ -299,7 +309,8 @@ fn bench<B: Backend>(
             let expected = map(&|k, i| Complex64::new(sigmoid.evaluate_plain(x[k][i].re), 0.0), slots);
             check("sigmoid", &decrypt(&activated)?, &expected, 1e-3)?;
         }
-    }
+        Ok(())
+    })?;
     let precision = precision.expect("the warm-up round measured it");
     Ok((rounds.finish(batch), precision, sigmoid_degree))
 }
@@ -318,7 +329,7 @@ mod tests {
 
     #[test]
     fn scale_bits_keep_the_presets_depth_and_dnum() {
-        let args = |dnum, scale_bits| SchemeArgs {
+        let args = |dnum, scale_bits| SchemeConfig {
             scheme: "ckks".into(),
             n: 16384,
             batch: 1,
@@ -328,7 +339,6 @@ mod tests {
             seed: 1,
             dnum,
             scale_bits,
-            json: false,
         };
         let preset = CkksParameters::preset(16384).unwrap();
         assert_eq!(parameters(&args(None, None)).unwrap(), preset);
@@ -340,7 +350,7 @@ mod tests {
         assert!(at_29.rlwe().total_bits() < preset.rlwe().total_bits());
         // A scale beyond what the builder allows is a usage error naming the options.
         match parameters(&args(None, Some(70))) {
-            Err(CliError::Usage(message)) => assert!(message.contains("--scale-bits 70"), "{message}"),
+            Err(BenchError::Usage(message)) => assert!(message.contains("--scale-bits 70"), "{message}"),
             other => panic!("expected a usage error, got {other:?}"),
         }
     }

@@ -1,4 +1,4 @@
-//! The `upmem-emu` backend of `pimhe bench`: a workload on emulated UPMEM DPUs, timed by the
+//! Kernels on the `upmem-emu` backend: a workload on emulated UPMEM DPUs, timed by the
 //! `upmem-v1b` model.
 //!
 //! A run uploads its inputs, runs the operation as one deferred command list (one launch in
@@ -29,139 +29,21 @@ use std::time::Instant;
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 use pimhe_pim::counts::TaskletCounts;
-use pimhe_pim::layout::{self, Variant};
+use pimhe_pim::layout;
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::{busiest_share, pull_bytes_per_dpu, push_bytes_per_dpu};
-use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
+use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
-use serde::Serialize;
 
-use crate::bench::{execute, generate_inputs, random_batch, Op, Workload};
-use crate::error::{CliError, Result};
-
-/// Default `--dpus`: one rank.
-pub const DEFAULT_DPUS: usize = 64;
-
-/// `--emulate auto` emulates in full below this MRAM footprint (and at most
-/// [`AUTO_FULL_MAX_DPUS`] DPUs).
-pub const AUTO_FULL_MAX_BYTES: u128 = 256 << 20;
-/// `--emulate auto` emulates in full on at most this many DPUs.
-pub const AUTO_FULL_MAX_DPUS: usize = 64;
+use super::{check_memory, execute, generate_inputs, random_batch, Op, Workload};
+use crate::error::{BenchError, Result};
+use crate::settings::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_BYTES, AUTO_FULL_MAX_DPUS};
 
 /// MRAM the runtime reserves at the start of every DPU: header and command list.
 const RESERVED_MRAM_BYTES: usize = layout::HEADER_BYTES + 256 * layout::COMMAND_BYTES;
 
-/// How much of the system to emulate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Emulate {
-    /// Every DPU.
-    Full,
-    /// The busiest DPU of each prime group.
-    Subset,
-    /// Full when small (see [`AUTO_FULL_MAX_BYTES`]), else subset.
-    Auto,
-}
-
-/// The `upmem-emu` settings of a run, validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PimSettings {
-    /// DPUs of the system.
-    pub dpus: usize,
-    /// Parallel or sequential prime groups.
-    pub mode: Mode,
-    /// Kernel arithmetic.
-    pub variant: Variant,
-}
-
-/// `--mode` names.
-pub fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Parallel => "parallel",
-        Mode::Sequential => "sequential",
-    }
-}
-
-/// `--kernel` names.
-pub fn kernel_name(variant: Variant) -> &'static str {
-    match variant {
-        Variant::Barrett => "barrett",
-        Variant::Best => "best",
-    }
-}
-
-/// Parses `--mode`.
-pub fn parse_mode(value: &str) -> Result<Mode> {
-    match value {
-        "parallel" => Ok(Mode::Parallel),
-        "sequential" => Ok(Mode::Sequential),
-        other => Err(CliError::usage(format!("--mode {other} is not allowed: choose parallel or sequential"))),
-    }
-}
-
-/// Parses `--kernel`.
-pub fn parse_kernel(value: &str) -> Result<Variant> {
-    match value {
-        "barrett" => Ok(Variant::Barrett),
-        "best" => Ok(Variant::Best),
-        other => Err(CliError::usage(format!("--kernel {other} is not allowed: choose barrett or best"))),
-    }
-}
-
-/// Parses `--emulate`.
-pub fn parse_emulate(value: &str) -> Result<Emulate> {
-    match value {
-        "full" => Ok(Emulate::Full),
-        "subset" => Ok(Emulate::Subset),
-        "auto" => Ok(Emulate::Auto),
-        other => Err(CliError::usage(format!("--emulate {other} is not allowed: choose full, subset or auto"))),
-    }
-}
-
-impl PimSettings {
-    /// Checks `dpus` against the system size and, in parallel mode, against the primes.
-    pub fn new(dpus: usize, mode: Mode, variant: Variant, primes: usize) -> Result<Self> {
-        Self::checked(dpus, mode, variant, primes, true)
-    }
-
-    /// [`PimSettings::new`] in parallel mode with the best kernel, for the commands that have
-    /// no `--mode` (`stats`, `demo`): the same checks, with advice that names no `--mode`.
-    pub fn parallel(dpus: usize, primes: usize) -> Result<Self> {
-        Self::checked(dpus, Mode::Parallel, Variant::Best, primes, false)
-    }
-
-    /// The checks of [`PimSettings::new`]; `has_mode_flag` says whether the command has
-    /// `--mode`, so the advice may point to it.
-    fn checked(dpus: usize, mode: Mode, variant: Variant, primes: usize, has_mode_flag: bool) -> Result<Self> {
-        if !(1..=MAX_DPUS).contains(&dpus) {
-            return Err(CliError::usage(format!(
-                "--dpus {dpus} is not allowed: choose 1..={MAX_DPUS} DPUs (an UPMEM system has at most {MAX_DPUS})"
-            )));
-        }
-        if mode == Mode::Parallel && dpus < primes {
-            let (which, alternative) =
-                if has_mode_flag { ("--mode parallel", " or --mode sequential") } else { ("parallel mode", "") };
-            return Err(CliError::usage(format!(
-                "--dpus {dpus} is too few for {which} with {primes} primes: parallel mode needs at least \
-                 one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
-            )));
-        }
-        Ok(Self { dpus, mode, variant })
-    }
-
-    /// Ranks the system occupies: `ceil(dpus / 64)`.
-    pub fn ranks(&self) -> u32 {
-        self.dpus.div_ceil(64) as u32
-    }
-
-    pub(crate) fn config(&self, dpus: usize, mode: Mode) -> PimConfig {
-        let mut config = PimConfig::new(dpus, mode);
-        config.variant = self.variant;
-        config
-    }
-}
-
 /// The operations this module runs: kernels on random residues. `bench` hands bfv-mul and
-/// bfv-add (real ciphertexts) to `bench_bfv`, so [`Kernel::of`] refuses them once, at the
+/// bfv-add (real ciphertexts) to [`super::bfv`], so [`Kernel::of`] refuses them once, at the
 /// entry of [`run_full`] and [`run_subset`], and nothing below handles them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
@@ -184,7 +66,7 @@ impl Kernel {
             Op::BgvMul => Ok(Kernel::BgvMul),
             Op::Pipeline => Ok(Kernel::Pipeline),
             Op::BfvMul | Op::BfvAdd => {
-                Err(CliError::Failed(format!("internal error: {} has no random operands", op.name())))
+                Err(BenchError::Failed(format!("internal error: {} has no random operands", op.name())))
             }
         }
     }
@@ -217,66 +99,6 @@ pub fn footprint_bytes(workload: &Workload, settings: &PimSettings) -> u128 {
     workload.estimated_bytes() + tables
 }
 
-/// What a `upmem-emu` run reported. Modeled figures carry [`PimOutcome::model`].
-#[derive(Debug, Clone, Serialize)]
-pub struct PimOutcome {
-    /// `full`, or `subset: ...` with how the numbers were extrapolated.
-    pub emulation: String,
-    /// DPUs the emulator ran.
-    pub emulated_dpus: usize,
-    /// Polynomials of each operand on the busiest DPU (per prime).
-    pub busiest_share: usize,
-    /// Host wall time of the emulation (not a DPU time).
-    pub wall_s: f64,
-    /// Modeled host -> DPU seconds of the inputs.
-    pub transfer_s: f64,
-    /// Modeled DPU seconds (launches with their overheads).
-    pub compute_s: f64,
-    /// Modeled DPU -> host seconds of the outputs.
-    pub retrieve_s: f64,
-    /// `transfer_s + compute_s + retrieve_s`.
-    pub total_s: f64,
-    /// Modeled whole-system energy over `total_s` with `ceil(dpus / 64)` ranks active.
-    pub energy_j: f64,
-    /// The model's label, e.g. `upmem-v1b@1 (modeled)`.
-    pub model: String,
-    /// Kernel launches of the full system.
-    pub launches: u64,
-    /// Operations that ran on the CPU instead.
-    pub fallbacks: u64,
-    /// Instructions the emulator counted (over the emulated DPUs; scaled like compute when
-    /// only part of a share was emulated).
-    pub counted_instructions: u64,
-    /// Everything the emulator counted (same scope as `counted_instructions`).
-    pub counted: TaskletCounts,
-    /// Bytes moved to the DPUs (full system).
-    pub bytes_to_dpus: u64,
-    /// Bytes moved back (full system).
-    pub bytes_from_dpus: u64,
-    /// Where each figure came from.
-    pub sources: Sources,
-}
-
-/// Where each figure of a [`PimOutcome`] came from.
-#[derive(Debug, Clone, Serialize)]
-pub struct Sources {
-    /// Source of `compute_s` (and `counted`).
-    pub compute_s: String,
-    /// Source of `transfer_s` and `retrieve_s`.
-    pub transfer_s: String,
-    /// Source of `energy_j`.
-    pub energy_j: String,
-    /// Source of `wall_s`.
-    pub wall_s: String,
-}
-
-impl PimOutcome {
-    /// The model label without its ` (modeled)` suffix, for `(modeled, <label>)` annotations.
-    pub fn model_short(&self) -> &str {
-        self.model.strip_suffix(" (modeled)").unwrap_or(&self.model)
-    }
-}
-
 /// Runs `workload` with `emulate` (auto resolved here). `max_emulation_s` bounds the
 /// emulation time of a subset run (see the module documentation); `None` emulates the
 /// busiest share exactly.
@@ -304,7 +126,7 @@ pub fn run(
 fn check_degree(workload: &Workload) -> Result<()> {
     let n = workload.n();
     if !(layout::N_MIN..=layout::N_MAX).contains(&n) {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--n {n} is not allowed with --backend upmem-emu: the DPU kernels support N = {} ..= {}",
             layout::N_MIN,
             layout::N_MAX
@@ -320,7 +142,7 @@ fn check_mram(workload: &Workload, kernel: Kernel, share: usize, primes_per_dpu:
     let needed = RESERVED_MRAM_BYTES + primes_per_dpu * (16 * n + resident * share * 4 * n);
     let available = pimhe_pim::emulator::MRAM_BYTES;
     if needed > available {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "{what}: the busiest DPU would need {:.1} MiB of MRAM ({resident} operands x {share} polynomials \
              of N={n} x {primes_per_dpu} primes, plus twiddles), more than a DPU's {} MiB; use more --dpus or a \
              smaller --batch",
@@ -334,9 +156,9 @@ fn check_mram(workload: &Workload, kernel: Kernel, share: usize, primes_per_dpu:
 /// Every DPU emulated, the real data uploaded, executed, downloaded.
 pub fn run_full(workload: &Workload, settings: &PimSettings) -> Result<PimOutcome> {
     let kernel = Kernel::of(workload.op)?;
-    crate::bench::check_memory(workload, pimhe_ring::memory::available_memory())?;
+    check_memory(workload, pimhe_ring::memory::available_memory())?;
     let primes = workload.primes();
-    let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(CliError::usage)?;
+    let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(BenchError::usage)?;
     let count = operand_polys(kernel, workload.batch);
     let share = busiest_share(&plan, primes, count);
     let per_dpu = if settings.mode == Mode::Sequential { primes } else { 1 };
@@ -468,7 +290,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
     let kernel = Kernel::of(workload.op)?;
     let primes = workload.primes();
     let n = workload.n();
-    let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(CliError::usage)?;
+    let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(BenchError::usage)?;
     let count = operand_polys(kernel, workload.batch);
     let share = busiest_share(&plan, primes, count);
     let group = plan.group(0).len();
@@ -593,22 +415,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn flags_parse_and_name_their_values() {
-        assert_eq!(parse_mode("sequential").unwrap(), Mode::Sequential);
-        assert_eq!(parse_kernel("barrett").unwrap(), Variant::Barrett);
-        assert_eq!(parse_emulate("auto").unwrap(), Emulate::Auto);
-        assert!(parse_mode("serial").unwrap_err().to_string().contains("parallel or sequential"));
-        assert!(parse_kernel("x").unwrap_err().to_string().contains("barrett or best"));
-        assert!(parse_emulate("x").unwrap_err().to_string().contains("full, subset or auto"));
-        assert_eq!((mode_name(Mode::Parallel), kernel_name(Variant::Best)), ("parallel", "best"));
-        assert!(PimSettings::new(0, Mode::Parallel, Variant::Best, 1).is_err());
-        assert!(PimSettings::new(2561, Mode::Sequential, Variant::Best, 1).is_err());
-        assert!(PimSettings::new(2, Mode::Parallel, Variant::Best, 3).is_err());
-        assert!(PimSettings::new(2, Mode::Sequential, Variant::Best, 3).is_ok());
-        assert_eq!(PimSettings::new(383, Mode::Parallel, Variant::Best, 3).unwrap().ranks(), 6);
-    }
+    use pimhe_pim::layout::Variant;
 
     #[test]
     fn auto_emulates_small_runs_in_full_only() {

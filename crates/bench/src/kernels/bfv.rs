@@ -1,4 +1,4 @@
-//! `pimhe bench bfv-mul|bfv-add`: BFV's homomorphic operations on real ciphertexts of the
+//! `bfv-mul` and `bfv-add`: BFV's homomorphic operations on real ciphertexts of the
 //! 128-bit preset of N, in the report format of the other `bench` operations.
 //!
 //! The C input ciphertexts (random slots, encrypted on the CPU with the public key) form C/2
@@ -28,10 +28,13 @@ use pimhe_schemes::bfv::{
 use pimhe_schemes::bgv::DEGREES;
 use serde::Serialize;
 
-use crate::bench::{check_memory, print_report, BenchArgs, Op, PimReport, Printable, Report, Workload};
-use crate::bench_scheme::{random_slots, seed_stream};
-use crate::error::{check_threads, CliError, Result};
-use crate::upmem::{self, PimOutcome, PimSettings, Sources};
+use super::{
+    check_memory, random_slots, reject_upmem_flags, seed_stream, CpuReport, KernelConfig, KernelReport, Op, PimReport,
+    Workload,
+};
+use crate::error::{check_threads, BenchError, Result};
+use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
+use crate::settings::{self, PimOutcome, PimSettings, Sources};
 
 /// What each operation computes, as the report states it.
 fn computation(op: Op) -> &'static str {
@@ -44,12 +47,12 @@ fn computation(op: Op) -> &'static str {
 
 /// A `bench` report of a BFV operation: the common fields, what was computed, and that the
 /// result was checked.
-#[derive(Debug, Serialize)]
-struct BfvReport<R: Printable> {
+#[derive(Debug, Clone, Serialize)]
+pub struct BfvReport<R: Render> {
     #[serde(flatten)]
     report: R,
     computation: &'static str,
-    /// Where the keys come from: always `--seed` here ([`crate::bench::FIXED_SEED_KEYS`]).
+    /// Where the keys come from: always `--seed` here ([`FIXED_SEED_KEYS`]).
     keys: &'static str,
     /// The decrypted result equalled the plaintext one (always true in a printed report).
     checked: bool,
@@ -58,16 +61,16 @@ struct BfvReport<R: Printable> {
     host_fallback_s: Option<f64>,
 }
 
-impl<R: Printable> Printable for BfvReport<R> {
-    fn human(&self) -> String {
+impl<R: Render> Render for BfvReport<R> {
+    fn render(&self) -> String {
         let mut text = format!(
             "{}\n  {}; result checked against the plaintext; {} (--seed)",
-            self.report.human(),
+            self.report.render(),
             self.computation,
             self.keys
         );
         if let Some(seconds) = self.host_fallback_s {
-            text += &format!("; host fallback steps {} measured", crate::bench::format_seconds(seconds));
+            text += &format!("; host fallback steps {} measured", format_seconds(seconds));
         }
         text
     }
@@ -84,8 +87,8 @@ struct Inputs {
     expected: Vec<Vec<u64>>,
 }
 
-/// Runs `pimhe bench bfv-mul|bfv-add`.
-pub fn run(args: &BenchArgs) -> Result<()> {
+/// Runs `pimhe bench bfv-mul|bfv-add` (the backend's name is checked by the caller).
+pub fn run(args: &KernelConfig) -> Result<KernelReport> {
     let params = validate(args)?;
     let client = CpuBackend::new(if args.backend == "cpu" { args.threads } else { None })?;
     let ctx = BfvContext::new(params)?;
@@ -106,14 +109,20 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 check(&client, &inputs, &result)?;
             }
         }
-        let report = Report::new(&workload, "cpu", client.threads(), prime_bits, times);
-        return print_report(&BfvReport { report, computation, keys: crate::bench::FIXED_SEED_KEYS, checked: true, host_fallback_s: None }, args.json);
+        let report = CpuReport::new(&workload, "cpu", client.threads(), prime_bits, times);
+        return Ok(KernelReport::BfvCpu(BfvReport {
+            report,
+            computation,
+            keys: FIXED_SEED_KEYS,
+            checked: true,
+            host_fallback_s: None,
+        }));
     }
 
-    let mode = upmem::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
-    let variant = upmem::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
+    let mode = settings::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
+    let variant = settings::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
     let primes = inputs.ctx.all_primes();
-    let settings = PimSettings::new(args.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, primes.len())?;
+    let settings = PimSettings::new(args.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, primes.len())?;
     let config = settings.config(settings.dpus, mode);
     let model = config.model.clone();
     let pim = PimBackend::new(config, args.n, &primes)?;
@@ -127,7 +136,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let wall_s = start.elapsed().as_secs_f64();
     check(&client, &inputs, &result)?;
 
-    let plan = Plan::new(mode, settings.dpus, primes.len()).map_err(CliError::usage)?;
+    let plan = Plan::new(mode, settings.dpus, primes.len()).map_err(BenchError::usage)?;
     let energy_j = model.energy_joules(cost.total_s(), settings.ranks());
     let outcome = PimOutcome {
         emulation: "full".to_string(),
@@ -155,37 +164,37 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     };
     let report = PimReport::new(&workload, prime_bits, &settings, outcome);
     let host_fallback_s = Some(cost.host_fallback_s);
-    print_report(&BfvReport { report, computation, keys: crate::bench::FIXED_SEED_KEYS, checked: true, host_fallback_s }, args.json)
+    Ok(KernelReport::BfvPim(BfvReport { report, computation, keys: FIXED_SEED_KEYS, checked: true, host_fallback_s }))
 }
 
 /// Checks the flags that apply to BFV runs and returns the preset of `--n`. Every error names
 /// its flag and what is allowed.
-fn validate(args: &BenchArgs) -> Result<BfvParameters> {
+fn validate(args: &KernelConfig) -> Result<BfvParameters> {
     let op = args.op.name();
     if args.primes.is_some() {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--primes does not apply to {op}: it runs on the 128-bit preset of --n (see `pimhe params`)"
         )));
     }
     if args.backend == "cpu" {
-        crate::bench::reject_upmem_flags(args)?;
+        reject_upmem_flags(args)?;
     } else if args.threads.is_some() {
-        return Err(CliError::usage(
+        return Err(BenchError::usage(
             "--threads applies to --backend cpu only (the emulator uses every core of this host)",
         ));
     }
     if args.emulate.as_deref().is_some_and(|e| e != "full") {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--emulate {} is not allowed for {op}: its ciphertexts are real, so every DPU is emulated (full)",
             args.emulate.as_deref().unwrap_or_default()
         )));
     }
     check_threads(args.threads)?;
     if args.repeat == 0 {
-        return Err(CliError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
+        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
     }
     if args.batch < 2 || !args.batch.is_multiple_of(2) {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--batch {} is not allowed for {op}: ciphertexts are combined in pairs, so the batch must be even and \
              at least 2",
             args.batch
@@ -200,7 +209,7 @@ fn validate(args: &BenchArgs) -> Result<BfvParameters> {
         .collect();
     if !allowed.contains(&args.n) {
         let list: Vec<String> = allowed.iter().map(usize::to_string).collect();
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--n {} is not allowed for {op}: choose one of {} (the 128-bit presets{})",
             args.n,
             list.join(", "),
@@ -260,7 +269,7 @@ fn apply<B: Backend>(
     match op {
         Op::BfvMul => Ok(evaluator.relinearize(&evaluator.multiply(a, b)?)?),
         Op::BfvAdd => Ok(evaluator.add(a, b)?),
-        other => Err(CliError::Failed(format!("internal error: {} is not a BFV operation", other.name()))),
+        other => Err(BenchError::Failed(format!("internal error: {} is not a BFV operation", other.name()))),
     }
 }
 
@@ -270,7 +279,7 @@ fn check(client: &CpuBackend, inputs: &Inputs, result: &CiphertextBatch<CpuBacke
     for (k, (plain, expected)) in plains.iter().zip(&inputs.expected).enumerate() {
         let slots = inputs.encoder.decode(plain)?;
         if let Some(i) = (0..expected.len()).find(|&i| slots[i] != expected[i]) {
-            return Err(CliError::Failed(format!(
+            return Err(BenchError::Failed(format!(
                 "internal error: pair {k} slot {i} decrypted to {}, expected {}",
                 slots[i], expected[i]
             )));

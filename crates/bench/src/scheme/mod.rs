@@ -1,4 +1,4 @@
-//! `pimhe bench scheme`: times a scheme's operations on ciphertext batches built from the
+//! Scheme benchmarks (`pimhe bench scheme`): time a scheme's operations on ciphertext batches built from the
 //! 128-bit preset of a ring degree, for side-by-side comparisons with other libraries
 //! (bench/compare/ in the repository runs it next to SEAL and OpenFHE).
 //!
@@ -16,71 +16,67 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::Args;
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_math::{Modulus, Sampler};
+
 use pimhe_ring::memory;
 use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvContext, BgvParameters, DEGREES};
 use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, Plaintext};
 use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator};
 use pimhe_schemes::SchemeError;
+use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
-use crate::bench::{format_seconds, print_report, Printable};
-use crate::error::{check_threads, CliError, Result};
+use crate::error::{check_threads, BenchError, Result};
+use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
+use crate::kernels::{random_slots, seed_stream};
+
+pub mod ckks;
 
 /// The schemes `--scheme` names.
 const SCHEMES: &[&str] = &["bgv", "bfv", "ckks"];
 
-/// Arguments of `pimhe bench scheme`.
-#[derive(Debug, Clone, Args)]
-pub struct SchemeArgs {
-    /// Scheme to time: bgv, bfv or ckks.
-    #[arg(long, default_value = "bgv")]
+/// What `pimhe bench scheme` measures. The strings are validated by [`measure`] (with the
+/// CLI's messages).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemeConfig {
+    /// `bgv`, `bfv` or `ckks` [default: bgv].
     pub scheme: String,
-
-    /// Ring degree N of the 128-bit preset: 4096, 8192, 16384 or 32768 for bgv and bfv (the
-    /// presets with a key-switching prime, so relinearization can be timed); 8192 .. 65536 for
-    /// ckks.
-    #[arg(long)]
+    /// Ring degree N of the 128-bit preset: 4096 .. 32768 for bgv and bfv (the presets with a
+    /// key-switching prime); 8192 .. 65536 for ckks.
     pub n: usize,
-
-    /// Number C of ciphertexts in each operand batch.
-    #[arg(long, default_value_t = 8)]
+    /// Ciphertexts in each operand batch [default: 8].
     pub batch: usize,
-
-    /// Backend to run on (only cpu for now).
-    #[arg(long, default_value = "cpu")]
+    /// Backend (only `cpu` for now).
     pub backend: String,
-
-    /// Worker threads of the cpu backend (default: all cores).
-    #[arg(long)]
+    /// Worker threads of the cpu backend (`None`: all cores).
     pub threads: Option<usize>,
-
-    /// Number of timed rounds (after one untimed warm-up); the best and the median are reported.
-    #[arg(long, default_value_t = 5)]
+    /// Timed rounds after one untimed warm-up [default: 5].
     pub repeat: usize,
-
-    /// Seed of the keys, the encryption randomness and the plaintext slots (ChaCha20).
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the keys, the encryption randomness and the plaintext slots [default: 1].
     pub seed: u64,
-
-    /// Key-switching digits instead of the preset's: the longest 128-bit chain for that dnum
-    /// (`pimhe params` lists the presets' choice; dnum = L is one digit per data prime).
-    #[arg(long)]
+    /// Key-switching digits instead of the preset's.
     pub dnum: Option<usize>,
-
-    /// CKKS only: the scale 2^bits (20..=58) instead of the preset's, at the preset's depth and
-    /// dnum (a smaller scale shortens the chain, so it stays 128-bit secure).
-    #[arg(long)]
+    /// CKKS only: the scale 2^bits instead of the preset's.
     pub scale_bits: Option<u32>,
+}
 
-    /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
-    /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
-    /// times_s]) instead of a table.
-    #[arg(long)]
-    pub json: bool,
+impl SchemeConfig {
+    /// `scheme` at the preset of `n` with the defaults: batch 8 on cpu with all cores, 5 rounds,
+    /// seed 1, the preset's dnum and scale.
+    pub fn new(scheme: &str, n: usize) -> Self {
+        Self {
+            scheme: scheme.to_string(),
+            n,
+            batch: 8,
+            backend: "cpu".to_string(),
+            threads: None,
+            repeat: 5,
+            seed: 1,
+            dnum: None,
+            scale_bits: None,
+        }
+    }
 }
 
 /// The parameters a report was measured with.
@@ -121,16 +117,19 @@ impl SchemeParams {
 
 /// The times of one operation over the rounds.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct OpTiming {
-    pub(crate) op: &'static str,
+pub struct OpTiming {
+    /// The operation, e.g. `multiply`.
+    pub op: &'static str,
     /// Fastest round, seconds for the whole batch.
-    pub(crate) best_s: f64,
+    pub best_s: f64,
     /// Median round, seconds for the whole batch.
-    pub(crate) median_s: f64,
-    pub(crate) best_per_ciphertext_s: f64,
-    pub(crate) median_per_ciphertext_s: f64,
+    pub median_s: f64,
+    /// `best_s / batch`.
+    pub best_per_ciphertext_s: f64,
+    /// `median_s / batch`.
+    pub median_per_ciphertext_s: f64,
     /// Every round, seconds for the whole batch.
-    times_s: Vec<f64>,
+    pub times_s: Vec<f64>,
 }
 
 impl OpTiming {
@@ -170,7 +169,7 @@ pub struct SchemeReport {
     threads: usize,
     repeats: usize,
     seed: u64,
-    /// Where the keys come from: always `--seed` here ([`crate::bench::FIXED_SEED_KEYS`]).
+    /// Where the keys come from: always the seed here ([`FIXED_SEED_KEYS`]).
     keys: &'static str,
     params: SchemeParams,
     /// Whether the decrypted product matched the slot-wise plaintext product (always true in a
@@ -179,9 +178,9 @@ pub struct SchemeReport {
     ops: Vec<OpTiming>,
 }
 
-impl Printable for SchemeReport {
+impl Render for SchemeReport {
     /// The parameters, then one line per operation.
-    fn human(&self) -> String {
+    fn render(&self) -> String {
         let p = &self.params;
         let data_bits = match (p.data_prime_bits.iter().min(), p.data_prime_bits.iter().max()) {
             (Some(lo), Some(hi)) if lo == hi => format!("{lo}"),
@@ -215,7 +214,7 @@ impl Printable for SchemeReport {
 }
 
 /// The timing rows of a report, the operation's name in a column `name_width` wide.
-pub(crate) fn ops_table(ops: &[OpTiming], name_width: usize) -> String {
+pub fn ops_table(ops: &[OpTiming], name_width: usize) -> String {
     let mut text = format!(
         "  {:<name_width$} {:>14} {:>14} {:>16} {:>16}",
         "op", "best/batch", "median/batch", "best/ciphertext", "median/ciphertext"
@@ -256,37 +255,37 @@ fn estimated_bytes(scheme: &str, params: &BgvParameters, batch: usize) -> u128 {
 }
 
 /// Checks the flags every scheme shares. Every error names its flag and what is allowed.
-fn validate_common(args: &SchemeArgs) -> Result<()> {
+fn validate_common(args: &SchemeConfig) -> Result<()> {
     if !SCHEMES.contains(&args.scheme.as_str()) {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--scheme {} is not known; choose one of: {}",
             args.scheme,
             SCHEMES.join(", ")
         )));
     }
     if args.backend != "cpu" {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--backend {} is not supported by `bench scheme` yet; it runs on cpu only (the kernels run on \
              upmem-emu with `pimhe bench ntt|intt|bgv-mul|pipeline --backend upmem-emu`)",
             args.backend
         )));
     }
     if args.batch == 0 {
-        return Err(CliError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
+        return Err(BenchError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
     }
     check_threads(args.threads)?;
     if args.repeat == 0 {
-        return Err(CliError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
+        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
     }
     Ok(())
 }
 
 /// Checks the arguments of BGV and BFV and builds the parameters (BGV's set; BFV uses its
 /// primes).
-fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
+fn validate(args: &SchemeConfig) -> Result<BgvParameters> {
     validate_common(args)?;
     if args.scale_bits.is_some() {
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--scale-bits is a CKKS option; --scheme {} encodes integers modulo t",
             args.scheme
         )));
@@ -294,7 +293,7 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
     let allowed = allowed_degrees();
     if !allowed.contains(&args.n) {
         let list: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
-        return Err(CliError::usage(format!(
+        return Err(BenchError::usage(format!(
             "--n {} is not allowed: choose one of {} (the 128-bit presets with a key-switching prime)",
             args.n,
             list.join(", ")
@@ -303,26 +302,46 @@ fn validate(args: &SchemeArgs) -> Result<BgvParameters> {
     let params = match args.dnum {
         None => BgvParameters::preset(args.n)?,
         Some(dnum) => BgvParameters::preset_with_dnum(args.n, dnum)
-            .map_err(|e| CliError::usage(format!("--dnum {dnum} is not allowed at --n {}: {e}", args.n)))?,
+            .map_err(|e| BenchError::usage(format!("--dnum {dnum} is not allowed at --n {}: {e}", args.n)))?,
     };
     let needed = estimated_bytes(&args.scheme, &params, args.batch);
     memory::ensure_fits(&format!("the buffers of --batch {} at --n {}", args.batch, args.n), needed)
-        .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
+        .map_err(|e| BenchError::usage(format!("{e}; lower --batch")))?;
     Ok(params)
 }
 
-/// Runs `pimhe bench scheme`.
-pub fn run(args: &SchemeArgs) -> Result<()> {
-    if args.scheme == "ckks" {
-        validate_common(args)?;
-        return print_report(&crate::bench_ckks::measure(args)?, args.json);
-    }
-    let report = measure(args)?;
-    print_report(&report, args.json)
+/// What [`measure`] returns (`--json` serialises the inner report as it is).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum SchemeBenchReport {
+    /// BGV or BFV.
+    Exact(SchemeReport),
+    /// CKKS.
+    Ckks(ckks::CkksReport),
 }
 
-/// Validates the arguments and measures (everything `run` does but printing).
-pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
+impl Render for SchemeBenchReport {
+    fn render(&self) -> String {
+        match self {
+            SchemeBenchReport::Exact(r) => r.render(),
+            SchemeBenchReport::Ckks(r) => r.render(),
+        }
+    }
+}
+
+/// Runs `pimhe bench scheme`: validates `config`, measures, and checks every result against the
+/// plaintext computation. `progress` sees the rounds (the warm-up and the timed ones) and, for
+/// CKKS, the Galois keys.
+pub fn measure(config: &SchemeConfig, progress: &dyn Progress) -> Result<SchemeBenchReport> {
+    if config.scheme == "ckks" {
+        validate_common(config)?;
+        return Ok(SchemeBenchReport::Ckks(ckks::measure(config, progress)?));
+    }
+    Ok(SchemeBenchReport::Exact(measure_exact(config, progress)?))
+}
+
+/// [`measure`] for BGV and BFV.
+pub fn measure_exact(args: &SchemeConfig, progress: &dyn Progress) -> Result<SchemeReport> {
     let params = validate(args)?;
     let backend = CpuBackend::new(args.threads)?;
     let run = (args.batch, args.repeat, args.seed);
@@ -330,13 +349,17 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
         // BFV has no modulus chain: the relinearized product is checked as it is.
         "bfv" => (
             "bfv",
-            bench_exact(&backend, BfvContext::new(BfvParameters::from(params.clone()))?, run, |_, _, product| {
-                Ok(product)
-            })?,
+            bench_exact(
+                &backend,
+                BfvContext::new(BfvParameters::from(params.clone()))?,
+                run,
+                progress,
+                |_, _, product| Ok(product),
+            )?,
         ),
         _ => (
             "bgv",
-            bench_exact(&backend, BgvContext::new(params.clone())?, run, |rounds, evaluator, product| {
+            bench_exact(&backend, BgvContext::new(params.clone())?, run, progress, |rounds, evaluator, product| {
                 rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))
             })?,
         ),
@@ -349,7 +372,7 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
         threads: backend.threads(),
         repeats: args.repeat,
         seed: args.seed,
-        keys: crate::bench::FIXED_SEED_KEYS,
+        keys: FIXED_SEED_KEYS,
         params: SchemeParams::from_bgv(&params),
         checked: true,
         ops,
@@ -357,17 +380,19 @@ pub fn measure(args: &SchemeArgs) -> Result<SchemeReport> {
 }
 
 /// The seconds of each operation, round after round; round 0 is the warm-up.
-pub(crate) struct Rounds {
+pub struct Rounds {
     ops: Vec<(&'static str, Vec<f64>)>,
 }
 
 impl Rounds {
-    pub(crate) fn new() -> Self {
+    /// No operation timed yet.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
         Self { ops: Vec::new() }
     }
 
     /// Runs `f`, adds its time to `op`'s list and returns its value.
-    pub(crate) fn time<T>(&mut self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    pub fn time<T>(&mut self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let start = Instant::now();
         let value = f()?;
         let seconds = start.elapsed().as_secs_f64();
@@ -379,7 +404,7 @@ impl Rounds {
     }
 
     /// The timings without the warm-up round.
-    pub(crate) fn finish(self, batch: usize) -> Vec<OpTiming> {
+    pub fn finish(self, batch: usize) -> Vec<OpTiming> {
         self.ops.into_iter().map(|(op, times)| OpTiming::new(op, times[1..].to_vec(), batch)).collect()
     }
 }
@@ -393,6 +418,7 @@ fn bench_exact<B: Backend, S: ExactScheme>(
     backend: &B,
     ctx: Arc<S>,
     (batch, repeat, seed): (usize, usize, u64),
+    progress: &dyn Progress,
     after: impl Fn(&mut Rounds, &Evaluator<'_, B, S>, CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>>,
 ) -> Result<Vec<OpTiming>> {
     let stream = |k: u64| seed_stream(seed, k);
@@ -412,7 +438,8 @@ fn bench_exact<B: Backend, S: ExactScheme>(
     let cy = encryptor.encrypt(&plain_y)?;
 
     let mut rounds = Rounds::new();
-    for round in 0..=repeat {
+    progress.start(repeat as u64 + 1, "rounds");
+    let timed = time_rounds(repeat, progress, |round| {
         let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
         rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
         let product = rounds.time("multiply", || Ok(evaluator.multiply(&cx, &cy)?))?;
@@ -427,7 +454,7 @@ fn bench_exact<B: Backend, S: ExactScheme>(
             // The warm-up round is the probe: parameters without the noise budget for this
             // computation are refused (exit 2) before any round is timed.
             let decrypted = decryptor.decrypt(&result).map_err(|e| match e {
-                SchemeError::NoiseBudgetExhausted { .. } => CliError::usage(format!(
+                SchemeError::NoiseBudgetExhausted { .. } => BenchError::usage(format!(
                     "the parameters ({}) leave no noise budget for the benchmarked product; use another \
                      --dnum or a larger --n",
                     ctx.params()
@@ -436,28 +463,26 @@ fn bench_exact<B: Backend, S: ExactScheme>(
             })?;
             check_product(&encoder, &decrypted, &x, &y, t.value())?;
         }
-    }
+        Ok(())
+    });
+    timed?;
     Ok(rounds.finish(batch))
 }
 
-/// Stream `k` of `seed`: independent samplers for the keys (0), the plaintext slots (1) and
-/// the encryptions (2).
-pub(crate) fn seed_stream(seed: u64, k: u64) -> Sampler {
-    Sampler::from_seed_u64(seed.wrapping_mul(4).wrapping_add(k))
-}
-
-/// Two lists (x, then y) of `batch` vectors of `slots` uniformly random slots modulo t.
-pub(crate) fn random_slots(
-    t: &Modulus,
-    slots: usize,
-    batch: usize,
-    mut sampler: Sampler,
-) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
-    let mut vectors = || -> Vec<Vec<u64>> {
-        (0..batch).map(|_| sampler.uniform_vec(t, slots).into_iter().map(u64::from).collect()).collect()
-    };
-    let x = vectors();
-    (x, vectors())
+/// Runs `round(0)` (the warm-up) to `round(repeat)`, advancing `progress` after each, and
+/// finishes it whatever the outcome (its caller started it).
+pub(crate) fn time_rounds(
+    repeat: usize,
+    progress: &dyn Progress,
+    mut round: impl FnMut(usize) -> Result<()>,
+) -> Result<()> {
+    let result = (0..=repeat).try_for_each(|r| {
+        round(r)?;
+        progress.advance(1);
+        Ok(())
+    });
+    progress.finish();
+    result
 }
 
 /// Fails unless every decrypted slot equals the product of the input slots modulo t.
@@ -471,7 +496,7 @@ fn check_product(
     for (k, plain) in decrypted.iter().enumerate() {
         let slots = encoder.decode(plain)?;
         if let Some(i) = (0..slots.len()).find(|&i| slots[i] != x[k][i] * y[k][i] % t as u64) {
-            return Err(CliError::Failed(format!(
+            return Err(BenchError::Failed(format!(
                 "internal error: ciphertext {k} slot {i} decrypted to {}, expected {}",
                 slots[i],
                 x[k][i] * y[k][i] % t as u64
@@ -484,9 +509,10 @@ fn check_product(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pimhe_workloads::progress::NoProgress;
 
-    fn args(n: usize) -> SchemeArgs {
-        SchemeArgs {
+    fn args(n: usize) -> SchemeConfig {
+        SchemeConfig {
             scheme: "bgv".into(),
             n,
             batch: 2,
@@ -496,21 +522,20 @@ mod tests {
             seed: 3,
             dnum: None,
             scale_bits: None,
-            json: true,
         }
     }
 
-    fn usage(args: &SchemeArgs) -> String {
-        match measure(args) {
-            Err(CliError::Usage(message)) => message,
+    fn usage(args: &SchemeConfig) -> String {
+        match measure_exact(args, &NoProgress) {
+            Err(BenchError::Usage(message)) => message,
             other => panic!("expected a usage error, got {other:?}"),
         }
     }
 
     #[test]
     fn json_report_has_every_field_and_the_preset() {
-        let report = measure(&args(4096)).unwrap();
-        let json: serde_json::Value = serde_json::from_str(&crate::bench::to_json(&report).unwrap()).unwrap();
+        let report = measure_exact(&args(4096), &NoProgress).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::format::to_json(&report).unwrap()).unwrap();
         for field in ["scheme", "backend", "n", "batch", "threads", "repeats", "seed", "params", "checked", "ops"] {
             assert!(json.get(field).is_some(), "missing {field} in {json}");
         }
@@ -549,7 +574,7 @@ mod tests {
             assert!(close(field("best_per_ciphertext_s"), field("best_s") / 2.0), "{op}");
             assert!(close(field("median_per_ciphertext_s"), field("median_s") / 2.0), "{op}");
         }
-        let text = report.human();
+        let text = report.render();
         assert!(text.starts_with("bgv backend=cpu n=4096 batch=2 threads=2"), "{text}");
         assert!(text.contains("data primes=3x27b special=1x27b dnum=3 log2(q)=81 ciphertext, 108 total"), "{text}");
         assert_eq!(text.lines().count(), 3 + names.len(), "{text}");
@@ -558,8 +583,8 @@ mod tests {
     /// BFV: BGV's rows but modulus switching, the preset's primes, the product checked.
     #[test]
     fn bfv_report_has_the_bfv_rows_and_the_preset() {
-        let report = measure(&SchemeArgs { scheme: "bfv".into(), ..args(4096) }).unwrap();
-        let json: serde_json::Value = serde_json::from_str(&crate::bench::to_json(&report).unwrap()).unwrap();
+        let report = measure_exact(&SchemeConfig { scheme: "bfv".into(), ..args(4096) }, &NoProgress).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::format::to_json(&report).unwrap()).unwrap();
         assert_eq!(json["scheme"], "bfv");
         assert_eq!(json["checked"], true);
         let preset = BfvParameters::preset(4096).unwrap();
@@ -568,7 +593,7 @@ mod tests {
         assert_eq!(json["params"]["plain_modulus"], preset.plain_modulus());
         let names: Vec<&str> = json["ops"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
         assert_eq!(names, ["encrypt", "decrypt", "multiply", "relinearize", "multiply_relin", "intt", "ntt"]);
-        assert!(report.human().starts_with("bfv backend=cpu n=4096"), "{}", report.human());
+        assert!(report.render().starts_with("bfv backend=cpu n=4096"), "{}", report.render());
     }
 
     #[test]
@@ -582,7 +607,7 @@ mod tests {
 
     #[test]
     fn bad_flags_are_usage_errors_naming_the_flag() {
-        let with = |f: fn(&mut SchemeArgs)| {
+        let with = |f: fn(&mut SchemeConfig)| {
             let mut a = args(4096);
             f(&mut a);
             usage(&a)

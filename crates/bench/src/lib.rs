@@ -1,0 +1,51 @@
+//! # pimhe-bench
+//!
+//! Benchmarks, reproductions and PIM settings shared by the `pimhe` CLI and the Python
+//! package: everything those commands do but parse arguments and print.
+//!
+//! The modules are layered, each using only those before it:
+//!
+//! - [`error`]: [`BenchError`] (a usage error or a failed run, with the CLI's messages);
+//! - [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
+//! - [`settings`]: the emulated UPMEM system of a run ([`settings::PimSettings`]), its
+//!   backend, and what a run on it reported ([`settings::PimOutcome`]);
+//! - [`kernels`]: polynomial workloads (NTT, inverse NTT, BGV tensor, the pipeline; BFV's
+//!   multiply and add on real ciphertexts) on the cpu and upmem-emu backends
+//!   ([`kernels::run`]);
+//! - [`scheme`]: BGV, BFV and CKKS operations timed per ciphertext batch, every result checked
+//!   against the plaintext computation ([`scheme::measure`]);
+//! - [`reproduce`]: DRAMatic's experiments on the emulated backend beside the published
+//!   numbers ([`reproduce::reproduce`]).
+//!
+//! Configurations are plain structs whose string fields are validated by the run itself, so
+//! that the errors name the CLI's flags whoever calls. Long runs report their progress to a
+//! [`Progress`] ([`NoProgress`] reports nothing).
+//!
+//! ```
+//! use pimhe_bench::kernels::{self, KernelConfig, KernelReport, Op};
+//! use pimhe_bench::Render;
+//!
+//! // The forward NTT of 2 ciphertexts (4 polynomials) of N = 16 over one prime, on the cpu.
+//! let mut config = KernelConfig::new(Op::Ntt, 16, Some(1), 2);
+//! config.threads = Some(1);
+//! let report = kernels::run(&config).unwrap();
+//! let KernelReport::Cpu(cpu) = &report else { panic!("a cpu report") };
+//! assert_eq!(cpu.times_s().len(), 3);
+//! assert!(report.render().starts_with("ntt  backend=cpu n=16 primes=1x30b batch=2 threads=1"));
+//!
+//! // Invalid settings are usage errors naming the flag.
+//! config.batch = 0;
+//! let error = kernels::run(&config).unwrap_err();
+//! assert!(error.is_usage() && error.to_string().starts_with("--batch 0"));
+//! ```
+
+pub mod error;
+pub mod format;
+pub mod kernels;
+pub mod reproduce;
+pub mod scheme;
+pub mod settings;
+
+pub use error::{BenchError, Result};
+pub use format::Render;
+pub use pimhe_workloads::progress::{NoProgress, Progress};

@@ -1,0 +1,81 @@
+//! Progress of long runs, reported to whoever drives them: the CLI draws a terminal bar, the
+//! Python package a tqdm-style one, tests and library users nothing ([`NoProgress`]).
+//!
+//! A run calls [`Progress::start`] once with the number of steps it will take (0 when it cannot
+//! tell), [`Progress::advance`] as steps complete, and [`Progress::finish`] at the end. The
+//! methods take `&self` so that one reporter can be shared (`Arc<dyn Progress>`), and may be
+//! called from worker threads: implementations keep their state behind a lock or atomics.
+
+/// Where a long run reports how far it got.
+pub trait Progress: Send + Sync {
+    /// A run of `len` steps (0: unknown) begins; `label` says what is counted, e.g. `rows`.
+    fn start(&self, len: u64, label: &str);
+    /// `n` more steps are done.
+    fn advance(&self, n: u64);
+    /// The run is over (successfully or not); the reporter may clear its display.
+    fn finish(&self);
+}
+
+/// Reports nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _len: u64, _label: &str) {}
+    fn advance(&self, _n: u64) {}
+    fn finish(&self) {}
+}
+
+impl<P: Progress + ?Sized> Progress for &P {
+    fn start(&self, len: u64, label: &str) {
+        (**self).start(len, label)
+    }
+    fn advance(&self, n: u64) {
+        (**self).advance(n)
+    }
+    fn finish(&self) {
+        (**self).finish()
+    }
+}
+
+impl<P: Progress + ?Sized> Progress for std::sync::Arc<P> {
+    fn start(&self, len: u64, label: &str) {
+        (**self).start(len, label)
+    }
+    fn advance(&self, n: u64) {
+        (**self).advance(n)
+    }
+    fn finish(&self) {
+        (**self).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    #[derive(Default)]
+    struct Count(AtomicU64);
+
+    impl Progress for Count {
+        fn start(&self, _len: u64, _label: &str) {}
+        fn advance(&self, n: u64) {
+            self.0.fetch_add(n, Ordering::Relaxed);
+        }
+        fn finish(&self) {}
+    }
+
+    #[test]
+    fn shared_reporters_see_every_step() {
+        let count = Arc::new(Count::default());
+        let shared: Arc<dyn Progress> = count.clone();
+        shared.start(3, "steps");
+        (&*shared).advance(2);
+        shared.advance(1);
+        shared.finish();
+        NoProgress.advance(5);
+        assert_eq!(count.0.load(Ordering::Relaxed), 3);
+    }
+}
