@@ -12,6 +12,7 @@ mod params;
 mod progress;
 mod reproduce;
 mod stats;
+mod study;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,16 @@ enum Command {
     /// Encrypted statistics over users (mean, variance, linear regression) from a CSV file or
     /// synthetic data, beside the same statistic computed in plaintext.
     Stats(stats::StatsArgs),
+    /// Client/server statistics, the analyst's first step: declare a study (statistic, columns,
+    /// bounds) and write its public keys and, separately, its secret keys.
+    Keygen(study::KeygenArgs),
+    /// A user's step: encrypt each row of a CSV with the study's public keys, one submission
+    /// file per row.
+    Encrypt(study::EncryptArgs),
+    /// The server's step: add up the submissions with the public keys only, on any backend.
+    Eval(study::EvalArgs),
+    /// The analyst's last step: decrypt the aggregates and print the statistic.
+    Decrypt(study::DecryptArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +60,10 @@ fn main() -> ExitCode {
         Command::Params(args) => params::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Keygen(args) => study::keygen(args),
+        Command::Encrypt(args) => study::encrypt(args),
+        Command::Eval(args) => study::eval(args),
+        Command::Decrypt(args) => study::decrypt(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

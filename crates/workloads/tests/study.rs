@@ -22,7 +22,7 @@ fn columns(names: &[&str]) -> Vec<String> {
 /// passes between them goes through bytes.
 fn run_study<S: HeScheme, B: Backend>(study: &Study, data: &Dataset, server: &B) -> StudyResult {
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let study = Study::from_json::<S>(&study.to_json()).unwrap();
+    let study = Study::from_json(&study.to_json()).unwrap();
     let (secret, keys) = study.keygen::<S, _>(&cpu, Sampler::from_seed_u64(7)).unwrap();
     let (public_bytes, secret_bytes) = (keys.to_bytes().unwrap(), secret.to_bytes().unwrap());
     drop((secret, keys));

@@ -20,8 +20,17 @@ use pimhe_schemes::serial::{Bundle, SerialScheme};
 use pimhe_schemes::SchemeError;
 
 use super::{Aggregates, Study, StudyKeys, StudySecret, Submission};
-use crate::stats::scheme::HeScheme;
+use crate::stats::scheme::{Bfv, Bgv, HeScheme};
 use crate::stats::StatsError;
+
+/// The study's description, in the public directory every party reads.
+pub const STUDY_FILE: &str = "study.json";
+/// The public keys ([`StudyKeys::to_bytes`]), in the public directory.
+pub const PUBLIC_KEYS_FILE: &str = "public-keys.pimhe";
+/// The secret keys ([`StudySecret::to_bytes`]), in the analyst's own directory only.
+pub const SECRET_KEYS_FILE: &str = "secret-keys.pimhe";
+/// The extension of submission and aggregate files.
+pub const EXTENSION: &str = "pimhe";
 
 impl Study {
     /// The study as pretty-printed JSON.
@@ -29,10 +38,14 @@ impl Study {
         serde_json::to_string_pretty(self).expect("a study is plain data")
     }
 
-    /// A study from JSON, checked for scheme `S` ([`Study::validate`]).
-    pub fn from_json<S: HeScheme>(text: &str) -> Result<Self, StatsError> {
+    /// A study from JSON, checked for the scheme it declares ([`Study::validate`]).
+    pub fn from_json(text: &str) -> Result<Self, StatsError> {
         let study: Study = serde_json::from_str(text).map_err(|e| StatsError::Input(format!("not a study: {e}")))?;
-        study.validate::<S>()?;
+        match study.scheme.as_str() {
+            "bgv" => study.validate::<Bgv>()?,
+            "bfv" => study.validate::<Bfv>()?,
+            other => return Err(StatsError::Input(format!("the study's scheme is '{other}'; allowed: bgv, bfv"))),
+        }
         Ok(study)
     }
 

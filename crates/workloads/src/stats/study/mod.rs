@@ -31,6 +31,8 @@
 
 mod files;
 
+pub use files::{EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
+
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
