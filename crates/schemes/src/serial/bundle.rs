@@ -113,7 +113,9 @@ impl Bundle {
                 r.remaining() / (ENTRY_OVERHEAD + 1)
             )));
         }
-        let mut bundle = Self { entries: Vec::with_capacity(count) };
+        // Grown as entries are read rather than reserved from the claimed count: each entry
+        // costs more in memory than its 6 framing bytes, so only real ones get room.
+        let mut bundle = Self::new();
         for index in 0..count {
             let len = usize::from(r.u8("an entry name's length")?);
             let name = std::str::from_utf8(r.take(len, "an entry name")?)
