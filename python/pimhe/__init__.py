@@ -16,6 +16,10 @@ choice is the library's. Numpy arrays go in and come out::
     y = ev.relinearize(ev.multiply(x, x))
     assert (dec.decrypt(y)[0] == (np.arange(8192) % 100) ** 2 % ctx.plain_modulus).all()
 
+Every object has a versioned binary encoding: ``obj.to_bytes()`` (keys: ``compressed=True``
+for the seeded form), loaded with ``pimhe.Context.from_bytes`` and ``ctx.*_from_bytes``;
+files are ``pathlib.Path(p).write_bytes(obj.to_bytes())`` and ``read_bytes()``.
+
 Errors raise ``PimheError`` subclasses with the library's message (``ParameterError``,
 ``PlaintextError`` and ``MismatchError`` are also ``ValueError``\\s).
 """
@@ -30,6 +34,7 @@ from ._pimhe import (
     Decryptor,
     Encryptor,
     Evaluator,
+    FormatError,
     GaloisKeys,
     KeySet,
     LevelError,
@@ -59,6 +64,7 @@ __all__ = [
     "Encryptor",
     "Estimate",
     "Evaluator",
+    "FormatError",
     "GaloisKeys",
     "KeySet",
     "LevelError",

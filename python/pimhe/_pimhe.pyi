@@ -40,6 +40,9 @@ class BackendError(PimheError):
 class CapacityError(PimheError):
     """A workload too large for exact results with these parameters, or for memory."""
 
+class FormatError(PimheError, ValueError):
+    """Serialized data that is malformed (truncated, damaged, another version) or made for other parameters."""
+
 def presets(scheme: Literal["bgv", "bfv", "ckks"] = "bgv") -> List[Dict[str, Any]]:
     """The library's 128-bit presets of a scheme, smallest first (``pimhe params``)."""
 
@@ -58,6 +61,19 @@ def run_stats(
 
 class Context:
     """A scheme's parameters with everything precomputed from them."""
+
+    def to_bytes(self) -> bytes:
+        """The parameters in pimhe's binary format (docs/SERIALIZATION.md)."""
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Context":
+        """The context of parameters written by ``to_bytes``, of whichever scheme."""
+    def secret_key_from_bytes(self, data: bytes) -> "SecretKey": ...
+    def public_key_from_bytes(self, data: bytes) -> "PublicKey":
+        """Full or compressed encodings."""
+    def relin_key_from_bytes(self, data: bytes) -> "RelinKey": ...
+    def galois_keys_from_bytes(self, data: bytes) -> "GaloisKeys": ...
+    def ciphertext_from_bytes(self, data: bytes, backend: BackendArg = None) -> "CiphertextBatch":
+        """A batch written by ``CiphertextBatch.to_bytes`` or ``Encryptor.encrypt_seeded``, onto ``backend``."""
 
     @staticmethod
     def bgv(
@@ -186,20 +202,28 @@ class SecretKey:
 
     @property
     def scheme(self) -> str: ...
+    def to_bytes(self) -> bytes:
+        """Whoever holds these bytes can decrypt."""
 
 class PublicKey:
     @property
     def scheme(self) -> str: ...
+    def to_bytes(self, compressed: bool = False) -> bytes:
+        """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
 
 class RelinKey:
     @property
     def scheme(self) -> str: ...
+    def to_bytes(self, compressed: bool = False) -> bytes:
+        """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
     @property
     def size_bytes(self) -> int: ...
 
 class GaloisKeys:
     @property
     def scheme(self) -> str: ...
+    def to_bytes(self, compressed: bool = False) -> bytes:
+        """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
     @property
     def elements(self) -> List[int]: ...
     @property
@@ -242,12 +266,16 @@ class CiphertextBatch:
     def backend(self) -> Literal["cpu", "upmem-emu"]: ...
     def to(self, backend: BackendArg) -> "CiphertextBatch":
         """The same ciphertexts on another backend."""
+    def to_bytes(self) -> bytes:
+        """The batch in pimhe's binary format; load with ``Context.ciphertext_from_bytes``."""
 
 class Encryptor:
     @property
     def backend(self) -> str: ...
     def encrypt(self, values: ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> CiphertextBatch:
         """Encrypts the rows of a 1-D or 2-D array into one batch."""
+    def encrypt_seeded(self, values: ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> bytes:
+        """Secret-key encryptors only: the compressed (seeded) encoding of the batch, about half the size."""
 
 class Decryptor:
     def decrypt(self, batch: CiphertextBatch, *, signed: bool = False, complex: bool = False) -> np.ndarray:

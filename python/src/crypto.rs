@@ -126,6 +126,23 @@ where
     Ok(wrap::<S, B>(batch, backend))
 }
 
+/// Secret-key encryptions of `values` in their compressed (seeded) encoding.
+fn encrypt_seeded<S: SchemeOps, B: Dev>(
+    py: Python<'_>,
+    enc: &Mutex<Anchored<B, rlwe::Encryptor<'static, B, S>>>,
+    values: &Bound<'_, PyAny>,
+    at: EncodeAt,
+) -> PyResult<Vec<u8>>
+where
+    S::Plaintext: Send + Sync,
+{
+    let mut guard = enc.lock().map_err(|_| error(Kind::Base, "the encryptor's lock is poisoned"))?;
+    let ctx = guard.context().clone();
+    let plains = S::encode(&ctx, values, at)?;
+    let encryptor = guard.get_mut();
+    py.allow_threads(|| encryptor.encrypt_seeded(&plains).map(|seeded| seeded.to_bytes())).py_err()
+}
+
 #[pymethods]
 impl Encryptor {
     /// Encrypts the rows of `values` (a 2-D array, batch x slots; a 1-D array is a batch of
@@ -142,6 +159,22 @@ impl Encryptor {
     ) -> PyResult<CiphertextBatch> {
         let at = EncodeAt { scale, slots };
         dispatch!(&self.inner, S, B, e => encrypt::<S, B>(py, e, values, at))
+    }
+
+    /// Like `encrypt`, with the secret key only, but returns the batch's compressed encoding
+    /// (bytes): its uniform part is a 32-byte seed, about half the size of
+    /// `CiphertextBatch.to_bytes`. Load it with `Context.ciphertext_from_bytes`.
+    #[pyo3(signature = (values, *, scale=None, slots=None))]
+    fn encrypt_seeded<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'_, PyAny>,
+        scale: Option<f64>,
+        slots: Option<usize>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let at = EncodeAt { scale, slots };
+        let bytes = dispatch!(&self.inner, S, B, e => encrypt_seeded::<S, B>(py, e, values, at))?;
+        Ok(pyo3::types::PyBytes::new(py, &bytes))
     }
 
     /// The name of the backend the encryptions are made on.

@@ -4,7 +4,7 @@
 
 use pimhe_schemes::SchemeError;
 use pimhe_workloads::stats::StatsError;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -20,6 +20,7 @@ struct Classes {
     missing_key: Py<PyType>,
     backend: Py<PyType>,
     capacity: Py<PyType>,
+    format: Py<PyType>,
 }
 
 static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
@@ -45,9 +46,11 @@ pub enum Kind {
     Backend,
     /// A workload too large for exact results or for memory.
     Capacity,
+    /// Serialized data that is malformed or made for other parameters.
+    Format,
 }
 
-const CLASS_DOCS: [(&str, &str, bool); 8] = [
+const CLASS_DOCS: [(&str, &str, bool); 9] = [
     ("ParameterError", "Parameters or arguments that cannot work (also a ValueError).", true),
     ("PlaintextError", "Values the plaintext space cannot hold: too many, or out of range (also a ValueError).", true),
     (
@@ -60,6 +63,12 @@ const CLASS_DOCS: [(&str, &str, bool); 8] = [
     ("MissingKeyError", "Relinearization or an automorphism without its evaluation key.", false),
     ("BackendError", "The backend failed (setup, device, shapes).", false),
     ("CapacityError", "A workload too large for exact results with these parameters, or for memory.", false),
+    (
+        "FormatError",
+        "Serialized data that is malformed (truncated, damaged, another version) or made for other parameters \
+         (also a ValueError).",
+        true,
+    ),
 ];
 
 /// Makes the classes and adds them to the module.
@@ -102,6 +111,7 @@ pub fn register(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
         missing_key: next(),
         backend: next(),
         capacity: next(),
+        format: next(),
     };
     let _ = CLASSES.set(py, classes);
     Ok(())
@@ -122,6 +132,7 @@ pub fn error(kind: Kind, message: impl Into<String>) -> PyErr {
                 Kind::MissingKey => &c.missing_key,
                 Kind::Backend => &c.backend,
                 Kind::Capacity => &c.capacity,
+                Kind::Format => &c.format,
             };
             PyErr::from_type(class.bind(py).clone(), message)
         }
@@ -142,6 +153,8 @@ pub fn scheme_error(e: SchemeError) -> PyErr {
         SchemeError::NoiseBudgetExhausted { .. } => Kind::Noise,
         SchemeError::KeySwitchingUnavailable(_) => Kind::MissingKey,
         SchemeError::Exec(_) | SchemeError::Ring(_) => Kind::Backend,
+        SchemeError::Format(_) => Kind::Format,
+        SchemeError::Io(message) => return PyOSError::new_err(message.clone()),
     };
     error(kind, e.to_string())
 }

@@ -40,7 +40,7 @@ pub enum OnDev<G: DevFamily> {
 }
 
 /// The schemes the bindings expose (the per-scheme part of the bindings is in `scheme.rs`).
-pub trait Scheme: RlweScheme {
+pub trait Scheme: RlweScheme + pimhe_schemes::serial::SerialScheme {
     /// Display name ("BGV").
     const LABEL: &'static str;
     fn get<F: Family>(value: &ByScheme<F>) -> Option<&F::Of<Self>>;

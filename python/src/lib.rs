@@ -13,6 +13,7 @@ mod family;
 mod keys;
 mod polynomial;
 mod scheme;
+mod serial;
 mod stats;
 
 use pyo3::prelude::*;
