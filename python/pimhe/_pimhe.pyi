@@ -43,6 +43,9 @@ class CapacityError(PimheError):
 class FormatError(PimheError, ValueError):
     """Serialized data that is malformed (truncated, damaged, another version) or made for other parameters."""
 
+def reproduce_dramatic(kernel: str = "barrett", rows: Optional[str] = None) -> str:
+    """The modeled DRAMatic rows beside the published values, as JSON; see ``pimhe.plots``."""
+
 def presets(scheme: Literal["bgv", "bfv", "ckks"] = "bgv") -> List[Dict[str, Any]]:
     """The library's 128-bit presets of a scheme, smallest first (``pimhe params``)."""
 

@@ -1,0 +1,19 @@
+"""The modeled UPMEM time breakdown beside DRAMatic's published one, and the DPU scaling of
+the pipeline, as PNG files (needs matplotlib: pip install './python[plot]')."""
+
+import tempfile
+from pathlib import Path
+
+import pimhe.plots
+
+out = Path(tempfile.mkdtemp(prefix="pimhe-plots-"))
+rows = pimhe.plots.dramatic_rows(rows="t3-ntt")
+# The model against the paper on the rows it breaks down: each modeled compute time within 25%.
+for row in rows:
+    ratio = row["compute_s"] / row["published_compute_s"]
+    assert 0.75 < ratio < 1.25, (row["id"], ratio)
+pimhe.plots.dramatic_breakdown(str(out / "breakdown.png"), rows="t3-ntt,t3-intt")
+pimhe.plots.dpu_scaling(str(out / "scaling.png"))
+for name in ("breakdown.png", "scaling.png"):
+    assert (out / name).stat().st_size > 10_000
+print(f"wrote {out / 'breakdown.png'} and {out / 'scaling.png'} ({rows[0]['model']})")
