@@ -15,7 +15,9 @@
 //! - [`scheme`]: BGV, BFV and CKKS operations timed per ciphertext batch, every result checked
 //!   against the plaintext computation ([`scheme::measure`]);
 //! - [`reproduce`]: DRAMatic's experiments on the emulated backend beside the published
-//!   numbers ([`reproduce::reproduce`]).
+//!   numbers ([`reproduce::reproduce`]);
+//! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
+//!   upmem-emu ([`stats::run`]).
 //!
 //! Configurations are plain structs whose string fields are validated by the run itself, so
 //! that the errors name the CLI's flags whoever calls. Long runs report their progress to a
@@ -45,6 +47,7 @@ pub mod kernels;
 pub mod reproduce;
 pub mod scheme;
 pub mod settings;
+pub mod stats;
 
 pub use error::{BenchError, Result};
 pub use format::Render;

@@ -239,15 +239,15 @@ pub fn keygen(args: &KeygenArgs) -> Result<()> {
             args.max_users,
             args.n,
         )
-        .map_err(stats_error)?;
+        .map_err(study_error)?;
         let cpu = CpuBackend::new(args.threads)?;
-        let (secret, keys) = study.keygen::<S, _>(&cpu, sampler(args.seed)?).map_err(stats_error)?;
+        let (secret, keys) = study.keygen::<S, _>(&cpu, sampler(args.seed)?).map_err(study_error)?;
         create_dir(&args.public_dir)?;
         create_dir(&args.secret_dir)?;
         let public_keys = args.public_dir.join(PUBLIC_KEYS_FILE);
         let secret_keys = args.secret_dir.join(SECRET_KEYS_FILE);
-        write(&secret_keys, &secret.to_bytes().map_err(stats_error)?, true)?;
-        let public_bytes = keys.to_bytes().map_err(stats_error)?;
+        write(&secret_keys, &secret.to_bytes().map_err(study_error)?, true)?;
+        let public_bytes = keys.to_bytes().map_err(study_error)?;
         write(&public_keys, &public_bytes, false)?;
         write(&args.public_dir.join(STUDY_FILE), study.to_json().as_bytes(), false)?;
         let output = KeygenOutput {
@@ -269,11 +269,11 @@ pub fn encrypt(args: &EncryptArgs) -> Result<()> {
 
 fn encrypt_with<S: HeScheme>(study: &Study, args: &EncryptArgs) -> Result<()> {
     let cpu = CpuBackend::new(args.threads)?;
-    let keys = study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(stats_error)?;
+    let keys = study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(study_error)?;
     let file = File::open(&args.input)
         .map_err(|e| CliError::usage(format!("cannot open --input {}: {e}", args.input.display())))?;
     let columns: Vec<&str> = study.columns.iter().map(String::as_str).collect();
-    let data = Dataset::from_csv(file, &columns, Some(study.decimals)).map_err(stats_error)?;
+    let data = Dataset::from_csv(file, &columns, Some(study.decimals)).map_err(study_error)?;
     create_dir(&args.out)?;
     let mut sampler = sampler(args.seed)?;
     let progress = TermProgress::new(args.json);
@@ -283,8 +283,8 @@ fn encrypt_with<S: HeScheme>(study: &Study, args: &EncryptArgs) -> Result<()> {
     for (row, values) in data.rows().iter().enumerate() {
         let submission = study
             .encrypt_row::<S, _>(&cpu, &keys, values, sampler.fork())
-            .map_err(|e| CliError::usage(format!("row {} of {}: {}", row + 2, args.input.display(), stats_error(e))))?;
-        let bytes = submission.to_bytes(&cpu).map_err(stats_error)?;
+            .map_err(|e| CliError::usage(format!("row {} of {}: {}", row + 2, args.input.display(), study_error(e))))?;
+        let bytes = submission.to_bytes(&cpu).map_err(study_error)?;
         bytes_per_user = bytes.len() as u64;
         write(&args.out.join(format!("user-{:06}.{EXTENSION}", row + 1)), &bytes, false)?;
         progress.advance(1);
@@ -307,7 +307,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
         "upmem-emu" => {
             // One backend holds every prime of every plaintext modulus's parameters.
             let mut primes: Vec<u32> =
-                study.contexts::<S>().map_err(stats_error)?.iter().flat_map(|c| S::backend_primes(c)).collect();
+                study.contexts::<S>().map_err(study_error)?.iter().flat_map(|c| S::backend_primes(c)).collect();
             primes.sort_unstable();
             primes.dedup();
             let pim = PimSettings::parallel(args.dpus, primes.len())?.backend(study.n, &primes)?;
@@ -325,7 +325,7 @@ fn eval_on<S: HeScheme, B: Backend>(
     modeled: Option<&dyn Fn() -> Result<OffloadReport>>,
 ) -> Result<()> {
     let start = std::time::Instant::now();
-    let keys = study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(stats_error)?;
+    let keys = study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(study_error)?;
     let files = submission_files(&args.submissions)?;
     let progress = TermProgress::new(args.json);
     progress.start(files.len() as u64, "submissions loaded");
@@ -334,7 +334,7 @@ fn eval_on<S: HeScheme, B: Backend>(
         .map(|path| {
             let submission = study
                 .submission_from_bytes(backend, &keys, &read(path)?)
-                .map_err(|e| CliError::usage(format!("{}: {}", path.display(), stats_error(e))));
+                .map_err(|e| CliError::usage(format!("{}: {}", path.display(), study_error(e))));
             progress.advance(1);
             submission
         })
@@ -342,9 +342,9 @@ fn eval_on<S: HeScheme, B: Backend>(
     progress.finish();
     let load_s = start.elapsed().as_secs_f64();
     let start = std::time::Instant::now();
-    let aggregates = study.aggregate::<S, _>(backend, &keys, submissions.iter()).map_err(stats_error)?;
+    let aggregates = study.aggregate::<S, _>(backend, &keys, submissions.iter()).map_err(study_error)?;
     let server_s = start.elapsed().as_secs_f64();
-    write(&args.out, &aggregates.to_bytes(backend).map_err(stats_error)?, false)?;
+    write(&args.out, &aggregates.to_bytes(backend).map_err(study_error)?, false)?;
     let output = EvalOutput {
         users: aggregates.users,
         backend: args.backend.clone(),
@@ -362,11 +362,11 @@ pub fn decrypt(args: &DecryptArgs) -> Result<()> {
     with_scheme!(study.scheme.as_str(), S => {
         let cpu = CpuBackend::new(args.threads)?;
         let keys =
-            study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(stats_error)?;
+            study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(study_error)?;
         let secret =
-            study.secret_from_bytes(&keys, &read(&args.secret_dir.join(SECRET_KEYS_FILE))?).map_err(stats_error)?;
-        let aggregates = study.aggregates_from_bytes(&cpu, &keys, &read(&args.input)?).map_err(stats_error)?;
-        let result = study.decrypt::<S, _>(&cpu, &secret, &aggregates).map_err(stats_error)?;
+            study.secret_from_bytes(&keys, &read(&args.secret_dir.join(SECRET_KEYS_FILE))?).map_err(study_error)?;
+        let aggregates = study.aggregates_from_bytes(&cpu, &keys, &read(&args.input)?).map_err(study_error)?;
+        let result = study.decrypt::<S, _>(&cpu, &secret, &aggregates).map_err(study_error)?;
         let output = DecryptOutput {
             statistic: result.statistic,
             users: result.users,
@@ -382,7 +382,7 @@ fn read_study(dir: &Path) -> Result<Study> {
     let path = dir.join(STUDY_FILE);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| CliError::usage(format!("cannot read {}: {e} (made by pimhe keygen)", path.display())))?;
-    Study::from_json(&text).map_err(|e| CliError::usage(format!("{}: {}", path.display(), stats_error(e))))
+    Study::from_json(&text).map_err(|e| CliError::usage(format!("{}: {}", path.display(), study_error(e))))
 }
 
 /// Every `*.pimhe` file of `dir`, in name order.
@@ -441,9 +441,12 @@ fn sampler(seed: Option<u64>) -> Result<Sampler> {
     }
 }
 
-fn stats_error(e: StatsError) -> CliError {
+/// A study's errors are the caller's (bad flags, files of another study, damaged files), but
+/// for a backend that failed.
+fn study_error(e: StatsError) -> CliError {
     match e {
         StatsError::Input(m) | StatsError::Capacity(m) => CliError::usage(m),
+        StatsError::Scheme(e @ pimhe_schemes::SchemeError::Exec(_)) => e.into(),
         StatsError::Scheme(e) => CliError::usage(e.to_string()),
     }
 }

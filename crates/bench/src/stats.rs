@@ -1,0 +1,187 @@
+//! The encrypted statistics of seed 002 run in one process (`pimhe stats`, `pimhe.stats`):
+//! one scheme per plaintext modulus of a [`StatsPlan`], the client on the CPU, the server on
+//! the CPU or on emulated UPMEM DPUs, and the report with the server's modeled costs.
+
+use pimhe_exec::CpuBackend;
+use pimhe_math::Sampler;
+use pimhe_pim::runtime::{OffloadReport, PimBackend};
+use pimhe_workloads::stats::{Bfv, Bgv, HeScheme, ModulusRun, SchemeStats, StatsError, StatsPlan, StatsReport};
+use serde::Serialize;
+
+use crate::format::{Render, FIXED_SEED_KEYS};
+
+/// Where the server of each plaintext modulus runs.
+pub enum Server<'a> {
+    /// On this CPU backend.
+    Cpu(&'a CpuBackend),
+    /// On a PIM backend per parameter set, made by the function from the primes it must hold.
+    Pim(&'a dyn Fn(&[u32]) -> Result<PimBackend, StatsError>),
+}
+
+/// The largest plaintext modulus, in bits, of `scheme` ("bgv" or "bfv") at ring degree `n`.
+pub fn max_plain_bits(scheme: &str, n: usize) -> Result<u32, StatsError> {
+    let bits = match scheme {
+        "bgv" => Bgv::max_plain_bits(n),
+        "bfv" => Bfv::max_plain_bits(n),
+        other => return Err(StatsError::Input(format!("--scheme {other}: allowed: bgv, bfv"))),
+    };
+    bits.map_err(|e| StatsError::Input(format!("--n {n}: {e}")))
+}
+
+/// Runs `plan` with `scheme` ("bgv" or "bfv") at ring degree `n`: keys, encryption and
+/// decryption on `client`, the aggregation on `server`; with a PIM server, also the modeled
+/// cost of every server added up.
+pub fn run(
+    scheme: &str,
+    plan: &StatsPlan,
+    n: usize,
+    client: &CpuBackend,
+    server: &Server<'_>,
+    sampler: &mut Sampler,
+) -> Result<(StatsReport, Option<OffloadReport>), StatsError> {
+    match scheme {
+        "bgv" => run_with::<Bgv>(plan, n, client, server, sampler),
+        "bfv" => run_with::<Bfv>(plan, n, client, server, sampler),
+        other => Err(StatsError::Input(format!("--scheme {other}: allowed: bgv, bfv"))),
+    }
+}
+
+fn run_with<S: HeScheme>(
+    plan: &StatsPlan,
+    n: usize,
+    client: &CpuBackend,
+    server: &Server<'_>,
+    sampler: &mut Sampler,
+) -> Result<(StatsReport, Option<OffloadReport>), StatsError> {
+    let contexts =
+        plan.plain_moduli().iter().map(|&t| S::context(S::parameters(n, t)?)).collect::<Result<Vec<_>, _>>()?;
+    match server {
+        Server::Cpu(cpu) => {
+            let mut schemes = contexts
+                .into_iter()
+                .map(|ctx| SchemeStats::<S, _, _>::with_context(client, *cpu, ctx, sampler.fork()))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((plan.execute(&mut schemes)?, None))
+        }
+        Server::Pim(make) => {
+            let servers = contexts.iter().map(|ctx| make(&S::backend_primes(ctx))).collect::<Result<Vec<_>, _>>()?;
+            let mut schemes = contexts
+                .into_iter()
+                .zip(&servers)
+                .map(|(ctx, server)| SchemeStats::<S, _, _>::with_context(client, server, ctx, sampler.fork()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let report = plan.execute(&mut schemes)?;
+            drop(schemes);
+            // Added up onto the first report, which names the model.
+            let costs = servers.iter().map(PimBackend::report).collect::<Result<Vec<_>, _>>();
+            let total = costs.map_err(pimhe_schemes::SchemeError::from)?.into_iter().reduce(|mut total, r| {
+                total.accumulate(&r);
+                total
+            });
+            Ok((report, total))
+        }
+    }
+}
+
+/// What a statistics run reports: the plan's report, the times summed over plaintext moduli,
+/// and the modeled cost of a PIM server.
+#[derive(Debug, Serialize)]
+pub struct StatsOutput {
+    /// "bgv" or "bfv".
+    pub scheme: String,
+    /// The server's backend.
+    pub backend: String,
+    /// Ring degree.
+    pub n: usize,
+    /// The statistic, its estimates beside the plaintext ones, and per modulus the runs.
+    #[serde(flatten)]
+    pub report: StatsReport,
+    /// Client: encoding + encryption, and decryption, summed over plaintext moduli (measured).
+    pub client_encrypt_s: f64,
+    /// Client: decryption, summed over plaintext moduli (measured).
+    pub client_decrypt_s: f64,
+    /// Server wall time (measured; on upmem-emu the emulator's).
+    pub server_wall_s: f64,
+    /// upmem-emu: the server's modeled transfer, compute and retrieval, summed over moduli.
+    pub upmem: Option<OffloadReport>,
+    /// What the user must know about this run's security ([`FIXED_SEED_KEYS`] with a seed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<&'static str>,
+}
+
+impl StatsOutput {
+    /// The output of a run; `seeded` when its keys came from a fixed seed.
+    pub fn new(
+        scheme: &str,
+        backend: &str,
+        n: usize,
+        (report, upmem): (StatsReport, Option<OffloadReport>),
+        seeded: bool,
+    ) -> Self {
+        let sum = |f: fn(&ModulusRun) -> f64| report.runs.iter().map(f).sum::<f64>();
+        Self {
+            scheme: scheme.to_string(),
+            backend: backend.to_string(),
+            n,
+            client_encrypt_s: sum(|r| r.client_encrypt_s),
+            client_decrypt_s: sum(|r| r.client_decrypt_s),
+            server_wall_s: sum(|r| r.server_s),
+            upmem,
+            report,
+            warnings: if seeded { vec![FIXED_SEED_KEYS] } else { Vec::new() },
+        }
+    }
+}
+
+impl Render for StatsOutput {
+    fn render(&self) -> String {
+        let r = &self.report;
+        let moduli: Vec<String> = r.plain_moduli.iter().map(u32::to_string).collect();
+        let mut out = format!(
+            "pimhe stats {}: {} users, columns {}, fixed point 10^-{}, {} N={} t={}{}, server on {}\n",
+            r.statistic.name(),
+            r.users,
+            r.columns.join(","),
+            r.decimals,
+            self.scheme,
+            self.n,
+            moduli.join("*"),
+            if moduli.len() > 1 { " (CRT)" } else { "" },
+            self.backend
+        );
+        out += &format!("  {:<20} {:>20} {:>20} {:>12}\n", "", "encrypted", "plaintext", "|error|");
+        for e in &r.estimates {
+            out += &format!("  {:<20} {:>20.10} {:>20.10} {:>12.3e}\n", e.name, e.encrypted, e.plaintext, e.abs_error);
+        }
+        let budget = r.runs.iter().map(|run| run.noise_budget_bits).min().unwrap_or(0);
+        out += &format!(
+            "  every decrypted aggregate equals the plaintext sum: {}; noise budget left {budget} bits\n",
+            if r.aggregates_exact { "yes" } else { "NO" }
+        );
+        out += &format!(
+            "  client (cpu, measured): encode + encrypt {:.3} s, decrypt {:.3} s\n  server wall time: {:.3} s{}",
+            self.client_encrypt_s,
+            self.client_decrypt_s,
+            self.server_wall_s,
+            if self.upmem.is_some() { " (emulator)" } else { "" }
+        );
+        for warning in &self.warnings {
+            out += &format!("\n  {warning} (--seed): anyone with the seed can make the secret key");
+        }
+        if let Some(u) = &self.upmem {
+            out += &format!(
+                "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy \
+                 {:.3} J; {} launches, host steps {:.3} s measured",
+                u.model,
+                u.transfer_s,
+                u.compute_s,
+                u.retrieve_s,
+                u.total_s(),
+                u.energy_j,
+                u.launches,
+                u.host_fallback_s
+            );
+        }
+        out
+    }
+}

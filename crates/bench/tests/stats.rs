@@ -1,0 +1,41 @@
+//! The one-process statistics run of `pimhe stats` and `pimhe.stats`: the estimates equal the
+//! plaintext column, on the CPU and on emulated DPUs, with the modeled cost reported for the
+//! latter only.
+
+use pimhe_bench::stats::{self, Server, StatsOutput};
+use pimhe_bench::Render;
+use pimhe_exec::CpuBackend;
+use pimhe_math::Sampler;
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
+
+#[test]
+fn the_mean_is_the_plaintext_mean_on_the_cpu_and_on_emulated_dpus() {
+    let n = 4096;
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let pim = |primes: &[u32]| {
+        PimBackend::new(PimConfig::new(16, Mode::Parallel), n, primes).map_err(|e| StatsError::Scheme(e.into()))
+    };
+    for (server, backend) in [(Server::Cpu(&cpu), "cpu"), (Server::Pim(&pim), "upmem-emu")] {
+        let data = Dataset::from_csv("a,b\n1.5,-2\n2.25,7\n-4,0.5\n".as_bytes(), &["a", "b"], None).unwrap();
+        let plan = StatsPlan::new(Statistic::Mean, data, n, stats::max_plain_bits("bfv", n).unwrap()).unwrap();
+        let result = stats::run("bfv", &plan, n, &cpu, &server, &mut Sampler::from_seed_u64(3)).unwrap();
+        let output = StatsOutput::new("bfv", backend, n, result, true);
+        assert!(output.report.aggregates_exact);
+        for (estimate, expected) in output.report.estimates.iter().zip([-0.25 / 3.0, 5.5 / 3.0]) {
+            assert!((estimate.encrypted - expected).abs() < 1e-12, "{backend}: {estimate:?}");
+        }
+        assert_eq!(output.upmem.is_some(), backend == "upmem-emu");
+        if let Some(upmem) = &output.upmem {
+            assert!(upmem.model.contains("modeled") && upmem.launches > 0, "{upmem:?}");
+        }
+        assert!(output.render().contains("insecure"), "a seeded run says so");
+    }
+}
+
+#[test]
+fn unknown_schemes_and_ring_degrees_are_input_errors() {
+    assert!(matches!(stats::max_plain_bits("ckks", 8192), Err(StatsError::Input(m)) if m.contains("bgv, bfv")));
+    assert!(matches!(stats::max_plain_bits("bgv", 1000), Err(StatsError::Input(m)) if m.starts_with("--n 1000")));
+}
