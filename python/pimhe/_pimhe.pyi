@@ -59,8 +59,10 @@ def run_stats(
     backend: BackendArg = None,
     n: int = 8192,
     seed: Optional[int] = None,
+    progress: Optional[Any] = None,
 ) -> StatsResult:
-    """The statistics workload over a CSV's bytes; use ``pimhe.stats`` instead."""
+    """The statistics workload over a CSV's bytes; use ``pimhe.stats`` instead. ``progress``:
+    an object with ``start(total, label)``, ``advance(n)`` and ``finish()``."""
 
 class Context:
     """A scheme's parameters with everything precomputed from them."""

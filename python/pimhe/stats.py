@@ -19,6 +19,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from . import _progress
 from ._pimhe import Backend, ParameterError, run_stats
 from ._reports import StatsResult
 
@@ -66,9 +67,11 @@ def _run(
     n: int,
     decimals: Optional[int],
     seed: Optional[int],
+    progress: Optional[bool],
 ) -> StatsResult:
     csv, names = _csv_bytes(data, columns)
-    return run_stats(statistic, csv, names, decimals=decimals, scheme=scheme, backend=backend, n=n, seed=seed)
+    bar = _progress.Bar() if _progress.wanted(progress) else None
+    return run_stats(statistic, csv, names, decimals=decimals, scheme=scheme, backend=backend, n=n, seed=seed, progress=bar)
 
 
 def mean(
@@ -80,12 +83,14 @@ def mean(
     n: int = 8192,
     decimals: Optional[int] = None,
     seed: Optional[int] = None,
+    progress: Optional[bool] = None,
 ) -> StatsResult:
     """The mean of every column of ``data`` (an array, users x columns, or a CSV path with
     ``columns`` naming header columns), computed under encryption with ``scheme`` ("bgv" or
     "bfv") at ring degree ``n``, the server on ``backend`` ("cpu", "upmem-emu" or a Backend).
-    ``seed`` makes keys and encryptions reproducible (tests only)."""
-    return _run("mean", data, columns, scheme, backend, n, decimals, seed)
+    ``seed`` makes keys and encryptions reproducible (tests only). ``progress`` draws a bar of
+    the users encrypted (tqdm when installed); by default only when stderr is a terminal."""
+    return _run("mean", data, columns, scheme, backend, n, decimals, seed, progress)
 
 
 def variance(
@@ -97,9 +102,10 @@ def variance(
     n: int = 8192,
     decimals: Optional[int] = None,
     seed: Optional[int] = None,
+    progress: Optional[bool] = None,
 ) -> StatsResult:
     """The population variance (E[x^2] - E[x]^2) of every column; arguments as ``mean``."""
-    return _run("variance", data, columns, scheme, backend, n, decimals, seed)
+    return _run("variance", data, columns, scheme, backend, n, decimals, seed, progress)
 
 
 def linear_regression(
@@ -111,7 +117,8 @@ def linear_regression(
     n: int = 8192,
     decimals: Optional[int] = None,
     seed: Optional[int] = None,
+    progress: Optional[bool] = None,
 ) -> StatsResult:
     """Least squares of the last column on the others, with an intercept (at most 8
     features); arguments as ``mean``. The estimates are the intercept and the coefficients."""
-    return _run("linreg", data, columns, scheme, backend, n, decimals, seed)
+    return _run("linreg", data, columns, scheme, backend, n, decimals, seed, progress)

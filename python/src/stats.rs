@@ -3,9 +3,12 @@
 //! `pimhe_workloads::stats` (`Dataset`, `StatsPlan`) and the run `pimhe stats` makes
 //! (`pimhe_bench::stats`).
 
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 
 use pimhe_bench::stats::{self, Server, StatsOutput};
+use pimhe_bench::Progress;
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::PimBackend;
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
@@ -13,11 +16,36 @@ use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 use crate::backend::{default_cpu, report_object, Backend};
 use crate::errors::{error, parameter, stats_error, Kind};
 
+/// The library's progress hook drawn by a Python object with `start(total, label)`,
+/// `advance(n)` and `finish()` (`pimhe._progress.Bar`). A failing bar is ignored: progress is
+/// never worth failing a computation for.
+struct PyProgress(PyObject);
+
+impl Progress for PyProgress {
+    fn start(&self, len: u64, label: &str) {
+        Python::with_gil(|py| {
+            let _ = self.0.call_method1(py, "start", (len, label));
+        });
+    }
+
+    fn advance(&self, n: u64) {
+        Python::with_gil(|py| {
+            let _ = self.0.call_method1(py, "advance", (n,));
+        });
+    }
+
+    fn finish(&self) {
+        Python::with_gil(|py| {
+            let _ = self.0.call_method1(py, "finish", ());
+        });
+    }
+}
+
 /// Computes `statistic` ("mean", "variance", "linreg") over the `columns` of a CSV (`csv`:
 /// its bytes; a header row, one row per user) with `scheme` on `backend`, and returns a
 /// `pimhe._reports.StatsResult`. Called by `pimhe.stats`.
 #[pyfunction]
-#[pyo3(signature = (statistic, csv, columns, *, decimals=None, scheme="bgv", backend=None, n=8192, seed=None))]
+#[pyo3(signature = (statistic, csv, columns, *, decimals=None, scheme="bgv", backend=None, n=8192, seed=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_stats(
     py: Python<'_>,
@@ -29,6 +57,7 @@ pub fn run_stats(
     backend: Option<&Bound<'_, PyAny>>,
     n: usize,
     seed: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<PyObject> {
     let statistic = match statistic {
         "mean" => Statistic::Mean,
@@ -75,7 +104,10 @@ pub fn run_stats(
     let (output, upmem) = py.allow_threads(|| -> PyResult<_> {
         let max_bits = stats::max_plain_bits(scheme_name, n).map_err(stats_error)?;
         let data = Dataset::from_csv(csv.as_slice(), &names, decimals).map_err(stats_error)?;
-        let plan = StatsPlan::new(statistic, data, n, max_bits).map_err(stats_error)?;
+        let mut plan = StatsPlan::new(statistic, data, n, max_bits).map_err(stats_error)?;
+        if let Some(bar) = progress {
+            plan = plan.with_progress(Arc::new(PyProgress(bar)));
+        }
         let pim = |primes: &[u32]| {
             let config = config.clone().ok_or_else(|| StatsError::Input("no PIM configuration".into()))?;
             PimBackend::new(config, n, primes).map_err(|e| StatsError::Scheme(e.into()))

@@ -55,3 +55,29 @@ def test_stats_errors(data):
         pimhe.stats.mean(data, backend="tpu")
     with pytest.raises(pimhe.ParameterError, match="column"):
         pimhe.stats.mean(data, ["a", "b"])
+
+
+def test_progress_reports_every_user_encrypted(data):
+    class Recorder:
+        def __init__(self):
+            self.calls = []
+
+        def start(self, total, label):
+            self.calls.append(("start", total))
+
+        def advance(self, n):
+            self.calls.append(("advance", n))
+
+        def finish(self):
+            self.calls.append(("finish",))
+
+    recorder = Recorder()
+    csv = "a,b,y\n" + "\n".join(",".join(f"{v:.2f}" for v in row) for row in data)
+    pimhe._pimhe.run_stats("mean", csv.encode(), ["a"], n=4096, seed=1, progress=recorder)
+    # Users x plaintext moduli steps, every one advanced, then finished.
+    kind, total = recorder.calls[0]
+    assert kind == "start" and total % len(data) == 0 and total > 0
+    assert sum(call[1] for call in recorder.calls if call[0] == "advance") == total
+    assert recorder.calls[-1] == ("finish",)
+    # The bar itself draws without failing (to a non-terminal here).
+    pimhe.stats.mean(data, n=4096, seed=1, progress=True)
