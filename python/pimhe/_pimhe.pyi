@@ -12,6 +12,7 @@ __version__: str
 
 ArrayLike = npt.ArrayLike
 BackendArg = Union["Backend", Literal["cpu", "upmem-emu"], None]
+PathArg = Union[str, "PathLike[str]"]
 
 class PimheError(Exception):
     """Base class of every error pimhe raises; the message is the Rust library's."""
@@ -68,10 +69,17 @@ class Context:
     """A scheme's parameters with everything precomputed from them."""
 
     def to_bytes(self) -> bytes:
-        """The parameters in pimhe's binary format (docs/SERIALIZATION.md)."""
+        """The parameters in pimhe's binary format (docs/SERIALIZATION.md); the header names the scheme."""
     @classmethod
     def from_bytes(cls, data: bytes) -> "Context":
-        """The context of parameters written by ``to_bytes``, of whichever scheme."""
+        """The context of parameters written by ``to_bytes``, of whichever scheme. Raises FormatError."""
+    def save(self, path: PathArg) -> None:
+        """Writes ``to_bytes()`` to a file (OSError when it cannot)."""
+    @classmethod
+    def load(cls, path: PathArg) -> "Context":
+        """The context of a file written by ``save``."""
+    def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
+        """Contexts pickle as their parameters' encoding."""
     def secret_key_from_bytes(self, data: bytes) -> "SecretKey": ...
     def public_key_from_bytes(self, data: bytes) -> "PublicKey":
         """Full or compressed encodings."""
@@ -203,24 +211,54 @@ class Backend:
     def reset_report(self) -> None: ...
 
 class SecretKey:
-    """The secret key; it stays in Rust and is wiped when collected."""
+    """The secret key; it stays in Rust (unless written with ``to_bytes``/``save``) and is wiped when collected."""
 
     @property
     def scheme(self) -> str: ...
     def to_bytes(self) -> bytes:
         """Whoever holds these bytes can decrypt."""
+    def save(self, path: PathArg) -> None:
+        """Writes ``to_bytes()`` to a file: keep it private."""
+    @classmethod
+    def from_bytes(cls, ctx: Context, data: bytes) -> "SecretKey":
+        """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
+    @classmethod
+    def load(cls, ctx: Context, path: PathArg) -> "SecretKey":
+        """The key of ``ctx`` in a file written by ``save``."""
+    def __reduce__(self) -> Any:
+        """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
 
 class PublicKey:
     @property
     def scheme(self) -> str: ...
     def to_bytes(self, compressed: bool = False) -> bytes:
         """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
+    def save(self, path: PathArg, compressed: bool = False) -> None:
+        """Writes ``to_bytes(compressed)`` to a file."""
+    @classmethod
+    def from_bytes(cls, ctx: Context, data: bytes) -> "PublicKey":
+        """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
+    @classmethod
+    def load(cls, ctx: Context, path: PathArg) -> "PublicKey":
+        """The key of ``ctx`` in a file written by ``save``."""
+    def __reduce__(self) -> Any:
+        """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
 
 class RelinKey:
     @property
     def scheme(self) -> str: ...
     def to_bytes(self, compressed: bool = False) -> bytes:
         """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
+    def save(self, path: PathArg, compressed: bool = False) -> None:
+        """Writes ``to_bytes(compressed)`` to a file."""
+    @classmethod
+    def from_bytes(cls, ctx: Context, data: bytes) -> "RelinKey":
+        """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
+    @classmethod
+    def load(cls, ctx: Context, path: PathArg) -> "RelinKey":
+        """The key of ``ctx`` in a file written by ``save``."""
+    def __reduce__(self) -> Any:
+        """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
     @property
     def size_bytes(self) -> int: ...
 
@@ -229,6 +267,16 @@ class GaloisKeys:
     def scheme(self) -> str: ...
     def to_bytes(self, compressed: bool = False) -> bytes:
         """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
+    def save(self, path: PathArg, compressed: bool = False) -> None:
+        """Writes ``to_bytes(compressed)`` to a file."""
+    @classmethod
+    def from_bytes(cls, ctx: Context, data: bytes) -> "GaloisKeys":
+        """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
+    @classmethod
+    def load(cls, ctx: Context, path: PathArg) -> "GaloisKeys":
+        """The key of ``ctx`` in a file written by ``save``."""
+    def __reduce__(self) -> Any:
+        """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
     @property
     def elements(self) -> List[int]: ...
     @property
@@ -272,7 +320,18 @@ class CiphertextBatch:
     def to(self, backend: BackendArg) -> "CiphertextBatch":
         """The same ciphertexts on another backend."""
     def to_bytes(self) -> bytes:
-        """The batch in pimhe's binary format; load with ``Context.ciphertext_from_bytes``."""
+        """The batch in pimhe's binary format; load with ``CiphertextBatch.from_bytes(ctx, data)``."""
+    def save(self, path: PathArg) -> None:
+        """Writes ``to_bytes()`` to a file."""
+    @classmethod
+    def from_bytes(cls, ctx: Context, data: bytes, backend: BackendArg = None) -> "CiphertextBatch":
+        """The batch of ``ctx`` in ``data`` (``to_bytes`` or ``Encryptor.encrypt_seeded``), onto ``backend``.
+        Raises FormatError (also for data made under other parameters)."""
+    @classmethod
+    def load(cls, ctx: Context, path: PathArg, backend: BackendArg = None) -> "CiphertextBatch":
+        """The batch of ``ctx`` in a file written by ``save``, onto ``backend``."""
+    def __reduce__(self) -> Any:
+        """Raises TypeError: a batch needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
 
 class Encryptor:
     @property

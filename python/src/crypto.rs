@@ -12,23 +12,36 @@ use crate::backend::resolve;
 use crate::batch::{unwrap, wrap, CiphertextBatch};
 use crate::context::Context;
 use crate::errors::{error, parameter, IntoPy, Kind};
-use crate::family::{Anchored, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
+use crate::family::{Anchored, Borrower, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
 use crate::keys::{key_of, PublicF, PublicKey, SecretF, SecretKey};
 use crate::scheme::{DecodeAs, EncodeAt, SchemeOps};
 use crate::{by_scheme, dispatch, on_dev};
 
+/// `Encryptor<'a, B, S>` for every `'a`.
+pub struct EncL<S>(std::marker::PhantomData<S>);
+impl<B: Dev, S: Scheme> Borrower<B> for EncL<S> {
+    type At<'a> = rlwe::Encryptor<'a, B, S>;
+}
+type Enc<B, S> = Mutex<Anchored<B, EncL<S>>>;
+
 pub struct EncF<S>(std::marker::PhantomData<S>);
 impl<S: Scheme> DevFamily for EncF<S> {
-    type On<B: Dev> = Mutex<Anchored<B, rlwe::Encryptor<'static, B, S>>>;
+    type On<B: Dev> = Enc<B, S>;
 }
 pub struct EncFam;
 impl Family for EncFam {
     type Of<S: Scheme> = OnDev<EncF<S>>;
 }
 
+/// `Decryptor<'a, B, S>` for every `'a`.
+pub struct DecL<S>(std::marker::PhantomData<S>);
+impl<B: Dev, S: Scheme> Borrower<B> for DecL<S> {
+    type At<'a> = rlwe::Decryptor<'a, B, S>;
+}
+
 pub struct DecF<S>(std::marker::PhantomData<S>);
 impl<S: Scheme> DevFamily for DecF<S> {
-    type On<B: Dev> = Anchored<B, rlwe::Decryptor<'static, B, S>>;
+    type On<B: Dev> = Anchored<B, DecL<S>>;
 }
 pub struct DecFam;
 impl Family for DecFam {
@@ -73,7 +86,7 @@ impl Context {
             return Err(parameter("the encryptor's key must be a PublicKey or a SecretKey"));
         }
         by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
-            let anchored = Anchored::new(dev, |b: &'static B| -> PyResult<_> {
+            let anchored = Anchored::<B, EncL<S>>::make(dev, |b| -> PyResult<_> {
                 let encryptor = match (&public, &secret) {
                     (Some(k), _) => {
                         let k = key_of::<PublicF, S>(&k.get().inner, "public key")?;
@@ -102,7 +115,8 @@ impl Context {
         let handle = resolve(py, backend, &self.inner)?;
         by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
             let key = key_of::<SecretF, S>(&secret_key.inner, "secret key")?;
-            let anchored = Anchored::new(dev, |b: &'static B| py.allow_threads(|| rlwe::Decryptor::new(b, key)).py_err())?;
+            let anchored =
+                Anchored::<B, DecL<S>>::make(dev, |b| py.allow_threads(|| rlwe::Decryptor::new(b, key)).py_err())?;
             Ok(Decryptor { inner: S::wrap::<DecFam>(B::wrap::<DecF<S>>(anchored)) })
         }))
     }
@@ -110,7 +124,7 @@ impl Context {
 
 fn encrypt<S: SchemeOps, B: Dev>(
     py: Python<'_>,
-    enc: &Mutex<Anchored<B, rlwe::Encryptor<'static, B, S>>>,
+    enc: &Enc<B, S>,
     values: &Bound<'_, PyAny>,
     at: EncodeAt,
 ) -> PyResult<CiphertextBatch>
@@ -118,18 +132,17 @@ where
     S::Plaintext: Send + Sync,
 {
     let mut guard = enc.lock().map_err(|_| error(Kind::Base, "the encryptor's lock is poisoned"))?;
-    let ctx = guard.context().clone();
+    let ctx = guard.with_value(|e| e.context().clone());
     let plains = S::encode(&ctx, values, at)?;
     let backend = guard.backend().clone();
-    let encryptor = guard.get_mut();
-    let batch = py.allow_threads(|| encryptor.encrypt(&plains)).py_err()?;
+    let batch = guard.with_value_mut(|e| py.allow_threads(|| e.encrypt(&plains))).py_err()?;
     Ok(wrap::<S, B>(batch, backend))
 }
 
 /// Secret-key encryptions of `values` in their compressed (seeded) encoding.
 fn encrypt_seeded<S: SchemeOps, B: Dev>(
     py: Python<'_>,
-    enc: &Mutex<Anchored<B, rlwe::Encryptor<'static, B, S>>>,
+    enc: &Enc<B, S>,
     values: &Bound<'_, PyAny>,
     at: EncodeAt,
 ) -> PyResult<Vec<u8>>
@@ -137,10 +150,9 @@ where
     S::Plaintext: Send + Sync,
 {
     let mut guard = enc.lock().map_err(|_| error(Kind::Base, "the encryptor's lock is poisoned"))?;
-    let ctx = guard.context().clone();
+    let ctx = guard.with_value(|e| e.context().clone());
     let plains = S::encode(&ctx, values, at)?;
-    let encryptor = guard.get_mut();
-    py.allow_threads(|| encryptor.encrypt_seeded(&plains).map(|seeded| seeded.to_bytes())).py_err()
+    guard.with_value_mut(|e| py.allow_threads(|| e.encrypt_seeded(&plains).map(|seeded| seeded.to_bytes()))).py_err()
 }
 
 #[pymethods]
@@ -197,8 +209,8 @@ impl Decryptor {
     fn decrypt(&self, py: Python<'_>, batch: &CiphertextBatch, signed: bool, complex: bool) -> PyResult<PyObject> {
         dispatch!(&self.inner, S, B, d => {
             let b = unwrap::<S, B>(batch, d.backend(), "the batch")?;
-            let plains = py.allow_threads(|| d.decrypt(b)).py_err()?;
-            S::decode(py, d.context(), plains, DecodeAs { signed, complex })
+            let (ctx, plains) = d.with_value(|d| py.allow_threads(|| d.decrypt(b)).map(|p| (d.context().clone(), p))).py_err()?;
+            S::decode(py, &ctx, plains, DecodeAs { signed, complex })
         })
     }
 
@@ -207,8 +219,7 @@ impl Decryptor {
     fn noise_budget(&self, py: Python<'_>, batch: &CiphertextBatch) -> PyResult<Vec<u32>> {
         dispatch!(&self.inner, S, B, d => {
             let b = unwrap::<S, B>(batch, d.backend(), "the batch")?;
-            let dec: &rlwe::Decryptor<'static, B, S> = d;
-            py.allow_threads(|| S::noise_budget(dec, b))
+            d.with_value(|dec| py.allow_threads(|| S::noise_budget(dec, b)))
         })
     }
 

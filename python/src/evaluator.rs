@@ -17,13 +17,18 @@ use crate::backend::resolve;
 use crate::batch::{unwrap, wrap, CiphertextBatch};
 use crate::context::Context;
 use crate::errors::{mismatch, IntoPy};
-use crate::family::{Anchored, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
+use crate::family::{Anchored, Borrower, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
 use crate::keys::{key_of, GaloisF, GaloisKeys, RelinF, RelinKey};
 use crate::polynomial::Chebyshev;
 use crate::scheme::SchemeOps;
 use crate::{by_scheme, dispatch, on_dev};
 
-type Ev<B, S> = Anchored<B, rlwe::Evaluator<'static, B, S>>;
+/// `Evaluator<'a, B, S>` for every `'a`.
+pub struct EvL<S>(std::marker::PhantomData<S>);
+impl<B: Dev, S: Scheme> Borrower<B> for EvL<S> {
+    type At<'a> = rlwe::Evaluator<'a, B, S>;
+}
+type Ev<B, S> = Anchored<B, EvL<S>>;
 
 pub struct EvF<S>(std::marker::PhantomData<S>);
 impl<S: Scheme> DevFamily for EvF<S> {
@@ -60,7 +65,7 @@ impl Context {
         by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
             let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, "relinearization key")).transpose()?;
             let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, "Galois keys")).transpose()?;
-            let anchored = Anchored::new(dev, |b: &'static B| {
+            let anchored = Anchored::<B, EvL<S>>::make(dev, |b| {
                 py.allow_threads(|| -> SResult<_> {
                     let mut ev = rlwe::Evaluator::new(b, ctx);
                     if let Some(k) = relin {
@@ -83,11 +88,10 @@ fn unary<S: SchemeOps, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
-    op: impl FnOnce(&rlwe::Evaluator<'static, B, S>, &Batch<B, S>) -> SResult<Batch<B, S>> + Send,
+    op: impl FnOnce(&rlwe::Evaluator<'_, B, S>, &Batch<B, S>) -> SResult<Batch<B, S>> + Send,
 ) -> PyResult<CiphertextBatch> {
     let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
-    let e: &rlwe::Evaluator<'static, B, S> = ev;
-    let out = py.allow_threads(|| op(e, x)).py_err()?;
+    let out = ev.with_value(|e| py.allow_threads(|| op(e, x))).py_err()?;
     Ok(wrap::<S, B>(out, ev.backend().clone()))
 }
 
@@ -97,12 +101,11 @@ fn binary<S: SchemeOps, B: Dev>(
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
     b: &CiphertextBatch,
-    op: impl FnOnce(&rlwe::Evaluator<'static, B, S>, &Batch<B, S>, &Batch<B, S>) -> SResult<Batch<B, S>> + Send,
+    op: impl FnOnce(&rlwe::Evaluator<'_, B, S>, &Batch<B, S>, &Batch<B, S>) -> SResult<Batch<B, S>> + Send,
 ) -> PyResult<CiphertextBatch> {
     let x = unwrap::<S, B>(a, ev.backend(), "the first batch")?;
     let y = unwrap::<S, B>(b, ev.backend(), "the second batch")?;
-    let e: &rlwe::Evaluator<'static, B, S> = ev;
-    let out = py.allow_threads(|| op(e, x, y)).py_err()?;
+    let out = ev.with_value(|e| py.allow_threads(|| op(e, x, y))).py_err()?;
     Ok(wrap::<S, B>(out, ev.backend().clone()))
 }
 
@@ -118,10 +121,13 @@ where
     S::Plaintext: Send + Sync,
 {
     let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
-    let plains = S::encode(ev.context(), values, S::operand_at(x, add))?;
-    let e: &rlwe::Evaluator<'static, B, S> = ev;
-    let out =
-        py.allow_threads(|| if add { S::add_plain(e, x, &plains) } else { S::mul_plain(e, x, &plains) }).py_err()?;
+    let ctx = ev.with_value(|e| e.context().clone());
+    let plains = S::encode(&ctx, values, S::operand_at(x, add))?;
+    let out = ev
+        .with_value(|e| {
+            py.allow_threads(|| if add { S::add_plain(e, x, &plains) } else { S::mul_plain(e, x, &plains) })
+        })
+        .py_err()?;
     Ok(wrap::<S, B>(out, ev.backend().clone()))
 }
 
@@ -130,11 +136,10 @@ fn many<S: SchemeOps, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
-    op: impl FnOnce(&rlwe::Evaluator<'static, B, S>, &Batch<B, S>) -> SResult<Vec<Batch<B, S>>> + Send,
+    op: impl FnOnce(&rlwe::Evaluator<'_, B, S>, &Batch<B, S>) -> SResult<Vec<Batch<B, S>>> + Send,
 ) -> PyResult<Vec<CiphertextBatch>> {
     let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
-    let e: &rlwe::Evaluator<'static, B, S> = ev;
-    let out = py.allow_threads(|| op(e, x)).py_err()?;
+    let out = ev.with_value(|e| py.allow_threads(|| op(e, x))).py_err()?;
     Ok(out.into_iter().map(|b| wrap::<S, B>(b, ev.backend().clone())).collect())
 }
 
@@ -222,7 +227,7 @@ impl Evaluator {
 
     /// Whether the evaluator holds the Galois key of element k.
     fn has_galois_key(&self, k: usize) -> bool {
-        dispatch!(&self.inner, S, B, ev => ev.has_galois_key(k))
+        dispatch!(&self.inner, S, B, ev => ev.with_value(|e| e.has_galois_key(k)))
     }
 
     /// BGV: drops the last prime (shrinking the noise with it).
@@ -313,8 +318,7 @@ impl Evaluator {
         dispatch!(&self.inner, S, B, ev => {
             let x = unwrap::<S, B>(a, ev.backend(), "the first batch")?;
             let y = unwrap::<S, B>(b, ev.backend(), "the second batch")?;
-            let e: &rlwe::Evaluator<'static, B, S> = ev;
-            py.allow_threads(|| {
+            ev.with_value(|e| py.allow_threads(|| {
                 (0..repeats)
                     .map(|_| {
                         let start = std::time::Instant::now();
@@ -323,7 +327,7 @@ impl Evaluator {
                         Ok(start.elapsed().as_secs_f64())
                     })
                     .collect::<SResult<Vec<f64>>>()
-            })
+            }))
             .py_err()
         })
     }

@@ -5,8 +5,6 @@
 //! bindings' logic is written once as generic functions and the `dispatch!` macros pick the
 //! monomorphised instance.
 
-use std::mem::ManuallyDrop;
-use std::ops::Deref;
 use std::sync::Arc;
 
 use pimhe_exec::{Backend, CpuBackend};
@@ -169,45 +167,38 @@ macro_rules! dispatch {
     };
 }
 
-/// A value that borrows a backend (`Encryptor<'a, B, S>` and the like hold `&'a B`) stored
-/// together with the `Arc` that keeps the backend alive, so that Python objects (which cannot
-/// carry lifetimes) can own it. The value is dropped before the `Arc`.
-pub struct Anchored<B: 'static, T> {
-    value: ManuallyDrop<T>,
-    backend: Arc<B>,
+/// A type constructor over lifetimes: `At<'a>` is a value that borrows a backend `B` for `'a`
+/// (`Encryptor<'a, B, S>` and the like).
+pub trait Borrower<B: 'static>: 'static {
+    type At<'a>: Send + Sync
+    where
+        B: 'a;
 }
 
-impl<B: 'static, T> Anchored<B, T> {
+/// A value that borrows a backend stored together with the `Arc` that keeps the backend alive,
+/// so that Python objects (which cannot carry lifetimes) can own it: a self-referential struct
+/// made by `ouroboros`, which drops the value before the `Arc`. The value is reached through
+/// closures (`with_value`, `with_value_mut`), which cannot let the borrow escape.
+#[ouroboros::self_referencing]
+pub struct Anchored<B: 'static, T: Borrower<B>> {
+    backend: Arc<B>,
+    family: std::marker::PhantomData<T>,
+    #[borrows(backend)]
+    #[not_covariant]
+    pub(crate) value: <T as Borrower<B>>::At<'this>,
+}
+
+impl<B: 'static, T: Borrower<B>> Anchored<B, T> {
     /// Builds the value from a reference to the backend that lives as long as the result.
-    pub fn new<E>(backend: Arc<B>, make: impl FnOnce(&'static B) -> Result<T, E>) -> Result<Self, E> {
-        // SAFETY: the backend is heap-allocated behind an `Arc` that this struct keeps until
-        // after the value is dropped (see `Drop`), and the reference never leaves `make`
-        // except inside the value, which is only reachable through `&self`/`&mut self`.
-        let reference: &'static B = unsafe { &*Arc::as_ptr(&backend) };
-        let value = make(reference)?;
-        Ok(Self { value: ManuallyDrop::new(value), backend })
+    pub fn make<E>(
+        backend: Arc<B>,
+        make: impl for<'a> FnOnce(&'a B) -> Result<<T as Borrower<B>>::At<'a>, E>,
+    ) -> Result<Self, E> {
+        Self::try_new(backend, std::marker::PhantomData, |b: &Arc<B>| make(&**b))
     }
 
     /// The backend the value borrows.
     pub fn backend(&self) -> &Arc<B> {
-        &self.backend
-    }
-
-    pub fn get_mut(&mut self) -> &mut T {
-        &mut self.value
-    }
-}
-
-impl<B: 'static, T> Deref for Anchored<B, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.value
-    }
-}
-
-impl<B: 'static, T> Drop for Anchored<B, T> {
-    fn drop(&mut self) {
-        // SAFETY: dropped exactly once, here, while `backend` is still alive.
-        unsafe { ManuallyDrop::drop(&mut self.value) }
+        self.borrow_backend()
     }
 }

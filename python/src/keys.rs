@@ -1,6 +1,6 @@
 //! Keys: `ctx.keygen()` and the key classes. Keys are host-side values of the Rust library
-//! (`SecretKey`, `PublicKey`, `RelinKey`, `GaloisKeys`); the secret key never leaves Rust and
-//! the library overwrites it with zeros when it is dropped.
+//! (`SecretKey`, `PublicKey`, `RelinKey`, `GaloisKeys`); the secret key leaves Rust only as its
+//! encoding (`serial.rs`), and the library overwrites it with zeros when it is dropped.
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -34,8 +34,8 @@ pub fn key_of<'k, F: Family, S: Scheme>(key: &'k ByScheme<F>, what: &str) -> PyR
         .ok_or_else(|| mismatch(format!("the {what} is a {} key; this context is {}", key.label(), S::LABEL)))
 }
 
-/// The secret key s. It stays in Rust (there is no way to read it from Python) and is wiped
-/// when the object is garbage-collected.
+/// The secret key s. It stays in Rust unless asked for its encoding (`to_bytes`, `save`:
+/// whoever holds those bytes can decrypt) and is wiped when the object is garbage-collected.
 #[pyclass(frozen, module = "pimhe._pimhe")]
 pub struct SecretKey {
     pub(crate) inner: ByScheme<SecretF>,

@@ -118,7 +118,7 @@ pub fn run_stats(
         };
         let result = stats::run(scheme_name, &plan, n, &client, &server, &mut sampler).map_err(stats_error)?;
         let upmem = result.1.clone();
-        Ok((StatsOutput::new(scheme_name, backend_name, n, result, false), upmem))
+        Ok((StatsOutput::new(scheme_name, backend_name, n, result, seed.is_some()), upmem))
     })?;
     let json = serde_json::to_string(&output).map_err(|e| error(Kind::Base, e.to_string()))?;
     let upmem = match (upmem, config) {
