@@ -1,5 +1,5 @@
-"""The modeled UPMEM time breakdown beside DRAMatic's published one, and the DPU scaling of
-the pipeline, as PNG files (needs matplotlib: pip install './python[plot]')."""
+"""The modeled UPMEM time breakdown beside DRAMatic's published one, the DPU scaling of the
+pipeline, and this machine's CPU beside the modeled DPUs, as PNG files (needs matplotlib: pip install './python[plot]')."""
 
 import tempfile
 from pathlib import Path
@@ -14,6 +14,8 @@ for row in rows:
     assert 0.75 < ratio < 1.25, (row["id"], ratio)
 pimhe.plots.dramatic_breakdown(str(out / "breakdown.png"), rows="t3-ntt,t3-intt")
 pimhe.plots.dpu_scaling(str(out / "scaling.png"))
-for name in ("breakdown.png", "scaling.png"):
+_, cpu_rows = pimhe.plots.cpu_vs_pim(str(out / "cpu_vs_pim.png"), batches=(16, 128))
+assert all(r["cpu_s"] > 0 and r["total_s"] > 0 for r in cpu_rows)
+for name in ("breakdown.png", "scaling.png", "cpu_vs_pim.png"):
     assert (out / name).stat().st_size > 10_000
-print(f"wrote {out / 'breakdown.png'} and {out / 'scaling.png'} ({rows[0]['model']})")
+print(f"wrote breakdown.png, scaling.png and cpu_vs_pim.png in {out} ({rows[0]['model']})")

@@ -47,6 +47,19 @@ class FormatError(PimheError, ValueError):
 def reproduce_dramatic(kernel: str = "barrett", rows: Optional[str] = None) -> str:
     """The modeled DRAMatic rows beside the published values, as JSON; see ``pimhe.plots``."""
 
+def bench_kernel(
+    op: str,
+    n: int,
+    batch: int,
+    *,
+    primes: Optional[int] = None,
+    backend: str = "cpu",
+    dpus: Optional[int] = None,
+    threads: Optional[int] = None,
+    repeat: int = 3,
+) -> str:
+    """One ``pimhe bench OP`` run as JSON (measured on cpu, modeled on upmem-emu)."""
+
 def presets(scheme: Literal["bgv", "bfv", "ckks"] = "bgv") -> List[Dict[str, Any]]:
     """The library's 128-bit presets of a scheme, smallest first (``pimhe params``)."""
 

@@ -5,14 +5,15 @@ figure names the model it shows and says "modeled".
     import pimhe.plots
     pimhe.plots.dramatic_breakdown("breakdown.png")     # DRAMatic's Figs. 9-12 style
     pimhe.plots.dpu_scaling("scaling.png")
+    pimhe.plots.cpu_vs_pim("cpu_vs_pim.png")            # this machine's CPU vs modeled DPUs
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
-from ._pimhe import reproduce_dramatic
+from ._pimhe import bench_kernel, reproduce_dramatic
 
 PARTS = ("transfer_s", "compute_s", "retrieve_s")
 COLORS = {"transfer_s": "#4c72b0", "compute_s": "#dd8452", "retrieve_s": "#55a868"}
@@ -90,3 +91,43 @@ def dpu_scaling(path: str, kernel: str = "barrett"):
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     return fig
+
+
+def cpu_vs_pim(
+    path: str,
+    op: str = "pipeline",
+    n: int = 4096,
+    primes: int = 3,
+    batches: Sequence[int] = (16, 64, 256, 1024),
+    dpus: int = 383,
+    threads: Optional[int] = None,
+):
+    """``op`` (``pimhe bench`` names: ntt, intt, bgv-mul, pipeline) on growing batches: the CPU
+    backend measured on this machine beside the UPMEM system modeled with ``dpus`` DPUs (its
+    transfer, compute and retrieve stacked). Saves to ``path`` and returns the figure and the
+    rows (one dict per batch with ``cpu_s`` and the modeled seconds)."""
+    plt = _pyplot()
+    rows = []
+    for batch in batches:
+        cpu = json.loads(bench_kernel(op, n, batch, primes=primes, backend="cpu", threads=threads))
+        pim = json.loads(bench_kernel(op, n, batch, primes=primes, backend="upmem-emu", dpus=dpus))
+        rows.append({"batch": batch, "cpu_s": cpu["wall_s"], **{k: pim[k] for k in (*PARTS, "total_s", "model")}})
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    x = list(range(len(rows)))
+    width = 0.38
+    ax.bar([i - width / 2 for i in x], [r["cpu_s"] for r in rows], width, color="#8172b3", label="CPU (measured, this machine)")
+    bottom = [0.0] * len(rows)
+    for part in PARTS:
+        values = [r[part] for r in rows]
+        ax.bar([i + width / 2 for i in x], values, width, bottom=bottom, color=COLORS[part], label=f"UPMEM {part[:-2]} (modeled)")
+        bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xticks(x)
+    ax.set_xticklabels([str(r["batch"]) for r in rows])
+    ax.set_xlabel(f"ciphertexts (N={n}, {primes} primes)")
+    ax.set_ylabel("time (s)")
+    ax.set_yscale("log")
+    ax.set_title(f"{op}: CPU vs {dpus} DPUs, {rows[0]['model'] if rows else ''}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return fig, rows

@@ -1,11 +1,13 @@
-//! `reproduce_dramatic`: the library's reproduction of DRAMatic's tables
-//! (`pimhe_bench::reproduce`, what `pimhe bench reproduce dramatic` prints), as plain Python
-//! data for `pimhe.plots`.
+//! `reproduce_dramatic` and `bench_kernel`: the library's reproduction of DRAMatic's tables
+//! (`pimhe_bench::reproduce`, what `pimhe bench reproduce dramatic` prints) and its polynomial
+//! kernel benchmark (`pimhe_bench::kernels`, `pimhe bench OP`), as plain Python data for
+//! `pimhe.plots`.
 
 use pyo3::prelude::*;
 
+use pimhe_bench::kernels::{self, KernelConfig, Op};
 use pimhe_bench::reproduce::{reproduce, ReproduceConfig};
-use pimhe_bench::NoProgress;
+use pimhe_bench::{BenchError, NoProgress};
 
 use crate::errors::{error, Kind};
 
@@ -17,9 +19,39 @@ use crate::errors::{error, Kind};
 #[pyo3(signature = (kernel="barrett", rows=None))]
 pub fn reproduce_dramatic(py: Python<'_>, kernel: &str, rows: Option<String>) -> PyResult<String> {
     let config = ReproduceConfig { kernel: kernel.to_string(), rows, ..ReproduceConfig::default() };
-    let report = py.allow_threads(|| reproduce(&config, &NoProgress)).map_err(|e| {
-        let kind = if e.is_usage() { Kind::Parameter } else { Kind::Base };
-        error(kind, e.to_string())
-    })?;
+    let report = py.allow_threads(|| reproduce(&config, &NoProgress)).map_err(bench_error)?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+}
+
+/// One run of `pimhe bench OP` (`op`: ntt, intt, bgv-mul, pipeline, bfv-mul, bfv-add) as a
+/// JSON string: on `cpu` the measured seconds (`wall_s`), on `upmem-emu` the modeled
+/// `transfer_s`, `compute_s`, `retrieve_s`, `total_s` with the model's name (`--json`'s fields).
+#[pyfunction]
+#[pyo3(signature = (op, n, batch, *, primes=None, backend="cpu", dpus=None, threads=None, repeat=3))]
+#[allow(clippy::too_many_arguments)]
+pub fn bench_kernel(
+    py: Python<'_>,
+    op: &str,
+    n: usize,
+    batch: usize,
+    primes: Option<usize>,
+    backend: &str,
+    dpus: Option<usize>,
+    threads: Option<usize>,
+    repeat: usize,
+) -> PyResult<String> {
+    let op = Op::from_name(op).ok_or_else(|| {
+        let names: Vec<&str> = Op::ALL.iter().map(|op| op.name()).collect();
+        error(Kind::Parameter, format!("op {op:?} is not known; choose one of {names:?}"))
+    })?;
+    let config =
+        KernelConfig { backend: backend.to_string(), dpus, threads, repeat, ..KernelConfig::new(op, n, primes, batch) };
+    let report = py.allow_threads(|| kernels::run(&config)).map_err(bench_error)?;
+    serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+}
+
+/// A library error as the exception of its kind: the caller's (ParameterError) or a failure.
+fn bench_error(e: BenchError) -> PyErr {
+    let kind = if e.is_usage() { Kind::Parameter } else { Kind::Base };
+    error(kind, e.to_string())
 }
