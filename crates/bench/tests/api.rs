@@ -1,34 +1,11 @@
 //! The library as the CLI and the Python package call it: configurations in, reports out, and
 //! progress reported on the long runs.
 
-use std::sync::Mutex;
-
 use pimhe_bench::kernels::{self, KernelConfig, KernelReport, Op};
 use pimhe_bench::reproduce::{self, ReproduceConfig, Reproduction};
 use pimhe_bench::scheme::{self, SchemeBenchReport, SchemeConfig};
-use pimhe_bench::{BenchError, NoProgress, Progress, Render};
-
-/// Records every call, in order.
-#[derive(Default)]
-struct Recorder(Mutex<Vec<String>>);
-
-impl Progress for Recorder {
-    fn start(&self, len: u64, label: &str) {
-        self.0.lock().unwrap().push(format!("start {len} {label}"));
-    }
-    fn advance(&self, n: u64) {
-        self.0.lock().unwrap().push(format!("advance {n}"));
-    }
-    fn finish(&self) {
-        self.0.lock().unwrap().push("finish".into());
-    }
-}
-
-impl Recorder {
-    fn calls(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
-}
+use pimhe_bench::{BenchError, NoProgress, Render};
+use pimhe_workloads::progress::Recorded as Recorder;
 
 #[test]
 fn scheme_rounds_are_reported_and_the_report_renders() {

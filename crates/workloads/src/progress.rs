@@ -26,6 +26,45 @@ impl Progress for NoProgress {
     fn finish(&self) {}
 }
 
+/// Keeps every call as a line (`start 3 rounds`, `advance 1`, `finish`), in order: for a caller
+/// that reads progress afterwards rather than drawing it, and for tests of what a run reports.
+///
+/// ```
+/// use pimhe_workloads::progress::{Progress, Recorded};
+/// let recorded = Recorded::default();
+/// recorded.start(2, "rows");
+/// recorded.advance(2);
+/// recorded.finish();
+/// assert_eq!(recorded.calls(), ["start 2 rows", "advance 2", "finish"]);
+/// ```
+#[derive(Debug, Default)]
+pub struct Recorded(std::sync::Mutex<Vec<String>>);
+
+impl Recorded {
+    /// The calls so far.
+    pub fn calls(&self) -> Vec<String> {
+        self.0.lock().map(|calls| calls.clone()).unwrap_or_default()
+    }
+
+    fn push(&self, call: String) {
+        if let Ok(mut calls) = self.0.lock() {
+            calls.push(call);
+        }
+    }
+}
+
+impl Progress for Recorded {
+    fn start(&self, len: u64, label: &str) {
+        self.push(format!("start {len} {label}"));
+    }
+    fn advance(&self, n: u64) {
+        self.push(format!("advance {n}"));
+    }
+    fn finish(&self) {
+        self.push("finish".into());
+    }
+}
+
 impl<P: Progress + ?Sized> Progress for &P {
     fn start(&self, len: u64, label: &str) {
         (**self).start(len, label)

@@ -314,25 +314,11 @@ fn synthetic_users_beyond_memory_are_refused_with_the_memory_they_need() {
 /// `with_progress`: the users of every plaintext modulus are counted, round by round.
 #[test]
 fn progress_counts_the_users_of_every_round() {
-    use pimhe_workloads::progress::Progress;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Default)]
-    struct Recorder(Mutex<Vec<String>>);
-    impl Progress for Recorder {
-        fn start(&self, len: u64, label: &str) {
-            self.0.lock().unwrap().push(format!("start {len} {label}"));
-        }
-        fn advance(&self, n: u64) {
-            self.0.lock().unwrap().push(format!("advance {n}"));
-        }
-        fn finish(&self) {
-            self.0.lock().unwrap().push("finish".into());
-        }
-    }
+    use pimhe_workloads::progress::Recorded;
+    use std::sync::Arc;
 
     let data = Dataset::synthetic(5, 1, &["x1"]).unwrap();
-    let recorder = Arc::new(Recorder::default());
+    let recorder = Arc::new(Recorded::default());
     let plan = StatsPlan::new(Statistic::Mean, data, N, Bgv::max_plain_bits(N).unwrap())
         .unwrap()
         .with_users_per_round(2)
@@ -346,5 +332,5 @@ fn progress_counts_the_users_of_every_round() {
         expected.extend(["advance 2", "advance 2", "advance 1"].map(String::from));
     }
     expected.push("finish".into());
-    assert_eq!(*recorder.0.lock().unwrap(), expected);
+    assert_eq!(recorder.calls(), expected);
 }
