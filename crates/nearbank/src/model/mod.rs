@@ -1,0 +1,1 @@
+//! What a program costs on the GPU + near-bank PIM systems of Anaheim's Table III.
