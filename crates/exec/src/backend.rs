@@ -106,6 +106,52 @@ pub trait Backend: Send + Sync {
         b1: &Self::Buffer,
     ) -> Result<[Self::Buffer; 3]>;
 
+    /// The tensor product of a ciphertext pair with itself (NTT form): `(a0^2, 2 a0 a1, a1^2)`,
+    /// the residues of [`Backend::tensor`]`(a0, a1, a0, a1)` for three products instead of four
+    /// and two operands read instead of four (Anaheim's TensorSq). Both operands have the same
+    /// shape.
+    ///
+    /// The default calls [`Backend::tensor`]; the CPU and UPMEM backends fuse it.
+    fn tensor_square(&self, a0: &Self::Buffer, a1: &Self::Buffer) -> Result<[Self::Buffer; 3]> {
+        self.tensor(a0, a1, a0, a1)
+    }
+
+    /// A constant linear combination `offset + sum_j c_j * a_j` (Anaheim's CAccum): `terms[j]`
+    /// is `(a_j, c_j)` with `c_j` one constant per limb of `a_j`'s basis (as
+    /// [`Backend::mul_limb_constants`]), and `offset`, one constant per limb, is the constant
+    /// polynomial added (in NTT form to every residue, in coefficient form to the constant
+    /// coefficient). Every term has the first's shape; at least one term. This is one pass over
+    /// the terms where separate products and additions would write and read every partial sum
+    /// (the accumulation of a polynomial evaluation, of hoisted rotations).
+    ///
+    /// The default composes [`Backend::mul_limb_constants`] and [`Backend::add_assign`] (the
+    /// offset uploaded as a one-polynomial batch); the CPU and UPMEM backends fuse it.
+    fn constant_accumulate(&self, terms: &[(&Self::Buffer, &[u64])], offset: Option<&[u64]>) -> Result<Self::Buffer> {
+        let shape = crate::operands::check_constant_terms(self, terms, offset)?;
+        let (first, constants) = terms[0];
+        let mut acc = self.mul_limb_constants(first, constants)?;
+        for &(a, constants) in &terms[1..] {
+            let term = self.mul_limb_constants(a, constants)?;
+            self.add_assign(&mut acc, &term)?;
+        }
+        if let Some(offset) = offset {
+            self.add_assign(&mut acc, &self.upload(crate::operands::constant_polynomial(&shape, offset))?)?;
+        }
+        Ok(acc)
+    }
+
+    /// `(a - b) * c_i` on limb i, with `constants` one per limb of `a`'s basis (as
+    /// [`Backend::mul_limb_constants`]) and `b` broadcast as for [`Backend::sub`]: the epilogue of
+    /// a modulus reduction (Anaheim's ModDownEp), which subtracts the base-converted residue
+    /// and multiplies by the inverse of the dropped primes' product in one pass.
+    ///
+    /// The default composes [`Backend::sub`] and [`Backend::mul_limb_constants`]; the CPU and
+    /// UPMEM backends fuse it.
+    fn mod_down_epilogue(&self, a: &Self::Buffer, b: &Self::Buffer, constants: &[u64]) -> Result<Self::Buffer> {
+        crate::operands::check_constants("mod_down_epilogue", &self.shape(a), constants)?;
+        self.mul_limb_constants(&self.sub(a, b)?, constants)
+    }
+
     /// The sum of all polynomials of `a`, as a batch of one polynomial (the accumulation over a
     /// batch that encrypted aggregates need: a sum over users' ciphertexts).
     fn sum(&self, a: &Self::Buffer) -> Result<Self::Buffer>;

@@ -1,8 +1,8 @@
 //! Checks of operand shapes shared by every backend, so each reports misuse the same way.
 
-use pimhe_ring::{Representation, RingError};
+use pimhe_ring::{PolyBatch, Representation, RingError};
 
-use crate::backend::Shape;
+use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
 
 /// How the second operand of an element-wise operation lines up with the first.
@@ -79,11 +79,16 @@ pub fn same_shape(operation: &'static str, acc: &Shape, a: &Shape) -> Result<()>
 
 /// Checks that [`crate::Backend::mul_limb_constants`] got exactly one constant per limb of `a`.
 pub fn check_limb_constants(a: &Shape, constants: &[u64]) -> Result<()> {
+    check_constants("mul_limb_constants", a, constants)
+}
+
+/// Checks that `operation` got exactly one constant per limb of `a`.
+pub fn check_constants(operation: &'static str, a: &Shape, constants: &[u64]) -> Result<()> {
     if constants.len() == a.basis.len() {
         Ok(())
     } else {
         Err(ExecError::Shape {
-            operation: "mul_limb_constants",
+            operation,
             detail: format!(
                 "{} constants given for {} primes; give exactly one per prime",
                 constants.len(),
@@ -91,6 +96,45 @@ pub fn check_limb_constants(a: &Shape, constants: &[u64]) -> Result<()> {
             ),
         })
     }
+}
+
+/// Checks the operands of [`crate::Backend::constant_accumulate`] (at least one term, every
+/// term of the first's shape, one constant per limb for each term and the offset) and returns
+/// the shape of the result.
+pub fn check_constant_terms<B: Backend + ?Sized>(
+    backend: &B,
+    terms: &[(&B::Buffer, &[u64])],
+    offset: Option<&[u64]>,
+) -> Result<Shape> {
+    const OPERATION: &str = "constant_accumulate";
+    let Some(&(first, _)) = terms.first() else {
+        return Err(ExecError::Shape { operation: OPERATION, detail: "no terms given; give at least one".into() });
+    };
+    let shape = backend.shape(first);
+    for &(a, constants) in terms {
+        same_shape(OPERATION, &shape, &backend.shape(a))?;
+        check_constants(OPERATION, &shape, constants)?;
+    }
+    if let Some(offset) = offset {
+        check_constants(OPERATION, &shape, offset)?;
+    }
+    Ok(shape)
+}
+
+/// The constant polynomial with `constants[i]` (reduced) on limb i, as one polynomial in
+/// `shape`'s basis and representation: every residue in NTT form, the constant coefficient
+/// in coefficient form.
+pub fn constant_polynomial(shape: &Shape, constants: &[u64]) -> PolyBatch {
+    let basis = &shape.basis;
+    let mut batch = PolyBatch::zeros(basis, 1, shape.representation);
+    for (limb, &c) in constants.iter().enumerate() {
+        let c = basis.modulus(limb).reduce_u64(c);
+        match shape.representation {
+            Representation::Ntt => batch.poly_limb_mut(limb, 0).fill(c),
+            Representation::Coefficient => batch.poly_limb_mut(limb, 0)[0] = c,
+        }
+    }
+    batch
 }
 
 /// The Galois element `k` of [`crate::Backend::automorphism`] on `a`, reduced modulo 2N. An even

@@ -164,6 +164,28 @@ fn mac_and_tensor_match_plain_arithmetic() {
 }
 
 #[test]
+fn fused_kernels_match_plain_arithmetic() {
+    for_each_case(|isa, q, v| {
+        let p = u64::from(q.value());
+        let [x, y, z] = v;
+        let mut out = [vec![0; x.len()], vec![0; x.len()], vec![0; x.len()]];
+        let [o0, o1, o2] = &mut out;
+        ew::tensor_square(isa, q, [o0, o1, o2], [x, y]);
+        assert_eq!(out[0], expect(q, |a, _, _| a * a, v), "tensor_square d0 {isa} q={p}");
+        assert_eq!(out[1], expect(q, |a, b, _| 2 * (a * b % p), v), "tensor_square d1 {isa} q={p}");
+        assert_eq!(out[2], expect(q, |_, b, _| b * b, v), "tensor_square d2 {isa} q={p}");
+        for c in [0, 1, q.value() - 1, q.value() / 3] {
+            let mut acc = z.clone();
+            ew::mac_scalar(isa, q, &mut acc, x, c);
+            assert_eq!(acc, expect(q, |a, _, s| a * u64::from(c) + s, v), "mac_scalar by {c} {isa} q={p}");
+            let mut out = vec![u32::MAX; x.len()];
+            ew::sub_mul_scalar(isa, q, &mut out, x, y, c);
+            assert_eq!(out, expect(q, |a, b, _| (a + p - b) * u64::from(c), v), "sub_mul_scalar by {c} {isa} q={p}");
+        }
+    });
+}
+
+#[test]
 fn the_scalar_path_can_be_pinned() {
     assert!(Isa::detected().available());
     Isa::pin(Isa::Scalar).unwrap();

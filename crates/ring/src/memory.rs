@@ -139,7 +139,10 @@ mod tests {
         assert!(ensure_fits_in("x", limit, Some(available)).is_ok());
         let refused = ensure_fits_in("the buffers", limit + 1, Some(available)).unwrap_err();
         assert_eq!(refused.needed, limit + 1);
-        assert_eq!(refused.to_string(), "the buffers need about 768.0 MiB, more than 75% of the 1.0 GiB of available memory");
+        assert_eq!(
+            refused.to_string(),
+            "the buffers need about 768.0 MiB, more than 75% of the 1.0 GiB of available memory"
+        );
         assert!(ensure_fits_in("x", u128::MAX, None).is_ok());
         assert_eq!(format_bytes(3 << 40), "3.0 TiB");
     }

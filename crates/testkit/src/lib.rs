@@ -7,5 +7,6 @@
 //! expectations).
 
 pub mod bigint;
+pub mod fused;
 pub mod inputs;
 pub mod oracle;

@@ -19,7 +19,10 @@ use rayon::prelude::*;
 use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
 use crate::key_switch::KeySwitchPlan;
-use crate::operands::{broadcast, check_limb_constants, galois_element, require, same_shape, Broadcast};
+use crate::operands::{
+    broadcast, check_constant_terms, check_constants, check_limb_constants, constant_polynomial, galois_element,
+    require, same_shape, Broadcast,
+};
 
 /// [`BaseConverter`]s by (from primes, to primes).
 type ConverterCache = HashMap<(Vec<u32>, Vec<u32>), Arc<BaseConverter>>;
@@ -85,14 +88,42 @@ impl CpuBackend {
         a: &PolyBatch,
         b: &PolyBatch,
         product: bool,
-        kernel: impl Fn(&Modulus, &mut [u32], &[u32], &[u32]) + Sync,
+        kernel: impl Fn(usize, &Modulus, &mut [u32], &[u32], &[u32]) + Sync,
     ) -> Result<PolyBatch> {
         let map = broadcast(operation, &Shape::of(a), &Shape::of(b), product)?;
         let mut out = PolyBatch::zeros(a.basis(), a.count(), a.representation());
         self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, poly, q, chunk| {
-            kernel(q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
+            kernel(limb, q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
         });
         Ok(out)
+    }
+
+    /// Three fresh NTT-form outputs shaped as `a`, each (limb, poly) chunk filled by
+    /// `f(limb, poly, modulus, [out0, out1, out2])`: the tensor products.
+    fn three_outputs(
+        &self,
+        a: &PolyBatch,
+        cost: usize,
+        f: impl Fn(usize, usize, &Modulus, [&mut [u32]; 3]) + Sync,
+    ) -> [PolyBatch; 3] {
+        let n = a.degree();
+        let zeros = || PolyBatch::zeros(a.basis(), a.count(), Representation::Ntt);
+        let (mut d0, mut d1, mut d2) = (zeros(), zeros(), zeros());
+        let count = a.count();
+        let chunk = |(index, ((o0, o1), o2)): (usize, ((&mut [u32], &mut [u32]), &mut [u32]))| {
+            let (limb, poly) = (index / count, index % count);
+            f(limb, poly, a.basis().modulus(limb), [o0, o1, o2]);
+        };
+        let in_pool = self.in_pool(d0.data().len(), cost);
+        let (o0, o1, o2) = (d0.data_mut(), d1.data_mut(), d2.data_mut());
+        if in_pool {
+            self.pool.install(|| {
+                o0.par_chunks_mut(n).zip(o1.par_chunks_mut(n)).zip(o2.par_chunks_mut(n)).enumerate().for_each(chunk)
+            });
+        } else {
+            o0.chunks_mut(n).zip(o1.chunks_mut(n)).zip(o2.chunks_mut(n)).enumerate().for_each(chunk);
+        }
+        [d0, d1, d2]
     }
 
     /// Calls `f(limb, poly, modulus, residues)` on every N-residue chunk of `batch`, in parallel
@@ -343,7 +374,7 @@ impl Backend for CpuBackend {
     }
 
     fn add(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("add", a, b, false, |q, out, x, y| kernels::add(Isa::active(), q, out, x, y))
+        self.binary("add", a, b, false, |_, q, out, x, y| kernels::add(Isa::active(), q, out, x, y))
     }
 
     fn add_assign(&self, acc: &mut PolyBatch, b: &PolyBatch) -> Result<()> {
@@ -355,7 +386,7 @@ impl Backend for CpuBackend {
     }
 
     fn sub(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("sub", a, b, false, |q, out, x, y| kernels::sub(Isa::active(), q, out, x, y))
+        self.binary("sub", a, b, false, |_, q, out, x, y| kernels::sub(Isa::active(), q, out, x, y))
     }
 
     fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
@@ -365,7 +396,7 @@ impl Backend for CpuBackend {
     }
 
     fn mul(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("mul", a, b, true, |q, out, x, y| kernels::mul(Isa::active(), q, out, x, y))
+        self.binary("mul", a, b, true, |_, q, out, x, y| kernels::mul(Isa::active(), q, out, x, y))
     }
 
     fn mac(&self, acc: &mut PolyBatch, a: &PolyBatch, b: &PolyBatch) -> Result<()> {
@@ -391,28 +422,53 @@ impl Backend for CpuBackend {
         for other in [a1, b0, b1] {
             same_shape("tensor", &shape, &Shape::of(other))?;
         }
-        let n = a0.degree();
-        let zeros = || PolyBatch::zeros(a0.basis(), a0.count(), Representation::Ntt);
-        let (mut d0, mut d1, mut d2) = (zeros(), zeros(), zeros());
-        let count = a0.count();
-        let chunk = |(index, ((o0, o1), o2)): (usize, ((&mut [u32], &mut [u32]), &mut [u32]))| {
-            let (limb, poly) = (index / count, index % count);
-            let q = a0.basis().modulus(limb);
+        // Four products per coefficient.
+        Ok(self.three_outputs(a0, 4 * pool::ELEMENTWISE, |limb, poly, q, out| {
             let x = [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)];
             let y = [b0.poly_limb(limb, poly), b1.poly_limb(limb, poly)];
-            kernels::tensor(Isa::active(), q, [o0, o1, o2], x, y);
+            kernels::tensor(Isa::active(), q, out, x, y);
+        }))
+    }
+
+    fn tensor_square(&self, a0: &PolyBatch, a1: &PolyBatch) -> Result<[PolyBatch; 3]> {
+        let shape = Shape::of(a0);
+        require("tensor_square", &shape, Representation::Ntt)?;
+        same_shape("tensor_square", &shape, &Shape::of(a1))?;
+        // Three products per coefficient.
+        Ok(self.three_outputs(a0, 3 * pool::ELEMENTWISE, |limb, poly, q, out| {
+            kernels::tensor_square(Isa::active(), q, out, [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)]);
+        }))
+    }
+
+    fn constant_accumulate(&self, terms: &[(&PolyBatch, &[u64])], offset: Option<&[u64]>) -> Result<PolyBatch> {
+        let shape = check_constant_terms(self, terms, offset)?;
+        let mut out = match offset {
+            Some(offset) => {
+                let constant = constant_polynomial(&shape, offset);
+                let mut out = PolyBatch::zeros(&shape.basis, shape.count, shape.representation);
+                for poly in 0..shape.count {
+                    for limb in 0..shape.basis.len() {
+                        out.poly_limb_mut(limb, poly).copy_from_slice(constant.poly_limb(limb, 0));
+                    }
+                }
+                out
+            }
+            None => PolyBatch::zeros(&shape.basis, shape.count, shape.representation),
         };
-        // Four products per coefficient.
-        let in_pool = self.in_pool(d0.data().len(), 4 * pool::ELEMENTWISE);
-        let (o0, o1, o2) = (d0.data_mut(), d1.data_mut(), d2.data_mut());
-        if in_pool {
-            self.pool.install(|| {
-                o0.par_chunks_mut(n).zip(o1.par_chunks_mut(n)).zip(o2.par_chunks_mut(n)).enumerate().for_each(chunk)
-            });
-        } else {
-            o0.chunks_mut(n).zip(o1.chunks_mut(n)).zip(o2.chunks_mut(n)).enumerate().for_each(chunk);
-        }
-        Ok([d0, d1, d2])
+        // One product and one addition per term and coefficient, the sum kept in cache.
+        self.for_chunks(&mut out, terms.len() * pool::ELEMENTWISE, |limb, poly, q, chunk| {
+            for &(a, constants) in terms {
+                kernels::mac_scalar(Isa::active(), q, chunk, a.poly_limb(limb, poly), q.reduce_u64(constants[limb]));
+            }
+        });
+        Ok(out)
+    }
+
+    fn mod_down_epilogue(&self, a: &PolyBatch, b: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
+        check_constants("mod_down_epilogue", &Shape::of(a), constants)?;
+        self.binary("mod_down_epilogue", a, b, false, |limb, q, out, x, y| {
+            kernels::sub_mul_scalar(Isa::active(), q, out, x, y, q.reduce_u64(constants[limb]))
+        })
     }
 
     fn sum(&self, a: &PolyBatch) -> Result<PolyBatch> {

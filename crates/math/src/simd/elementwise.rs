@@ -1,5 +1,6 @@
 //! Element-wise kernels on slices of residues modulo one prime: the CPU backend's add, sub,
-//! neg, mul, mac, mul_scalar, mul_limb_constants, tensor and sum are these, on each (prime,
+//! neg, mul, mac, mul_scalar, mul_limb_constants, tensor, tensor_square, constant_accumulate,
+//! mod_down_epilogue and sum are these, on each (prime,
 //! polynomial) chunk, and so are the last steps of `mod_down_last`, `mod_down` and the key
 //! switch.
 //!
@@ -53,6 +54,26 @@ pub fn mac(isa: Isa, q: &Modulus, acc: &mut [u32], a: &[u32], b: &[u32]) {
 /// out = (x0 y0, x0 y1 + x1 y0, x1 y1) mod q.
 pub fn tensor(isa: Isa, q: &Modulus, out: [&mut [u32]; 3], x: [&[u32]; 2], y: [&[u32]; 2]) {
     dispatch(isa, Tensor { q, out, x, y });
+}
+
+/// The tensor product of (x0, x1) with itself: out = (x0^2, 2 x0 x1, x1^2) mod q, three
+/// products where [`tensor`] takes four.
+pub fn tensor_square(isa: Isa, q: &Modulus, out: [&mut [u32]; 3], x: [&[u32]; 2]) {
+    dispatch(isa, TensorSquare { q, out, x });
+}
+
+/// acc = acc + c * a mod q for a constant c < q (Shoup multiplication): one term of a constant
+/// linear combination.
+pub fn mac_scalar(isa: Isa, q: &Modulus, acc: &mut [u32], a: &[u32], c: u32) {
+    debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
+    dispatch(isa, Assign { q, acc, b: a, op: MacScalar { c, c_shoup: q.shoup(c) } });
+}
+
+/// out = (a - b) * c mod q for a constant c < q: the tail of a modulus reduction (ModDown
+/// subtracts the converted residue, then divides by the dropped primes' product).
+pub fn sub_mul_scalar(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], b: &[u32], c: u32) {
+    debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
+    dispatch(isa, Binary { q, out, a, b, op: SubMulScalar { c, c_shoup: q.shoup(c) } });
 }
 
 /// A one-operand operation: its scalar and lane formulas.
@@ -128,6 +149,40 @@ impl Op1 for MulScalar {
     #[inline(always)]
     fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V) -> L::V {
         csub(l, mul_shoup_lazy(l, x, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q)
+    }
+}
+
+/// acc + c y, with acc in the first operand's place.
+#[derive(Clone, Copy)]
+struct MacScalar {
+    c: u32,
+    c_shoup: u32,
+}
+impl Op2 for MacScalar {
+    fn scalar(self, q: &Modulus, acc: u32, y: u32) -> u32 {
+        q.add(acc, q.mul_shoup(y, self.c, self.c_shoup))
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, acc: L::V, y: L::V) -> L::V {
+        let product = csub(l, mul_shoup_lazy(l, y, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q);
+        add_mod(l, m, acc, product)
+    }
+}
+
+/// (x - y) c.
+#[derive(Clone, Copy)]
+struct SubMulScalar {
+    c: u32,
+    c_shoup: u32,
+}
+impl Op2 for SubMulScalar {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32 {
+        q.mul_shoup(q.sub(x, y), self.c, self.c_shoup)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
+        let difference = sub_mod(l, m, x, y);
+        csub(l, mul_shoup_lazy(l, difference, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q)
     }
 }
 
@@ -303,5 +358,54 @@ impl Kernel for Tensor<'_> {
         }
         let x = [&x0[split..], &x1[split..]];
         Tensor { q: self.q, out: [r0, r1, r2], x, y: [&y0[split..], &y1[split..]] }.scalar();
+    }
+}
+
+struct TensorSquare<'a> {
+    q: &'a Modulus,
+    out: [&'a mut [u32]; 3],
+    x: [&'a [u32]; 2],
+}
+
+impl TensorSquare<'_> {
+    fn check(&self) -> usize {
+        let n = self.x[0].len();
+        let lens = [self.out[0].len(), self.out[1].len(), self.out[2].len(), self.x[1].len()];
+        assert!(lens.iter().all(|&len| len == n), "operand lengths differ");
+        n
+    }
+}
+
+impl Kernel for TensorSquare<'_> {
+    fn scalar(self) {
+        let n = self.check();
+        let q = self.q;
+        let ([o0, o1, o2], [x0, x1]) = (self.out, self.x);
+        for i in 0..n {
+            o0[i] = q.mul(x0[i], x0[i]);
+            let cross = q.mul(x0[i], x1[i]);
+            o1[i] = q.add(cross, cross);
+            o2[i] = q.mul(x1[i], x1[i]);
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        let n = self.check();
+        let m = ModVec::new(l, self.q);
+        let split = body_len(n, L::WIDTH);
+        let ([o0, o1, o2], [x0, x1]) = (self.out, self.x);
+        let (o0, r0) = o0.split_at_mut(split);
+        let (o1, r1) = o1.split_at_mut(split);
+        let (o2, r2) = o2.split_at_mut(split);
+        for start in (0..split).step_by(L::WIDTH) {
+            let end = start + L::WIDTH;
+            let (a0, a1) = (l.load(&x0[start..end]), l.load(&x1[start..end]));
+            l.store(&mut o0[start..end], reduce_wide(l, &m, mul_wide(l, a0, a0)));
+            let cross = reduce_wide(l, &m, mul_wide(l, a0, a1));
+            l.store(&mut o1[start..end], add_mod(l, &m, cross, cross));
+            l.store(&mut o2[start..end], reduce_wide(l, &m, mul_wide(l, a1, a1)));
+        }
+        TensorSquare { q: self.q, out: [r0, r1, r2], x: [&x0[split..], &x1[split..]] }.scalar();
     }
 }

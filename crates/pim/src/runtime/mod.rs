@@ -227,9 +227,10 @@ impl PimBackend {
         let Storage::Device(limbs) = &mut buffer.storage else { return };
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let n = self.n;
-        let overwritten = limbs.iter().flat_map(|limb| &limb.shares).all(|(share, offset)| {
-            state.dpus.write_u32s(share.dpu, *offset, &vec![0; share.len * n]).is_ok()
-        });
+        let overwritten = limbs
+            .iter()
+            .flat_map(|limb| &limb.shares)
+            .all(|(share, offset)| state.dpus.write_u32s(share.dpu, *offset, &vec![0; share.len * n]).is_ok());
         if !overwritten {
             limbs.clear();
         }
