@@ -223,8 +223,7 @@ impl Behz {
     pub(crate) fn fast_floor<B: Backend>(&self, backend: &B, d_q: &B::Buffer, d_bsk: &B::Buffer) -> Result<B::Buffer> {
         let t = self.t.value() as u64;
         let converted = backend.base_convert(&backend.mul_scalar(d_q, t)?, &self.bsk)?;
-        let difference = backend.sub(&backend.mul_scalar(d_bsk, t)?, &converted)?;
-        Ok(backend.mul_limb_constants(&difference, &self.q_inv_bsk)?)
+        Ok(backend.mod_down_epilogue(&backend.mul_scalar(d_bsk, t)?, &converted, &self.q_inv_bsk)?)
     }
 
     /// Step 5: Shenoy-Kumaresan. `x` over Bsk (coefficient form), |x| < M_B, to q exactly:

@@ -20,13 +20,13 @@ pub(crate) fn multiply<B: Backend>(
     let backend = evaluator.backend;
     let behz = evaluator.ctx.behz();
     let (a0, a1) = (behz.extend(backend, &a.parts[0])?, behz.extend(backend, &a.parts[1])?);
-    // A square (the same batch twice) extends its operand once.
-    let in_bsk = if std::ptr::eq(a, b) {
-        backend.tensor(&a0, &a1, &a0, &a1)?
+    // A square (the same batch twice) extends its operand once and takes three products.
+    let (in_bsk, in_q) = if std::ptr::eq(a, b) {
+        (backend.tensor_square(&a0, &a1)?, backend.tensor_square(&a.parts[0], &a.parts[1])?)
     } else {
-        backend.tensor(&a0, &a1, &behz.extend(backend, &b.parts[0])?, &behz.extend(backend, &b.parts[1])?)?
+        let (b0, b1) = (behz.extend(backend, &b.parts[0])?, behz.extend(backend, &b.parts[1])?);
+        (backend.tensor(&a0, &a1, &b0, &b1)?, backend.tensor(&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1])?)
     };
-    let in_q = backend.tensor(&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1])?;
     let parts = in_q
         .into_iter()
         .zip(in_bsk)

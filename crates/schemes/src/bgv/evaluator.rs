@@ -18,7 +18,11 @@ pub(crate) fn multiply<B: Backend>(
     b: &CiphertextBatch<B, BgvContext>,
 ) -> Result<CiphertextBatch<B, BgvContext>> {
     expect_same_level(a, b)?;
-    let [d0, d1, d2] = evaluator.backend.tensor(&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1])?;
+    let [d0, d1, d2] = if std::ptr::eq(a, b) {
+        evaluator.backend.tensor_square(&a.parts[0], &a.parts[1])?
+    } else {
+        evaluator.backend.tensor(&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1])?
+    };
     let t = evaluator.ctx.plain_modulus();
     Ok(a.derive(vec![d0, d1, d2], a.level, t.mul(a.tag, b.tag)))
 }

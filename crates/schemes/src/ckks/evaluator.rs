@@ -34,7 +34,11 @@ pub(crate) fn multiply<B: Backend>(
     check_slots(a, b)?;
     let level = a.level.min(b.level);
     let (a_parts, b_parts) = (at_level(evaluator, a, level)?, at_level(evaluator, b, level)?);
-    let [d0, d1, d2] = evaluator.backend.tensor(&a_parts[0], &a_parts[1], &b_parts[0], &b_parts[1])?;
+    let [d0, d1, d2] = if std::ptr::eq(a, b) {
+        evaluator.backend.tensor_square(&a_parts[0], &a_parts[1])?
+    } else {
+        evaluator.backend.tensor(&a_parts[0], &a_parts[1], &b_parts[0], &b_parts[1])?
+    };
     Ok(a.derive(vec![d0, d1, d2], level, CkksTag { scale: a.tag.scale * b.tag.scale, ..a.tag }))
 }
 
@@ -89,7 +93,7 @@ fn check_scales(a: f64, b: f64) -> Result<()> {
 }
 
 /// The components of `a` over the primes of `level` (at most a's): dropping primes.
-fn at_level<'x, B: Backend>(
+pub(crate) fn at_level<'x, B: Backend>(
     evaluator: &Evaluator<'_, B, CkksContext>,
     a: &'x Batch<B>,
     level: usize,

@@ -46,6 +46,7 @@ use num_complex::Complex64;
 use pimhe_exec::Backend;
 
 use crate::ckks::context::{CkksContext, CkksTag};
+use crate::ckks::evaluator::at_level;
 use crate::error::{Result, SchemeError};
 use crate::rlwe::{CiphertextBatch, Evaluator};
 
@@ -271,18 +272,21 @@ fn integer(value: f64) -> Result<i128> {
     Ok(rounded as i128)
 }
 
-/// A sum under construction: terms at one level and one scale, waiting for the one rescaling
-/// that ends it, and a constant to add with it.
+/// A sum under construction at one level and one scale, waiting for the one rescaling that
+/// ends it: the products of the depth-optimal splits (already on the sum's scale), the terms
+/// c T_k as (k, the integer that lands T_k on the sum's scale), combined in one constant
+/// accumulation when the sum is finished, and a constant to add after the rescaling.
 struct Pending<B: Backend> {
     level: usize,
     scale: f64,
-    sum: Option<Batch<B>>,
+    products: Option<Batch<B>>,
+    terms: Vec<(usize, i128)>,
     constant: f64,
 }
 
 impl<B: Backend> Pending<B> {
     fn new(level: usize, scale: f64) -> Self {
-        Self { level, scale, sum: None, constant: 0.0 }
+        Self { level, scale, products: None, terms: Vec::new(), constant: 0.0 }
     }
 }
 
@@ -357,23 +361,42 @@ impl<B: Backend> Evaluation<'_, '_, B> {
             self.ensure(k)?;
             (&self.powers[&k], c)
         };
+        pending.terms.push((k, integer(factor * pending.scale / source.tag.scale)?));
+        Ok(())
+    }
+
+    /// The terms of `pending` in one constant accumulation (CAccum), each T_k first dropped to
+    /// the sum's level; `None` without terms.
+    fn combine_terms(&self, pending: &Pending<B>) -> Result<Option<Batch<B>>> {
         let ev = self.evaluator;
-        let dropped;
-        let source = if source.level > pending.level {
-            dropped = ev.drop_to_level(source, pending.level)?;
-            &dropped
-        } else {
-            source
-        };
-        let term = ev.times_integer(source, integer(factor * pending.scale / source.tag.scale)?, pending.scale)?;
-        add_to(ev, pending, term)
+        let batches: Vec<&Batch<B>> =
+            pending.terms.iter().map(|&(k, _)| if k == 1 { self.x } else { &self.powers[&k] }).collect();
+        let Some(&first) = batches.first() else { return Ok(None) };
+        let sources = batches.iter().map(|b| at_level(ev, b, pending.level)).collect::<Result<Vec<_>>>()?;
+        let primes = ev.ctx.level_basis(pending.level)?.primes();
+        let constants: Vec<Vec<u64>> = pending
+            .terms
+            .iter()
+            .map(|&(_, m)| primes.iter().map(|&q| m.rem_euclid(i128::from(q)) as u64).collect())
+            .collect();
+        let parts = (0..first.parts.len())
+            .map(|part| {
+                let terms: Vec<_> =
+                    sources.iter().zip(&constants).map(|(source, c)| (&source[part], c.as_slice())).collect();
+                ev.backend.constant_accumulate(&terms, None)
+            })
+            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(Some(first.derive(parts, pending.level, CkksTag { scale: pending.scale, ..first.tag })))
     }
 
     /// The sum rescaled, plus its constant (added after the rescaling, at the smaller scale,
     /// where a constant's encoding stays far below add_const's 2^100 limit).
-    fn finish(&self, pending: Pending<B>) -> Result<Batch<B>> {
+    fn finish(&self, mut pending: Pending<B>) -> Result<Batch<B>> {
         let ev = self.evaluator;
-        let sum = ev.rescale(&pending.sum.expect("a non-constant series adds at least one term"))?;
+        if let Some(terms) = self.combine_terms(&pending)? {
+            add_to(ev, &mut pending, terms)?;
+        }
+        let sum = ev.rescale(&pending.products.expect("a non-constant series adds at least one term"))?;
         if pending.constant == 0.0 {
             return Ok(sum);
         }
@@ -435,9 +458,9 @@ impl<B: Backend> Evaluation<'_, '_, B> {
     }
 }
 
-/// Adds a term already at the sum's level and scale.
+/// Adds a product (or the combined terms) already at the sum's level and scale.
 fn add_to<B: Backend>(ev: &Evaluator<'_, B, CkksContext>, pending: &mut Pending<B>, term: Batch<B>) -> Result<()> {
-    pending.sum = Some(match pending.sum.take() {
+    pending.products = Some(match pending.products.take() {
         None => term,
         Some(sum) => ev.add(&sum, &term)?,
     });
