@@ -11,8 +11,14 @@
 //!   kernels;
 //! - [`backend`]: [`NearbankBackend`], a `Backend` that computes on the host CPU (its results
 //!   are the CPU backend's, bit for bit) and records what the GPU + PIM system would run;
+//! - [`trace`]: the recorded dataflow the planner reads;
 //! - [`model`]: what that costs on the configurations of Table III, at the level of DRAM
 //!   commands on the PIM side and as a roofline on the GPU side.
 
+pub mod backend;
 pub mod isa;
 pub mod model;
+pub mod planner;
+pub mod trace;
+
+pub use backend::NearbankBackend;

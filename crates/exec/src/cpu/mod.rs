@@ -27,6 +27,9 @@ use crate::operands::{
 /// [`BaseConverter`]s by (from primes, to primes).
 type ConverterCache = HashMap<(Vec<u32>, Vec<u32>), Arc<BaseConverter>>;
 
+/// One (limb, poly) chunk of three outputs, as the zipped iterators give it.
+type ThreeChunks<'a> = (usize, ((&'a mut [u32], &'a mut [u32]), &'a mut [u32]));
+
 /// [`GaloisPermutation`]s by (degree, Galois element modulo 2N, representation).
 type PermutationCache = HashMap<(usize, usize, Representation), Arc<GaloisPermutation>>;
 
@@ -110,7 +113,7 @@ impl CpuBackend {
         let zeros = || PolyBatch::zeros(a.basis(), a.count(), Representation::Ntt);
         let (mut d0, mut d1, mut d2) = (zeros(), zeros(), zeros());
         let count = a.count();
-        let chunk = |(index, ((o0, o1), o2)): (usize, ((&mut [u32], &mut [u32]), &mut [u32]))| {
+        let chunk = |(index, ((o0, o1), o2)): ThreeChunks<'_>| {
             let (limb, poly) = (index / count, index % count);
             f(limb, poly, a.basis().modulus(limb), [o0, o1, o2]);
         };

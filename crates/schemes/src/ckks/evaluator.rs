@@ -322,7 +322,7 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
 
     fn check_level(&self, level: usize) -> Result<()> {
         let (min, per) = (self.ctx.min_level(), self.ctx.params().primes_per_level());
-        if level < min || level > self.ctx.max_level() || (level - min) % per != 0 {
+        if level < min || level > self.ctx.max_level() || !(level - min).is_multiple_of(per) {
             return Err(SchemeError::InvalidParameters(format!(
                 "level {level} is not a CKKS level of these parameters: the levels are {min}, {}, ... {} (base primes, \
                  then {per} prime{} per rescaling)",
