@@ -500,6 +500,18 @@ uint32_t pimhe_emu_command_layout(uint32_t *offsets, uint32_t capacity) {
     return copy_offsets(o, (uint32_t)(sizeof o / sizeof o[0]), offsets, capacity);
 }
 
+/* The opcodes NTT ..= SUB_MULC in numeric order, then PIMHE_OP_FIRST, PIMHE_OP_LAST and the flags
+ * BROADCAST_SRC1 and NTT_FORM, for the Rust mirror's cross-check. */
+uint32_t pimhe_emu_opcodes(uint32_t *values, uint32_t capacity) {
+    const uint32_t o[] = {
+        PIMHE_OP_NTT,       PIMHE_OP_INTT,           PIMHE_OP_ADD,        PIMHE_OP_SUB,  PIMHE_OP_MUL,
+        PIMHE_OP_MAC,       PIMHE_OP_MULC,           PIMHE_OP_TENSOR,     PIMHE_OP_AUTOMORPHISM,
+        PIMHE_OP_TENSOR_SQ, PIMHE_OP_CMAC,           PIMHE_OP_CADD,       PIMHE_OP_SUB_MULC,
+        PIMHE_OP_FIRST,     PIMHE_OP_LAST,           PIMHE_FLAG_BROADCAST_SRC1, PIMHE_FLAG_NTT_FORM,
+    };
+    return copy_offsets(o, (uint32_t)(sizeof o / sizeof o[0]), values, capacity);
+}
+
 uint32_t pimhe_emu_stack_size_default(void) {
     return (uint32_t)STACK_SIZE_DEFAULT;
 }

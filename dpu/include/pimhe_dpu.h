@@ -52,8 +52,17 @@
 /* dst0[i] := src0[i](X^k), k = scalar (odd, < 2N), in NTT form when flags has
  * PIMHE_FLAG_NTT_FORM, else in coefficient form; dst0 must not overlap src0. */
 #define PIMHE_OP_AUTOMORPHISM 9u
+/* Fused element-wise kernels (Anaheim's TensorSq, CAccum, ModDownEp; dpu/kernels/ew_fused.h).
+ * scalar / scalar_shoup as for MULC, checked the same way. */
+#define PIMHE_OP_TENSOR_SQ 10u /* dst0 := a0^2, dst1 := 2 a0 a1, dst2 := a1^2 with (a0, a1) = src0..1 */
+#define PIMHE_OP_CMAC 11u      /* dst0[i] := dst0[i] + src0[i] * scalar */
+/* dst0[i] := src0[i] + scalar, the constant polynomial: under PIMHE_FLAG_NTT_FORM added to every
+ * residue, else to coefficient 0 only (other coefficients copied; in place when dst0 = src0,
+ * which touches one word pair per sub-polynomial). */
+#define PIMHE_OP_CADD 12u
+#define PIMHE_OP_SUB_MULC 13u /* dst0[i] := (src0[i] - src1[i]) * scalar */
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_AUTOMORPHISM
+#define PIMHE_OP_LAST PIMHE_OP_SUB_MULC
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u
@@ -62,7 +71,7 @@
 #define PIMHE_ERR_MODULUS 3u /* q >= 2^30, or q != 1 mod 2N */
 #define PIMHE_ERR_VARIANT 4u /* unknown header.variant */
 #define PIMHE_ERR_OPCODE 5u  /* unknown command.opcode */
-#define PIMHE_ERR_SCALAR 6u  /* MULC: scalar >= q or scalar_shoup != floor(scalar 2^32 / q) */
+#define PIMHE_ERR_SCALAR 6u  /* MULC, CMAC, CADD, SUB_MULC: scalar >= q or scalar_shoup != floor(scalar 2^32 / q) */
 #define PIMHE_ERR_BARRETT 7u /* barrett_lo/hi != floor(2^64 / q) */
 #define PIMHE_ERR_N_INV 8u   /* n_inv != N^-1 mod q or n_inv_shoup != floor(n_inv 2^32 / q) */
 #define PIMHE_ERR_OPERAND 9u /* offset + count * N * 4 overflows the 32-bit MRAM address space */
@@ -72,7 +81,7 @@
 /* Command flags. BROADCAST_SRC1: src[1] is one sub-polynomial, combined with every
  * sub-polynomial of src[0] (a key or plaintext against a batch). Element-wise ops only. */
 #define PIMHE_FLAG_BROADCAST_SRC1 1u
-/* AUTOMORPHISM only: the operands are in NTT form (bit-reversed evaluations), not coefficients. */
+/* AUTOMORPHISM and CADD: the operands are in NTT form (bit-reversed evaluations), not coefficients. */
 #define PIMHE_FLAG_NTT_FORM 2u
 
 typedef struct {
@@ -93,7 +102,7 @@ typedef struct {
     uint32_t count;                /* sub-polynomials per operand */
     uint32_t src[4];               /* operand offsets (unused = 0) */
     uint32_t dst[3];
-    uint32_t scalar, scalar_shoup; /* MULC constant (already reduced mod q) and its Shoup quotient;
+    uint32_t scalar, scalar_shoup; /* MULC/CMAC/CADD/SUB_MULC constant (reduced mod q), its Shoup quotient;
                                     * AUTOMORPHISM: scalar = the Galois element k */
     uint32_t flags;                /* PIMHE_FLAG_*; pads to 48 bytes */
 } pimhe_command_t;

@@ -12,6 +12,8 @@
  *    a per-tasklet WRAM block with DMAs of at most 2048 bytes.
  *  - Element-wise operations are fine-grained: every operand is cut into chunks of at most
  *    2048 bytes and the chunks are dealt round-robin to all tasklets.
+ *    The fused element-wise kernels (TENSOR_SQ, CMAC, CADD, SUB_MULC: Anaheim's TensorSq,
+ *    CAccum and ModDownEp) are in ew_fused.h and go the same way.
  *  - AUTOMORPHISM is fine-grained too: the output blocks of all sub-polynomials are dealt
  *    round-robin; each block is one gathered read in NTT form, one read per word in coefficient
  *    form (see "automorphism" below for why).
@@ -813,10 +815,17 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
     }
 }
 
+#include "ew_fused.h" /* TENSOR_SQ, CMAC, CADD, SUB_MULC: uses the definitions above */
+
 static void ew_command(ctx_t *c, uint32_t op) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t total = cmd->count * c->n;
-    const uint32_t nbuf = op == PIMHE_OP_MULC ? 1u : op == PIMHE_OP_MAC ? 3u : op == PIMHE_OP_TENSOR ? 4u : 2u;
+    const int fused = ew_fused_op(op);
+    const uint32_t nbuf = fused                   ? ew_fused_buffers(op)
+                          : op == PIMHE_OP_MULC   ? 1u
+                          : op == PIMHE_OP_MAC    ? 3u
+                          : op == PIMHE_OP_TENSOR ? 4u
+                                                  : 2u;
     uint32_t chunk = DMA_MAX_BYTES / 4u;
     while (chunk * 4u * nbuf > c->area_bytes) {
         chunk >>= 1;
@@ -843,7 +852,16 @@ static void ew_command(ctx_t *c, uint32_t op) {
         COST(2 * COST_ALU);
         switch (op) {
         case PIMHE_OP_MULC:
+        case PIMHE_OP_CADD:
             dma_read(cmd->src[0] + at, buf[0], bytes);
+            break;
+        case PIMHE_OP_TENSOR_SQ:
+            dma_read(cmd->src[0] + at, buf[0], bytes);
+            dma_read(cmd->src[1] + at, buf[1], bytes);
+            break;
+        case PIMHE_OP_CMAC:
+            dma_read(cmd->src[0] + at, buf[0], bytes);
+            dma_read(cmd->dst[0] + at, buf[1], bytes);
             break;
         case PIMHE_OP_MAC:
             dma_read(cmd->src[0] + at, buf[0], bytes);
@@ -860,12 +878,20 @@ static void ew_command(ctx_t *c, uint32_t op) {
             dma_read(cmd->src[1] + at1, buf[1], bytes);
             break;
         }
-        ew_chunk(c, op, buf[0], buf[1], buf[2], buf[3], len);
+        if (fused) {
+            ew_fused_chunk(c, op, buf[0], buf[1], buf[2], len, first);
+        } else {
+            ew_chunk(c, op, buf[0], buf[1], buf[2], buf[3], len);
+        }
         switch (op) {
         case PIMHE_OP_MAC:
             dma_write(buf[2], cmd->dst[0] + at, bytes);
             break;
+        case PIMHE_OP_CMAC:
+            dma_write(buf[1], cmd->dst[0] + at, bytes);
+            break;
         case PIMHE_OP_TENSOR:
+        case PIMHE_OP_TENSOR_SQ:
             for (uint32_t s = 0; s < 3u; s++) {
                 dma_write(buf[s], cmd->dst[s] + at, bytes);
             }
@@ -1183,10 +1209,13 @@ static uint32_t run_command(ctx_t *c) {
         return PIMHE_ERR_OPCODE;
     }
     const uint32_t srcs = op == PIMHE_OP_TENSOR ? 4u
-                          : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT || op == PIMHE_OP_MULC || op == PIMHE_OP_AUTOMORPHISM)
+                          : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT || op == PIMHE_OP_MULC ||
+                             op == PIMHE_OP_AUTOMORPHISM || op == PIMHE_OP_CMAC || op == PIMHE_OP_CADD)
                               ? 1u
                               : 2u;
-    const uint32_t dsts = op == PIMHE_OP_TENSOR ? 3u : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT) ? 0u : 1u;
+    const uint32_t dsts = (op == PIMHE_OP_TENSOR || op == PIMHE_OP_TENSOR_SQ) ? 3u
+                          : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT)      ? 0u
+                                                                             : 1u;
     for (uint32_t s = 0; s < srcs; s++) {
         if (operand_overflows(cmd->src[s], cmd->count, c->n)) {
             return PIMHE_ERR_OPERAND;
@@ -1197,7 +1226,7 @@ static uint32_t run_command(ctx_t *c) {
             return PIMHE_ERR_OPERAND;
         }
     }
-    if (op == PIMHE_OP_MULC) {
+    if (op == PIMHE_OP_MULC || op == PIMHE_OP_CMAC || op == PIMHE_OP_CADD || op == PIMHE_OP_SUB_MULC) {
         COST(COST_DIV64);
         if (cmd->scalar >= c->q || cmd->scalar_shoup != (uint32_t)(((uint64_t)cmd->scalar << 32) / c->q)) {
             return PIMHE_ERR_SCALAR;
@@ -1228,6 +1257,27 @@ static uint32_t run_command(ctx_t *c) {
     case PIMHE_OP_AUTOMORPHISM:
         KERNEL_PHASE("automorphism");
         automorphism_command(c);
+        break;
+    case PIMHE_OP_TENSOR_SQ:
+        KERNEL_PHASE("tensor_sq");
+        ew_command(c, op);
+        break;
+    case PIMHE_OP_CMAC:
+        KERNEL_PHASE("cmac");
+        ew_command(c, op);
+        break;
+    case PIMHE_OP_CADD:
+        KERNEL_PHASE("cadd");
+        COST(COST_ALU + COST_BRANCH);
+        if (!(cmd->flags & PIMHE_FLAG_NTT_FORM) && cmd->dst[0] == cmd->src[0]) {
+            cadd_coefficient_in_place(c);
+        } else {
+            ew_command(c, op);
+        }
+        break;
+    case PIMHE_OP_SUB_MULC:
+        KERNEL_PHASE("sub_mulc");
+        ew_command(c, op);
         break;
     default:
         KERNEL_PHASE(op == PIMHE_OP_ADD    ? "add"

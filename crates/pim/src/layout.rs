@@ -60,8 +60,8 @@ pub const COMMAND_BYTES: usize = 48;
 /// Command flag: `src[1]` is a single sub-polynomial combined with every sub-polynomial of
 /// `src[0]` (a key or a plaintext against a batch). Element-wise operations only.
 pub const FLAG_BROADCAST_SRC1: u32 = 1;
-/// Command flag of [`Opcode::Automorphism`]: the operands are in NTT form (bit-reversed
-/// evaluations) rather than coefficients.
+/// Command flag of [`Opcode::Automorphism`] and [`Opcode::CAdd`]: the operands are in NTT form
+/// (bit-reversed evaluations) rather than coefficients.
 pub const FLAG_NTT_FORM: u32 = 2;
 /// Byte offset of `header.status` (the kernel writes bytes 48..56: command_count and status).
 pub const STATUS_OFFSET: usize = 52;
@@ -104,6 +104,37 @@ pub enum Opcode {
     /// `dst0[i] := src0[i](X^k)` with the Galois element k (odd, below 2N) in `scalar`, in NTT
     /// form under [`FLAG_NTT_FORM`], else in coefficient form. `dst0` must not overlap `src0`.
     Automorphism = 9,
+    /// `dst0 := a0^2, dst1 := 2 a0 a1, dst2 := a1^2` with `(a0, a1) = src0..1` (Anaheim's TensorSq).
+    TensorSq = 10,
+    /// `dst0[i] := dst0[i] + src0[i] * scalar`: one term of a constant linear combination
+    /// (Anaheim's CAccum is MULC, then CMAC per further term, then CADD for the offset).
+    CMac = 11,
+    /// `dst0[i] := src0[i] + scalar`, the constant polynomial: every residue under
+    /// [`FLAG_NTT_FORM`], else coefficient 0 of each sub-polynomial (one word pair per
+    /// sub-polynomial when in place).
+    CAdd = 12,
+    /// `dst0[i] := (src0[i] - src1[i]) * scalar` (Anaheim's ModDownEp), `src1` broadcast under
+    /// [`FLAG_BROADCAST_SRC1`].
+    SubMulC = 13,
+}
+
+impl Opcode {
+    /// Every opcode, in numeric order.
+    pub const ALL: [Opcode; 13] = [
+        Opcode::Ntt,
+        Opcode::Intt,
+        Opcode::Add,
+        Opcode::Sub,
+        Opcode::Mul,
+        Opcode::Mac,
+        Opcode::MulC,
+        Opcode::Tensor,
+        Opcode::Automorphism,
+        Opcode::TensorSq,
+        Opcode::CMac,
+        Opcode::CAdd,
+        Opcode::SubMulC,
+    ];
 }
 
 /// `header.status` values written by the kernel (`PIMHE_STATUS_OK`, `PIMHE_ERR_*`).
@@ -120,7 +151,7 @@ pub mod status {
     pub const ERR_VARIANT: u32 = 4;
     /// Unknown `command.opcode`.
     pub const ERR_OPCODE: u32 = 5;
-    /// MULC: `scalar >= q` or `scalar_shoup != floor(scalar 2^32 / q)`.
+    /// MULC, CMAC, CADD, SUB_MULC: `scalar >= q` or `scalar_shoup != floor(scalar 2^32 / q)`.
     pub const ERR_SCALAR: u32 = 6;
     /// `barrett_lo/hi != floor(2^64 / q)`.
     pub const ERR_BARRETT: u32 = 7;
@@ -142,7 +173,7 @@ pub mod status {
             ERR_MODULUS => "modulus not below 2^30 or not 1 mod 2N",
             ERR_VARIANT => "unknown arithmetic variant",
             ERR_OPCODE => "unknown opcode",
-            ERR_SCALAR => "MULC scalar not reduced or wrong Shoup constant",
+            ERR_SCALAR => "scalar of MULC/CMAC/CADD/SUB_MULC not reduced or wrong Shoup constant",
             ERR_BARRETT => "wrong Barrett constant",
             ERR_N_INV => "wrong N^-1 or its Shoup constant",
             ERR_OPERAND => "operand overflows the MRAM address space",
@@ -314,7 +345,7 @@ pub struct PimheCommand {
     pub src: [u32; 4],
     /// Destination operand offsets (unused = 0).
     pub dst: [u32; 3],
-    /// MULC constant, reduced mod q; AUTOMORPHISM's Galois element.
+    /// MULC/CMAC/CADD/SUB_MULC constant, reduced mod q; AUTOMORPHISM's Galois element.
     pub scalar: u32,
     /// floor(scalar 2^32 / q).
     pub scalar_shoup: u32,
@@ -370,6 +401,39 @@ impl PimheCommand {
     /// `dst[0] := a0 b0, dst[1] := a0 b1 + a1 b0, dst[2] := a1 b1` with `src = [a0, a1, b0, b1]`.
     pub fn tensor(dst: [u32; 3], src: [u32; 4], count: u32) -> Self {
         Self::new(Opcode::Tensor, count, src, dst)
+    }
+
+    /// `dst[0] := a0^2, dst[1] := 2 a0 a1, dst[2] := a1^2`.
+    pub fn tensor_square(dst: [u32; 3], a0: u32, a1: u32, count: u32) -> Self {
+        Self::new(Opcode::TensorSq, count, [a0, a1, 0, 0], dst)
+    }
+
+    /// `dst := dst + src * scalar`; `scalar` is reduced mod q and its Shoup constant computed here.
+    pub fn cmac(dst: u32, src: u32, scalar: u32, modulus: &Modulus, count: u32) -> Self {
+        Self::new(Opcode::CMac, count, [src, 0, 0, 0], [dst, 0, 0]).with_scalar(scalar, modulus)
+    }
+
+    /// `dst := src + scalar` (the constant polynomial: every residue when `ntt_form`, else
+    /// coefficient 0); `scalar` is reduced mod q.
+    pub fn cadd(dst: u32, src: u32, scalar: u32, ntt_form: bool, modulus: &Modulus, count: u32) -> Self {
+        Self {
+            flags: if ntt_form { FLAG_NTT_FORM } else { 0 },
+            ..Self::new(Opcode::CAdd, count, [src, 0, 0, 0], [dst, 0, 0]).with_scalar(scalar, modulus)
+        }
+    }
+
+    /// `dst := (a - b) * scalar`, `b` one sub-polynomial for all of `a` when `broadcast`; `scalar`
+    /// is reduced mod q.
+    pub fn sub_mulc(dst: u32, a: u32, b: u32, scalar: u32, broadcast: bool, modulus: &Modulus, count: u32) -> Self {
+        Self {
+            flags: if broadcast { FLAG_BROADCAST_SRC1 } else { 0 },
+            ..Self::new(Opcode::SubMulC, count, [a, b, 0, 0], [dst, 0, 0]).with_scalar(scalar, modulus)
+        }
+    }
+
+    fn with_scalar(self, scalar: u32, modulus: &Modulus) -> Self {
+        let scalar = modulus.reduce_u64(scalar as u64);
+        Self { scalar, scalar_shoup: modulus.shoup(scalar), ..self }
     }
 
     /// `dst := src(X^k)` for the Galois element `k` (odd, below 2N), in NTT form when `ntt_form`.
@@ -623,6 +687,16 @@ mod tests {
         assert_eq!(entries, rust.len());
         assert_eq!(c[..entries].iter().map(|&x| x as usize).collect::<Vec<_>>(), rust);
         assert_eq!(size_of::<PimheCommand>(), COMMAND_BYTES);
+    }
+
+    #[test]
+    fn opcodes_and_flags_match_the_c_header() {
+        let mut c = [0u32; 32];
+        let entries = crate::emulator::c_opcodes(&mut c);
+        let mut rust: Vec<u32> = Opcode::ALL.iter().map(|&op| op as u32).collect();
+        rust.extend([Opcode::Ntt as u32, Opcode::SubMulC as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        assert_eq!(&c[..entries], &rust[..]);
+        assert!(Opcode::ALL.windows(2).all(|w| w[1] as u32 == w[0] as u32 + 1), "contiguous, in order");
     }
 
     #[test]

@@ -232,11 +232,17 @@ fn cost_table() {
             ),
         ),
     ];
+    let fused = [
+        ("TENS_SQ", PimheCommand::tensor_square([d.at(0), d.at(k), d.at(2 * k)], d.at(3 * k), d.at(4 * k), c)),
+        ("CMAC", PimheCommand::cmac(d.at(0), d.at(k), 12345, &m, c)),
+        ("CADD", PimheCommand::cadd(d.at(0), d.at(k), 12345, true, &m, c)),
+        ("SUBMULC", PimheCommand::sub_mulc(d.at(0), d.at(0), d.at(k), 12345, false, &m, c)),
+    ];
     let automorphisms = [
         ("AUT-NTT", PimheCommand::automorphism(d.at(k), d.at(0), 5, true, c)),
         ("AUT-COEF", PimheCommand::automorphism(d.at(k), d.at(0), 5, false, c)),
     ];
-    let ops = ops.into_iter().chain(automorphisms);
+    let ops = ops.into_iter().chain(fused).chain(automorphisms);
     println!("{:>8} {:>8} | {:>14} {:>14} {:>16}", "variant", "op", "instr/element", "DMA B/element", "cycles/element");
     for variant in Variant::ALL {
         for (name, command) in ops.clone() {

@@ -622,3 +622,11 @@ pub fn c_command_layout(out: &mut [u32]) -> usize {
     // SAFETY: the C function writes at most `out.len()` entries.
     unsafe { ffi::pimhe_emu_command_layout(out.as_mut_ptr(), out.len() as u32) as usize }
 }
+
+/// The C header's opcodes `PIMHE_OP_NTT ..= PIMHE_OP_SUB_MULC` in numeric order, then
+/// `PIMHE_OP_FIRST`, `PIMHE_OP_LAST`, `PIMHE_FLAG_BROADCAST_SRC1` and `PIMHE_FLAG_NTT_FORM`;
+/// returns how many entries that is (written up to `out.len()`). For the opcode cross-check.
+pub fn c_opcodes(out: &mut [u32]) -> usize {
+    // SAFETY: the C function writes at most `out.len()` entries.
+    unsafe { ffi::pimhe_emu_opcodes(out.as_mut_ptr(), out.len() as u32) as usize }
+}

@@ -25,7 +25,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use pimhe_exec::operands::{broadcast, check_limb_constants, galois_element, require, same_shape};
+use pimhe_exec::operands::{
+    broadcast, check_constant_terms, check_constants, check_limb_constants, galois_element, require, same_shape,
+};
 use pimhe_exec::{Backend, CpuBackend, ExecError, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
@@ -847,20 +849,75 @@ impl Backend for PimBackend {
                 return Ok([self.push(&mut state, d0)?, self.push(&mut state, d1)?, self.push(&mut state, d2)?]);
             }
             Route::Device(placements) => {
-                if let Some(outputs) = self.tensor_on_device(&a0.shape, &placements)? {
+                if let Some(outputs) = self.tensor_on_device(Opcode::Tensor, &a0.shape, &placements)? {
                     return Ok(outputs);
                 }
             }
             Route::Rounds => {}
         }
-        let outputs = self.in_rounds(&operands, 3, |round| {
-            let placements = round.iter().map(PimBuffer::placement).collect::<pimhe_exec::Result<Vec<_>>>()?;
-            let outputs = self.tensor_on_device(&round[0].shape, &placements)?;
-            Ok(outputs.map(Vec::from).unwrap_or_default())
-        })?;
-        let [d0, d1, d2]: [PolyBatch; 3] =
-            outputs.try_into().map_err(|_| setup("internal: a tensor round did not fit".into()))?;
-        Ok([d0, d1, d2].map(|d| self.on_host(d, Storage::Streamed)))
+        self.tensor_in_rounds(Opcode::Tensor, &operands)
+    }
+
+    fn tensor_square(&self, a0: &PimBuffer, a1: &PimBuffer) -> pimhe_exec::Result<[PimBuffer; 3]> {
+        require("tensor_square", &a0.shape, Representation::Ntt)?;
+        same_shape("tensor_square", &a0.shape, &a1.shape)?;
+        let operands = [a0, a1];
+        match self.route(&operands) {
+            Route::Cpu => {
+                let [d0, d1, d2] = self.fallback(&operands, |cpu, host| cpu.tensor_square(&host[0], &host[1]))?;
+                let mut state = self.lock();
+                return Ok([self.push(&mut state, d0)?, self.push(&mut state, d1)?, self.push(&mut state, d2)?]);
+            }
+            Route::Device(placements) => {
+                if let Some(outputs) = self.tensor_on_device(Opcode::TensorSq, &a0.shape, &placements)? {
+                    return Ok(outputs);
+                }
+            }
+            Route::Rounds => {}
+        }
+        self.tensor_in_rounds(Opcode::TensorSq, &operands)
+    }
+
+    fn constant_accumulate(
+        &self,
+        terms: &[(&PimBuffer, &[u64])],
+        offset: Option<&[u64]>,
+    ) -> pimhe_exec::Result<PimBuffer> {
+        check_constant_terms(self, terms, offset)?;
+        let operands: Vec<&PimBuffer> = terms.iter().map(|&(a, _)| a).collect();
+        let constants: Vec<&[u64]> = terms.iter().map(|&(_, c)| c).collect();
+        self.mapped_kernel(
+            &operands,
+            true,
+            |operands| {
+                // In rounds, operands are a round's part: its shape, not the whole batch's.
+                let placements = operands.iter().map(|b| b.placement()).collect::<pimhe_exec::Result<Vec<_>>>()?;
+                self.accumulate_on_device(&operands[0].shape, &placements, &constants, offset)
+            },
+            |cpu, host| {
+                let terms: Vec<(&PolyBatch, &[u64])> = host.iter().zip(&constants).map(|(a, &c)| (a, c)).collect();
+                cpu.constant_accumulate(&terms, offset)
+            },
+        )
+    }
+
+    fn mod_down_epilogue(&self, a: &PimBuffer, b: &PimBuffer, constants: &[u64]) -> pimhe_exec::Result<PimBuffer> {
+        check_constants("mod_down_epilogue", &a.shape, constants)?;
+        let map = broadcast("mod_down_epilogue", &a.shape, &b.shape, false)?;
+        self.mapped_kernel(
+            &[a, b],
+            true,
+            |operands| {
+                let (a, b) = (operands[0], operands[1]);
+                self.mapped_on_device(&a.shape, a.placement()?, &[b.placement()?], |slot, share, offsets, dst| {
+                    let q = &self.primes[slot];
+                    command(Opcode::SubMulC, share.len, &[offsets[0], offsets[1]], &[dst])
+                        .scalar(limb_constant(&a.shape.basis, constants, q), q)
+                        .broadcast_second(map.single)
+                })
+            },
+            |cpu, host| cpu.mod_down_epilogue(&host[0], &host[1], constants),
+        )
     }
 
     fn sum(&self, a: &PimBuffer) -> pimhe_exec::Result<PimBuffer> {
@@ -905,11 +962,7 @@ impl Backend for PimBackend {
 
     fn mul_limb_constants(&self, a: &PimBuffer, constants: &[u64]) -> pimhe_exec::Result<PimBuffer> {
         check_limb_constants(&a.shape, constants)?;
-        // The scalar kernel takes one constant per prime; a basis holds each prime once.
-        let primes = a.shape.basis.primes();
-        self.scale(a, &a.shape.basis, |q| {
-            q.reduce_u64(constants[primes.iter().position(|&p| p == q.value()).expect("a prime of a's basis")])
-        })
+        self.scale(a, &a.shape.basis, |q| limb_constant(&a.shape.basis, constants, q))
     }
 
     fn mod_down(&self, a: &PimBuffer, count: usize, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
@@ -934,9 +987,11 @@ impl Backend for PimBackend {
 }
 
 impl PimBackend {
-    /// The tensor kernel on resident operands; `None` when its three outputs do not fit.
+    /// The TENSOR (four operands) or TENSOR_SQ (two) kernel on resident operands; `None` when
+    /// its three outputs do not fit.
     fn tensor_on_device(
         &self,
+        opcode: Opcode,
         shape: &Shape,
         operands: &[&[LimbPlacement]],
     ) -> pimhe_exec::Result<Option<[PimBuffer; 3]>> {
@@ -953,11 +1008,62 @@ impl PimBackend {
         }
         self.emit(&mut state, operands[0], &operands[1..], |limb, index, share, offsets| {
             let dst: Vec<u32> = outputs.iter().map(|o| o[limb].shares[index].1 as u32).collect();
-            command(Opcode::Tensor, share.len, offsets, &dst)
+            command(opcode, share.len, offsets, &dst)
         })?;
         drop(state);
         let [d0, d1, d2]: [Vec<LimbPlacement>; 3] = outputs.try_into().expect("three outputs");
         Ok(Some([d0, d1, d2].map(|d| self.device_buffer(shape.clone(), d))))
+    }
+
+    /// [`Self::tensor_on_device`] over streamed operands, in rounds.
+    fn tensor_in_rounds(&self, opcode: Opcode, operands: &[&PimBuffer]) -> pimhe_exec::Result<[PimBuffer; 3]> {
+        let outputs = self.in_rounds(operands, 3, |round| {
+            let placements = round.iter().map(PimBuffer::placement).collect::<pimhe_exec::Result<Vec<_>>>()?;
+            let outputs = self.tensor_on_device(opcode, &round[0].shape, &placements)?;
+            Ok(outputs.map(Vec::from).unwrap_or_default())
+        })?;
+        let [d0, d1, d2]: [PolyBatch; 3] =
+            outputs.try_into().map_err(|_| setup("internal: a tensor round did not fit".into()))?;
+        Ok([d0, d1, d2].map(|d| self.on_host(d, Storage::Streamed)))
+    }
+
+    /// CAccum on resident terms: per (limb, share) of the new accumulator, MULC of the first
+    /// term, CMAC of every further one and, for a nonzero offset, CADD in place, all queued in
+    /// order on the share's DPU: one launch (unless the command list fills), the accumulator
+    /// resident throughout. `None` when the accumulator does not fit.
+    fn accumulate_on_device(
+        &self,
+        shape: &Shape,
+        terms: &[&[LimbPlacement]],
+        constants: &[&[u64]],
+        offset: Option<&[u64]>,
+    ) -> pimhe_exec::Result<Option<PimBuffer>> {
+        let basis = &shape.basis;
+        let mut state = self.lock();
+        let Some(out) = self.allocate_output(&mut state, shape)? else { return Ok(None) };
+        for (j, (term, constants)) in terms.iter().zip(constants).enumerate() {
+            // offsets = [the accumulator's, the term's] on the share's DPU.
+            self.emit(&mut state, &out, &[*term], |limb, _, share, offsets| {
+                let q = &self.primes[out[limb].slot];
+                let opcode = if j == 0 { Opcode::MulC } else { Opcode::CMac };
+                command(opcode, share.len, &[offsets[1]], &[offsets[0]]).scalar(limb_constant(basis, constants, q), q)
+            })?;
+        }
+        let offset = offset.filter(|c| c.iter().zip(basis.primes()).any(|(&c, p)| c % u64::from(p) != 0));
+        if let Some(offset) = offset {
+            let ntt_form = shape.representation == Representation::Ntt;
+            self.emit(&mut state, &out, &[], |limb, _, share, offsets| {
+                let q = &self.primes[out[limb].slot];
+                let mut add = command(Opcode::CAdd, share.len, &[offsets[0]], &[offsets[0]])
+                    .scalar(limb_constant(basis, offset, q), q);
+                if ntt_form {
+                    add.flags |= layout::FLAG_NTT_FORM;
+                }
+                add
+            })?;
+        }
+        drop(state);
+        Ok(Some(self.device_buffer(shape.clone(), out)))
     }
 
     fn transform(&self, a: &mut PimBuffer, opcode: Opcode, to: Representation) -> pimhe_exec::Result<()> {
@@ -1004,6 +1110,13 @@ impl CommandExt for PimheCommand {
         self.scalar_shoup = q.shoup(c);
         self
     }
+}
+
+/// The constant of `q`'s limb among `constants` (one per limb of `basis`, which holds `q` once),
+/// reduced modulo `q`: the scalar kernels take one constant per prime.
+fn limb_constant(basis: &RingBasis, constants: &[u64], q: &Modulus) -> u32 {
+    let limb = basis.primes().iter().position(|&p| p == q.value()).expect("a prime of the operand's basis");
+    q.reduce_u64(constants[limb])
 }
 
 fn setup(message: String) -> ExecError {
