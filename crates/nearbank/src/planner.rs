@@ -12,6 +12,7 @@
 //! | a constant product, then added | CMAC |
 //! | `constant_accumulate` of K terms | CAccum(K), two polynomials per instruction |
 //! | `tensor`, `tensor_square` | Tensor, TensorSq |
+//! | a copy read only by an (inverse) NTT | nothing: the GPU transforms out of place |
 //!
 //! KeyMult of every key switch (the digits times the key's two halves) is the first row, as
 //! are the plaintext products of a linear transform (`c0 = sum x0_i d_i`, `c1 = sum x1_i d_i`);
@@ -87,7 +88,18 @@ impl<'t> Planner<'t> {
             StepOp::Mac => self.fuse_lone_macs(index),
             StepOp::Sub => self.fuse_followed_by(index, |op| matches!(op, StepOp::MulConstant(_)), Opcode::ModDownEp),
             StepOp::MulConstant(_) => self.fuse_followed_by(index, |op| *op == StepOp::Add, Opcode::CMac),
+            StepOp::Copy => self.fold_copy_into_transform(index),
             _ => {}
+        }
+    }
+
+    /// A copy read only by an NTT or inverse NTT is no kernel: the GPU transforms out of place
+    /// (key switching copies its input to take it to coefficient form).
+    fn fold_copy_into_transform(&mut self, index: usize) {
+        if let Some(next) = self.sole_reader(index) {
+            if matches!(self.steps[next].op, StepOp::Ntt | StepOp::Intt) {
+                self.absorbed.insert(index);
+            }
         }
     }
 

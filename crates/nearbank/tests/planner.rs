@@ -169,6 +169,9 @@ fn nothing_fuses_over_an_intermediate_another_step_reads() {
     assert_eq!(opcodes(&plan(&unrelated)), vec![Opcode::Mult, Opcode::Mult]);
     let shared = Trace { steps: vec![step(StepOp::Mul, &[0, 1], 10), step(StepOp::Mul, &[2, 1], 11)] };
     assert_eq!(opcodes(&plan(&shared)), vec![Opcode::PMult]);
+    // A copy only an inverse NTT reads is the transform's output, no kernel of its own.
+    let copied = Trace { steps: vec![step(StepOp::Copy, &[0], 1), step(StepOp::Intt, &[1], 2)] };
+    assert!(plan(&copied).len() == 1 && opcodes(&plan(&copied)).is_empty());
     // A constant product added: CMAC.
     let cmac = Trace { steps: vec![step(StepOp::MulConstant(vec![5, 6]), &[0], 1), step(StepOp::Add, &[2, 1], 3)] };
     assert_eq!(opcodes(&plan(&cmac)), vec![Opcode::CMac]);
