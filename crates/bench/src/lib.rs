@@ -9,6 +9,9 @@
 //! - [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
 //! - [`settings`]: the emulated UPMEM system of a run ([`settings::PimSettings`]), its
 //!   backend, and what a run on it reported ([`settings::PimOutcome`]);
+//! - [`nearbank`]: the GPU + near-bank PIM system of a run (`--system`, `--buffer-entries`)
+//!   and what the `anaheim-nb` model says a recorded program costs there
+//!   ([`nearbank::NearbankOutcome`]);
 //! - [`kernels`]: polynomial workloads (NTT, inverse NTT, BGV tensor, the pipeline; BFV's
 //!   multiply and add on real ciphertexts) on the cpu and upmem-emu backends
 //!   ([`kernels::run`]);
@@ -16,6 +19,8 @@
 //!   against the plaintext computation ([`scheme::measure`]);
 //! - [`reproduce`]: DRAMatic's experiments on the emulated backend beside the published
 //!   numbers ([`reproduce::reproduce`]);
+//! - [`anaheim`]: Anaheim's Fig. 9 microbenchmark and CKKS operations on the GPU + near-bank
+//!   PIM model beside the published numbers ([`anaheim::reproduce`]);
 //! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
 //!   upmem-emu ([`stats::run`]).
 //!
@@ -41,9 +46,11 @@
 //! assert!(error.is_usage() && error.to_string().starts_with("--batch 0"));
 //! ```
 
+pub mod anaheim;
 pub mod error;
 pub mod format;
 pub mod kernels;
+pub mod nearbank;
 pub mod reproduce;
 pub mod scheme;
 pub mod settings;

@@ -87,7 +87,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub batch: usize,
 
-    /// Backend to run on: cpu, or upmem-emu (emulated UPMEM DPUs, modeled times).
+    /// Backend to run on: cpu, upmem-emu (emulated UPMEM DPUs, modeled times) or nearbank (a GPU
+    /// with near-bank PIM, Anaheim; results computed on this host, modeled times).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
 
@@ -114,8 +115,18 @@ pub struct BenchArgs {
     #[arg(long)]
     pub emulate: Option<String>,
 
+    /// nearbank: the GPU + near-bank PIM system of Anaheim's Table III: a100-nearbank,
+    /// a100-custom-hbm or rtx4090-nearbank [default: a100-nearbank].
+    #[arg(long)]
+    pub system: Option<String>,
+
+    /// nearbank: entries B of each PIM unit's data buffer [default: the system's, 16 or 32].
+    #[arg(long)]
+    pub buffer_entries: Option<usize>,
+
     /// Print one JSON object (op, backend, n, primes, prime_bits, batch, wall_s, ...; for
-    /// upmem-emu also transfer_s, compute_s, retrieve_s, energy_j, model, ...) instead of text.
+    /// upmem-emu also transfer_s, compute_s, retrieve_s, energy_j, model, ...; for nearbank
+    /// gpu_s, pim_s, total_s, energy_j, edp_js, without_pim_s, speedup, ...) instead of text.
     #[arg(long)]
     pub json: bool,
 
@@ -142,6 +153,8 @@ impl From<&BenchArgs> for KernelConfig {
             mode: args.mode.clone(),
             kernel: args.kernel.clone(),
             emulate: args.emulate.clone(),
+            system: args.system.clone(),
+            buffer_entries: args.buffer_entries,
             repeat: args.repeat,
             seed: args.seed,
         }
@@ -165,7 +178,8 @@ pub struct SchemeArgs {
     #[arg(long, default_value_t = 8)]
     pub batch: usize,
 
-    /// Backend to run on (only cpu for now).
+    /// Backend to run on: cpu, or nearbank (the results computed on this host, and each
+    /// operation's modeled cost on a GPU with near-bank PIM, Anaheim).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
 
@@ -191,9 +205,18 @@ pub struct SchemeArgs {
     #[arg(long)]
     pub scale_bits: Option<u32>,
 
+    /// nearbank: the GPU + near-bank PIM system of Anaheim's Table III: a100-nearbank,
+    /// a100-custom-hbm or rtx4090-nearbank [default: a100-nearbank].
+    #[arg(long)]
+    pub system: Option<String>,
+
+    /// nearbank: entries B of each PIM unit's data buffer [default: the system's, 16 or 32].
+    #[arg(long)]
+    pub buffer_entries: Option<usize>,
+
     /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
     /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
-    /// times_s]) instead of a table.
+    /// times_s]; nearbank: modeled{model, ops[op, gpu_s, pim_s, ...]}) instead of a table.
     #[arg(long)]
     pub json: bool,
 }
@@ -210,6 +233,8 @@ impl From<&SchemeArgs> for SchemeConfig {
             seed: args.seed,
             dnum: args.dnum,
             scale_bits: args.scale_bits,
+            system: args.system.clone(),
+            buffer_entries: args.buffer_entries,
         }
     }
 }

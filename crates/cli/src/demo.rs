@@ -4,15 +4,19 @@
 //! decryption on the device) surrounds a server computation — multiply, relinearize, switch
 //! modulus — that runs on emulated UPMEM DPUs; the demo prints that computation's modeled
 //! transfer / compute / retrieve seconds and energy beside the measured time of the same
-//! computation on the CPU backend, and checks both results against the plaintext product.
+//! computation on the CPU backend, and checks both results against the plaintext product. On
+//! `nearbank` the server computation is recorded, planned into GPU kernels and PIM
+//! instructions, and priced on a system of Anaheim's Table III beside "w/o PIM".
 
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use pimhe_bench::format::format_seconds;
+use pimhe_bench::nearbank::NearbankOutcome;
 use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_ring::memory;
@@ -25,7 +29,7 @@ use std::sync::Arc;
 use crate::error::{check_threads, CliError, Result};
 
 /// Backends the demo runs on.
-const DEMO_BACKENDS: &[&str] = &["upmem-emu", "cpu"];
+const DEMO_BACKENDS: &[&str] = &["upmem-emu", "cpu", "nearbank"];
 
 /// Arguments of `pimhe demo`.
 #[derive(Debug, Args)]
@@ -43,13 +47,21 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 8)]
     pub(crate) batch: usize,
     /// Backend of the computation: upmem-emu (emulated UPMEM DPUs with modeled times, beside
-    /// the cpu backend's measured time) or cpu
+    /// the cpu backend's measured time), cpu, or nearbank (a GPU with near-bank PIM, Anaheim:
+    /// the results computed on this host, the modeled times beside "w/o PIM")
     #[arg(long, default_value = "upmem-emu")]
     pub(crate) backend: String,
     /// upmem-emu: number of emulated DPUs, 1..=2560, in parallel mode (one group per prime)
     /// [default: 64]
     #[arg(long)]
     pub(crate) dpus: Option<usize>,
+    /// nearbank: the system of Anaheim's Table III, a100-nearbank, a100-custom-hbm or
+    /// rtx4090-nearbank [default: a100-nearbank]
+    #[arg(long)]
+    pub(crate) system: Option<String>,
+    /// nearbank: entries B of each PIM unit's data buffer [default: the system's]
+    #[arg(long)]
+    pub(crate) buffer_entries: Option<usize>,
     /// Worker threads of the CPU backend (default: all cores)
     #[arg(long)]
     pub(crate) threads: Option<usize>,
@@ -98,8 +110,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             DEMO_BACKENDS.join(" or ")
         )));
     }
-    if args.backend == "cpu" && args.dpus.is_some() {
+    if args.backend != "upmem-emu" && args.dpus.is_some() {
         return Err(CliError::usage("--dpus applies to --backend upmem-emu only"));
+    }
+    if args.backend != "nearbank" {
+        pimhe_bench::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
     }
     check_threads(args.threads)?;
     match args.scheme.as_str() {
@@ -121,8 +136,8 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         PimSettings::parallel(dpus, primes.len())?;
     }
 
-    if args.backend == "cpu" {
-        println!("pimhe demo: BGV multiplication of two encrypted batches on the cpu backend");
+    if args.backend != "upmem-emu" {
+        println!("pimhe demo: BGV multiplication of two encrypted batches on the {} backend", args.backend);
     } else {
         println!(
             "pimhe demo: BGV multiplication of two encrypted batches on the upmem-emu backend ({dpus} emulated DPUs, \
@@ -135,7 +150,20 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let client = client(&cpu, &ctx, args)?;
     ensure_budget_for_one_product(&cpu, &client)?;
 
-    if args.backend == "cpu" {
+    if args.backend == "nearbank" {
+        let model = pimhe_bench::nearbank::model(args.system.as_deref(), args.buffer_entries)?;
+        let nearbank = NearbankBackend::new(args.threads)?;
+        let (cx, cy) = step(Some("encode + encrypt (both batches)"), || encrypt(&nearbank, &client))?.0;
+        let evaluator = evaluator(&nearbank, &client)?;
+        // Only the server computation is planned (keys and inputs resident, as in Anaheim).
+        nearbank.take_trace();
+        println!("  server (computed on this host, recorded):");
+        let served = serve_with(&evaluator, &client, &cx, &cy, Some("  "))?;
+        let outcome = NearbankOutcome::of(&model, &nearbank.take_trace());
+        let budget = check(&nearbank, &client, &served.product, "decrypt + decode")?;
+        println!("  server on {} (multiply + relinearize + modulus switch):\n{}", outcome.system, outcome.render());
+        println!("  remaining noise budget {budget} bits");
+    } else if args.backend == "cpu" {
         let (cx, cy) = step(Some("encode + encrypt (both batches)"), || encrypt(&cpu, &client))?.0;
         let served = serve(&cpu, &client, &cx, &cy, Some(""))?;
         let budget = check(&cpu, &client, &served.product, "decrypt + decode")?;

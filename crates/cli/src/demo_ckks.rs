@@ -1,15 +1,18 @@
 //! `pimhe demo --scheme ckks`: the CKKS pipeline of [`pimhe_workloads::ckks_pipeline`] —
 //! encrypted real vectors, sigmoid(rot(x y, 1)) on the server, decrypted and measured in bits of
-//! precision against the plaintext computation — on `cpu` or on emulated DPUs (with the modeled
-//! times beside the CPU backend's measured ones).
+//! precision against the plaintext computation — on `cpu`, on emulated DPUs (with the modeled
+//! times beside the CPU backend's measured ones) or on `nearbank` (the modeled GPU + near-bank
+//! PIM times beside "w/o PIM").
 
 use pimhe_exec::{Backend, CpuBackend};
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
 
 use pimhe_bench::format::format_seconds;
+use pimhe_bench::nearbank::NearbankOutcome;
 use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
 
 use crate::demo::DemoArgs;
@@ -41,7 +44,19 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
             println!("  {indent}{name:<40} {:>10.3} ms", time.as_secs_f64() * 1e3)
         }
     };
-    let precision = if args.backend == "cpu" {
+    let precision = if args.backend == "nearbank" {
+        let model = pimhe_bench::nearbank::model(args.system.as_deref(), args.buffer_entries)?;
+        let nearbank = NearbankBackend::new(args.threads)?;
+        let (x, y) = pipeline.encrypt(&nearbank)?;
+        let evaluator = pipeline.evaluator(&nearbank)?;
+        // Only the server computation is planned (keys and inputs resident, as in Anaheim).
+        nearbank.take_trace();
+        println!("  server (computed on this host, recorded):");
+        let result = pipeline.serve_with(&evaluator, &x, &y, show("  "))?;
+        let outcome = NearbankOutcome::of(&model, &nearbank.take_trace());
+        println!("  server on {} (product, rotation, polynomial):\n{}", outcome.system, outcome.render());
+        pipeline.check(&nearbank, &result)?
+    } else if args.backend == "cpu" {
         let (x, y) = pipeline.encrypt(&cpu)?;
         let result = pipeline.serve(&cpu, &x, &y, show(""))?;
         pipeline.check(&cpu, &result)?

@@ -1,12 +1,14 @@
-//! `pimhe bench reproduce dramatic`: the arguments, and the rows printed as
-//! [`pimhe_bench::reproduce`] makes them (a progress bar on stderr counts them).
+//! `pimhe bench reproduce dramatic|anaheim`: the arguments, and the rows printed as
+//! [`pimhe_bench::reproduce`] and [`pimhe_bench::anaheim`] make them (a progress bar on stderr
+//! counts them).
 
 use clap::{Args, ValueEnum};
+use pimhe_bench::anaheim::{self, AnaheimConfig};
 use pimhe_bench::format::to_json;
 use pimhe_bench::reproduce::{Experiment, ReproduceConfig, Reproduction, DEFAULT_MAX_EMULATION_S};
 use pimhe_bench::Render;
 
-use crate::error::Result;
+use crate::error::{CliError, Result};
 use crate::progress::TermProgress;
 
 /// Papers whose experiments can be reproduced.
@@ -14,6 +16,9 @@ use crate::progress::TermProgress;
 pub enum ExperimentArg {
     /// DRAMatic (Tables 2-5): NTT, iNTT, BGV multiplication and the combined pipeline.
     Dramatic,
+    /// Anaheim (Fig. 9 microbenchmark of the PIM instructions on the three systems of Table
+    /// III; CKKS operations on them beside "w/o PIM").
+    Anaheim,
 }
 
 /// Arguments of `pimhe bench reproduce`.
@@ -23,10 +28,15 @@ pub struct ReproduceArgs {
     #[arg(value_enum)]
     pub experiment: ExperimentArg,
 
-    /// DPU kernel arithmetic: barrett (DRAMatic's own: the model-fidelity check) or best
-    /// (pimhe's: the speed-up).
-    #[arg(long, default_value = "barrett")]
-    pub kernel: String,
+    /// dramatic: DPU kernel arithmetic, barrett (DRAMatic's own: the model-fidelity check) or
+    /// best (pimhe's: the speed-up) [default: barrett].
+    #[arg(long)]
+    pub kernel: Option<String>,
+
+    /// anaheim: ring degree of the CKKS workloads, a CKKS preset (8192 .. 65536), or 0 to skip
+    /// them [default: 65536, the paper's].
+    #[arg(long)]
+    pub workload_n: Option<usize>,
 
     /// Print one JSON object per row (and one for the target) instead of a table.
     #[arg(long)]
@@ -44,15 +54,50 @@ pub struct ReproduceArgs {
 
 impl From<&ReproduceArgs> for ReproduceConfig {
     fn from(args: &ReproduceArgs) -> Self {
-        let experiment = match args.experiment {
-            ExperimentArg::Dramatic => Experiment::Dramatic,
-        };
-        Self { experiment, kernel: args.kernel.clone(), rows: args.rows.clone(), max_emulation_s: args.max_emulation_s }
+        let experiment = Experiment::Dramatic;
+        Self {
+            experiment,
+            kernel: args.kernel.clone().unwrap_or_else(|| "barrett".to_string()),
+            rows: args.rows.clone(),
+            max_emulation_s: args.max_emulation_s,
+        }
     }
 }
 
-/// Runs `pimhe bench reproduce`: each row is printed as soon as it is modeled.
+/// Runs `pimhe bench reproduce`.
 pub fn run(args: &ReproduceArgs) -> Result<()> {
+    match args.experiment {
+        ExperimentArg::Dramatic => {
+            if args.workload_n.is_some() {
+                return Err(CliError::usage("--workload-n applies to `reproduce anaheim` only"));
+            }
+            run_dramatic(args)
+        }
+        ExperimentArg::Anaheim => run_anaheim(args),
+    }
+}
+
+/// `pimhe bench reproduce anaheim`: the whole report at the end (the workloads' progress on
+/// stderr).
+fn run_anaheim(args: &ReproduceArgs) -> Result<()> {
+    if args.kernel.is_some() || args.rows.is_some() {
+        return Err(CliError::usage("--kernel and --rows apply to `reproduce dramatic` only"));
+    }
+    let config = AnaheimConfig {
+        workload_degree: match args.workload_n {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => AnaheimConfig::default().workload_degree,
+        },
+        threads: None,
+    };
+    let report = anaheim::reproduce(&config, &TermProgress::new(args.json))?;
+    println!("{}", if args.json { to_json(&report)? } else { report.render() });
+    Ok(())
+}
+
+/// `pimhe bench reproduce dramatic`: each row is printed as soon as it is modeled.
+fn run_dramatic(args: &ReproduceArgs) -> Result<()> {
     let mut reproduction = Reproduction::new(&args.into())?;
     let progress = TermProgress::new(args.json);
     if !args.json {

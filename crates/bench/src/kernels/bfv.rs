@@ -29,12 +29,14 @@ use pimhe_schemes::bgv::DEGREES;
 use serde::Serialize;
 
 use super::{
-    check_memory, random_slots, reject_upmem_flags, seed_stream, CpuReport, KernelConfig, KernelReport, Op, PimReport,
-    Workload,
+    check_memory, random_slots, reject_upmem_flags, seed_stream, CpuReport, KernelConfig, KernelReport, NearbankReport,
+    Op, PimReport, Workload,
 };
 use crate::error::{check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
+use crate::nearbank::{self, NearbankOutcome};
 use crate::settings::{self, PimOutcome, PimSettings, Sources};
+use pimhe_nearbank::NearbankBackend;
 
 /// What each operation computes, as the report states it.
 fn computation(op: Op) -> &'static str {
@@ -90,7 +92,7 @@ struct Inputs {
 /// Runs `pimhe bench bfv-mul|bfv-add` (the backend's name is checked by the caller).
 pub fn run(args: &KernelConfig) -> Result<KernelReport> {
     let params = validate(args)?;
-    let client = CpuBackend::new(if args.backend == "cpu" { args.threads } else { None })?;
+    let client = CpuBackend::new(if args.backend == "upmem-emu" { None } else { args.threads })?;
     let ctx = BfvContext::new(params)?;
     let workload = Workload { op: args.op, basis: ctx.ciphertext_basis().clone(), batch: args.batch, seed: args.seed };
     // Before the keys and ciphertexts are allocated.
@@ -111,6 +113,28 @@ pub fn run(args: &KernelConfig) -> Result<KernelReport> {
         }
         let report = CpuReport::new(&workload, "cpu", client.threads(), prime_bits, times);
         return Ok(KernelReport::BfvCpu(BfvReport {
+            report,
+            computation,
+            keys: FIXED_SEED_KEYS,
+            checked: true,
+            host_fallback_s: None,
+        }));
+    }
+
+    if args.backend == "nearbank" {
+        let model = nearbank::model(args.system.as_deref(), args.buffer_entries)?;
+        let backend = NearbankBackend::new(args.threads)?;
+        let evaluator = evaluator(&backend, &inputs)?;
+        let (a, b) = (inputs.a.transfer(&client, &backend)?, inputs.b.transfer(&client, &backend)?);
+        // Only the operation is planned: keys and operands are resident, as in Anaheim's runs.
+        backend.take_trace();
+        let start = Instant::now();
+        let result = apply(&evaluator, args.op, &a, &b)?;
+        let wall_s = start.elapsed().as_secs_f64();
+        let outcome = NearbankOutcome::of(&model, &backend.take_trace());
+        check(&client, &inputs, &result.transfer(&backend, &client)?)?;
+        let report = NearbankReport::new(&workload, prime_bits, wall_s, outcome);
+        return Ok(KernelReport::BfvNearbank(BfvReport {
             report,
             computation,
             keys: FIXED_SEED_KEYS,
@@ -176,7 +200,7 @@ fn validate(args: &KernelConfig) -> Result<BfvParameters> {
             "--primes does not apply to {op}: it runs on the 128-bit preset of --n (see `pimhe params`)"
         )));
     }
-    if args.backend == "cpu" {
+    if args.backend != "upmem-emu" {
         reject_upmem_flags(args)?;
     } else if args.threads.is_some() {
         return Err(BenchError::usage(

@@ -9,7 +9,9 @@
 //!
 //! On `upmem-emu` the same operations run on emulated DPUs and are reported as the
 //! `upmem-v1b` model's transfer / compute / retrieve seconds and energy (see [`pim`]);
-//! [`crate::reproduce`] runs DRAMatic's experiments that way.
+//! [`crate::reproduce`] runs DRAMatic's experiments that way. On `nearbank` one run is
+//! recorded, planned into GPU kernels and PIM instructions and priced by the `anaheim-nb`
+//! model ([`crate::nearbank`]).
 //!
 //! Operations, for a batch of C input ciphertexts of two polynomials each:
 //! - `ntt`: forward NTT of the 2C polynomials (coefficient form in), one `ntt` call;
@@ -34,12 +36,15 @@ use pimhe_math::{ntt_primes, MathError, Modulus, Sampler};
 use pimhe_ring::{memory, PolyBatch, Representation, RingBasis};
 use serde::Serialize;
 
+use pimhe_nearbank::NearbankBackend;
+
 use crate::error::{check_threads, BenchError, Result};
 use crate::format::{format_seconds, format_si, Render};
+use crate::nearbank::{self, NearbankOutcome};
 use crate::settings::{self, PimOutcome, PimSettings};
 
 /// The backends this build can run, as `--backend` spells them.
-pub const BACKENDS: &[&str] = &["cpu", "upmem-emu"];
+pub const BACKENDS: &[&str] = &["cpu", "upmem-emu", "nearbank"];
 
 /// Smallest and largest ring degree the benchmark accepts (log2).
 const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
@@ -135,6 +140,10 @@ pub struct KernelConfig {
     pub kernel: Option<String>,
     /// upmem-emu: `full`, `subset` or `auto` [default: auto].
     pub emulate: Option<String>,
+    /// nearbank: the system of Anaheim's Table III [default: [`crate::nearbank::DEFAULT_SYSTEM`]].
+    pub system: Option<String>,
+    /// nearbank: PIM data-buffer entries B [default: the system's].
+    pub buffer_entries: Option<usize>,
     /// Timed repeats on cpu [default: 3].
     pub repeat: usize,
     /// Seed of the input generator [default: 1].
@@ -157,6 +166,8 @@ impl KernelConfig {
             mode: None,
             kernel: None,
             emulate: None,
+            system: None,
+            buffer_entries: None,
             repeat: 3,
             seed: 1,
         }
@@ -255,6 +266,9 @@ impl Workload {
 /// checked BFV operation, see [`bfv`]).
 pub fn run(config: &KernelConfig) -> Result<KernelReport> {
     check_backend(&config.backend)?;
+    if config.backend != "nearbank" {
+        nearbank::reject_flags(&config.backend, config.system.as_deref(), config.buffer_entries)?;
+    }
     if matches!(config.op, Op::BfvMul | Op::BfvAdd) {
         return bfv::run(config);
     }
@@ -262,6 +276,9 @@ pub fn run(config: &KernelConfig) -> Result<KernelReport> {
         return run_upmem(config).map(KernelReport::Pim);
     }
     reject_upmem_flags(config)?;
+    if config.backend == "nearbank" {
+        return run_nearbank(config).map(KernelReport::Nearbank);
+    }
     check_threads(config.threads)?;
     if config.repeat == 0 {
         return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
@@ -320,6 +337,26 @@ fn run_upmem(config: &KernelConfig) -> Result<PimReport> {
     Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome))
 }
 
+/// `pimhe bench OP --backend nearbank`: one run of the operation on the recording backend,
+/// planned and priced.
+fn run_nearbank(config: &KernelConfig) -> Result<NearbankReport> {
+    check_threads(config.threads)?;
+    let model = nearbank::model(config.system.as_deref(), config.buffer_entries)?;
+    let workload = workload(config)?;
+    check_memory(&workload, memory::available_memory())?;
+    let backend = NearbankBackend::new(config.threads)?;
+    let mut inputs = generate_inputs(&workload)?
+        .into_iter()
+        .map(|batch| backend.upload(batch))
+        .collect::<pimhe_exec::Result<Vec<_>>>()?;
+    backend.take_trace();
+    let start = Instant::now();
+    execute(&backend, workload.op, &mut inputs)?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let outcome = NearbankOutcome::of(&model, &backend.take_trace());
+    Ok(NearbankReport::new(&workload, config.prime_bits, wall_s, outcome))
+}
+
 /// What [`run`] returns: one of the report kinds (`--json` serialises the inner report as it is).
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
@@ -332,6 +369,10 @@ pub enum KernelReport {
     BfvCpu(bfv::BfvReport<CpuReport>),
     /// bfv-mul or bfv-add on emulated DPUs, modeled.
     BfvPim(bfv::BfvReport<PimReport>),
+    /// A kernel on the GPU + near-bank PIM model.
+    Nearbank(NearbankReport),
+    /// bfv-mul or bfv-add on the GPU + near-bank PIM model.
+    BfvNearbank(bfv::BfvReport<NearbankReport>),
 }
 
 impl Render for KernelReport {
@@ -341,6 +382,8 @@ impl Render for KernelReport {
             KernelReport::Pim(r) => r.render(),
             KernelReport::BfvCpu(r) => r.render(),
             KernelReport::BfvPim(r) => r.render(),
+            KernelReport::Nearbank(r) => r.render(),
+            KernelReport::BfvNearbank(r) => r.render(),
         }
     }
 }
@@ -413,6 +456,58 @@ impl Render for PimReport {
             o.launches,
             o.fallbacks,
             format_si(o.counted_instructions as f64),
+        )
+    }
+}
+
+/// The result of a `nearbank` run (`--json` serialises it as one object).
+#[derive(Debug, Clone, Serialize)]
+pub struct NearbankReport {
+    op: &'static str,
+    backend: &'static str,
+    n: usize,
+    primes: usize,
+    prime_bits: u32,
+    batch: usize,
+    seed: u64,
+    /// Measured: the host computing the results (not a modeled figure).
+    host_wall_s: f64,
+    #[serde(flatten)]
+    outcome: NearbankOutcome,
+}
+
+impl NearbankReport {
+    /// The report of `outcome`, one run of `workload` that took `host_wall_s` on this host.
+    pub fn new(workload: &Workload, prime_bits: u32, host_wall_s: f64, outcome: NearbankOutcome) -> Self {
+        Self {
+            op: workload.op.name(),
+            backend: "nearbank",
+            n: workload.n(),
+            primes: workload.primes(),
+            prime_bits,
+            batch: workload.batch,
+            seed: workload.seed,
+            host_wall_s,
+            outcome,
+        }
+    }
+}
+
+impl Render for NearbankReport {
+    /// The run, then the modeled figures.
+    fn render(&self) -> String {
+        format!(
+            "{}  backend=nearbank n={} primes={}x{}b batch={} system={} B={}  host wall={} (computing the results \
+             on this host)\n{}",
+            self.op,
+            self.n,
+            self.primes,
+            self.prime_bits,
+            self.batch,
+            self.outcome.system,
+            self.outcome.buffer_entries,
+            format_seconds(self.host_wall_s),
+            self.outcome.render()
         )
     }
 }

@@ -11,20 +11,24 @@
 use std::sync::Arc;
 
 use num_complex::Complex64;
-use pimhe_exec::{Backend, CpuBackend};
+use pimhe_exec::Backend;
 use pimhe_schemes::ckks::linear::LinearTransform;
 use pimhe_schemes::ckks::polynomial::ChebyshevSeries;
 use pimhe_schemes::ckks::{
     CiphertextBatch, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator,
     PrecisionStats,
 };
+use pimhe_schemes::SchemeError;
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
-use super::{ops_table, time_rounds, OpTiming, Rounds, SchemeConfig};
+use super::{on_backend, ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds, SchemeConfig};
 use crate::error::{BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};
 use crate::kernels::seed_stream;
+use crate::nearbank::{ModeledOps, OpRecorder};
+use pimhe_nearbank::isa::Program;
+use pimhe_nearbank::NearbankBackend;
 
 /// Slots of the linear transform's ciphertexts and size of its matrix.
 const TRANSFORM_SLOTS: usize = 64;
@@ -73,6 +77,9 @@ pub struct CkksReport {
     /// plaintext product of the same inputs.
     precision_after_multiply: PrecisionRow,
     ops: Vec<OpTiming>,
+    /// nearbank: each operation's modeled cost on the GPU + near-bank PIM system.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modeled: Option<ModeledOps>,
 }
 
 /// [`PrecisionStats`] as the report serialises it.
@@ -127,6 +134,9 @@ impl Render for CkksReport {
             self.precision_after_multiply.text,
         );
         text.push_str(&ops_table(&self.ops, 24));
+        if let Some(modeled) = &self.modeled {
+            text.push_str(&modeled.render(24));
+        }
         text
     }
 }
@@ -140,28 +150,9 @@ pub fn input_value(i: usize, seed: u64, stream: u64) -> f64 {
     h as f64 / 2f64.powi(31) - 1.0
 }
 
-/// The CKKS parameters of `args`: the preset of `--n`, with `--dnum` digits and the scale of
-/// `--scale-bits` if given (the preset's depth either way).
-fn parameters(args: &SchemeConfig) -> Result<CkksParameters> {
-    let preset = CkksParameters::preset(args.n).map_err(|e| BenchError::usage(format!("--n {}: {e}", args.n)))?;
-    if args.dnum.is_none() && args.scale_bits.is_none() {
-        return Ok(preset);
-    }
-    let dnum = args.dnum.unwrap_or_else(|| preset.rlwe().dnum());
-    let scale_bits = args.scale_bits.unwrap_or_else(|| preset.scale_bits());
-    CkksParameters::builder(args.n).depth(preset.depth()).scale_bits(scale_bits).dnum(dnum).build().map_err(|e| {
-        BenchError::usage(format!(
-            "--dnum {dnum} with --scale-bits {scale_bits} is not allowed at --n {} (depth {}): {e}",
-            args.n,
-            preset.depth()
-        ))
-    })
-}
-
 /// Measures (the configuration's common checks are the caller's: [`super::measure`]).
 pub fn measure(args: &SchemeConfig, progress: &dyn Progress) -> Result<CkksReport> {
     let params = parameters(args)?;
-    let backend = CpuBackend::new(args.threads)?;
     let bits = |primes: &[u32]| primes.iter().map(|&p| 32 - p.leading_zeros()).collect::<Vec<u32>>();
     let report_params = CkksBenchParams {
         n: params.degree(),
@@ -176,13 +167,14 @@ pub fn measure(args: &SchemeConfig, progress: &dyn Progress) -> Result<CkksRepor
         log_q_total: params.rlwe().total_bits(),
     };
     let ctx = CkksContext::new(params)?;
-    let (ops, precision, sigmoid_degree) = bench(&backend, &ctx, args, progress)?;
+    let (backend, threads, (ops, precision, sigmoid_degree), modeled) =
+        on_backend(args, CkksBench { ctx: &ctx, args, progress })?;
     Ok(CkksReport {
         scheme: "ckks",
-        backend: "cpu",
+        backend,
         n: args.n,
         batch: args.batch,
-        threads: backend.threads(),
+        threads,
         repeats: args.repeat,
         seed: args.seed,
         keys: FIXED_SEED_KEYS,
@@ -191,7 +183,48 @@ pub fn measure(args: &SchemeConfig, progress: &dyn Progress) -> Result<CkksRepor
         sigmoid_degree,
         precision_after_multiply: precision.into(),
         ops,
+        modeled,
     })
+}
+
+/// The CKKS parameters of `args`: the preset of `--n`, with the scale of `--scale-bits` and
+/// `--dnum` digits if given. The depth is the preset's, or with `--dnum` the longest chain up to
+/// it that stays 128-bit secure (fewer digits mean more special primes: the chain shortens).
+fn parameters(args: &SchemeConfig) -> Result<CkksParameters> {
+    let preset = CkksParameters::preset(args.n).map_err(|e| BenchError::usage(format!("--n {}: {e}", args.n)))?;
+    if args.dnum.is_none() && args.scale_bits.is_none() {
+        return Ok(preset);
+    }
+    let dnum = args.dnum.unwrap_or_else(|| preset.rlwe().dnum());
+    let scale_bits = args.scale_bits.unwrap_or_else(|| preset.scale_bits());
+    let build = |depth| CkksParameters::builder(args.n).depth(depth).scale_bits(scale_bits).dnum(dnum).build();
+    let deepest = build(preset.depth());
+    if args.dnum.is_none() {
+        return deepest.map_err(|e| refused(args, dnum, scale_bits, preset.depth(), e));
+    }
+    deepest
+        .or_else(|e| (1..preset.depth()).rev().find_map(|depth| build(depth).ok()).ok_or(e))
+        .map_err(|e| refused(args, dnum, scale_bits, preset.depth(), e))
+}
+
+fn refused(args: &SchemeConfig, dnum: usize, scale_bits: u32, depth: usize, e: SchemeError) -> BenchError {
+    BenchError::usage(format!(
+        "--dnum {dnum} with --scale-bits {scale_bits} is not allowed at --n {} (depth {depth}): {e}",
+        args.n
+    ))
+}
+
+/// The benchmark's operations recorded on the nearbank backend and planned, each result
+/// checked as [`measure`] checks it: what Anaheim's reproduction prices on every system.
+/// Returns the parameters' dnum beside the programs.
+pub fn programs(args: &SchemeConfig, progress: &dyn Progress) -> Result<(usize, Vec<(&'static str, Program)>)> {
+    let params = parameters(args)?;
+    let dnum = params.rlwe().dnum();
+    let ctx = CkksContext::new(params)?;
+    let backend = NearbankBackend::new(args.threads)?;
+    let recorder = OpRecorder::new(&backend);
+    bench(&backend, &ctx, args, progress, Some(&recorder))?;
+    Ok((dnum, recorder.programs()))
 }
 
 /// The largest slot error of decrypted batches against the expected vectors.
@@ -209,6 +242,23 @@ fn check(op: &str, got: &[Vec<Complex64>], expected: &[Vec<Complex64>], bound: f
     }
 }
 
+/// [`bench`] on any backend.
+struct CkksBench<'a> {
+    ctx: &'a Arc<CkksContext>,
+    args: &'a SchemeConfig,
+    progress: &'a dyn Progress,
+}
+
+impl BenchOnBackend<(Vec<OpTiming>, PrecisionStats, usize)> for CkksBench<'_> {
+    fn call<B: Backend>(
+        &self,
+        backend: &B,
+        observer: Option<&dyn OpObserver>,
+    ) -> Result<(Vec<OpTiming>, PrecisionStats, usize)> {
+        bench(backend, self.ctx, self.args, self.progress, observer)
+    }
+}
+
 /// Times every operation; returns the timings, the precision after one multiplication and the
 /// sigmoid's degree.
 fn bench<B: Backend>(
@@ -216,6 +266,7 @@ fn bench<B: Backend>(
     ctx: &Arc<CkksContext>,
     args: &SchemeConfig,
     progress: &dyn Progress,
+    observer: Option<&dyn OpObserver>,
 ) -> Result<(Vec<OpTiming>, PrecisionStats, usize)> {
     let (batch, seed) = (args.batch, args.seed);
     let slots = ctx.max_slots();
@@ -273,7 +324,7 @@ fn bench<B: Backend>(
     let c_short = encryptor.encrypt(&encode(&short, TRANSFORM_SLOTS)?)?;
     let prepared = evaluator.prepare_linear_transform(&transform, c_short.level())?;
 
-    let mut rounds = Rounds::new();
+    let mut rounds = Rounds::new(observer);
     let mut precision = None;
     progress.start(args.repeat as u64 + 1, "rounds");
     time_rounds(args.repeat, progress, |round| {
@@ -339,6 +390,8 @@ mod tests {
             seed: 1,
             dnum,
             scale_bits,
+            system: None,
+            buffer_entries: None,
         };
         let preset = CkksParameters::preset(16384).unwrap();
         assert_eq!(parameters(&args(None, None)).unwrap(), preset);
@@ -348,6 +401,12 @@ mod tests {
             (preset.depth(), 29, preset.rlwe().dnum())
         );
         assert!(at_29.rlwe().total_bits() < preset.rlwe().total_bits());
+        // Fewer digits take more special primes: the chain shortens to stay 128-bit secure.
+        let few = parameters(&args(Some(2), None)).unwrap();
+        assert_eq!(few.rlwe().dnum(), 2);
+        assert!(few.depth() < preset.depth() && few.security_bits() == Some(128), "{few}");
+        let longer = CkksParameters::builder(16384).depth(few.depth() + 1).scale_bits(50).dnum(2).build();
+        assert!(longer.is_err(), "the chain is the longest secure one");
         // A scale beyond what the builder allows is a usage error naming the options.
         match parameters(&args(None, Some(70))) {
             Err(BenchError::Usage(message)) => assert!(message.contains("--scale-bits 70"), "{message}"),

@@ -30,6 +30,8 @@ use serde::Serialize;
 use crate::error::{check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
 use crate::kernels::{random_slots, seed_stream};
+use crate::nearbank::{self, ModeledOps, OpRecorder};
+use pimhe_nearbank::NearbankBackend;
 
 pub mod ckks;
 
@@ -47,7 +49,7 @@ pub struct SchemeConfig {
     pub n: usize,
     /// Ciphertexts in each operand batch [default: 8].
     pub batch: usize,
-    /// Backend (only `cpu` for now).
+    /// `cpu` or `nearbank` [default: cpu].
     pub backend: String,
     /// Worker threads of the cpu backend (`None`: all cores).
     pub threads: Option<usize>,
@@ -59,6 +61,10 @@ pub struct SchemeConfig {
     pub dnum: Option<usize>,
     /// CKKS only: the scale 2^bits instead of the preset's.
     pub scale_bits: Option<u32>,
+    /// nearbank: the system of Anaheim's Table III [default: [`crate::nearbank::DEFAULT_SYSTEM`]].
+    pub system: Option<String>,
+    /// nearbank: PIM data-buffer entries B [default: the system's].
+    pub buffer_entries: Option<usize>,
 }
 
 impl SchemeConfig {
@@ -75,6 +81,8 @@ impl SchemeConfig {
             seed: 1,
             dnum: None,
             scale_bits: None,
+            system: None,
+            buffer_entries: None,
         }
     }
 }
@@ -176,6 +184,9 @@ pub struct SchemeReport {
     /// printed report: a mismatch is an error).
     checked: bool,
     ops: Vec<OpTiming>,
+    /// nearbank: each operation's modeled cost on the GPU + near-bank PIM system.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modeled: Option<ModeledOps>,
 }
 
 impl Render for SchemeReport {
@@ -209,6 +220,9 @@ impl Render for SchemeReport {
             p.log_q_total,
         );
         text.push_str(&ops_table(&self.ops, 16));
+        if let Some(modeled) = &self.modeled {
+            text.push_str(&modeled.render(16));
+        }
         text
     }
 }
@@ -263,12 +277,15 @@ fn validate_common(args: &SchemeConfig) -> Result<()> {
             SCHEMES.join(", ")
         )));
     }
-    if args.backend != "cpu" {
+    if args.backend != "cpu" && args.backend != "nearbank" {
         return Err(BenchError::usage(format!(
-            "--backend {} is not supported by `bench scheme` yet; it runs on cpu only (the kernels run on \
-             upmem-emu with `pimhe bench ntt|intt|bgv-mul|pipeline --backend upmem-emu`)",
+            "--backend {} is not supported by `bench scheme` yet; it runs on cpu or nearbank (the kernels run \
+             on upmem-emu with `pimhe bench ntt|intt|bgv-mul|pipeline --backend upmem-emu`)",
             args.backend
         )));
+    }
+    if args.backend != "nearbank" {
+        nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
     }
     if args.batch == 0 {
         return Err(BenchError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
@@ -343,59 +360,107 @@ pub fn measure(config: &SchemeConfig, progress: &dyn Progress) -> Result<SchemeB
 /// [`measure`] for BGV and BFV.
 pub fn measure_exact(args: &SchemeConfig, progress: &dyn Progress) -> Result<SchemeReport> {
     let params = validate(args)?;
-    let backend = CpuBackend::new(args.threads)?;
-    let run = (args.batch, args.repeat, args.seed);
-    let (scheme, ops) = match args.scheme.as_str() {
-        // BFV has no modulus chain: the relinearized product is checked as it is.
-        "bfv" => (
-            "bfv",
-            bench_exact(
-                &backend,
-                BfvContext::new(BfvParameters::from(params.clone()))?,
-                run,
-                progress,
-                |_, _, product| Ok(product),
-            )?,
-        ),
-        _ => (
-            "bgv",
-            bench_exact(&backend, BgvContext::new(params.clone())?, run, progress, |rounds, evaluator, product| {
-                rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))
-            })?,
-        ),
-    };
+    let (backend, threads, ops, modeled) = on_backend(args, ExactBench { args, params: &params, progress })?;
     Ok(SchemeReport {
-        scheme,
-        backend: "cpu",
+        scheme: if args.scheme == "bfv" { "bfv" } else { "bgv" },
+        backend,
         n: args.n,
         batch: args.batch,
-        threads: backend.threads(),
+        threads,
         repeats: args.repeat,
         seed: args.seed,
         keys: FIXED_SEED_KEYS,
         params: SchemeParams::from_bgv(&params),
         checked: true,
         ops,
+        modeled,
     })
 }
 
-/// The seconds of each operation, round after round; round 0 is the warm-up.
-pub struct Rounds {
-    ops: Vec<(&'static str, Vec<f64>)>,
+/// [`bench_exact`] of `--scheme` on any backend.
+struct ExactBench<'a> {
+    args: &'a SchemeConfig,
+    params: &'a BgvParameters,
+    progress: &'a dyn Progress,
 }
 
-impl Rounds {
-    /// No operation timed yet.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Self { ops: Vec::new() }
+impl BenchOnBackend<Vec<OpTiming>> for ExactBench<'_> {
+    fn call<B: Backend>(&self, backend: &B, observer: Option<&dyn OpObserver>) -> Result<Vec<OpTiming>> {
+        let run = (self.args.batch, self.args.repeat, self.args.seed);
+        match self.args.scheme.as_str() {
+            // BFV has no modulus chain: the relinearized product is checked as it is.
+            "bfv" => {
+                let ctx = BfvContext::new(BfvParameters::from(self.params.clone()))?;
+                bench_exact(backend, ctx, run, self.progress, observer, |_, _, product| Ok(product))
+            }
+            _ => {
+                let ctx = BgvContext::new(self.params.clone())?;
+                bench_exact(backend, ctx, run, self.progress, observer, |rounds, evaluator, product| {
+                    rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))
+                })
+            }
+        }
+    }
+}
+
+/// A benchmark written once for every backend: `run(backend, observer)` on the backend of
+/// `args` (cpu, or nearbank with the recorder that plans each timed operation). Returns the
+/// backend's name, its threads, what `run` returned and, on nearbank, each operation's cost
+/// modeled on `--system`.
+pub(crate) fn on_backend<T>(
+    args: &SchemeConfig,
+    run: impl BenchOnBackend<T>,
+) -> Result<(&'static str, usize, T, Option<ModeledOps>)> {
+    if args.backend == "nearbank" {
+        let model = nearbank::model(args.system.as_deref(), args.buffer_entries)?;
+        let backend = NearbankBackend::new(args.threads)?;
+        let recorder = OpRecorder::new(&backend);
+        let value = run.call(&backend, Some(&recorder))?;
+        return Ok(("nearbank", backend.threads(), value, Some(ModeledOps::of(&model, &recorder.programs()))));
+    }
+    let backend = CpuBackend::new(args.threads)?;
+    let value = run.call(&backend, None)?;
+    Ok(("cpu", backend.threads(), value, None))
+}
+
+/// A benchmark generic over the backend (a closure cannot be generic; this trait is).
+pub(crate) trait BenchOnBackend<T> {
+    /// Runs the benchmark on `backend`, `observer` seeing each timed operation.
+    fn call<B: Backend>(&self, backend: &B, observer: Option<&dyn OpObserver>) -> Result<T>;
+}
+
+/// Told when each timed operation starts and ends (the near-bank backend's recorder,
+/// [`crate::nearbank::OpRecorder`], cuts its trace there).
+pub trait OpObserver {
+    /// `op` is about to run.
+    fn before(&self, op: &'static str);
+    /// `op` has run.
+    fn after(&self, op: &'static str);
+}
+
+/// The seconds of each operation, round after round; round 0 is the warm-up.
+pub struct Rounds<'o> {
+    ops: Vec<(&'static str, Vec<f64>)>,
+    observer: Option<&'o dyn OpObserver>,
+}
+
+impl<'o> Rounds<'o> {
+    /// No operation timed yet; `observer` (if any) sees each one.
+    pub fn new(observer: Option<&'o dyn OpObserver>) -> Self {
+        Self { ops: Vec::new(), observer }
     }
 
     /// Runs `f`, adds its time to `op`'s list and returns its value.
     pub fn time<T>(&mut self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        if let Some(observer) = self.observer {
+            observer.before(op);
+        }
         let start = Instant::now();
         let value = f()?;
         let seconds = start.elapsed().as_secs_f64();
+        if let Some(observer) = self.observer {
+            observer.after(op);
+        }
         match self.ops.iter_mut().find(|(name, _)| *name == op) {
             Some((_, times)) => times.push(seconds),
             None => self.ops.push((op, vec![seconds])),
@@ -419,6 +484,7 @@ fn bench_exact<B: Backend, S: ExactScheme>(
     ctx: Arc<S>,
     (batch, repeat, seed): (usize, usize, u64),
     progress: &dyn Progress,
+    observer: Option<&dyn OpObserver>,
     after: impl Fn(&mut Rounds, &Evaluator<'_, B, S>, CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>>,
 ) -> Result<Vec<OpTiming>> {
     let stream = |k: u64| seed_stream(seed, k);
@@ -437,7 +503,7 @@ fn bench_exact<B: Backend, S: ExactScheme>(
     let decryptor = Decryptor::new(backend, &secret)?;
     let cy = encryptor.encrypt(&plain_y)?;
 
-    let mut rounds = Rounds::new();
+    let mut rounds = Rounds::new(observer);
     progress.start(repeat as u64 + 1, "rounds");
     let timed = time_rounds(repeat, progress, |round| {
         let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
@@ -522,6 +588,8 @@ mod tests {
             seed: 3,
             dnum: None,
             scale_bits: None,
+            system: None,
+            buffer_entries: None,
         }
     }
 

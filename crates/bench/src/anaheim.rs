@@ -1,0 +1,382 @@
+//! Anaheim's reproduction (`pimhe bench reproduce anaheim`): the `anaheim-nb` model's numbers
+//! for the experiments of Anaheim (shared/seeds/003_*), beside what the paper publishes.
+//!
+//! - **Fig. 9, the PIM instruction microbenchmark**: every instruction of Table II on each
+//!   system of Table III for B = 4 .. 64 data-buffer entries, as speedup and energy efficiency
+//!   over the same operation as a GPU kernel. The paper states the speedups of PAccum and CAccum
+//!   at the default B (section VII-C) and the range over all instructions at B = 16-32; each of
+//!   ours is printed beside them with the ratio ours / published.
+//! - **Workloads**: the operations of pimhe's CKKS benchmark (multiply + relinearize +
+//!   rescale, rotations plain and hoisted, a linear transform, a sigmoid; `bench scheme
+//!   --scheme ckks`) recorded once on the nearbank backend at the paper's N = 2^16 and D = 4,
+//!   every result checked against the plaintext, then priced on each system beside "w/o PIM".
+//!   Fig. 8's workloads (bootstrapping, HELR, sorting, RNN, ResNet) are whole applications
+//!   pimhe does not have yet; their published speedups and Table V's times are printed for
+//!   reference, not compared.
+//!
+//! The published values are constants below, each with the place in the paper it is from.
+
+use pimhe_nearbank::isa::Opcode;
+use pimhe_nearbank::model::{microbenchmark_ops, MicroRow, Model, System};
+use pimhe_schemes::ckks::CkksParameters;
+use pimhe_workloads::progress::Progress;
+use serde::Serialize;
+
+use crate::error::{BenchError, Result};
+use crate::format::{format_seconds, Render};
+use crate::nearbank::NearbankOutcome;
+use crate::scheme::ckks;
+use crate::scheme::SchemeConfig;
+
+/// The data-buffer sizes Fig. 9 sweeps.
+pub const BUFFER_SWEEP: [usize; 5] = [4, 8, 16, 32, 64];
+
+/// The microbenchmark's ring degree, Table IV's N = 2^16.
+pub const MICRO_DEGREE: usize = 1 << 16;
+/// Limbs of the microbenchmark's operands: the paper does not state them; 45 lies within Table
+/// IV's L + alpha <= 68 and is a multiple of both die-group counts (5 on the A100, 3 on the
+/// RTX 4090), so no die group idles in a last round.
+pub const MICRO_LIMBS: usize = 45;
+/// Terms of PAccum in the microbenchmark: D = 4, KeyMult's (Alg. 1 is PAccum(4)).
+pub const PACCUM_TERMS: usize = 4;
+/// Terms of CAccum in the microbenchmark: the paper does not state them; K = 8, its running
+/// example's linear transform (Fig. 5).
+pub const CACCUM_TERMS: usize = 8;
+
+/// Every instruction of Table II, the accumulations at [`PACCUM_TERMS`] and [`CACCUM_TERMS`].
+pub fn micro_opcodes() -> Vec<Opcode> {
+    Opcode::all(PACCUM_TERMS)
+        .into_iter()
+        .map(|op| if let Opcode::CAccum(_) = op { Opcode::CAccum(CACCUM_TERMS) } else { op })
+        .collect()
+}
+
+/// The paper's decomposition number (Table IV).
+pub const PAPER_DNUM: usize = 4;
+
+/// Section VII-C: "Especially high speedups are achieved for PAccum (7.26x 3.98x 3.63x) and
+/// CAccum (10.33x 4.31x 6.20x)", for A100 near-bank, A100 custom-HBM, RTX 4090 near-bank at
+/// their default B (Table III).
+pub const PUBLISHED_SPEEDUPS: [(&str, &str, f64); 6] = [
+    ("a100-nearbank", "PAccum", 7.26),
+    ("a100-custom-hbm", "PAccum", 3.98),
+    ("rtx4090-nearbank", "PAccum", 3.63),
+    ("a100-nearbank", "CAccum", 10.33),
+    ("a100-custom-hbm", "CAccum", 4.31),
+    ("rtx4090-nearbank", "CAccum", 6.20),
+];
+
+/// Section VII-C: at B = 16-32, "1.65-10.33x speedups and 2.63-17.39x energy efficiency
+/// improvements" over all instructions and systems.
+pub const PUBLISHED_SPEEDUP_RANGE: (f64, f64) = (1.65, 10.33);
+/// See [`PUBLISHED_SPEEDUP_RANGE`].
+pub const PUBLISHED_EFFICIENCY_RANGE: (f64, f64) = (2.63, 17.39);
+
+/// Section VII-B: Fig. 8's workload speedups per system (range over its six workloads).
+pub const PUBLISHED_WORKLOAD_SPEEDUPS: [(&str, f64, f64); 3] =
+    [("a100-nearbank", 1.24, 1.74), ("a100-custom-hbm", 1.17, 1.55), ("rtx4090-nearbank", 1.06, 1.49)];
+
+/// Table V: Anaheim's bootstrapping and HELR (per iteration) times, ms.
+pub const PUBLISHED_TABLE_V: [(&str, f64, f64); 3] =
+    [("a100-nearbank", 29.3, 41.2), ("a100-custom-hbm", 32.7, 43.5), ("rtx4090-nearbank", 32.6, 33.7)];
+
+/// What `pimhe bench reproduce anaheim` runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnaheimConfig {
+    /// Ring degree of the workloads (a CKKS preset: 8192 .. 65536) [default: 65536, the
+    /// paper's]; `None` skips them.
+    pub workload_degree: Option<usize>,
+    /// Worker threads computing the workloads on this host (`None`: all cores).
+    pub threads: Option<usize>,
+}
+
+impl Default for AnaheimConfig {
+    fn default() -> Self {
+        Self { workload_degree: Some(1 << 16), threads: None }
+    }
+}
+
+/// A Fig. 9 row: one instruction on one system at one B.
+#[derive(Debug, Clone, Serialize)]
+pub struct MicroReport {
+    /// Row id, e.g. `fig9-a100-nearbank-PAccum(4)-b16`.
+    pub id: String,
+    /// The system.
+    pub system: String,
+    /// The instruction.
+    pub instruction: String,
+    /// Data-buffer entries B.
+    pub buffer_entries: usize,
+    /// Whether B is the system's default (Table III).
+    pub default_b: bool,
+    /// Chunk granularity G the schedule used; `None` where B cannot hold the instruction.
+    pub chunk_granularity: Option<usize>,
+    /// GPU time / PIM time; `None` where unsupported.
+    pub speedup: Option<f64>,
+    /// GPU energy / PIM energy; `None` where unsupported.
+    pub energy_efficiency: Option<f64>,
+    /// The paper's speedup where its text states it (default B, PAccum and CAccum).
+    pub published_speedup: Option<f64>,
+    /// speedup / published_speedup.
+    pub ratio: Option<f64>,
+    /// The model's label.
+    pub model: String,
+}
+
+/// A workload row: one CKKS operation priced on one system.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkloadReport {
+    /// Row id, e.g. `ckks-rotate-a100-nearbank`.
+    pub id: String,
+    /// The operation of the CKKS benchmark.
+    pub workload: String,
+    /// Ring degree.
+    pub n: usize,
+    /// Key-switching digits.
+    pub dnum: usize,
+    /// Its modeled cost, beside "w/o PIM".
+    #[serde(flatten)]
+    pub outcome: NearbankOutcome,
+}
+
+/// The published figures this reproduction cannot compare with a row of its own yet.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishedOnly {
+    /// Fig. 8 workload speedup range per system.
+    pub fig8_speedup_ranges: Vec<(String, f64, f64)>,
+    /// Table V bootstrapping and HELR times per system, ms.
+    pub table5_boot_helr_ms: Vec<(String, f64, f64)>,
+    /// Why they are not compared.
+    pub note: String,
+}
+
+/// The reproduction's rows.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnaheimReport {
+    /// Fig. 9 rows.
+    pub micro: Vec<MicroReport>,
+    /// Our speedup and efficiency ranges over every instruction at each system's default B,
+    /// beside the published ranges.
+    pub micro_ranges: MicroRanges,
+    /// Workload rows.
+    pub workloads: Vec<WorkloadReport>,
+    /// Published figures without a row of ours.
+    pub published_only: PublishedOnly,
+}
+
+/// Ranges over the supported instructions at each system's default B.
+#[derive(Debug, Clone, Serialize)]
+pub struct MicroRanges {
+    /// Smallest and largest speedup, ours.
+    pub speedup: (f64, f64),
+    /// Published.
+    pub published_speedup: (f64, f64),
+    /// Smallest and largest energy efficiency, ours.
+    pub energy_efficiency: (f64, f64),
+    /// Published.
+    pub published_energy_efficiency: (f64, f64),
+}
+
+/// The instruction family a published figure names (`PAccum(4)` -> `PAccum`).
+fn family(opcode: Opcode) -> String {
+    let name = opcode.name();
+    name.split('(').next().unwrap_or(&name).to_string()
+}
+
+/// Fig. 9 on every system.
+pub fn micro_rows() -> Vec<MicroReport> {
+    let mut rows = Vec::new();
+    for system in System::all() {
+        let default_b = system.default_buffer_entries();
+        let label = Model::new(system.clone(), Some(default_b)).map(|m| m.label()).unwrap_or_default();
+        for row in microbenchmark_ops(&system, &BUFFER_SWEEP, MICRO_DEGREE, MICRO_LIMBS, &micro_opcodes()) {
+            rows.push(micro_report(&system, default_b, &label, &row));
+        }
+    }
+    rows
+}
+
+fn micro_report(system: &System, default_b: usize, label: &str, row: &MicroRow) -> MicroReport {
+    let is_default = row.buffer_entries == default_b;
+    let published = PUBLISHED_SPEEDUPS
+        .iter()
+        .find(|(s, f, _)| is_default && *s == system.name && *f == family(row.opcode))
+        .map(|&(_, _, v)| v);
+    MicroReport {
+        id: format!("fig9-{}-{}-b{}", system.name, row.opcode.name(), row.buffer_entries),
+        system: system.name.to_string(),
+        instruction: row.opcode.name(),
+        buffer_entries: row.buffer_entries,
+        default_b: is_default,
+        chunk_granularity: row.chunk_granularity,
+        speedup: row.speedup,
+        energy_efficiency: row.energy_efficiency,
+        published_speedup: published,
+        ratio: published.zip(row.speedup).map(|(p, s)| s / p),
+        model: label.to_string(),
+    }
+}
+
+/// The smallest and largest of the supported rows at the default B.
+fn ranges(rows: &[MicroReport]) -> MicroRanges {
+    let at_default = || rows.iter().filter(|r| r.default_b);
+    let span = |values: Vec<f64>| {
+        values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
+    };
+    MicroRanges {
+        speedup: span(at_default().filter_map(|r| r.speedup).collect()),
+        published_speedup: PUBLISHED_SPEEDUP_RANGE,
+        energy_efficiency: span(at_default().filter_map(|r| r.energy_efficiency).collect()),
+        published_energy_efficiency: PUBLISHED_EFFICIENCY_RANGE,
+    }
+}
+
+/// The CKKS benchmark's operations at `degree` (the preset's depth; at the paper's N = 2^16 its
+/// D = 4, elsewhere the preset's digits, as D = 4 would not be 128-bit secure at the smaller
+/// presets' depths), one ciphertext, recorded once and priced on every system.
+pub fn workload_rows(degree: usize, threads: Option<usize>, progress: &dyn Progress) -> Result<Vec<WorkloadReport>> {
+    let presets: Vec<usize> = CkksParameters::presets().iter().map(|p| p.degree()).collect();
+    if !presets.contains(&degree) {
+        return Err(BenchError::usage(format!(
+            "--workload-n {degree} is not allowed: choose a CKKS preset's degree ({presets:?}) or 0 to skip the \
+             workloads"
+        )));
+    }
+    let args = SchemeConfig {
+        batch: 1,
+        repeat: 1,
+        threads,
+        dnum: (degree == MICRO_DEGREE).then_some(PAPER_DNUM),
+        ..SchemeConfig::new("ckks", degree)
+    };
+    let (dnum, programs) = ckks::programs(&args, progress)?;
+    let mut rows = Vec::new();
+    for system in System::all() {
+        let model = Model::new(system.clone(), None).map_err(|e| BenchError::Failed(e.to_string()))?;
+        for (op, program) in &programs {
+            rows.push(WorkloadReport {
+                id: format!("ckks-{op}-{}", system.name),
+                workload: op.to_string(),
+                n: degree,
+                dnum,
+                outcome: NearbankOutcome::of_program(&model, program),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Runs the reproduction.
+pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<AnaheimReport> {
+    let micro = micro_rows();
+    let micro_ranges = ranges(&micro);
+    let workloads = match config.workload_degree {
+        Some(degree) => workload_rows(degree, config.threads, progress)?,
+        None => Vec::new(),
+    };
+    Ok(AnaheimReport {
+        micro,
+        micro_ranges,
+        workloads,
+        published_only: PublishedOnly {
+            fig8_speedup_ranges: PUBLISHED_WORKLOAD_SPEEDUPS
+                .iter()
+                .map(|&(s, lo, hi)| (s.to_string(), lo, hi))
+                .collect(),
+            table5_boot_helr_ms: PUBLISHED_TABLE_V.iter().map(|&(s, b, h)| (s.to_string(), b, h)).collect(),
+            note: "bootstrapping, HELR, sorting, RNN and ResNet are not in pimhe yet: no row of ours to compare"
+                .to_string(),
+        },
+    })
+}
+
+fn times(value: Option<f64>) -> String {
+    value.map_or("-".to_string(), |v| format!("{v:.2}x"))
+}
+
+impl Render for AnaheimReport {
+    fn render(&self) -> String {
+        let mut text = String::from(
+            "Anaheim (seed 003), Fig. 9: each PIM instruction's speedup over the GPU kernel (energy efficiency in \
+             parentheses), N = 2^16, 45 limbs; '-': B cannot hold its operands",
+        );
+        for system in System::all() {
+            let rows: Vec<&MicroReport> = self.micro.iter().filter(|r| r.system == system.name).collect();
+            let Some(first) = rows.first() else { continue };
+            text += &format!("\n\n  {} (Table III B = {})\n  {:<12}", system.name, system.default_buffer_entries(), "");
+            for b in BUFFER_SWEEP {
+                text += &format!(" {:>15}", format!("B={b}"));
+            }
+            let mut instruction = String::new();
+            for row in &rows {
+                if row.instruction != instruction {
+                    instruction = row.instruction.clone();
+                    text += &format!("\n  {instruction:<12}");
+                }
+                let cell = match (row.speedup, row.energy_efficiency) {
+                    (Some(s), Some(e)) => format!("{s:.2}x ({e:.1}x)"),
+                    _ => "-".to_string(),
+                };
+                text += &format!(" {cell:>15}");
+            }
+            text += &format!("\n  {}", first.model);
+        }
+        text += "\n\n  published (section VII-C) at the default B, ours / published:";
+        for row in self.micro.iter().filter(|r| r.published_speedup.is_some()) {
+            text += &format!(
+                "\n    {:<18} {:<11} ours {:>7} published {:>7}  ratio {}",
+                row.system,
+                row.instruction,
+                times(row.speedup),
+                times(row.published_speedup),
+                row.ratio.map_or("-".to_string(), |r| format!("{r:.2}")),
+            );
+        }
+        let r = &self.micro_ranges;
+        text += &format!(
+            "\n    every instruction at the default B: speedup {:.2}-{:.2}x (published {:.2}-{:.2}x), energy \
+             efficiency {:.2}-{:.2}x (published {:.2}-{:.2}x)",
+            r.speedup.0,
+            r.speedup.1,
+            r.published_speedup.0,
+            r.published_speedup.1,
+            r.energy_efficiency.0,
+            r.energy_efficiency.1,
+            r.published_energy_efficiency.0,
+            r.published_energy_efficiency.1
+        );
+        if let Some(first) = self.workloads.first() {
+            text += &format!(
+                "\n\nWorkloads: pimhe's CKKS benchmark operations at N = {} (dnum = {}, one ciphertext, every \
+                 result checked), recorded once, planned, priced per system (modeled):\n  {:<24} {:<18} {:>11} {:>11} \
+                 {:>11} {:>11} {:>8} {:>8}",
+                first.n, first.dnum, "operation", "system", "gpu", "pim", "total", "w/o PIM", "speedup", "EDP"
+            );
+            for row in &self.workloads {
+                let o = &row.outcome;
+                text += &format!(
+                    "\n  {:<24} {:<18} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x",
+                    row.workload,
+                    o.system,
+                    format_seconds(o.gpu_s),
+                    format_seconds(o.pim_s),
+                    format_seconds(o.total_s),
+                    format_seconds(o.without_pim_s),
+                    o.speedup,
+                    o.edp_ratio
+                );
+            }
+        }
+        let p = &self.published_only;
+        text += "\n\nPublished, not compared (";
+        text += &p.note;
+        text += "):";
+        for ((system, lo, hi), (_, boot, helr)) in p.fig8_speedup_ranges.iter().zip(&p.table5_boot_helr_ms) {
+            text += &format!(
+                "\n  {system:<18} Fig. 8 workload speedups {lo:.2}-{hi:.2}x; Table V bootstrapping {boot} ms, HELR \
+                 {helr} ms per iteration"
+            );
+        }
+        text
+    }
+}

@@ -1,0 +1,259 @@
+//! The near-bank settings of a run (`--system`, `--buffer-entries`) and what a run on the
+//! `nearbank` backend reports: the recorded program planned into GPU kernels and PIM
+//! instructions ([`pimhe_nearbank::planner`]) and priced by the `anaheim-nb` model, beside
+//! the same program with every operation on the GPU ("w/o PIM").
+//!
+//! The backend computes on this host (its results are the CPU backend's); every time and
+//! energy in a [`NearbankOutcome`] is modeled and labelled with the model's name and version.
+
+use std::cell::RefCell;
+
+use pimhe_nearbank::isa::{Kernel, Program};
+use pimhe_nearbank::model::{Model, ProgramCost, System};
+use pimhe_nearbank::planner::plan;
+use pimhe_nearbank::trace::Trace;
+use pimhe_nearbank::NearbankBackend;
+use serde::Serialize;
+
+use crate::error::{BenchError, Result};
+use crate::format::format_seconds;
+use crate::scheme::OpObserver;
+
+/// `--system` when none is given: Anaheim's main configuration.
+pub const DEFAULT_SYSTEM: &str = "a100-nearbank";
+
+/// The model of `--system` and `--buffer-entries` (each system's Table III B by default).
+pub fn model(system: Option<&str>, buffer_entries: Option<usize>) -> Result<Model> {
+    let system =
+        System::named(system.unwrap_or(DEFAULT_SYSTEM)).map_err(|e| BenchError::usage(format!("--system: {e}")))?;
+    Model::new(system, buffer_entries).map_err(|e| BenchError::usage(format!("--buffer-entries: {e}")))
+}
+
+/// Refuses the near-bank flags on a run of another backend.
+pub fn reject_flags(backend: &str, system: Option<&str>, buffer_entries: Option<usize>) -> Result<()> {
+    for (flag, given) in [("--system", system.is_some()), ("--buffer-entries", buffer_entries.is_some())] {
+        if given {
+            return Err(BenchError::usage(format!(
+                "{flag} applies to --backend nearbank only (this run uses --backend {backend})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How many instructions or kernels of one kind a program ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindCount {
+    /// `PAccum(4)`, `gpu:Ntt`, ...
+    pub kind: String,
+    /// How many.
+    pub count: usize,
+    /// Modeled seconds with PIM.
+    pub seconds: f64,
+    /// Modeled seconds of the same work on the GPU alone.
+    pub without_pim_seconds: f64,
+}
+
+/// A program's modeled cost on one system, beside "w/o PIM" (`--json` serialises it flat).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NearbankOutcome {
+    /// The model's label: name, version, system, B, "(modeled)".
+    pub model: String,
+    /// The system of Table III.
+    pub system: String,
+    /// PIM data-buffer entries B.
+    pub buffer_entries: usize,
+    /// GPU kernels' seconds (NTT, base conversion, automorphism, PIM instructions B cannot hold).
+    pub gpu_s: f64,
+    /// PIM instructions' seconds.
+    pub pim_s: f64,
+    /// Seconds of the switches between GPU and PIM kernels (a couple of microseconds each,
+    /// section V-C).
+    pub transition_s: f64,
+    /// Seconds the two overlap: none, as in Anaheim (section V-C, "(No) pipelining").
+    pub overlap_s: f64,
+    /// gpu_s + pim_s + transition_s - overlap_s.
+    pub total_s: f64,
+    /// Joules with PIM.
+    pub energy_j: f64,
+    /// Energy-delay product, J s.
+    pub edp_js: f64,
+    /// Seconds of the program all on the GPU.
+    pub without_pim_s: f64,
+    /// Joules of the program all on the GPU.
+    pub without_pim_energy_j: f64,
+    /// EDP of the program all on the GPU.
+    pub without_pim_edp_js: f64,
+    /// without_pim_s / total_s.
+    pub speedup: f64,
+    /// without_pim_energy_j / energy_j.
+    pub energy_ratio: f64,
+    /// without_pim_edp_js / edp_js.
+    pub edp_ratio: f64,
+    /// PIM instructions.
+    pub pim_instructions: usize,
+    /// GPU kernels.
+    pub gpu_kernels: usize,
+    /// PIM instructions run on the GPU because B cannot hold their operands.
+    pub gpu_fallbacks: usize,
+    /// By instruction and kernel kind.
+    pub kinds: Vec<KindCount>,
+}
+
+impl NearbankOutcome {
+    /// Plans `trace` and prices it with `model`.
+    pub fn of(model: &Model, trace: &Trace) -> Self {
+        Self::of_program(model, &plan(trace))
+    }
+
+    /// Prices a planned `program` with `model`.
+    pub fn of_program(model: &Model, program: &[Kernel]) -> Self {
+        let cost: ProgramCost = model.price(program);
+        Self {
+            model: model.label(),
+            system: model.system.name.to_string(),
+            buffer_entries: model.buffer_entries,
+            gpu_s: cost.gpu_s,
+            pim_s: cost.pim_s,
+            transition_s: cost.transition_s,
+            overlap_s: cost.overlap_s,
+            total_s: cost.total_s,
+            energy_j: cost.energy_j,
+            edp_js: cost.edp_js,
+            without_pim_s: cost.baseline_s,
+            without_pim_energy_j: cost.baseline_energy_j,
+            without_pim_edp_js: cost.baseline_edp_js,
+            speedup: cost.speedup(),
+            energy_ratio: cost.energy_ratio(),
+            edp_ratio: cost.edp_ratio(),
+            pim_instructions: cost.pim_instructions,
+            gpu_kernels: cost.gpu_kernels,
+            gpu_fallbacks: cost.gpu_fallbacks,
+            kinds: cost
+                .by_kind
+                .iter()
+                .map(|k| KindCount {
+                    kind: k.kind.clone(),
+                    count: k.count,
+                    seconds: k.seconds,
+                    without_pim_seconds: k.baseline_seconds,
+                })
+                .collect(),
+        }
+    }
+
+    /// Three lines: with PIM, without, and what ran where.
+    pub fn render(&self) -> String {
+        let kinds: Vec<String> = self.kinds.iter().map(|k| format!("{} x{}", k.kind, k.count)).collect();
+        format!(
+            "    with PIM: gpu {} + pim {} + switches {} (overlap {}) = {}, {:.4} J, EDP {:.3e} J s  [{}]\n    \
+             w/o PIM:  {}, {:.4} J, EDP {:.3e} J s  ->  speedup {:.2}x, energy {:.2}x, EDP {:.2}x\n    \
+             {} PIM instructions and {} GPU kernels ({} instructions on the GPU for lack of buffer): {}",
+            format_seconds(self.gpu_s),
+            format_seconds(self.pim_s),
+            format_seconds(self.transition_s),
+            format_seconds(self.overlap_s),
+            format_seconds(self.total_s),
+            self.energy_j,
+            self.edp_js,
+            self.model,
+            format_seconds(self.without_pim_s),
+            self.without_pim_energy_j,
+            self.without_pim_edp_js,
+            self.speedup,
+            self.energy_ratio,
+            self.edp_ratio,
+            self.pim_instructions,
+            self.gpu_kernels,
+            self.gpu_fallbacks,
+            kinds.join(", "),
+        )
+    }
+}
+
+/// Records the program of each operation a benchmark round times on a [`NearbankBackend`]
+/// (the first time each runs: the model is deterministic) and plans it: the `bench scheme`
+/// observer of [`crate::scheme::Rounds`].
+pub struct OpRecorder<'a> {
+    backend: &'a NearbankBackend,
+    programs: RefCell<Vec<(&'static str, Program)>>,
+}
+
+impl<'a> OpRecorder<'a> {
+    /// A recorder of `backend`'s operations.
+    pub fn new(backend: &'a NearbankBackend) -> Self {
+        Self { backend, programs: RefCell::new(Vec::new()) }
+    }
+
+    /// Each operation's planned program, in the order they first ran.
+    pub fn programs(self) -> Vec<(&'static str, Program)> {
+        self.programs.into_inner()
+    }
+}
+
+impl OpObserver for OpRecorder<'_> {
+    fn before(&self, _op: &'static str) {
+        // What ran between timed operations (keys, checks) is not theirs.
+        self.backend.take_trace();
+    }
+
+    fn after(&self, op: &'static str) {
+        let trace = self.backend.take_trace();
+        let mut programs = self.programs.borrow_mut();
+        if !programs.iter().any(|(name, _)| *name == op) {
+            programs.push((op, plan(&trace)));
+        }
+    }
+}
+
+/// One benchmarked operation's modeled cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModeledOp {
+    /// The operation, e.g. `multiply`.
+    pub op: &'static str,
+    /// Its cost, for the whole batch.
+    #[serde(flatten)]
+    pub outcome: NearbankOutcome,
+}
+
+/// The modeled costs of a scheme benchmark's operations on one system.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModeledOps {
+    /// The model's label.
+    pub model: String,
+    /// One per operation.
+    pub ops: Vec<ModeledOp>,
+}
+
+impl ModeledOps {
+    /// The programs of [`OpRecorder::programs`] priced with `model`.
+    pub fn of(model: &Model, programs: &[(&'static str, Program)]) -> Self {
+        let ops =
+            programs.iter().map(|(op, program)| ModeledOp { op, outcome: NearbankOutcome::of_program(model, program) });
+        Self { model: model.label(), ops: ops.collect() }
+    }
+
+    /// A table to print below the timings (which are of the host computing the results): per
+    /// operation the modeled GPU, PIM and total seconds, "w/o PIM" and the ratios.
+    pub fn render(&self, name_width: usize) -> String {
+        let mut text = format!(
+            "\n  (times above: the results computed on this host)\n  {} per batch:\n  {:<name_width$} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8}",
+            self.model, "op", "gpu", "pim", "total", "w/o PIM", "speedup", "energy", "EDP"
+        );
+        for m in &self.ops {
+            let o = &m.outcome;
+            text.push_str(&format!(
+                "\n  {:<name_width$} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x {:>7.2}x",
+                m.op,
+                format_seconds(o.gpu_s),
+                format_seconds(o.pim_s),
+                format_seconds(o.total_s),
+                format_seconds(o.without_pim_s),
+                o.speedup,
+                o.energy_ratio,
+                o.edp_ratio
+            ));
+        }
+        text
+    }
+}
