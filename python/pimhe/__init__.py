@@ -50,7 +50,7 @@ from ._pimhe import (
     __version__,
     presets,
 )
-from ._reports import Estimate, ModulusRun, StatsResult, UpmemReport
+from ._reports import Estimate, ModulusRun, NearbankKind, NearbankReport, StatsResult, UpmemReport
 from . import stats
 
 __all__ = [
@@ -80,6 +80,8 @@ __all__ = [
     "SecretKey",
     "StatsResult",
     "UpmemReport",
+    "NearbankReport",
+    "NearbankKind",
     "__version__",
     "presets",
     "stats",

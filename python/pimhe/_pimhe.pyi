@@ -6,12 +6,12 @@ from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from ._reports import StatsResult, UpmemReport
+from ._reports import NearbankReport, StatsResult, UpmemReport
 
 __version__: str
 
 ArrayLike = npt.ArrayLike
-BackendArg = Union["Backend", Literal["cpu", "upmem-emu"], None]
+BackendArg = Union["Backend", Literal["cpu", "upmem-emu", "nearbank"], None]
 PathArg = Union[str, "PathLike[str]"]
 
 class PimheError(Exception):
@@ -212,15 +212,23 @@ class Backend:
     ) -> "Backend":
         """Emulated UPMEM DPUs with modeled times and energy (``report()``)."""
     @staticmethod
-    def from_name(name: Literal["cpu", "upmem-emu"]) -> "Backend": ...
+    def nearbank(
+        system: Literal["a100-nearbank", "a100-custom-hbm", "rtx4090-nearbank"] = "a100-nearbank",
+        buffer_entries: Optional[int] = None,
+        threads: Optional[int] = None,
+    ) -> "Backend":
+        """A GPU with near-bank PIM (Anaheim): computed on the host, the recorded program's cost
+        modeled on ``system`` (``report()``)."""
+    @staticmethod
+    def from_name(name: Literal["cpu", "upmem-emu", "nearbank"]) -> "Backend": ...
     @property
-    def name(self) -> Literal["cpu", "upmem-emu"]: ...
+    def name(self) -> Literal["cpu", "upmem-emu", "nearbank"]: ...
     @property
     def threads(self) -> int: ...
     @property
     def dpus(self) -> Optional[int]: ...
-    def report(self) -> Optional[UpmemReport]:
-        """upmem-emu: the modeled cost of everything run so far; None for the CPU."""
+    def report(self) -> Optional[Union[UpmemReport, NearbankReport]]:
+        """upmem-emu, nearbank: the modeled cost of everything run so far; None for the CPU."""
     def reset_report(self) -> None: ...
 
 class SecretKey:

@@ -49,6 +49,61 @@ class UpmemReport:
 
 
 @dataclass(frozen=True)
+class NearbankKind:
+    """One kind of PIM instruction (``"PAccum(4)"``) or GPU kernel (``"NTT"``) of a program."""
+
+    kind: str
+    count: int
+    seconds: float
+    without_pim_seconds: float
+
+
+@dataclass(frozen=True)
+class NearbankReport:
+    """What the work run on a ``nearbank`` backend would cost on a GPU with near-bank PIM
+    (Anaheim), **modeled** by the ``anaheim-nb`` model (``model``, e.g.
+    ``"anaheim-nb@1 a100-nearbank B=16 (modeled)"``): the recorded program planned into PIM
+    instructions and GPU kernels, beside the same program on the GPU alone ("w/o PIM"). The
+    results themselves were computed on this host."""
+
+    model: str
+    system: str
+    buffer_entries: int
+    gpu_s: float
+    pim_s: float
+    transition_s: float
+    overlap_s: float
+    total_s: float
+    energy_j: float
+    edp_js: float
+    without_pim_s: float
+    without_pim_energy_j: float
+    without_pim_edp_js: float
+    speedup: float
+    energy_ratio: float
+    edp_ratio: float
+    pim_instructions: int
+    gpu_kernels: int
+    gpu_fallbacks: int
+    kinds: List[NearbankKind] = field(default_factory=list)
+    modeled: bool = True
+
+    @classmethod
+    def _from_json(cls, text: str) -> "NearbankReport":
+        d = json.loads(text)
+        names = {f for f in cls.__dataclass_fields__ if f not in ("modeled", "kinds")}
+        kinds = [NearbankKind(**k) for k in d.get("kinds", [])]
+        return cls(kinds=kinds, **{k: v for k, v in d.items() if k in names})
+
+    def __str__(self) -> str:
+        return (
+            f"{self.model}: gpu {self.gpu_s:.6f} s + pim {self.pim_s:.6f} s + switches {self.transition_s:.6f} s "
+            f"= {self.total_s:.6f} s, {self.energy_j:.4f} J; w/o PIM {self.without_pim_s:.6f} s, "
+            f"{self.without_pim_energy_j:.4f} J: speedup {self.speedup:.2f}x, EDP {self.edp_ratio:.2f}x"
+        )
+
+
+@dataclass(frozen=True)
 class Estimate:
     """One statistic: the decrypted estimate beside the plaintext computation."""
 

@@ -1,11 +1,15 @@
-//! `Backend`: where ciphertexts live and operations run: the CPU (`CpuBackend`) or emulated
-//! UPMEM DPUs (`PimBackend`, with the modeled report).
+//! `Backend`: where ciphertexts live and operations run: the CPU (`CpuBackend`), emulated
+//! UPMEM DPUs (`PimBackend`, with the modeled report) or Anaheim's GPU + near-bank PIM
+//! (`NearbankBackend`: computed on the host, the recorded program priced by the model).
 
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 
+use pimhe_bench::nearbank::NearbankOutcome;
 use pimhe_exec::CpuBackend;
+use pimhe_nearbank::model::Model;
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
@@ -58,6 +62,7 @@ type BoundPim = (usize, Vec<u32>, Arc<PimBackend>);
 enum Inner {
     Cpu(Arc<CpuBackend>),
     Pim(Box<PimSlot>),
+    Nearbank(Arc<NearbankBackend>, Box<Model>),
 }
 
 /// Where ciphertexts live and operations run.
@@ -65,7 +70,8 @@ enum Inner {
 /// `Backend.cpu(threads)` runs on the host's cores. `Backend.upmem_emu(dpus, mode, variant)`
 /// runs the UPMEM DPU kernels on an emulator and models what real DPUs would take
 /// (`report()`); it is set up for the first context it serves (its ring degree and primes) and
-/// refuses others.
+/// refuses others. `Backend.nearbank(system, buffer_entries)` computes on the host and models
+/// what a GPU with near-bank PIM (Anaheim) would take for the work run on it (`report()`).
 #[pyclass(frozen, module = "pimhe._pimhe")]
 pub struct Backend {
     inner: Inner,
@@ -86,7 +92,8 @@ impl Backend {
         match name {
             "cpu" => Self::cpu(None),
             "upmem-emu" | "upmem_emu" => Self::upmem_emu(64, "parallel", "best", None),
-            other => Err(parameter(format!("backend {other:?} is not known; choose cpu or upmem-emu"))),
+            "nearbank" => Self::nearbank(pimhe_bench::nearbank::DEFAULT_SYSTEM, None, None),
+            other => Err(parameter(format!("backend {other:?} is not known; choose cpu, upmem-emu or nearbank"))),
         }
     }
 
@@ -94,6 +101,7 @@ impl Backend {
     pub fn handle(&self, py: Python<'_>, ctx: &AnyContext) -> PyResult<DevHandle> {
         match &self.inner {
             Inner::Cpu(cpu) => Ok(OnDev::Cpu(cpu.clone())),
+            Inner::Nearbank(nearbank, _) => Ok(OnDev::Nearbank(nearbank.clone())),
             Inner::Pim(slot) => {
                 let n = ctx.rlwe().degree();
                 let primes = backend_primes(ctx);
@@ -120,8 +128,8 @@ impl Backend {
     /// The configuration of a PIM backend (None for the CPU).
     pub fn pim_config(&self) -> Option<&PimConfig> {
         match &self.inner {
-            Inner::Cpu(_) => None,
             Inner::Pim(slot) => Some(&slot.config),
+            _ => None,
         }
     }
 
@@ -129,7 +137,7 @@ impl Backend {
     pub fn cpu_backend(&self) -> Option<Arc<CpuBackend>> {
         match &self.inner {
             Inner::Cpu(cpu) => Some(cpu.clone()),
-            Inner::Pim(_) => None,
+            _ => None,
         }
     }
 }
@@ -146,7 +154,7 @@ pub fn resolve(py: Python<'_>, backend: Option<&Bound<'_, PyAny>>, ctx: &AnyCont
                 Backend::named(&name)?.handle(py, ctx)
             } else {
                 Err(parameter(format!(
-                    "backend must be a pimhe.Backend or a name (cpu, upmem-emu), not {}",
+                    "backend must be a pimhe.Backend or a name (cpu, upmem-emu, nearbank), not {}",
                     b.get_type().name()?
                 )))
             }
@@ -208,18 +216,32 @@ impl Backend {
         Ok(Self { inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })
     }
 
-    /// A backend by name: "cpu" or "upmem-emu" (with its defaults).
+    /// Anaheim's GPU with near-bank PIM: `system` "a100-nearbank", "a100-custom-hbm" or
+    /// "rtx4090-nearbank" (Table III), `buffer_entries` B of each PIM unit (the system's by
+    /// default), `threads` of the host computing the results (all cores when None). Results are
+    /// the CPU backend's, bit for bit; `report()` gives the recorded program's cost, **modeled**
+    /// by the anaheim-nb model, beside the same program on the GPU alone.
+    #[staticmethod]
+    #[pyo3(signature = (system="a100-nearbank", buffer_entries=None, threads=None))]
+    pub fn nearbank(system: &str, buffer_entries: Option<usize>, threads: Option<usize>) -> PyResult<Self> {
+        let model = pimhe_bench::nearbank::model(Some(system), buffer_entries).py_err()?;
+        let backend = NearbankBackend::new(threads).py_err()?;
+        Ok(Self { inner: Inner::Nearbank(Arc::new(backend), Box::new(model)) })
+    }
+
+    /// A backend by name: "cpu", "upmem-emu" or "nearbank" (with its defaults).
     #[staticmethod]
     fn from_name(name: &str) -> PyResult<Self> {
         Self::named(name)
     }
 
-    /// "cpu" or "upmem-emu".
+    /// "cpu", "upmem-emu" or "nearbank".
     #[getter]
     fn name(&self) -> &'static str {
         match &self.inner {
             Inner::Cpu(_) => "cpu",
             Inner::Pim(_) => "upmem-emu",
+            Inner::Nearbank(..) => "nearbank",
         }
     }
 
@@ -229,6 +251,7 @@ impl Backend {
         use pimhe_exec::Backend as _;
         match &self.inner {
             Inner::Cpu(cpu) => cpu.threads(),
+            Inner::Nearbank(nearbank, _) => nearbank.threads(),
             Inner::Pim(slot) => match slot.bound.lock().ok().and_then(|b| b.as_ref().map(|(_, _, p)| p.threads())) {
                 Some(t) => t,
                 None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -242,10 +265,18 @@ impl Backend {
         self.pim_config().map(|c| c.dpus)
     }
 
-    /// upmem-emu: what everything run on it cost so far, modeled (`UpmemReport`: transfer,
+    /// What everything run on it cost so far, modeled. upmem-emu: an `UpmemReport` (transfer,
     /// compute and retrieve seconds, energy, launches, fallbacks to the host, bytes, kernel
-    /// counts). Pending DPU commands run first. None for the CPU backend (it measures nothing).
+    /// counts; pending DPU commands run first). nearbank: a `NearbankReport` (GPU, PIM and
+    /// switching seconds, energy, EDP, beside "w/o PIM"; the instructions by kind). None for the
+    /// CPU backend (it measures nothing).
     fn report(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        if let Inner::Nearbank(nearbank, model) = &self.inner {
+            let outcome = py.allow_threads(|| NearbankOutcome::of(model, &nearbank.trace()));
+            let json = serde_json::to_string(&outcome).map_err(|e| error(Kind::Base, e.to_string()))?;
+            let reports = py.import("pimhe._reports")?;
+            return Ok(Some(reports.getattr("NearbankReport")?.call_method1("_from_json", (json,))?.unbind()));
+        }
         let Inner::Pim(slot) = &self.inner else { return Ok(None) };
         let pim = slot.bound.lock().map_err(|_| error(Kind::Backend, "poisoned lock"))?.as_ref().map(|b| b.2.clone());
         let report = match pim {
@@ -255,8 +286,12 @@ impl Backend {
         Ok(Some(report_object(py, &report, &slot.config)?))
     }
 
-    /// upmem-emu: clears the accumulated report (pending commands run and are counted first).
+    /// Clears the accumulated report (upmem-emu: pending commands run and are counted first;
+    /// nearbank: the recorded program is dropped).
     fn reset_report(&self, py: Python<'_>) -> PyResult<()> {
+        if let Inner::Nearbank(nearbank, _) = &self.inner {
+            nearbank.take_trace();
+        }
         if let Inner::Pim(slot) = &self.inner {
             let pim =
                 slot.bound.lock().map_err(|_| error(Kind::Backend, "poisoned lock"))?.as_ref().map(|b| b.2.clone());
@@ -272,6 +307,15 @@ impl Backend {
             Inner::Cpu(cpu) => {
                 use pimhe_exec::Backend as _;
                 format!("Backend.cpu(threads={})", cpu.threads())
+            }
+            Inner::Nearbank(nearbank, model) => {
+                use pimhe_exec::Backend as _;
+                format!(
+                    "Backend.nearbank(system={:?}, buffer_entries={}, threads={})",
+                    model.system.name,
+                    model.buffer_entries,
+                    nearbank.threads()
+                )
             }
             Inner::Pim(slot) => format!(
                 "Backend.upmem_emu(dpus={}, mode={:?}, variant={:?}, tasklets={})",

@@ -173,6 +173,13 @@ pub fn stats_error(e: StatsError) -> PyErr {
     }
 }
 
+/// A benchmark library error as the exception of its kind: the caller's (ParameterError) or a
+/// failure.
+pub fn bench_error(e: pimhe_bench::BenchError) -> PyErr {
+    let kind = if e.is_usage() { Kind::Parameter } else { Kind::Base };
+    error(kind, e.to_string())
+}
+
 /// Shorthand: a `ParameterError`.
 pub fn parameter(message: impl Into<String>) -> PyErr {
     error(Kind::Parameter, message)
@@ -203,5 +210,11 @@ impl<T> IntoPy<T> for Result<T, pimhe_exec::ExecError> {
 impl<T> IntoPy<T> for Result<T, StatsError> {
     fn py_err(self) -> PyResult<T> {
         self.map_err(stats_error)
+    }
+}
+
+impl<T> IntoPy<T> for Result<T, pimhe_bench::BenchError> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(bench_error)
     }
 }

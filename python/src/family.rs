@@ -1,5 +1,5 @@
 //! Type erasure: the Rust library is generic over the scheme (`S`: BGV, BFV, CKKS contexts) and
-//! the backend (`B`: CPU, UPMEM emulator); Python sees one class per concept. A value generic
+//! the backend (`B`: CPU, UPMEM emulator, near-bank recorder); Python sees one class per concept. A value generic
 //! over both is stored as `ByScheme<F>` (one variant per scheme) of `OnDev<G>` (one per
 //! backend), the "families" `F` and `G` naming the concrete type for each, so that the
 //! bindings' logic is written once as generic functions and the `dispatch!` macros pick the
@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use pimhe_exec::{Backend, CpuBackend};
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::runtime::PimBackend;
 use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
@@ -35,6 +36,7 @@ pub enum ByScheme<F: Family> {
 pub enum OnDev<G: DevFamily> {
     Cpu(G::On<CpuBackend>),
     Pim(G::On<PimBackend>),
+    Nearbank(G::On<NearbankBackend>),
 }
 
 /// The schemes the bindings expose (the per-scheme part of the bindings is in `scheme.rs`).
@@ -86,7 +88,7 @@ impl Dev for CpuBackend {
     fn get<G: DevFamily>(value: &OnDev<G>) -> Option<&G::On<Self>> {
         match value {
             OnDev::Cpu(v) => Some(v),
-            OnDev::Pim(_) => None,
+            _ => None,
         }
     }
     fn wrap<G: DevFamily>(value: G::On<Self>) -> OnDev<G> {
@@ -98,11 +100,23 @@ impl Dev for PimBackend {
     fn get<G: DevFamily>(value: &OnDev<G>) -> Option<&G::On<Self>> {
         match value {
             OnDev::Pim(v) => Some(v),
-            OnDev::Cpu(_) => None,
+            _ => None,
         }
     }
     fn wrap<G: DevFamily>(value: G::On<Self>) -> OnDev<G> {
         OnDev::Pim(value)
+    }
+}
+
+impl Dev for NearbankBackend {
+    fn get<G: DevFamily>(value: &OnDev<G>) -> Option<&G::On<Self>> {
+        match value {
+            OnDev::Nearbank(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn wrap<G: DevFamily>(value: G::On<Self>) -> OnDev<G> {
+        OnDev::Nearbank(value)
     }
 }
 
@@ -112,6 +126,7 @@ impl<G: DevFamily> OnDev<G> {
         match self {
             OnDev::Cpu(_) => "cpu",
             OnDev::Pim(_) => "upmem-emu",
+            OnDev::Nearbank(_) => "nearbank",
         }
     }
 }
@@ -153,6 +168,11 @@ macro_rules! on_dev {
             $crate::family::OnDev::Pim($v) => {
                 #[allow(dead_code)]
                 type $B = pimhe_pim::runtime::PimBackend;
+                $body
+            }
+            $crate::family::OnDev::Nearbank($v) => {
+                #[allow(dead_code)]
+                type $B = pimhe_nearbank::NearbankBackend;
                 $body
             }
         }

@@ -7,9 +7,9 @@ use pyo3::prelude::*;
 
 use pimhe_bench::kernels::{self, KernelConfig, Op};
 use pimhe_bench::reproduce::{reproduce, ReproduceConfig};
-use pimhe_bench::{BenchError, NoProgress};
+use pimhe_bench::NoProgress;
 
-use crate::errors::{error, Kind};
+use crate::errors::{error, IntoPy, Kind};
 
 /// The modeled rows (and the target summary when selected) beside the published values, as a
 /// JSON string that `pimhe.plots` reads: one object per row with `id`, `table`, `op`, `n`,
@@ -19,7 +19,7 @@ use crate::errors::{error, Kind};
 #[pyo3(signature = (kernel="barrett", rows=None))]
 pub fn reproduce_dramatic(py: Python<'_>, kernel: &str, rows: Option<String>) -> PyResult<String> {
     let config = ReproduceConfig { kernel: kernel.to_string(), rows, ..ReproduceConfig::default() };
-    let report = py.allow_threads(|| reproduce(&config, &NoProgress)).map_err(bench_error)?;
+    let report = py.allow_threads(|| reproduce(&config, &NoProgress)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }
 
@@ -46,12 +46,6 @@ pub fn bench_kernel(
     })?;
     let config =
         KernelConfig { backend: backend.to_string(), dpus, threads, repeat, ..KernelConfig::new(op, n, primes, batch) };
-    let report = py.allow_threads(|| kernels::run(&config)).map_err(bench_error)?;
+    let report = py.allow_threads(|| kernels::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
-}
-
-/// A library error as the exception of its kind: the caller's (ParameterError) or a failure.
-fn bench_error(e: BenchError) -> PyErr {
-    let kind = if e.is_usage() { Kind::Parameter } else { Kind::Base };
-    error(kind, e.to_string())
 }

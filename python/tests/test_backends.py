@@ -74,3 +74,33 @@ def test_backend_objects():
     empty = pim.report()  # nothing run yet
     assert empty.launches == 0 and empty.variant == "barrett"
     assert pimhe.Backend.from_name("cpu").name == "cpu"
+
+
+@pytest.mark.parametrize("name", ["bgv", "ckks"])
+def test_nearbank_computes_as_the_cpu_and_models_a_gpu_with_pim(name, bgv, ckks, cpu, rng):
+    ctx, keys = {"bgv": bgv, "ckks": ckks}[name]
+    if name == "ckks":
+        x, y = rng.uniform(-1, 1, (2, ctx.slots)), rng.uniform(-1, 1, (2, ctx.slots))
+    else:
+        x = rng.integers(0, ctx.plain_modulus, (2, ctx.slots), dtype=np.uint64)
+        y = rng.integers(0, ctx.plain_modulus, (2, ctx.slots), dtype=np.uint64)
+    nearbank = pimhe.Backend.nearbank("rtx4090-nearbank", threads=2)
+    assert nearbank.name == "nearbank" and "rtx4090-nearbank" in repr(nearbank)
+    np.testing.assert_array_equal(run(ctx, keys, cpu, x, y), run(ctx, keys, nearbank, x, y))
+    report = nearbank.report()
+    assert isinstance(report, pimhe.NearbankReport)
+    assert report.modeled and "anaheim-nb@" in report.model and "(modeled)" in report.model
+    assert report.system == "rtx4090-nearbank" and report.buffer_entries == 32
+    assert report.pim_instructions > 0 and report.gpu_kernels > 0
+    assert report.total_s == pytest.approx(report.gpu_s + report.pim_s + report.transition_s - report.overlap_s)
+    assert report.speedup == pytest.approx(report.without_pim_s / report.total_s)
+    assert any(k.kind.startswith("PAccum") for k in report.kinds)
+    nearbank.reset_report()
+    assert nearbank.report().pim_instructions == 0
+
+
+def test_nearbank_refuses_unknown_systems():
+    with pytest.raises(pimhe.ParameterError, match="a100-custom-hbm"):
+        pimhe.Backend.nearbank("h100")
+    with pytest.raises(pimhe.ParameterError, match="buffer-entries"):
+        pimhe.Backend.nearbank(buffer_entries=0)

@@ -17,7 +17,8 @@ fn a_kernel_is_planned_and_priced_beside_the_gpu_alone() {
         backend: "nearbank".into(),
         threads: Some(1),
         system: Some("rtx4090-nearbank".into()),
-        ..KernelConfig::new(Op::BgvMul, 1024, Some(3), 4)
+        // Large enough that the GPU's DRAM traffic outweighs the switch to the PIM side.
+        ..KernelConfig::new(Op::BgvMul, 8192, Some(8), 16)
     };
     let report = kernels::run(&config).unwrap();
     let KernelReport::Nearbank(nearbank) = &report else { panic!("a nearbank report") };
@@ -27,7 +28,7 @@ fn a_kernel_is_planned_and_priced_beside_the_gpu_alone() {
     assert_eq!(value["pim_instructions"], 1, "{value}");
     assert_eq!(value["kinds"][0]["kind"], "Tensor", "{value}");
     // The tensor is element-wise: PIM beats the GPU on it, and nothing ran on the GPU.
-    assert!(value["speedup"].as_f64().unwrap() > 1.0, "{value}");
+    assert!(value["speedup"].as_f64().unwrap() > 1.5, "{value}");
     assert_eq!(value["gpu_s"].as_f64().unwrap(), 0.0, "{value}");
     let text = report.render();
     assert!(text.contains("(modeled)") && text.contains("anaheim-nb@"), "{text}");

@@ -56,6 +56,12 @@ impl NearbankBackend {
         std::mem::take(&mut *self.lock())
     }
 
+    /// A copy of the steps recorded since the last [`NearbankBackend::take_trace`], which keeps
+    /// recording.
+    pub fn trace(&self) -> Trace {
+        self.lock().clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Trace> {
         // A panic while recording leaves a shorter trace, never an inconsistent one.
         self.trace.lock().unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -686,7 +686,7 @@ mod tests {
         let dnum = with(|a| a.dnum = Some(4));
         assert!(dnum.starts_with("--dnum 4 is not allowed at --n 4096") && dnum.contains("allowed 1..=3"), "{dnum}");
         let backend = with(|a| a.backend = "upmem-emu".into());
-        assert!(backend.starts_with("--backend upmem-emu") && backend.contains("cpu only"), "{backend}");
+        assert!(backend.starts_with("--backend upmem-emu") && backend.contains("cpu or nearbank"), "{backend}");
         let unknown = with(|a| a.scheme = "ckks2".into());
         assert!(unknown.starts_with("--scheme ckks2 is not known") && unknown.contains("bgv, bfv"), "{unknown}");
         let huge = with(|a| {
