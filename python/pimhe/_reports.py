@@ -127,7 +127,8 @@ class ModulusRun:
 @dataclass(frozen=True)
 class StatsResult:
     """What ``pimhe.stats.*`` returns: the estimates, exactness, parameters and timings
-    (measured; ``upmem`` holds the modeled UPMEM report of an ``upmem-emu`` server)."""
+    (measured; ``upmem`` holds the modeled UPMEM report of an ``upmem-emu`` server, ``nearbank``
+    the modeled GPU + near-bank PIM report of a ``nearbank`` server)."""
 
     statistic: str
     scheme: str
@@ -144,6 +145,7 @@ class StatsResult:
     client_decrypt_s: float
     server_wall_s: float
     upmem: Optional[UpmemReport] = None
+    nearbank: Optional[NearbankReport] = None
 
     @classmethod
     def _from_json(cls, text: str, upmem: Optional[UpmemReport] = None) -> "StatsResult":
@@ -164,6 +166,7 @@ class StatsResult:
             client_decrypt_s=d["client_decrypt_s"],
             server_wall_s=d["server_wall_s"],
             upmem=upmem,
+            nearbank=NearbankReport._from_json(json.dumps(d["nearbank"])) if d.get("nearbank") else None,
         )
 
     def values(self) -> Dict[str, float]:
@@ -180,4 +183,6 @@ class StatsResult:
         lines.append(f"  exact aggregates: {self.aggregates_exact}; server {self.server_wall_s:.3f} s")
         if self.upmem is not None:
             lines.append(f"  {self.upmem}")
+        if self.nearbank is not None:
+            lines.append(f"  {self.nearbank}")
         return "\n".join(lines)

@@ -133,6 +133,14 @@ impl Backend {
         }
     }
 
+    /// The near-bank backend and its model, if this is one.
+    pub fn nearbank_backend(&self) -> Option<(Arc<NearbankBackend>, Model)> {
+        match &self.inner {
+            Inner::Nearbank(nearbank, model) => Some((nearbank.clone(), (**model).clone())),
+            _ => None,
+        }
+    }
+
     /// The CPU backend, if this is one.
     pub fn cpu_backend(&self) -> Option<Arc<CpuBackend>> {
         match &self.inner {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use pimhe_bench::stats::{self, Server, StatsOutput};
+use pimhe_bench::stats::{self, Server, ServerCost, StatsOutput};
 use pimhe_bench::Progress;
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::PimBackend;
@@ -65,11 +65,11 @@ pub fn run_stats(
         "linreg" | "linear_regression" => Statistic::Linreg,
         other => return Err(parameter(format!("statistic {other:?} is not known; choose mean, variance or linreg"))),
     };
-    // The server is either a CPU backend or a PIM configuration (one backend per parameter set
-    // is made from it).
-    let (cpu_server, backend_name, config) = match backend {
-        None => (Some(default_cpu()?), "cpu", None),
-        Some(b) if b.is_none() => (Some(default_cpu()?), "cpu", None),
+    // The server is a CPU backend, a PIM configuration (one backend per parameter set is made
+    // from it) or the near-bank recorder with its model.
+    let (cpu_server, backend_name, config, nearbank) = match backend {
+        None => (Some(default_cpu()?), "cpu", None, None),
+        Some(b) if b.is_none() => (Some(default_cpu()?), "cpu", None, None),
         Some(b) => {
             let named;
             let backend: &Backend = if let Ok(backend) = b.downcast::<Backend>() {
@@ -78,12 +78,12 @@ pub fn run_stats(
                 named = Backend::named(&name)?;
                 &named
             } else {
-                return Err(parameter("backend must be a pimhe.Backend or a name (cpu, upmem-emu)"));
+                return Err(parameter("backend must be a pimhe.Backend or a name (cpu, upmem-emu, nearbank)"));
             };
-            match (backend.cpu_backend(), backend.pim_config()) {
-                (Some(cpu), _) => (Some(cpu), "cpu", None),
-                (None, Some(config)) => (None, "upmem-emu", Some(config.clone())),
-                (None, None) => unreachable!("a backend is one or the other"),
+            match (backend.cpu_backend(), backend.pim_config(), backend.nearbank_backend()) {
+                (Some(cpu), _, _) => (Some(cpu), "cpu", None, None),
+                (None, Some(config), _) => (None, "upmem-emu", Some(config.clone()), None),
+                (None, None, nearbank) => (None, "nearbank", None, nearbank),
             }
         }
     };
@@ -112,12 +112,16 @@ pub fn run_stats(
             let config = config.clone().ok_or_else(|| StatsError::Input("no PIM configuration".into()))?;
             PimBackend::new(config, n, primes).map_err(|e| StatsError::Scheme(e.into()))
         };
-        let server = match &cpu_server {
-            Some(cpu) => Server::Cpu(cpu),
-            None => Server::Pim(&pim),
+        let server = match (&cpu_server, &nearbank) {
+            (Some(cpu), _) => Server::Cpu(cpu),
+            (None, Some((backend, model))) => Server::Nearbank(backend, model),
+            (None, None) => Server::Pim(&pim),
         };
         let result = stats::run(scheme_name, &plan, n, &client, &server, &mut sampler).map_err(stats_error)?;
-        let upmem = result.1.clone();
+        let upmem = match &result.1 {
+            Some(ServerCost::Upmem(report)) => Some(report.clone()),
+            _ => None,
+        };
         Ok((StatsOutput::new(scheme_name, backend_name, n, result, seed.is_some()), upmem))
     })?;
     let json = serde_json::to_string(&output).map_err(|e| error(Kind::Base, e.to_string()))?;

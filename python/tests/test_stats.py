@@ -48,6 +48,15 @@ def test_csv_path_and_upmem_emu(tmp_path, data):
     assert "modeled" in result.upmem.model
 
 
+def test_nearbank_server(data):
+    result = pimhe.stats.mean(data, ["a", "b", "y"], n=4096, backend="nearbank", seed=2)
+    assert result.backend == "nearbank" and result.upmem is None
+    report = result.nearbank
+    assert isinstance(report, pimhe.NearbankReport) and "modeled" in report.model
+    assert report.pim_instructions > 0 and any(k.kind == "Add" for k in report.kinds)
+    assert result.values() == pytest.approx(pimhe.stats.mean(data, ["a", "b", "y"], n=4096, seed=2).values())
+
+
 def test_stats_errors(data):
     with pytest.raises(pimhe.ParameterError, match="bfv"):
         pimhe.stats.mean(data, scheme="ckks")

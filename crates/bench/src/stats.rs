@@ -1,14 +1,18 @@
 //! The encrypted statistics of seed 002 run in one process (`pimhe stats`, `pimhe.stats`):
 //! one scheme per plaintext modulus of a [`StatsPlan`], the client on the CPU, the server on
-//! the CPU or on emulated UPMEM DPUs, and the report with the server's modeled costs.
+//! the CPU, on emulated UPMEM DPUs or on the near-bank recorder, and the report with the
+//! server's modeled costs.
 
-use pimhe_exec::CpuBackend;
+use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
+use pimhe_nearbank::model::Model;
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_workloads::stats::{Bfv, Bgv, HeScheme, ModulusRun, SchemeStats, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::format::{Render, FIXED_SEED_KEYS};
+use crate::nearbank::NearbankOutcome;
 
 /// Where the server of each plaintext modulus runs.
 pub enum Server<'a> {
@@ -16,6 +20,17 @@ pub enum Server<'a> {
     Cpu(&'a CpuBackend),
     /// On a PIM backend per parameter set, made by the function from the primes it must hold.
     Pim(&'a dyn Fn(&[u32]) -> Result<PimBackend, StatsError>),
+    /// On the near-bank backend (computed on the host), its work priced with the model.
+    Nearbank(&'a NearbankBackend, &'a Model),
+}
+
+/// What a PIM server's work cost, modeled.
+#[derive(Debug, Clone)]
+pub enum ServerCost {
+    /// Emulated UPMEM DPUs, every server added up.
+    Upmem(OffloadReport),
+    /// The GPU + near-bank PIM system.
+    Nearbank(NearbankOutcome),
 }
 
 /// The largest plaintext modulus, in bits, of `scheme` ("bgv" or "bfv") at ring degree `n`.
@@ -30,7 +45,7 @@ pub fn max_plain_bits(scheme: &str, n: usize) -> Result<u32, StatsError> {
 
 /// Runs `plan` with `scheme` ("bgv" or "bfv") at ring degree `n`: keys, encryption and
 /// decryption on `client`, the aggregation on `server`; with a PIM server, also the modeled
-/// cost of every server added up.
+/// cost of its work.
 pub fn run(
     scheme: &str,
     plan: &StatsPlan,
@@ -38,7 +53,7 @@ pub fn run(
     client: &CpuBackend,
     server: &Server<'_>,
     sampler: &mut Sampler,
-) -> Result<(StatsReport, Option<OffloadReport>), StatsError> {
+) -> Result<(StatsReport, Option<ServerCost>), StatsError> {
     match scheme {
         "bgv" => run_with::<Bgv>(plan, n, client, server, sampler),
         "bfv" => run_with::<Bfv>(plan, n, client, server, sampler),
@@ -52,16 +67,16 @@ fn run_with<S: HeScheme>(
     client: &CpuBackend,
     server: &Server<'_>,
     sampler: &mut Sampler,
-) -> Result<(StatsReport, Option<OffloadReport>), StatsError> {
+) -> Result<(StatsReport, Option<ServerCost>), StatsError> {
     let contexts =
         plan.plain_moduli().iter().map(|&t| S::context(S::parameters(n, t)?)).collect::<Result<Vec<_>, _>>()?;
     match server {
-        Server::Cpu(cpu) => {
-            let mut schemes = contexts
-                .into_iter()
-                .map(|ctx| SchemeStats::<S, _, _>::with_context(client, *cpu, ctx, sampler.fork()))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((plan.execute(&mut schemes)?, None))
+        Server::Cpu(cpu) => Ok((on_one_server::<S, _>(plan, client, *cpu, contexts, sampler)?, None)),
+        Server::Nearbank(nearbank, model) => {
+            // The keys' generation is the client's: only what runs from here on is planned.
+            nearbank.take_trace();
+            let report = on_one_server::<S, _>(plan, client, *nearbank, contexts, sampler)?;
+            Ok((report, Some(ServerCost::Nearbank(NearbankOutcome::of(model, &nearbank.take_trace())))))
         }
         Server::Pim(make) => {
             let servers = contexts.iter().map(|ctx| make(&S::backend_primes(ctx))).collect::<Result<Vec<_>, _>>()?;
@@ -78,9 +93,24 @@ fn run_with<S: HeScheme>(
                 total.accumulate(&r);
                 total
             });
-            Ok((report, total))
+            Ok((report, total.map(ServerCost::Upmem)))
         }
     }
+}
+
+/// `plan` with every plaintext modulus's server on the one backend `server`.
+fn on_one_server<S: HeScheme, B: Backend>(
+    plan: &StatsPlan,
+    client: &CpuBackend,
+    server: &B,
+    contexts: Vec<std::sync::Arc<S::Context>>,
+    sampler: &mut Sampler,
+) -> Result<StatsReport, StatsError> {
+    let mut schemes = contexts
+        .into_iter()
+        .map(|ctx| SchemeStats::<S, _, _>::with_context(client, server, ctx, sampler.fork()))
+        .collect::<Result<Vec<_>, _>>()?;
+    plan.execute(&mut schemes)
 }
 
 /// What a statistics run reports: the plan's report, the times summed over plaintext moduli,
@@ -104,6 +134,10 @@ pub struct StatsOutput {
     pub server_wall_s: f64,
     /// upmem-emu: the server's modeled transfer, compute and retrieval, summed over moduli.
     pub upmem: Option<OffloadReport>,
+    /// nearbank: the server's modeled cost on the GPU + near-bank PIM system, beside the GPU
+    /// alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearbank: Option<NearbankOutcome>,
     /// What the user must know about this run's security ([`FIXED_SEED_KEYS`] with a seed).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<&'static str>,
@@ -115,9 +149,14 @@ impl StatsOutput {
         scheme: &str,
         backend: &str,
         n: usize,
-        (report, upmem): (StatsReport, Option<OffloadReport>),
+        (report, cost): (StatsReport, Option<ServerCost>),
         seeded: bool,
     ) -> Self {
+        let (upmem, nearbank) = match cost {
+            Some(ServerCost::Upmem(report)) => (Some(report), None),
+            Some(ServerCost::Nearbank(outcome)) => (None, Some(outcome)),
+            None => (None, None),
+        };
         let sum = |f: fn(&ModulusRun) -> f64| report.runs.iter().map(f).sum::<f64>();
         Self {
             scheme: scheme.to_string(),
@@ -127,6 +166,7 @@ impl StatsOutput {
             client_decrypt_s: sum(|r| r.client_decrypt_s),
             server_wall_s: sum(|r| r.server_s),
             upmem,
+            nearbank,
             report,
             warnings: if seeded { vec![FIXED_SEED_KEYS] } else { Vec::new() },
         }
@@ -163,7 +203,13 @@ impl Render for StatsOutput {
             self.client_encrypt_s,
             self.client_decrypt_s,
             self.server_wall_s,
-            if self.upmem.is_some() { " (emulator)" } else { "" }
+            if self.upmem.is_some() {
+                " (emulator)"
+            } else if self.nearbank.is_some() {
+                " (this host)"
+            } else {
+                ""
+            }
         );
         for warning in &self.warnings {
             out += &format!("\n  {warning} (--seed): anyone with the seed can make the secret key");
@@ -181,6 +227,9 @@ impl Render for StatsOutput {
                 u.launches,
                 u.host_fallback_s
             );
+        }
+        if let Some(outcome) = &self.nearbank {
+            out += &format!("\n  server on {} (modeled):\n{}", outcome.system, outcome.render());
         }
         out
     }

@@ -1,23 +1,31 @@
 //! The one-process statistics run of `pimhe stats` and `pimhe.stats`: the estimates equal the
-//! plaintext column, on the CPU and on emulated DPUs, with the modeled cost reported for the
-//! latter only.
+//! plaintext column, on the CPU, on emulated DPUs and on the near-bank recorder, with the
+//! modeled cost reported for the latter two only.
 
 use pimhe_bench::stats::{self, Server, StatsOutput};
 use pimhe_bench::Render;
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 
 #[test]
-fn the_mean_is_the_plaintext_mean_on_the_cpu_and_on_emulated_dpus() {
+fn the_mean_is_the_plaintext_mean_on_the_cpu_on_emulated_dpus_and_on_nearbank() {
     let n = 4096;
     let cpu = CpuBackend::new(Some(2)).unwrap();
     let pim = |primes: &[u32]| {
         PimBackend::new(PimConfig::new(16, Mode::Parallel), n, primes).map_err(|e| StatsError::Scheme(e.into()))
     };
-    for (server, backend) in [(Server::Cpu(&cpu), "cpu"), (Server::Pim(&pim), "upmem-emu")] {
+    let nearbank = NearbankBackend::new(Some(2)).unwrap();
+    let model = pimhe_bench::nearbank::model(None, None).unwrap();
+    let servers = [
+        (Server::Cpu(&cpu), "cpu"),
+        (Server::Pim(&pim), "upmem-emu"),
+        (Server::Nearbank(&nearbank, &model), "nearbank"),
+    ];
+    for (server, backend) in servers {
         let data = Dataset::from_csv("a,b\n1.5,-2\n2.25,7\n-4,0.5\n".as_bytes(), &["a", "b"], None).unwrap();
         let plan = StatsPlan::new(Statistic::Mean, data, n, stats::max_plain_bits("bfv", n).unwrap()).unwrap();
         let result = stats::run("bfv", &plan, n, &cpu, &server, &mut Sampler::from_seed_u64(3)).unwrap();
@@ -29,6 +37,12 @@ fn the_mean_is_the_plaintext_mean_on_the_cpu_and_on_emulated_dpus() {
         assert_eq!(output.upmem.is_some(), backend == "upmem-emu");
         if let Some(upmem) = &output.upmem {
             assert!(upmem.model.contains("modeled") && upmem.launches > 0, "{upmem:?}");
+        }
+        assert_eq!(output.nearbank.is_some(), backend == "nearbank");
+        if let Some(outcome) = &output.nearbank {
+            // The server adds the users' ciphertexts: element-wise work, all on the PIM side.
+            assert!(outcome.model.contains("modeled") && outcome.pim_instructions > 0, "{outcome:?}");
+            assert!(outcome.kinds.iter().any(|k| k.kind == "Add"), "{outcome:?}");
         }
         assert!(output.render().contains("insecure"), "a seeded run says so");
     }

@@ -14,6 +14,7 @@ use pimhe_bench::settings::PimSettings;
 use pimhe_bench::stats::{self, Server, StatsOutput};
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
+use pimhe_nearbank::NearbankBackend;
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 
 use crate::bench::print_report;
@@ -45,12 +46,20 @@ pub struct StatsArgs {
     /// Scheme: bgv or bfv (BEHZ full-RNS).
     #[arg(long, default_value = "bgv")]
     scheme: String,
-    /// Server backend: cpu or upmem-emu.
+    /// Server backend: cpu, upmem-emu or nearbank (a GPU with near-bank PIM, Anaheim: computed
+    /// on this host, the server's work modeled).
     #[arg(long, default_value = "cpu")]
     backend: String,
     /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime).
     #[arg(long, default_value_t = 64)]
     dpus: usize,
+    /// nearbank: the system of Anaheim's Table III, a100-nearbank, a100-custom-hbm or
+    /// rtx4090-nearbank [default: a100-nearbank].
+    #[arg(long)]
+    system: Option<String>,
+    /// nearbank: entries B of each PIM unit's data buffer [default: the system's].
+    #[arg(long)]
+    buffer_entries: Option<usize>,
     /// Ring degree (a 128-bit preset).
     #[arg(long, default_value_t = 8192)]
     n: usize,
@@ -83,8 +92,16 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         "cpu" => {}
         // The range now; the DPUs per prime once the parameters are known.
         "upmem-emu" => drop(PimSettings::parallel(args.dpus, 1)?),
-        other => return Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu"))),
+        "nearbank" => {}
+        other => return Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu, nearbank"))),
     }
+    if args.backend != "nearbank" {
+        pimhe_bench::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
+    }
+    let model = match args.backend.as_str() {
+        "nearbank" => Some(pimhe_bench::nearbank::model(args.system.as_deref(), args.buffer_entries)?),
+        _ => None,
+    };
     let max_bits = stats::max_plain_bits(&args.scheme, args.n).map_err(stats_error)?;
     let names: Vec<&str> = args.columns.iter().map(String::as_str).collect();
     let data = match (&args.input, args.users, args.synthetic) {
@@ -115,8 +132,10 @@ pub fn run(args: &StatsArgs) -> Result<()> {
             .and_then(|settings| settings.backend(args.n, primes))
             .map_err(|e| StatsError::Input(e.to_string()))
     };
-    let server = match args.backend.as_str() {
-        "cpu" => Server::Cpu(&client),
+    let nearbank = model.as_ref().map(|_| NearbankBackend::new(args.threads)).transpose()?;
+    let server = match (args.backend.as_str(), &nearbank, &model) {
+        ("cpu", _, _) => Server::Cpu(&client),
+        (_, Some(nearbank), Some(model)) => Server::Nearbank(nearbank, model),
         _ => Server::Pim(&make_pim),
     };
     let result = stats::run(&args.scheme, &plan, args.n, &client, &server, &mut sampler).map_err(stats_error)?;
