@@ -87,7 +87,7 @@ def mean(
 ) -> StatsResult:
     """The mean of every column of ``data`` (an array, users x columns, or a CSV path with
     ``columns`` naming header columns), computed under encryption with ``scheme`` ("bgv" or
-    "bfv") at ring degree ``n``, the server on ``backend`` ("cpu", "upmem-emu" or a Backend).
+    "bfv") at ring degree ``n``, the server on ``backend`` ("cpu", "upmem-emu", "nearbank" or a Backend).
     ``seed`` makes keys and encryptions reproducible (tests only). ``progress`` draws a bar of
     the users encrypted (tqdm when installed); by default only when stderr is a terminal."""
     return _run("mean", data, columns, scheme, backend, n, decimals, seed, progress)
