@@ -358,10 +358,10 @@ impl Render for AnaheimReport {
                     "\n  {:<24} {:<18} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x",
                     row.workload,
                     o.system,
-                    format_seconds(o.gpu_s),
-                    format_seconds(o.pim_s),
-                    format_seconds(o.total_s),
-                    format_seconds(o.without_pim_s),
+                    format_seconds(o.cost.gpu_s),
+                    format_seconds(o.cost.pim_s),
+                    format_seconds(o.cost.total_s),
+                    format_seconds(o.cost.without_pim_s),
                     o.speedup,
                     o.edp_ratio
                 );

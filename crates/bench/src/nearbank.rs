@@ -41,19 +41,6 @@ pub fn reject_flags(backend: &str, system: Option<&str>, buffer_entries: Option<
     Ok(())
 }
 
-/// How many instructions or kernels of one kind a program ran.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct KindCount {
-    /// `PAccum(4)`, `gpu:Ntt`, ...
-    pub kind: String,
-    /// How many.
-    pub count: usize,
-    /// Modeled seconds with PIM.
-    pub seconds: f64,
-    /// Modeled seconds of the same work on the GPU alone.
-    pub without_pim_seconds: f64,
-}
-
 /// A program's modeled cost on one system, beside "w/o PIM" (`--json` serialises it flat).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NearbankOutcome {
@@ -63,41 +50,15 @@ pub struct NearbankOutcome {
     pub system: String,
     /// PIM data-buffer entries B.
     pub buffer_entries: usize,
-    /// GPU kernels' seconds (NTT, base conversion, automorphism, PIM instructions B cannot hold).
-    pub gpu_s: f64,
-    /// PIM instructions' seconds.
-    pub pim_s: f64,
-    /// Seconds of the switches between GPU and PIM kernels (a couple of microseconds each,
-    /// section V-C).
-    pub transition_s: f64,
-    /// Seconds the two overlap: none, as in Anaheim (section V-C, "(No) pipelining").
-    pub overlap_s: f64,
-    /// gpu_s + pim_s + transition_s - overlap_s.
-    pub total_s: f64,
-    /// Joules with PIM.
-    pub energy_j: f64,
-    /// Energy-delay product, J s.
-    pub edp_js: f64,
-    /// Seconds of the program all on the GPU.
-    pub without_pim_s: f64,
-    /// Joules of the program all on the GPU.
-    pub without_pim_energy_j: f64,
-    /// EDP of the program all on the GPU.
-    pub without_pim_edp_js: f64,
+    /// The times and energies with PIM and without, and what ran where.
+    #[serde(flatten)]
+    pub cost: ProgramCost,
     /// without_pim_s / total_s.
     pub speedup: f64,
     /// without_pim_energy_j / energy_j.
     pub energy_ratio: f64,
     /// without_pim_edp_js / edp_js.
     pub edp_ratio: f64,
-    /// PIM instructions.
-    pub pim_instructions: usize,
-    /// GPU kernels.
-    pub gpu_kernels: usize,
-    /// PIM instructions run on the GPU because B cannot hold their operands.
-    pub gpu_fallbacks: usize,
-    /// By instruction and kernel kind.
-    pub kinds: Vec<KindCount>,
 }
 
 impl NearbankOutcome {
@@ -108,64 +69,42 @@ impl NearbankOutcome {
 
     /// Prices a planned `program` with `model`.
     pub fn of_program(model: &Model, program: &[Kernel]) -> Self {
-        let cost: ProgramCost = model.price(program);
+        let cost = model.price(program);
         Self {
             model: model.label(),
             system: model.system.name.to_string(),
             buffer_entries: model.buffer_entries,
-            gpu_s: cost.gpu_s,
-            pim_s: cost.pim_s,
-            transition_s: cost.transition_s,
-            overlap_s: cost.overlap_s,
-            total_s: cost.total_s,
-            energy_j: cost.energy_j,
-            edp_js: cost.edp_js,
-            without_pim_s: cost.baseline_s,
-            without_pim_energy_j: cost.baseline_energy_j,
-            without_pim_edp_js: cost.baseline_edp_js,
             speedup: cost.speedup(),
             energy_ratio: cost.energy_ratio(),
             edp_ratio: cost.edp_ratio(),
-            pim_instructions: cost.pim_instructions,
-            gpu_kernels: cost.gpu_kernels,
-            gpu_fallbacks: cost.gpu_fallbacks,
-            kinds: cost
-                .by_kind
-                .iter()
-                .map(|k| KindCount {
-                    kind: k.kind.clone(),
-                    count: k.count,
-                    seconds: k.seconds,
-                    without_pim_seconds: k.baseline_seconds,
-                })
-                .collect(),
+            cost,
         }
     }
 
     /// Three lines: with PIM, without, and what ran where.
     pub fn render(&self) -> String {
-        let kinds: Vec<String> = self.kinds.iter().map(|k| format!("{} x{}", k.kind, k.count)).collect();
+        let kinds: Vec<String> = self.cost.kinds.iter().map(|k| format!("{} x{}", k.kind, k.count)).collect();
         format!(
             "    with PIM: gpu {} + pim {} + switches {} (overlap {}) = {}, {:.4} J, EDP {:.3e} J s  [{}]\n    \
              w/o PIM:  {}, {:.4} J, EDP {:.3e} J s  ->  speedup {:.2}x, energy {:.2}x, EDP {:.2}x\n    \
              {} PIM instructions and {} GPU kernels ({} instructions on the GPU for lack of buffer): {}",
-            format_seconds(self.gpu_s),
-            format_seconds(self.pim_s),
-            format_seconds(self.transition_s),
-            format_seconds(self.overlap_s),
-            format_seconds(self.total_s),
-            self.energy_j,
-            self.edp_js,
+            format_seconds(self.cost.gpu_s),
+            format_seconds(self.cost.pim_s),
+            format_seconds(self.cost.transition_s),
+            format_seconds(self.cost.overlap_s),
+            format_seconds(self.cost.total_s),
+            self.cost.energy_j,
+            self.cost.edp_js,
             self.model,
-            format_seconds(self.without_pim_s),
-            self.without_pim_energy_j,
-            self.without_pim_edp_js,
+            format_seconds(self.cost.without_pim_s),
+            self.cost.without_pim_energy_j,
+            self.cost.without_pim_edp_js,
             self.speedup,
             self.energy_ratio,
             self.edp_ratio,
-            self.pim_instructions,
-            self.gpu_kernels,
-            self.gpu_fallbacks,
+            self.cost.pim_instructions,
+            self.cost.gpu_kernels,
+            self.cost.gpu_fallbacks,
             kinds.join(", "),
         )
     }
@@ -245,10 +184,10 @@ impl ModeledOps {
             text.push_str(&format!(
                 "\n  {:<name_width$} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x {:>7.2}x",
                 m.op,
-                format_seconds(o.gpu_s),
-                format_seconds(o.pim_s),
-                format_seconds(o.total_s),
-                format_seconds(o.without_pim_s),
+                format_seconds(o.cost.gpu_s),
+                format_seconds(o.cost.pim_s),
+                format_seconds(o.cost.total_s),
+                format_seconds(o.cost.without_pim_s),
                 o.speedup,
                 o.energy_ratio,
                 o.edp_ratio

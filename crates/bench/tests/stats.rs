@@ -41,8 +41,8 @@ fn the_mean_is_the_plaintext_mean_on_the_cpu_on_emulated_dpus_and_on_nearbank() 
         assert_eq!(output.nearbank.is_some(), backend == "nearbank");
         if let Some(outcome) = &output.nearbank {
             // The server adds the users' ciphertexts: element-wise work, all on the PIM side.
-            assert!(outcome.model.contains("modeled") && outcome.pim_instructions > 0, "{outcome:?}");
-            assert!(outcome.kinds.iter().any(|k| k.kind == "Add"), "{outcome:?}");
+            assert!(outcome.model.contains("modeled") && outcome.cost.pim_instructions > 0, "{outcome:?}");
+            assert!(outcome.cost.kinds.iter().any(|k| k.kind == "Add"), "{outcome:?}");
         }
         assert!(output.render().contains("insecure"), "a seeded run says so");
     }

@@ -251,16 +251,16 @@ fn price_counts_fallbacks_and_never_overlaps() {
             Kernel::Pim(_) => unreachable!(),
         })
         .sum();
-    assert!((c.baseline_s - baseline).abs() < 1e-15);
+    assert!((c.without_pim_s - baseline).abs() < 1e-15);
     assert!(c.speedup() > 1.0 && c.edp_ratio() > c.speedup());
-    assert_eq!(c.by_kind.iter().map(|k| k.count).sum::<usize>(), 4);
+    assert_eq!(c.kinds.iter().map(|k| k.count).sum::<usize>(), 4);
 
     // At B = 4 PAccum(4) falls back to the GPU: one transition fewer, one fallback.
     let small = Model::new(System::a100_nearbank(), Some(4)).unwrap();
     let c = small.price(&program);
     assert_eq!((c.pim_instructions, c.gpu_kernels, c.gpu_fallbacks, c.transitions), (1, 3, 1, 2));
-    let paccum = c.by_kind.iter().find(|k| k.kind == "PAccum(4)").unwrap();
-    assert_eq!(paccum.seconds, paccum.baseline_seconds);
+    let paccum = c.kinds.iter().find(|k| k.kind == "PAccum(4)").unwrap();
+    assert_eq!(paccum.seconds, paccum.without_pim_seconds);
 }
 
 #[test]

@@ -10,27 +10,12 @@ use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use pimhe_testkit::inputs::{distinct_primes, random_batch, rng};
 
-const N: usize = 256;
+mod runtime_support;
 
-fn configs() -> Vec<PimConfig> {
-    let mut configs = Vec::new();
-    for (dpus, mode) in [(7, Mode::Parallel), (5, Mode::Sequential)] {
-        for variant in Variant::ALL {
-            let mut config = PimConfig::new(dpus, mode);
-            config.variant = variant;
-            configs.push(config);
-        }
-    }
-    configs
-}
+use runtime_support::{configs, setup, N};
 
-/// Three data primes and one extra (as a key-switching prime would be).
-fn setup() -> (Vec<u32>, Arc<RingBasis>, Arc<RingBasis>) {
-    let primes = distinct_primes(N, &[30, 29, 28, 30]);
-    let data = RingBasis::new(N, &primes[..3]).unwrap();
-    let all = RingBasis::new(N, &primes).unwrap();
-    (primes, data, all)
-}
+/// The (DPUs, mode) pairs every configuration test runs on.
+const CONFIG_SHAPES: [(usize, Mode); 2] = [(7, Mode::Parallel), (5, Mode::Sequential)];
 
 fn same(pim: &PimBackend, cpu: &CpuBackend, x: &<PimBackend as Backend>::Buffer, y: &PolyBatch, what: &str) {
     let from_pim = pim.download(x).unwrap();
@@ -39,7 +24,7 @@ fn same(pim: &PimBackend, cpu: &CpuBackend, x: &<PimBackend as Backend>::Buffer,
 
 #[test]
 fn every_operation_matches_the_cpu_backend() {
-    for config in configs() {
+    for config in configs(&CONFIG_SHAPES) {
         // 11 is not a multiple of any DPU count used.
         let report = every_operation_on(config, 11, 11);
         assert_eq!(report.rounds, 0, "11 polynomials fit in MRAM: {report:?}");
@@ -49,7 +34,7 @@ fn every_operation_matches_the_cpu_backend() {
 #[test]
 fn batches_larger_than_mram_run_in_rounds_and_match_the_cpu_backend() {
     let (primes, _, _) = setup();
-    for mut config in configs() {
+    for mut config in configs(&CONFIG_SHAPES) {
         // Room for 26 polynomials of N = 256 per DPU. A 50-polynomial operand takes 50 per DPU in
         // parallel mode (groups of one DPU) and 3 limbs x 10 = 30 in sequential mode (5 DPUs),
         // so every such operand is streamed, while a tensor round of two (7 buffers of 3 limbs
@@ -348,7 +333,7 @@ fn an_upload_into_memory_freed_under_a_pending_command_does_not_corrupt_it() {
     let cpu = CpuBackend::new(Some(1)).unwrap();
     let mut r = rng(21);
     let [a, b, c] = [0; 3].map(|_| random_batch(&mut r, &data, 2, Representation::Coefficient));
-    for config in configs() {
+    for config in configs(&CONFIG_SHAPES) {
         let pim = PimBackend::new(config, N, &primes).unwrap();
         let pb = pim.upload(b.clone()).unwrap();
         let scaled = pim.mul_scalar(&pim.upload(a.clone()).unwrap(), 12345).unwrap();

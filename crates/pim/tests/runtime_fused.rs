@@ -12,30 +12,16 @@ use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use pimhe_testkit::fused;
-use pimhe_testkit::inputs::{distinct_primes, random_batch, rng};
+use pimhe_testkit::inputs::{random_batch, rng};
 use rand_chacha::rand_core::Rng;
 
-const N: usize = 256;
+mod runtime_support;
 
-fn configs() -> Vec<PimConfig> {
-    let mut configs = Vec::new();
-    for (dpus, mode) in [(7, Mode::Parallel), (5, Mode::Sequential), (9, Mode::Parallel), (11, Mode::Sequential)] {
-        for variant in Variant::ALL {
-            let mut config = PimConfig::new(dpus, mode);
-            config.variant = variant;
-            configs.push(config);
-        }
-    }
-    configs
-}
+use runtime_support::{configs, setup, N};
 
-/// Three data primes and one extra (as a key-switching prime would be).
-fn setup() -> (Vec<u32>, Arc<RingBasis>, Arc<RingBasis>) {
-    let primes = distinct_primes(N, &[30, 29, 28, 30]);
-    let data = RingBasis::new(N, &primes[..3]).unwrap();
-    let all = RingBasis::new(N, &primes).unwrap();
-    (primes, data, all)
-}
+/// The (DPUs, mode) pairs every configuration test runs on.
+const CONFIG_SHAPES: [(usize, Mode); 4] =
+    [(7, Mode::Parallel), (5, Mode::Sequential), (9, Mode::Parallel), (11, Mode::Sequential)];
 
 /// One constant per limb: a large one (reduced by the backend), 0 and one below the prime.
 fn constants(r: &mut impl Rng, limbs: usize) -> Vec<u64> {
@@ -125,7 +111,7 @@ fn fused_operations_on(config: PimConfig, count: usize, seed: u64) -> OffloadRep
 
 #[test]
 fn fused_operations_match_the_oracles_and_the_cpu_backend() {
-    for (i, config) in configs().into_iter().enumerate() {
+    for (i, config) in configs(&CONFIG_SHAPES).into_iter().enumerate() {
         // 11 is not a multiple of any DPU count or group size used; 1 is replicated.
         for count in [11, 1] {
             let report = fused_operations_on(config.clone(), count, 100 + i as u64);

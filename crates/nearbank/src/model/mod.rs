@@ -124,7 +124,7 @@ pub struct KindCost {
     /// Seconds with PIM (a PIM instruction's PIM time, or its GPU fallback's time).
     pub seconds: f64,
     /// Seconds in the all-GPU baseline.
-    pub baseline_seconds: f64,
+    pub without_pim_seconds: f64,
 }
 
 /// Cost of a program with PIM, and of the same program all on the GPU.
@@ -146,11 +146,11 @@ pub struct ProgramCost {
     /// `energy_j x total_s`.
     pub edp_js: f64,
     /// Time of [`without_pim`]'s program.
-    pub baseline_s: f64,
+    pub without_pim_s: f64,
     /// Its energy.
-    pub baseline_energy_j: f64,
+    pub without_pim_energy_j: f64,
     /// Its energy-delay product.
-    pub baseline_edp_js: f64,
+    pub without_pim_edp_js: f64,
     /// PIM instructions run on PIM.
     pub pim_instructions: usize,
     /// GPU kernels run (fallbacks included).
@@ -160,21 +160,21 @@ pub struct ProgramCost {
     /// GPU <-> PIM switches.
     pub transitions: usize,
     /// Per kind, in first-seen order.
-    pub by_kind: Vec<KindCost>,
+    pub kinds: Vec<KindCost>,
 }
 
 impl ProgramCost {
     /// Baseline time over time with PIM.
     pub fn speedup(&self) -> f64 {
-        self.baseline_s / self.total_s
+        self.without_pim_s / self.total_s
     }
     /// Baseline energy over energy with PIM.
     pub fn energy_ratio(&self) -> f64 {
-        self.baseline_energy_j / self.energy_j
+        self.without_pim_energy_j / self.energy_j
     }
     /// Baseline EDP over EDP with PIM.
     pub fn edp_ratio(&self) -> f64 {
-        self.baseline_edp_js / self.edp_js
+        self.without_pim_edp_js / self.edp_js
     }
 }
 
@@ -249,14 +249,14 @@ impl Model {
 
     /// Cost of `program` with PIM and all on the GPU.
     pub fn price(&self, program: &[Kernel]) -> ProgramCost {
-        let mut by_kind: Vec<KindCost> = Vec::new();
+        let mut kinds: Vec<KindCost> = Vec::new();
         let mut add_kind = |kind: String, seconds: f64, baseline: f64| {
-            if let Some(k) = by_kind.iter_mut().find(|k| k.kind == kind) {
+            if let Some(k) = kinds.iter_mut().find(|k| k.kind == kind) {
                 k.count += 1;
                 k.seconds += seconds;
-                k.baseline_seconds += baseline;
+                k.without_pim_seconds += baseline;
             } else {
-                by_kind.push(KindCost { kind, count: 1, seconds, baseline_seconds: baseline });
+                kinds.push(KindCost { kind, count: 1, seconds, without_pim_seconds: baseline });
             }
         };
         let (mut gpu_s, mut pim_s, mut energy) = (0.0, 0.0, 0.0);
@@ -265,11 +265,11 @@ impl Model {
         // with a PIM kernel pays one switch too.
         let mut on_pim_before = false;
         let baseline_program = without_pim(program);
-        let (mut baseline_s, mut baseline_e) = (0.0, 0.0);
+        let (mut without_pim_s, mut baseline_e) = (0.0, 0.0);
         for (kernel, base) in program.iter().zip(&baseline_program) {
             let Kernel::Gpu(base) = base else { unreachable!("without_pim leaves no PIM kernel") };
             let b = self.gpu(base);
-            baseline_s += b.seconds;
+            without_pim_s += b.seconds;
             baseline_e += b.joules;
             let on_pim = match kernel {
                 Kernel::Gpu(k) => {
@@ -315,14 +315,14 @@ impl Model {
             total_s,
             energy_j: energy,
             edp_js: energy * total_s,
-            baseline_s,
-            baseline_energy_j: baseline_e,
-            baseline_edp_js: baseline_e * baseline_s,
+            without_pim_s,
+            without_pim_energy_j: baseline_e,
+            without_pim_edp_js: baseline_e * without_pim_s,
             pim_instructions: pim_n,
             gpu_kernels: gpu_n,
             gpu_fallbacks: fallbacks,
             transitions,
-            by_kind,
+            kinds,
         }
     }
 }
