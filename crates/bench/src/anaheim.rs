@@ -23,7 +23,7 @@ use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
 use crate::error::{BenchError, Result};
-use crate::format::{format_seconds, Render};
+use crate::format::Render;
 use crate::nearbank::NearbankOutcome;
 use crate::scheme::ckks;
 use crate::scheme::SchemeConfig;
@@ -348,23 +348,14 @@ impl Render for AnaheimReport {
         if let Some(first) = self.workloads.first() {
             text += &format!(
                 "\n\nWorkloads: pimhe's CKKS benchmark operations at N = {} (dnum = {}, one ciphertext, every \
-                 result checked), recorded once, planned, priced per system (modeled):\n  {:<24} {:<18} {:>11} {:>11} \
-                 {:>11} {:>11} {:>8} {:>8}",
-                first.n, first.dnum, "operation", "system", "gpu", "pim", "total", "w/o PIM", "speedup", "EDP"
+                 result checked), recorded once, planned, priced per system (modeled):\n  {}",
+                first.n,
+                first.dnum,
+                NearbankOutcome::table_header(&format!("{:<24} {:<18}", "operation", "system"))
             );
             for row in &self.workloads {
-                let o = &row.outcome;
-                text += &format!(
-                    "\n  {:<24} {:<18} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x",
-                    row.workload,
-                    o.system,
-                    format_seconds(o.cost.gpu_s),
-                    format_seconds(o.cost.pim_s),
-                    format_seconds(o.cost.total_s),
-                    format_seconds(o.cost.without_pim_s),
-                    o.speedup,
-                    o.edp_ratio
-                );
+                let name = format!("{:<24} {:<18}", row.workload, row.outcome.system);
+                text += &format!("\n  {}", row.outcome.table_row(&name));
             }
         }
         let p = &self.published_only;

@@ -81,6 +81,29 @@ impl NearbankOutcome {
         }
     }
 
+    /// The header of [`NearbankOutcome::table_row`]s whose first column is `name`'s width.
+    pub fn table_header(name: &str) -> String {
+        format!(
+            "{name} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8}",
+            "gpu", "pim", "total", "w/o PIM", "speedup", "energy", "EDP"
+        )
+    }
+
+    /// One table row: `name`, then the modeled GPU, PIM and total seconds, "w/o PIM" and the
+    /// ratios of time, energy and EDP.
+    pub fn table_row(&self, name: &str) -> String {
+        format!(
+            "{name} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x {:>7.2}x",
+            format_seconds(self.cost.gpu_s),
+            format_seconds(self.cost.pim_s),
+            format_seconds(self.cost.total_s),
+            format_seconds(self.cost.without_pim_s),
+            self.speedup,
+            self.energy_ratio,
+            self.edp_ratio
+        )
+    }
+
     /// Three lines: with PIM, without, and what ran where.
     pub fn render(&self) -> String {
         let kinds: Vec<String> = self.cost.kinds.iter().map(|k| format!("{} x{}", k.kind, k.count)).collect();
@@ -176,22 +199,12 @@ impl ModeledOps {
     /// operation the modeled GPU, PIM and total seconds, "w/o PIM" and the ratios.
     pub fn render(&self, name_width: usize) -> String {
         let mut text = format!(
-            "\n  (times above: the results computed on this host)\n  {} per batch:\n  {:<name_width$} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8}",
-            self.model, "op", "gpu", "pim", "total", "w/o PIM", "speedup", "energy", "EDP"
+            "\n  (times above: the results computed on this host)\n  {} per batch:\n  {}",
+            self.model,
+            NearbankOutcome::table_header(&format!("{:<name_width$}", "op"))
         );
         for m in &self.ops {
-            let o = &m.outcome;
-            text.push_str(&format!(
-                "\n  {:<name_width$} {:>11} {:>11} {:>11} {:>11} {:>7.2}x {:>7.2}x {:>7.2}x",
-                m.op,
-                format_seconds(o.cost.gpu_s),
-                format_seconds(o.cost.pim_s),
-                format_seconds(o.cost.total_s),
-                format_seconds(o.cost.without_pim_s),
-                o.speedup,
-                o.energy_ratio,
-                o.edp_ratio
-            ));
+            text.push_str(&format!("\n  {}", m.outcome.table_row(&format!("{:<name_width$}", m.op))));
         }
         text
     }
