@@ -17,7 +17,7 @@
 //! The published values are constants below, each with the place in the paper it is from.
 
 use pimhe_nearbank::isa::Opcode;
-use pimhe_nearbank::model::{microbenchmark_ops, MicroRow, Model, System};
+use pimhe_nearbank::model::{microbenchmark_ops, DataLayout, MicroRow, Model, System};
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
@@ -71,6 +71,11 @@ pub const PUBLISHED_SPEEDUPS: [(&str, &str, f64); 6] = [
 pub const PUBLISHED_SPEEDUP_RANGE: (f64, f64) = (1.65, 10.33);
 /// See [`PUBLISHED_SPEEDUP_RANGE`].
 pub const PUBLISHED_EFFICIENCY_RANGE: (f64, f64) = (2.63, 17.39);
+
+/// Section VII-D: without the column-partitioning layout, "the times spent on element-wise ops
+/// get respectively 2.24x and 2.11x slower on A100 80GB and RTX 4090 in terms of geometric
+/// mean" (near-bank PIM; custom-HBM is not stated).
+pub const PUBLISHED_WITHOUT_CP: [(&str, f64); 2] = [("a100-nearbank", 2.24), ("rtx4090-nearbank", 2.11)];
 
 /// Section VII-B: Fig. 8's workload speedups per system (range over its six workloads).
 pub const PUBLISHED_WORKLOAD_SPEEDUPS: [(&str, f64, f64); 3] =
@@ -139,6 +144,18 @@ pub struct WorkloadReport {
     pub outcome: NearbankOutcome,
 }
 
+/// The column-partitioning ablation on one system: how much slower the workloads' PIM
+/// instructions run with every polynomial in its own rows ("w/o CP").
+#[derive(Debug, Clone, Serialize)]
+pub struct WithoutCpReport {
+    /// The system.
+    pub system: String,
+    /// Geometric mean over the workloads of PIM time without / with column partitioning.
+    pub slowdown: f64,
+    /// The paper's, where stated.
+    pub published: Option<f64>,
+}
+
 /// The published figures this reproduction cannot compare with a row of its own yet.
 #[derive(Debug, Clone, Serialize)]
 pub struct PublishedOnly {
@@ -160,6 +177,8 @@ pub struct AnaheimReport {
     pub micro_ranges: MicroRanges,
     /// Workload rows.
     pub workloads: Vec<WorkloadReport>,
+    /// The column-partitioning ablation over the workloads, per system.
+    pub without_cp: Vec<WithoutCpReport>,
     /// Published figures without a row of ours.
     pub published_only: PublishedOnly,
 }
@@ -233,8 +252,13 @@ fn ranges(rows: &[MicroReport]) -> MicroRanges {
 
 /// The CKKS benchmark's operations at `degree` (the preset's depth; at the paper's N = 2^16 its
 /// D = 4, elsewhere the preset's digits, as D = 4 would not be 128-bit secure at the smaller
-/// presets' depths), one ciphertext, recorded once and priced on every system.
-pub fn workload_rows(degree: usize, threads: Option<usize>, progress: &dyn Progress) -> Result<Vec<WorkloadReport>> {
+/// presets' depths), one ciphertext, recorded once and priced on every system; and the
+/// column-partitioning ablation over them.
+pub fn workload_rows(
+    degree: usize,
+    threads: Option<usize>,
+    progress: &dyn Progress,
+) -> Result<(Vec<WorkloadReport>, Vec<WithoutCpReport>)> {
     let presets: Vec<usize> = CkksParameters::presets().iter().map(|p| p.degree()).collect();
     if !presets.contains(&degree) {
         return Err(BenchError::usage(format!(
@@ -251,33 +275,45 @@ pub fn workload_rows(degree: usize, threads: Option<usize>, progress: &dyn Progr
     };
     let (dnum, programs) = ckks::programs(&args, progress)?;
     let mut rows = Vec::new();
+    let mut without_cp = Vec::new();
     for system in System::all() {
         let model = Model::new(system.clone(), None).map_err(|e| BenchError::Failed(e.to_string()))?;
+        let contiguous = model.clone().with_layout(DataLayout::Contiguous);
+        let mut log_slowdowns = Vec::new();
         for (op, program) in &programs {
+            let outcome = NearbankOutcome::of_program(&model, program);
+            let pim_s = outcome.cost.pim_s;
+            if pim_s > 0.0 {
+                log_slowdowns.push((contiguous.price(program).pim_s / pim_s).ln());
+            }
             rows.push(WorkloadReport {
                 id: format!("ckks-{op}-{}", system.name),
                 workload: op.to_string(),
                 n: degree,
                 dnum,
-                outcome: NearbankOutcome::of_program(&model, program),
+                outcome,
             });
         }
+        let slowdown = (log_slowdowns.iter().sum::<f64>() / log_slowdowns.len().max(1) as f64).exp();
+        let published = PUBLISHED_WITHOUT_CP.iter().find(|(s, _)| *s == system.name).map(|&(_, v)| v);
+        without_cp.push(WithoutCpReport { system: system.name.to_string(), slowdown, published });
     }
-    Ok(rows)
+    Ok((rows, without_cp))
 }
 
 /// Runs the reproduction.
 pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<AnaheimReport> {
     let micro = micro_rows();
     let micro_ranges = ranges(&micro);
-    let workloads = match config.workload_degree {
+    let (workloads, without_cp) = match config.workload_degree {
         Some(degree) => workload_rows(degree, config.threads, progress)?,
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
     Ok(AnaheimReport {
         micro,
         micro_ranges,
         workloads,
+        without_cp,
         published_only: PublishedOnly {
             fig8_speedup_ranges: PUBLISHED_WORKLOAD_SPEEDUPS
                 .iter()
@@ -357,6 +393,14 @@ impl Render for AnaheimReport {
                 let name = format!("{:<24} {:<18}", row.workload, row.outcome.system);
                 text += &format!("\n  {}", row.outcome.table_row(&name));
             }
+        }
+        for w in &self.without_cp {
+            text += &format!(
+                "\n  {:<18} w/o column partitioning: PIM time {:.2}x slower (geometric mean over the operations){}",
+                w.system,
+                w.slowdown,
+                w.published.map_or(String::new(), |p| format!("; published {p:.2}x (section VII-D)"))
+            );
         }
         let p = &self.published_only;
         text += "\n\nPublished, not compared (";

@@ -85,6 +85,9 @@ fn the_anaheim_reproduction_has_every_instruction_system_and_buffer_size() {
     // Every CKKS operation of the benchmark, priced on each system.
     assert_eq!(report.workloads.len() % 3, 0);
     assert!(report.workloads.iter().any(|w| w.workload == "rotate_hoisted_8"));
+    // Without column partitioning the same programs' PIM instructions only get slower.
+    assert_eq!(report.without_cp.len(), 3);
+    assert!(report.without_cp.iter().all(|w| w.slowdown > 1.0), "{:?}", report.without_cp);
     let text = report.render();
     assert!(text.contains("PAccum(4)") && text.contains("Table V"), "{text}");
 }
