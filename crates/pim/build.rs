@@ -44,8 +44,9 @@ fn main() {
             .extra_warnings(true);
     };
 
-    // kernel_entry.c includes dpu/kernels/main.c with `main` renamed; one archive, because the
-    // kernel and the shim call each other.
+    // kernel_entry.c includes dpu/kernels/main.c with `main` renamed, and main.c the kernel
+    // families (dpu/kernels/*.h, each a rerun trigger above); one archive, because the kernel and
+    // the shim call each other.
     let mut build = cc::Build::new();
     common(&mut build);
     build

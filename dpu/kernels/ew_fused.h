@@ -11,9 +11,9 @@
  *                          every residue in NTT form, coefficient 0 in coefficient form;
  *   SUB_MULC   (ModDownEp) dst0 := (src0 - src1) * scalar, src1 broadcast as for SUB.
  *
- * Not a standalone header: main.c includes it inside its element-wise section, after ctx_t,
- * EW_COST and the DMA helpers; ew_command (main.c) reads and writes the chunks. Results are
- * fully reduced in both variants, so they equal the CPU's bit for bit.
+ * Not a standalone header: elementwise.h includes it after ctx_t (context.h), the DMA helpers
+ * (dma.h), EW_COST and ew_chunk; ew_command (elementwise.h) reads and writes the chunks.
+ * Results are fully reduced in both variants, so they equal the CPU's bit for bit.
  *
  * Costs follow the other element-wise kernels: EW_COST (loads, stores and loop of the words
  * moved between the DMA buffers and registers) plus what each arithmetic primitive charges

@@ -690,11 +690,27 @@ mod tests {
     }
 
     #[test]
-    fn opcodes_and_flags_match_the_c_header() {
-        let mut c = [0u32; 32];
+    fn opcodes_flags_variants_and_statuses_match_the_c_header() {
+        let mut c = [0u32; 64];
         let entries = crate::emulator::c_opcodes(&mut c);
         let mut rust: Vec<u32> = Opcode::ALL.iter().map(|&op| op as u32).collect();
         rust.extend([Opcode::Ntt as u32, Opcode::SubMulC as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        rust.extend(Variant::ALL.iter().map(|&v| v as u32));
+        rust.extend([
+            status::OK,
+            status::ERR_MAGIC,
+            status::ERR_DEGREE,
+            status::ERR_MODULUS,
+            status::ERR_VARIANT,
+            status::ERR_OPCODE,
+            status::ERR_SCALAR,
+            status::ERR_BARRETT,
+            status::ERR_N_INV,
+            status::ERR_OPERAND,
+            status::ERR_GALOIS,
+            status::ERR_ALIAS,
+        ]);
+        assert!(entries <= c.len(), "the probe has more entries than the buffer");
         assert_eq!(&c[..entries], &rust[..]);
         assert!(Opcode::ALL.windows(2).all(|w| w[1] as u32 == w[0] as u32 + 1), "contiguous, in order");
     }

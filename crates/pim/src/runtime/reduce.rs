@@ -9,7 +9,10 @@
 use pimhe_exec::{Backend, Shape};
 use pimhe_ring::PolyBatch;
 
-use super::{command, CommandExt, LimbPlacement, PimBackend, PimBuffer, Route};
+use super::buffer::{LimbPlacement, PimBuffer};
+use super::dispatch::Route;
+use super::queue::{command, CommandExt};
+use super::PimBackend;
 use crate::layout::Opcode;
 
 impl PimBackend {
@@ -29,7 +32,7 @@ impl PimBackend {
             }
             Route::Rounds => {
                 let mut parts = self.in_rounds(&[a], 1, |round| Ok(vec![self.sum_buffer(&round[0])?]))?;
-                let per_round = self.on_host(parts.remove(0), super::Storage::Streamed);
+                let per_round = self.on_host(parts.remove(0), super::buffer::Storage::Streamed);
                 self.fallback_buffer(&[&per_round], |cpu, host| cpu.sum(&host[0]))
             }
         }

@@ -14,7 +14,8 @@
 use pimhe_exec::{ExecError, Shape};
 use pimhe_ring::PolyBatch;
 
-use super::{Allocation, PimBackend, PimBuffer};
+use super::buffer::{Allocation, PimBuffer};
+use super::PimBackend;
 
 impl PimBackend {
     /// Runs `op` over `operands` in rounds and returns its outputs, each round's parts joined
@@ -68,7 +69,7 @@ impl PimBackend {
             let out = op(&round)?.ok_or_else(|| internal("a round's output did not fit after all"))?;
             Ok(vec![out])
         })?;
-        Ok(self.on_host(outputs.remove(0), super::Storage::Streamed))
+        Ok(self.on_host(outputs.remove(0), super::buffer::Storage::Streamed))
     }
 
     /// The most polynomials per round such that every operand's part and `outputs` new buffers
