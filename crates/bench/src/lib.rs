@@ -7,6 +7,8 @@
 //!
 //! - [`error`]: [`BenchError`] (a usage error or a failed run, with the CLI's messages);
 //! - [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
+//! - [`what_if`]: DRAMatic section 5's hardware what-ifs of an emulated UPMEM run (`--what-if
+//!   mul-cycles=N`, `--what-if zero-copy`), applied to its model;
 //! - [`settings`]: the emulated UPMEM system of a run ([`settings::PimSettings`]), its
 //!   backend, and what a run on it reported ([`settings::PimOutcome`]);
 //! - [`nearbank`]: the GPU + near-bank PIM system of a run (`--system`, `--buffer-entries`)
@@ -55,6 +57,7 @@ pub mod reproduce;
 pub mod scheme;
 pub mod settings;
 pub mod stats;
+pub mod what_if;
 
 pub use error::{BenchError, Result};
 pub use format::Render;

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
+use crate::what_if::WhatIf;
 
 /// Default `--dpus`: one rank.
 pub const DEFAULT_DPUS: usize = 64;
@@ -44,6 +45,8 @@ pub struct PimSettings {
     pub mode: Mode,
     /// Kernel arithmetic.
     pub variant: Variant,
+    /// Hardware what-ifs applied to the model (`--what-if`; none by default).
+    pub what_if: WhatIf,
 }
 
 /// `--mode` names.
@@ -118,7 +121,12 @@ impl PimSettings {
                  one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
             )));
         }
-        Ok(Self { dpus, mode, variant })
+        Ok(Self { dpus, mode, variant, what_if: WhatIf::NONE })
+    }
+
+    /// These settings with the hardware what-ifs `what_if` applied to the model of every run.
+    pub fn with_what_if(self, what_if: WhatIf) -> Self {
+        Self { what_if, ..self }
     }
 
     /// Ranks the system occupies: `ceil(dpus / 64)`.
@@ -127,10 +135,11 @@ impl PimSettings {
     }
 
     /// The configuration of an emulated system of `dpus` DPUs in `mode` with this kernel (the
-    /// model is the default, `upmem-v1b`).
+    /// model is the default, `upmem-v1b`, with these settings' what-ifs).
     pub fn config(&self, dpus: usize, mode: Mode) -> PimConfig {
         let mut config = PimConfig::new(dpus, mode);
         config.variant = self.variant;
+        self.what_if.apply(&mut config.model);
         config
     }
 

@@ -61,3 +61,71 @@ fn reproduction_rows_are_counted_and_render_as_the_table() {
     assert!(text.lines().any(|l| l.starts_with("2     ntt       2048  2      1    2 par")), "{text}");
     assert!(text.ends_with("s on this host)"), "{text}");
 }
+
+#[test]
+fn what_ifs_lower_the_modeled_compute_and_remove_the_transfers() {
+    let base = KernelConfig {
+        backend: "upmem-emu".into(),
+        dpus: Some(2),
+        kernel: Some("barrett".into()),
+        ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4)
+    };
+    let run = |what_if: &[&str]| {
+        let config = KernelConfig { what_if: what_if.iter().map(|s| s.to_string()).collect(), ..base.clone() };
+        let report = kernels::run(&config).unwrap();
+        let text = report.render();
+        let KernelReport::Pim(pim) = report else { panic!("a PIM report") };
+        let json: serde_json::Value = serde_json::from_str(&pimhe_bench::format::to_json(&pim).unwrap()).unwrap();
+        (json, text)
+    };
+    let (plain, _) = run(&[]);
+    let (fast, text) = run(&["mul-cycles=1"]);
+    let (both, _) = run(&["mul-cycles=1", "zero-copy"]);
+    let compute = |v: &serde_json::Value| v["compute_s"].as_f64().unwrap();
+    assert!(compute(&fast) < compute(&plain), "{fast} vs {plain}");
+    assert_eq!(
+        fast["counted_instructions"], plain["counted_instructions"],
+        "the counts do not change, their cost does"
+    );
+    assert!(plain["transfer_s"].as_f64().unwrap() > 0.0);
+    assert_eq!((both["transfer_s"].as_f64(), both["retrieve_s"].as_f64()), (Some(0.0), Some(0.0)));
+    assert_eq!(compute(&both), compute(&fast));
+    assert_eq!(fast["model"], "upmem-v1b@1+mul=1/2 (modeled)");
+    assert_eq!(both["what_if"], "mul-cycles=1/2,zero-copy");
+    assert!(text.contains("(modeled, upmem-v1b@1+mul=1/2)"), "{text}");
+    assert!(plain.get("what_if").is_none());
+
+    // Usage errors name the flag; what-ifs belong to upmem-emu.
+    let bad = KernelConfig { what_if: vec!["mul-cycles=0".into()], ..base.clone() };
+    let error = kernels::run(&bad).unwrap_err();
+    assert!(error.is_usage() && error.to_string().starts_with("--what-if mul-cycles=0 is not allowed"), "{error}");
+    let on_cpu = KernelConfig { what_if: vec!["zero-copy".into()], ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4) };
+    let error = kernels::run(&on_cpu).unwrap_err();
+    assert!(error.is_usage() && error.to_string().contains("--what-if applies to --backend upmem-emu only"), "{error}");
+}
+
+#[test]
+fn section5_rows_render_beside_what_the_text_states() {
+    let config =
+        ReproduceConfig { rows: Some("s5-bgv-mul".into()), max_emulation_s: 2.0, ..ReproduceConfig::default() };
+    let report = reproduce::reproduce(&config, &NoProgress).unwrap();
+    let ids: Vec<String> =
+        report.rows.iter().map(|r| serde_json::to_value(r).unwrap()["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        ids,
+        ["s5-bgv-mul-4096-base", "s5-bgv-mul-4096-dummy", "s5-bgv-mul-4096-dummy-zc", "s5-bgv-mul-4096-1cycle"]
+    );
+    let rows: Vec<serde_json::Value> = report.rows.iter().map(|r| serde_json::to_value(r).unwrap()).collect();
+    assert!(rows[0].get("claims").is_none() && rows[0]["reference"].as_str().unwrap().starts_with("no published"));
+    let speedup = &rows[1]["claims"][0];
+    assert_eq!(speedup["quantity"], "speed-up over s5-bgv-mul-4096-base");
+    assert_eq!(speedup["published"], 3.3);
+    assert!(speedup["ours"].as_f64().unwrap() > 1.0);
+    assert_eq!(rows[2]["transfer_s"], 0.0);
+    assert_eq!(rows[2]["model"], "upmem-v1b@1+mul=4/6+zero-copy (modeled)");
+    assert_eq!(rows[1]["compute_s"], rows[2]["compute_s"]);
+    let text = report.render();
+    assert!(text.lines().any(|l| l.starts_with("s5    bgv-mul   4096  3  32768  509 seq")), "{text}");
+    assert!(text.contains("s5-bgv-mul-4096-dummy: speed-up over s5-bgv-mul-4096-base"), "{text}");
+    assert!(text.contains("section 5: ") && text.contains("figures the text states"), "{text}");
+}

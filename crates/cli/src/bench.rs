@@ -2,7 +2,7 @@
 //! configurations ([`pimhe_bench::kernels`], [`pimhe_bench::scheme`]) and printed as text or
 //! JSON; `bench reproduce` is [`crate::reproduce`].
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Subcommand, ValueEnum};
 use pimhe_bench::kernels::{self, KernelConfig, Op};
 use pimhe_bench::scheme::{self, SchemeConfig};
 use pimhe_bench::Render;
@@ -115,6 +115,12 @@ pub struct BenchArgs {
     #[arg(long)]
     pub emulate: Option<String>,
 
+    /// upmem-emu: a hardware what-if of DRAMatic's section 5, applied to the model:
+    /// mul-cycles=N (32x32 multiplies of N cycles, 2N for a 64-bit product), mul-cycles=N/M
+    /// (N and M cycles), zero-copy (no host <-> DPU transfer). Repeatable, or comma-separated.
+    #[arg(long = "what-if", value_name = "WHAT-IF", action = ArgAction::Append)]
+    pub what_if: Vec<String>,
+
     /// nearbank: the GPU + near-bank PIM system of Anaheim's Table III: a100-nearbank,
     /// a100-custom-hbm or rtx4090-nearbank [default: a100-nearbank].
     #[arg(long)]
@@ -153,6 +159,7 @@ impl From<&BenchArgs> for KernelConfig {
             mode: args.mode.clone(),
             kernel: args.kernel.clone(),
             emulate: args.emulate.clone(),
+            what_if: args.what_if.clone(),
             system: args.system.clone(),
             buffer_entries: args.buffer_entries,
             repeat: args.repeat,

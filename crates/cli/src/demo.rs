@@ -14,6 +14,7 @@ use clap::Args;
 use pimhe_bench::format::format_seconds;
 use pimhe_bench::nearbank::NearbankOutcome;
 use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
+use pimhe_bench::what_if::WhatIf;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_nearbank::NearbankBackend;
@@ -55,6 +56,11 @@ pub struct DemoArgs {
     /// [default: 64]
     #[arg(long)]
     pub(crate) dpus: Option<usize>,
+    /// upmem-emu: a hardware what-if of DRAMatic's section 5, applied to the model:
+    /// mul-cycles=N (32x32 multiplies of N cycles, 2N for a 64-bit product), mul-cycles=N/M,
+    /// zero-copy (no host <-> DPU transfer). Repeatable, or comma-separated
+    #[arg(long = "what-if", value_name = "WHAT-IF", action = clap::ArgAction::Append)]
+    pub(crate) what_if: Vec<String>,
     /// nearbank: the system of Anaheim's Table III, a100-nearbank, a100-custom-hbm or
     /// rtx4090-nearbank [default: a100-nearbank]
     #[arg(long)]
@@ -68,6 +74,13 @@ pub struct DemoArgs {
     /// Seed of the random input vectors (the keys and encryptions always use OS randomness)
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
+}
+
+/// The emulated system of the demo: `dpus` DPUs in parallel mode over `primes` primes, the
+/// best kernel, the model with `--what-if` applied.
+pub(crate) fn upmem_config(args: &DemoArgs, dpus: usize, primes: usize) -> Result<PimConfig> {
+    let what_if = WhatIf::parse(&args.what_if)?;
+    Ok(PimSettings::parallel(dpus, primes)?.with_what_if(what_if).config(dpus, Mode::Parallel))
 }
 
 /// Times one step and prints it, unless `name` is `None` (a step of the noise probe).
@@ -113,6 +126,10 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     if args.backend != "upmem-emu" && args.dpus.is_some() {
         return Err(CliError::usage("--dpus applies to --backend upmem-emu only"));
     }
+    if args.backend != "upmem-emu" {
+        pimhe_bench::what_if::reject_on(&args.backend, &args.what_if)?;
+    }
+    WhatIf::parse(&args.what_if)?;
     if args.backend != "nearbank" {
         pimhe_bench::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
     }
@@ -174,7 +191,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             served.time.as_secs_f64() * 1e3 / args.batch as f64
         );
     } else {
-        let pim = PimBackend::new(PimConfig::new(dpus, Mode::Parallel), args.n, &primes)?;
+        let pim = PimBackend::new(upmem_config(args, dpus, primes.len())?, args.n, &primes)?;
         let (cx, cy) = step(Some("encode + encrypt (both batches, upmem-emu)"), || encrypt(&pim, &client))?.0;
         // The key upload is setup, not part of the server computation.
         let evaluator = evaluator(&pim, &client)?;

@@ -6,14 +6,13 @@
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_nearbank::NearbankBackend;
-use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_pim::runtime::PimBackend;
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
 
 use pimhe_bench::format::format_seconds;
 use pimhe_bench::nearbank::NearbankOutcome;
-use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
+use pimhe_bench::settings::{ModeledServer, DEFAULT_DPUS};
 
 use crate::demo::DemoArgs;
 use crate::error::{CliError, Result};
@@ -63,8 +62,7 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
     } else {
         let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
         let primes = pipeline.primes();
-        PimSettings::parallel(dpus, primes.len())?;
-        let pim = PimBackend::new(PimConfig::new(dpus, Mode::Parallel), n, &primes)?;
+        let pim = PimBackend::new(crate::demo::upmem_config(args, dpus, primes.len())?, n, &primes)?;
         let (x, y) = pipeline.encrypt(&pim)?;
         let evaluator = pipeline.evaluator(&pim)?;
         pim.reset_report()?;

@@ -43,13 +43,18 @@ pub struct ReproduceArgs {
     pub json: bool,
 
     /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
-    /// t5-pipeline-128-seq), and `target` for the target summary.
+    /// t5-pipeline-128-seq, s5, s5-ntt), and `target` for the target summary.
     #[arg(long, hide = true)]
     pub rows: Option<String>,
 
     /// Emulation budget of one row in seconds.
     #[arg(long, hide = true, default_value_t = DEFAULT_MAX_EMULATION_S)]
     pub max_emulation_s: f64,
+
+    /// dramatic: a hardware what-if applied to the Tables 2-5 rows (the section-5 rows, s5-...,
+    /// have their own): mul-cycles=N, mul-cycles=N/M or zero-copy. Repeatable, or comma-separated.
+    #[arg(long = "what-if", value_name = "WHAT-IF", action = clap::ArgAction::Append)]
+    pub what_if: Vec<String>,
 }
 
 impl From<&ReproduceArgs> for ReproduceConfig {
@@ -60,6 +65,7 @@ impl From<&ReproduceArgs> for ReproduceConfig {
             kernel: args.kernel.clone().unwrap_or_else(|| "barrett".to_string()),
             rows: args.rows.clone(),
             max_emulation_s: args.max_emulation_s,
+            what_if: args.what_if.clone(),
         }
     }
 }
@@ -80,8 +86,8 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
 /// `pimhe bench reproduce anaheim`: the whole report at the end (the workloads' progress on
 /// stderr).
 fn run_anaheim(args: &ReproduceArgs) -> Result<()> {
-    if args.kernel.is_some() || args.rows.is_some() {
-        return Err(CliError::usage("--kernel and --rows apply to `reproduce dramatic` only"));
+    if args.kernel.is_some() || args.rows.is_some() || !args.what_if.is_empty() {
+        return Err(CliError::usage("--kernel, --rows and --what-if apply to `reproduce dramatic` only"));
     }
     let config = AnaheimConfig {
         workload_degree: match args.workload_n {

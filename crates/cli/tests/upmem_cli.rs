@@ -290,3 +290,99 @@ fn demo_on_the_emulated_upmem_backend_prints_ok() {
         assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
     }
 }
+
+#[test]
+fn what_if_flags_change_the_model_and_are_refused_elsewhere() {
+    let plain = upmem("ntt", "1024", "2", "4", &["--dpus", "2"]);
+    let what_if =
+        upmem("ntt", "1024", "2", "4", &["--dpus", "2", "--what-if", "mul-cycles=2", "--what-if", "zero-copy"]);
+    assert_eq!(what_if["model"], "upmem-v1b@1+mul=2/4+zero-copy (modeled)");
+    assert_eq!(what_if["what_if"], "mul-cycles=2/4,zero-copy");
+    assert!(f(&what_if, "compute_s") < f(&plain, "compute_s"), "{what_if} vs {plain}");
+    assert_eq!((f(&what_if, "transfer_s"), f(&what_if, "retrieve_s")), (0.0, 0.0));
+    let comma = upmem("ntt", "1024", "2", "4", &["--dpus", "2", "--what-if", "zero-copy,mul-cycles=2/4"]);
+    assert_eq!(comma["model"], what_if["model"]);
+    // The best kernel's text says what the multiplier what-if cannot re-cost.
+    let output = pimhe(&[
+        "bench",
+        "ntt",
+        "--n",
+        "2048",
+        "--primes",
+        "1",
+        "--batch",
+        "2",
+        "--backend",
+        "upmem-emu",
+        "--dpus",
+        "1",
+        "--what-if",
+        "mul-cycles=1",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("(modeled, upmem-v1b@1+mul=1/2)") && text.contains("what-if caveat: "), "{text}");
+
+    for (args, expected) in [
+        (
+            &["bench", "ntt", "--n", "1024", "--primes", "1", "--batch", "2", "--what-if", "zero-copy"][..],
+            "--what-if applies to --backend upmem-emu only (this run uses --backend cpu)",
+        ),
+        (
+            &[
+                "bench",
+                "ntt",
+                "--n",
+                "1024",
+                "--primes",
+                "1",
+                "--batch",
+                "2",
+                "--backend",
+                "upmem-emu",
+                "--what-if",
+                "mul-cycles=0",
+            ][..],
+            "--what-if mul-cycles=0 is not allowed",
+        ),
+        (
+            &[
+                "bench",
+                "ntt",
+                "--n",
+                "1024",
+                "--primes",
+                "1",
+                "--batch",
+                "2",
+                "--backend",
+                "upmem-emu",
+                "--what-if",
+                "fast",
+            ][..],
+            "choose mul-cycles=N",
+        ),
+        (&["demo", "--backend", "cpu", "--what-if", "zero-copy"][..], "--what-if applies to --backend upmem-emu only"),
+        (
+            &["bench", "reproduce", "anaheim", "--what-if", "zero-copy"][..],
+            "--what-if apply to `reproduce dramatic` only",
+        ),
+    ] {
+        let output = pimhe(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn reproduce_dramatic_has_the_section5_rows() {
+    let rows = json_lines(&["bench", "reproduce", "dramatic", "--json", "--rows", "s5-ntt", "--max-emulation-s", "2"]);
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["s5-ntt-4096-base", "s5-ntt-4096-dummy", "s5-ntt-4096-1cycle"]);
+    assert_eq!(rows[0]["dpus"], 509);
+    assert_eq!(rows[1]["model"], "upmem-v1b@1+mul=4/6 (modeled)");
+    assert_eq!(rows[2]["model"], "upmem-v1b@1+mul=1/1 (modeled)");
+    assert!(f(&rows[2], "compute_s") < f(&rows[1], "compute_s") && f(&rows[1], "compute_s") < f(&rows[0], "compute_s"));
+    assert_eq!(rows[1]["claims"][0]["published"], 2.7);
+    assert_eq!(rows[2]["claims"][0]["published"], 1.8);
+}

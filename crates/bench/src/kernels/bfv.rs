@@ -36,6 +36,7 @@ use crate::error::{check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
 use crate::nearbank::{self, NearbankOutcome};
 use crate::settings::{self, PimOutcome, PimSettings, Sources};
+use crate::what_if::WhatIf;
 use pimhe_nearbank::NearbankBackend;
 
 /// What each operation computes, as the report states it.
@@ -146,7 +147,9 @@ pub fn run(args: &KernelConfig) -> Result<KernelReport> {
     let mode = settings::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
     let variant = settings::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
     let primes = inputs.ctx.all_primes();
-    let settings = PimSettings::new(args.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, primes.len())?;
+    let what_if = WhatIf::parse(&args.what_if)?;
+    let settings = PimSettings::new(args.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, primes.len())?
+        .with_what_if(what_if);
     let config = settings.config(settings.dpus, mode);
     let model = config.model.clone();
     let pim = PimBackend::new(config, args.n, &primes)?;

@@ -33,6 +33,7 @@ use std::time::Instant;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::{ntt_primes, MathError, Modulus, Sampler};
+use pimhe_pim::layout::Variant;
 use pimhe_ring::{memory, PolyBatch, Representation, RingBasis};
 use serde::Serialize;
 
@@ -42,6 +43,7 @@ use crate::error::{check_threads, BenchError, Result};
 use crate::format::{format_seconds, format_si, Render};
 use crate::nearbank::{self, NearbankOutcome};
 use crate::settings::{self, PimOutcome, PimSettings};
+use crate::what_if::{self, WhatIf};
 
 /// The backends this build can run, as `--backend` spells them.
 pub const BACKENDS: &[&str] = &["cpu", "upmem-emu", "nearbank"];
@@ -140,6 +142,9 @@ pub struct KernelConfig {
     pub kernel: Option<String>,
     /// upmem-emu: `full`, `subset` or `auto` [default: auto].
     pub emulate: Option<String>,
+    /// upmem-emu: hardware what-ifs (`mul-cycles=N`, `mul-cycles=N/M`, `zero-copy`; each value
+    /// may list several, comma-separated; [`crate::what_if`]) [default: none].
+    pub what_if: Vec<String>,
     /// nearbank: the system of Anaheim's Table III [default: [`crate::nearbank::DEFAULT_SYSTEM`]].
     pub system: Option<String>,
     /// nearbank: PIM data-buffer entries B [default: the system's].
@@ -166,6 +171,7 @@ impl KernelConfig {
             mode: None,
             kernel: None,
             emulate: None,
+            what_if: Vec::new(),
             system: None,
             buffer_entries: None,
             repeat: 3,
@@ -318,7 +324,7 @@ pub(crate) fn reject_upmem_flags(config: &KernelConfig) -> Result<()> {
             )));
         }
     }
-    Ok(())
+    what_if::reject_on(&config.backend, &config.what_if)
 }
 
 /// `pimhe bench OP --backend upmem-emu`.
@@ -332,7 +338,9 @@ fn run_upmem(config: &KernelConfig) -> Result<PimReport> {
     let variant = settings::parse_kernel(config.kernel.as_deref().unwrap_or("best"))?;
     let emulate = settings::parse_emulate(config.emulate.as_deref().unwrap_or("auto"))?;
     let workload = workload(config)?;
-    let settings = PimSettings::new(config.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, workload.primes())?;
+    let what_if = WhatIf::parse(&config.what_if)?;
+    let settings = PimSettings::new(config.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, workload.primes())?
+        .with_what_if(what_if);
     let outcome = pim::run(&workload, &settings, emulate, None)?;
     Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome))
 }
@@ -403,6 +411,12 @@ pub struct PimReport {
     mode: &'static str,
     kernel: &'static str,
     seed: u64,
+    /// The active `--what-if`s (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    what_if: Option<String>,
+    /// What the multiplier what-if cannot re-cost in this kernel (absent when nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    what_if_caveat: Option<&'static str>,
     #[serde(flatten)]
     outcome: PimOutcome,
 }
@@ -423,6 +437,9 @@ impl PimReport {
             mode: settings::mode_name(settings.mode),
             kernel: settings::kernel_name(settings.variant),
             seed: workload.seed,
+            what_if: settings.what_if.is_active().then(|| settings.what_if.describe()),
+            what_if_caveat: (settings.what_if.multiplier.is_some() && settings.variant == Variant::Best)
+                .then_some(what_if::TABLE_CAVEAT),
             outcome,
         }
     }
@@ -433,11 +450,12 @@ impl Render for PimReport {
     fn render(&self) -> String {
         let o = &self.outcome;
         let modeled = format!("(modeled, {})", o.model_short());
+        let caveat = self.what_if_caveat.map_or(String::new(), |c| format!("\n  what-if caveat: {c}"));
         format!(
             "{}  backend=upmem-emu n={} primes={}x{}b batch={} dpus={} mode={} kernel={}\n  \
              emulation: {}; wall={} (emulator on this host)\n  \
              transfer={} compute={} retrieve={} total={} energy={:.3} J {modeled}; launches={} fallbacks={} \
-             counted instructions={}",
+             counted instructions={}{caveat}",
             self.op,
             self.n,
             self.primes,
