@@ -63,7 +63,10 @@ impl SlotPass {
 
     /// Each kind's reduction, one kind after another.
     fn reduce(&self) -> Vec<Issue> {
-        self.kinds().into_iter().flat_map(|(kind, w)| reduction_sequence(kind).iter().map(move |&op| Issue::new(op, w))).collect()
+        self.kinds()
+            .into_iter()
+            .flat_map(|(kind, w)| reduction_sequence(kind).iter().map(move |&op| Issue::new(op, w)))
+            .collect()
     }
 
     fn modmult(&self) -> Issue {
@@ -177,7 +180,9 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
         }
         Step::MulByPowerOfTwo { moduli, polys } => each(moduli, *polys, &mut out, &|sp| sp.mul_pow2())?,
         Step::Reduce { moduli, polys } => each(moduli, *polys, &mut out, &|sp| sp.reduce())?,
-        Step::Center { moduli, polys } => each(moduli, *polys, &mut out, &|sp| vec![sp.op(Sub), sp.op(Sub), sp.op(Select)])?,
+        Step::Center { moduli, polys } => {
+            each(moduli, *polys, &mut out, &|sp| vec![sp.op(Sub), sp.op(Sub), sp.op(Select)])?
+        }
         Step::Ntt { moduli, polys } | Step::Intt { moduli, polys } => {
             let inverse = matches!(step, Step::Intt { .. });
             for sp in slot_passes(m, n, moduli, *polys)? {
@@ -236,7 +241,11 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
         }
         Step::DigitDecompose { width, digits, polys } => {
             for sp in slot_passes(m, n, &[Modulus::integer(*width)], *polys)? {
-                push_all(&mut out, vec![Issue::new(ShiftRight, *width), Issue::new(And, *width)], sp.passes * *digits as u64);
+                push_all(
+                    &mut out,
+                    vec![Issue::new(ShiftRight, *width), Issue::new(And, *width)],
+                    sp.passes * *digits as u64,
+                );
             }
         }
         Step::RnsDecompose { moduli, polys, special } => {

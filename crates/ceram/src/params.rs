@@ -207,9 +207,10 @@ impl Params {
         }
     }
 
-    /// Bits of one coefficient over Q.
+    /// |q| in bits: the sum of log2 of the moduli (g for 2^g - 1, 2^g, 2^g + 1 — the paper's
+    /// |q| = 438 for the balanced set — and the width for the others).
     pub fn log_q(&self) -> u32 {
-        self.q.iter().map(Modulus::width).sum()
+        self.q.iter().map(|m| m.g).sum()
     }
 
     /// Bytes of one ciphertext over Q (two polynomials of N coefficients of |q| bits).
