@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 
 use crate::isa::{reduction_sequence, Issue, MicroOp, Reduction};
 use crate::machine::{CapacityError, Machine};
-use crate::params::{Modulus, ModulusKind, SpecialBase};
+use crate::params::{Modulus, ModulusKind, Residues, SpecialBase};
 use crate::program::Step;
 
 /// Issues of a step with their multiplicities.
@@ -138,17 +138,18 @@ impl SlotPass {
     }
 }
 
-/// The slot passes of `polys` polynomials over `moduli`.
-fn slot_passes(m: &Machine, n: usize, moduli: &[Modulus], polys: usize) -> Result<Vec<SlotPass>, CapacityError> {
+/// The slot passes of `polys` polynomials over `moduli` (each group packed into its slots).
+fn slot_passes(m: &Machine, n: usize, moduli: &Residues, polys: usize) -> Result<Vec<SlotPass>, CapacityError> {
     let rep = m.repeats(n)? as u64;
-    let widths: Vec<u32> = moduli.iter().map(Modulus::width).collect();
-    Ok(m.pack(&widths)?
-        .into_iter()
-        .map(|slot| {
+    let mut out = Vec::new();
+    for group in &moduli.groups {
+        let widths: Vec<u32> = group.iter().map(Modulus::width).collect();
+        for slot in m.pack(&widths)? {
             let base = if slot.width_in_slots == 1 { polys.div_ceil(m.slots_per_row()) } else { polys };
-            SlotPass { moduli: slot.members.iter().map(|&i| moduli[i]).collect(), passes: base as u64 * rep }
-        })
-        .collect())
+            out.push(SlotPass { moduli: slot.members.iter().map(|&i| group[i]).collect(), passes: base as u64 * rep });
+        }
+    }
+    Ok(out)
 }
 
 fn push_all(out: &mut Lowered, issues: Vec<Issue>, times: u64) {
@@ -165,7 +166,7 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
     use MicroOp::*;
     let mut out = Lowered::new();
     let log_n = n.trailing_zeros() as u64;
-    let each = |moduli: &[Modulus], polys: usize, out: &mut Lowered, f: &dyn Fn(&SlotPass) -> Vec<Issue>| {
+    let each = |moduli: &Residues, polys: usize, out: &mut Lowered, f: &dyn Fn(&SlotPass) -> Vec<Issue>| {
         for sp in slot_passes(m, n, moduli, polys)? {
             push_all(out, f(&sp), sp.passes);
         }
@@ -214,7 +215,7 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
             }
         }
         Step::IntegerSchoolbookMul { operand_bits, acc_bits, products } => {
-            for sp in slot_passes(m, n, &[Modulus::integer(*acc_bits)], *products)? {
+            for sp in slot_passes(m, n, &vec![Modulus::integer(*acc_bits)].into(), *products)? {
                 let (o, a) = (*operand_bits, *acc_bits);
                 let it = vec![
                     Issue::new(Write, o),
@@ -228,7 +229,7 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
             }
         }
         Step::Rescale { acc_bits, t_bits, polys } => {
-            for sp in slot_passes(m, n, &[Modulus::integer(*acc_bits)], *polys)? {
+            for sp in slot_passes(m, n, &vec![Modulus::integer(*acc_bits)].into(), *polys)? {
                 let a = *acc_bits;
                 let mut it = Vec::new();
                 for _ in 0..*t_bits {
@@ -240,7 +241,7 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
             }
         }
         Step::DigitDecompose { width, digits, polys } => {
-            for sp in slot_passes(m, n, &[Modulus::integer(*width)], *polys)? {
+            for sp in slot_passes(m, n, &vec![Modulus::integer(*width)].into(), *polys)? {
                 push_all(
                     &mut out,
                     vec![Issue::new(ShiftRight, *width), Issue::new(And, *width)],
@@ -249,11 +250,11 @@ pub fn lower(step: &Step, m: &Machine, n: usize) -> Result<Lowered, CapacityErro
             }
         }
         Step::RnsDecompose { moduli, polys, special } => {
-            let shape = if *special { SpecialBase::classify(moduli) } else { SpecialBase::None };
+            let shape = if *special { SpecialBase::classify(&moduli.all()) } else { SpecialBase::None };
             each(moduli, *polys, &mut out, &|sp| sp.inverse_scale(shape))?
         }
         Step::FastBConv { from, to, polys, special } => {
-            let shape = if *special { SpecialBase::classify(from) } else { SpecialBase::None };
+            let shape = if *special { SpecialBase::classify(&from.all()) } else { SpecialBase::None };
             each(from, *polys, &mut out, &|sp| sp.inverse_scale(shape))?;
             for i in 0..from.len() {
                 each(to, *polys, &mut out, &|sp| {

@@ -144,8 +144,10 @@ impl CeramModel {
     pub fn peak_slots(&self, program: &Program) -> Result<usize, CapacityError> {
         let mut slots = program.scratch_slots * self.machine.repeats(program.n)?;
         for live in &program.peak {
-            let widths: Vec<u32> = live.moduli.iter().map(Modulus::width).collect();
-            slots += self.machine.slots_for(program.n, &widths, live.polys)?;
+            for group in &live.moduli.groups {
+                let widths: Vec<u32> = group.iter().map(Modulus::width).collect();
+                slots += self.machine.slots_for(program.n, &widths, live.polys)?;
+            }
         }
         Ok(slots)
     }

@@ -70,6 +70,44 @@ impl Modulus {
     }
 }
 
+/// The residues a step covers, grouped by the slot they live in (the layout of section 4.1:
+/// base Q with m_sk and m~ in its spare bits in one slot, base B in another, ...). A group wider
+/// than a slot spills into more slots ([`crate::machine::Machine::pack`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Residues {
+    /// Groups of residues, one slot (or more) each.
+    pub groups: Vec<Vec<Modulus>>,
+}
+
+impl Residues {
+    /// Groups given explicitly.
+    pub fn grouped(groups: Vec<Vec<Modulus>>) -> Self {
+        Residues { groups: groups.into_iter().filter(|g| !g.is_empty()).collect() }
+    }
+
+    /// All residues, in order.
+    pub fn all(&self) -> Vec<Modulus> {
+        self.groups.iter().flatten().copied().collect()
+    }
+
+    /// Number of residues.
+    pub fn len(&self) -> usize {
+        self.groups.iter().map(Vec::len).sum()
+    }
+
+    /// No residues.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<Modulus>> for Residues {
+    /// One group.
+    fn from(moduli: Vec<Modulus>) -> Self {
+        Residues::grouped(vec![moduli])
+    }
+}
+
 /// Shape of a source base for the FastBConv optimizations of section 3.4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum SpecialBase {

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::params::{Design, Modulus, Params};
+use crate::params::{Design, Modulus, Params, Residues};
 
 /// Direction of a DDR4 transfer between DRAM and the CE-RAM bank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -25,26 +25,26 @@ pub enum Direction {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Step {
     /// Coefficient-wise modular addition (ADD, then each kind's reduction).
-    PolyAdd { moduli: Vec<Modulus>, polys: usize },
+    PolyAdd { moduli: Residues, polys: usize },
     /// Coefficient-wise modular subtraction.
-    PolySub { moduli: Vec<Modulus>, polys: usize },
+    PolySub { moduli: Residues, polys: usize },
     /// Coefficient-wise modular product of two polynomials (NTT domain): MODMULT.
-    PointwiseMul { moduli: Vec<Modulus>, polys: usize },
+    PointwiseMul { moduli: Residues, polys: usize },
     /// Product with a constant per modulus: WRITE the constant row, MODMULT.
-    MulByConstant { moduli: Vec<Modulus>, polys: usize },
+    MulByConstant { moduli: Residues, polys: usize },
     /// Product with a power of two: a modular shift for special moduli (Algorithms 5, 6; a shift
     /// and a mask for 2^g), WRITE + MODMULT otherwise.
-    MulByPowerOfTwo { moduli: Vec<Modulus>, polys: usize },
+    MulByPowerOfTwo { moduli: Residues, polys: usize },
     /// A standalone reduction by kind.
-    Reduce { moduli: Vec<Modulus>, polys: usize },
+    Reduce { moduli: Residues, polys: usize },
     /// Centered representative ([x]_m): compare, subtract, select.
-    Center { moduli: Vec<Modulus>, polys: usize },
+    Center { moduli: Residues, polys: usize },
     /// Forward NTT (section 3.1, Algorithm 7).
-    Ntt { moduli: Vec<Modulus>, polys: usize },
+    Ntt { moduli: Residues, polys: usize },
     /// Inverse NTT (the same stages in reverse, then the scaling by N^-1).
-    Intt { moduli: Vec<Modulus>, polys: usize },
+    Intt { moduli: Residues, polys: usize },
     /// Negacyclic schoolbook products (the no-NTT polynomial product) of `products` pairs.
-    SchoolbookMul { moduli: Vec<Modulus>, products: usize },
+    SchoolbookMul { moduli: Residues, products: usize },
     /// The textbook design's schoolbook products over the integers: operands of
     /// `operand_bits`, accumulated in `acc_bits`.
     IntegerSchoolbookMul { operand_bits: u32, acc_bits: u32, products: usize },
@@ -54,15 +54,15 @@ pub enum Step {
     /// The textbook design's base-T digits: a shift and a mask per digit.
     DigitDecompose { width: u32, digits: usize, polys: usize },
     /// D_RNS of section 2.3 (|x q_i / q|_{q_i} per modulus): FastBConv's first phase.
-    RnsDecompose { moduli: Vec<Modulus>, polys: usize, special: bool },
+    RnsDecompose { moduli: Residues, polys: usize, special: bool },
     /// FastBConv (equation 1) from one base to another; `special` enables section 3.4.
-    FastBConv { from: Vec<Modulus>, to: Vec<Modulus>, polys: usize, special: bool },
+    FastBConv { from: Residues, to: Residues, polys: usize, special: bool },
     /// Move a word into other residue positions (a value mod one modulus used under others).
-    Realign { moduli: Vec<Modulus>, polys: usize },
+    Realign { moduli: Residues, polys: usize },
     /// Write rows of constants.
-    Write { moduli: Vec<Modulus>, polys: usize },
+    Write { moduli: Residues, polys: usize },
     /// Copy rows.
-    Move { moduli: Vec<Modulus>, polys: usize },
+    Move { moduli: Residues, polys: usize },
     /// DDR4 transfer between DRAM and the bank (priced by the model, no micro-ops).
     Transfer { direction: Direction, bytes: f64 },
 }
@@ -104,7 +104,7 @@ pub struct Live {
     /// What it is.
     pub what: &'static str,
     /// Residues per coefficient.
-    pub moduli: Vec<Modulus>,
+    pub moduli: Residues,
     /// Polynomials.
     pub polys: usize,
 }
@@ -131,29 +131,29 @@ fn cat(a: &[Modulus], b: &[Modulus]) -> Vec<Modulus> {
 /// Polynomial products c = a * b over `moduli`, `products` of them: NTT, pointwise, iNTT when
 /// `ntt` (with `forward` polynomials to transform: the others are stored in NTT form), a
 /// schoolbook product otherwise.
-fn products(steps: &mut Vec<Step>, p: &Params, moduli: &[Modulus], forward: usize, products: usize, results: usize) {
+fn products(steps: &mut Vec<Step>, p: &Params, moduli: &Residues, forward: usize, products: usize, results: usize) {
     if p.ntt {
-        steps.push(Step::Ntt { moduli: moduli.to_vec(), polys: forward });
-        steps.push(Step::PointwiseMul { moduli: moduli.to_vec(), polys: products });
+        steps.push(Step::Ntt { moduli: moduli.clone(), polys: forward });
+        steps.push(Step::PointwiseMul { moduli: moduli.clone(), polys: products });
         if products > results {
-            steps.push(Step::PolyAdd { moduli: moduli.to_vec(), polys: products - results });
+            steps.push(Step::PolyAdd { moduli: moduli.clone(), polys: products - results });
         }
-        steps.push(Step::Intt { moduli: moduli.to_vec(), polys: results });
+        steps.push(Step::Intt { moduli: moduli.clone(), polys: results });
     } else {
-        steps.push(Step::SchoolbookMul { moduli: moduli.to_vec(), products });
+        steps.push(Step::SchoolbookMul { moduli: moduli.clone(), products });
         if products > results {
-            steps.push(Step::PolyAdd { moduli: moduli.to_vec(), polys: products - results });
+            steps.push(Step::PolyAdd { moduli: moduli.clone(), polys: products - results });
         }
     }
 }
 
 /// Multiplication by t over `moduli`: a modular shift when t is a power of two and the
 /// optimizations are on, a constant MODMULT otherwise.
-fn scale_by_t(p: &Params, moduli: &[Modulus], polys: usize) -> Step {
+fn scale_by_t(p: &Params, moduli: &Residues, polys: usize) -> Step {
     if p.special && p.t.kind == crate::params::ModulusKind::PowerOfTwo {
-        Step::MulByPowerOfTwo { moduli: moduli.to_vec(), polys }
+        Step::MulByPowerOfTwo { moduli: moduli.clone(), polys }
     } else {
-        Step::MulByConstant { moduli: moduli.to_vec(), polys }
+        Step::MulByConstant { moduli: moduli.clone(), polys }
     }
 }
 
@@ -172,12 +172,17 @@ pub fn program(op: HomOp, p: &Params) -> Program {
 
 /// Full-RNS B/FV (Bajard et al., as the CE-RAM B/FV paper uses it).
 ///
+/// Layout (section 4.1): a polynomial over Q U Bsk U {m~} takes the slot of base Q with m_sk and
+/// m~ in its spare bits, and the slot(s) of base B; the decryption's residues mod t and gamma
+/// take a slot of their own.
+///
 /// Transfers (a modeling choice, documented in docs/PIM.md): add, sub and multiply bring two
 /// ciphertexts in and one out; decryption one ciphertext in and the plaintext out; encryption
 /// the plaintext and its randomness (u, e1, e2 at 2 bits per coefficient: **assumption**) in and
 /// one ciphertext out. Keys (public, secret, relinearization; NTT form when `ntt`) are resident.
 fn full_rns(op: HomOp, p: &Params) -> Program {
-    let q = p.q_effective();
+    let qv = p.q_effective();
+    let q = Residues::from(qv.clone());
     let ct = p.ciphertext_bytes();
     let mut s = Vec::new();
     let mut peak = Vec::new();
@@ -207,7 +212,8 @@ fn full_rns(op: HomOp, p: &Params) -> Program {
             scratch = usize::from(p.ntt);
         }
         HomOp::Decrypt => {
-            let tg = vec![p.t, p.gamma];
+            let tg = Residues::from(vec![p.t, p.gamma]);
+            let t = Residues::from(vec![p.t]);
             s.push(Step::Transfer { direction: Direction::In, bytes: ct });
             // c0 + c1 * s (s in NTT form).
             products(&mut s, p, &q, 1, 1, 1);
@@ -218,27 +224,29 @@ fn full_rns(op: HomOp, p: &Params) -> Program {
             s.push(Step::FastBConv { from: q.clone(), to: tg.clone(), polys: 1, special: p.special });
             s.push(Step::MulByConstant { moduli: tg.clone(), polys: 1 });
             // Line 4: (s_t - [s_gamma]_gamma) * |gamma^-1|_t.
-            s.push(Step::Center { moduli: vec![p.gamma], polys: 1 });
-            s.push(Step::Realign { moduli: vec![p.t], polys: 1 });
-            s.push(Step::PolySub { moduli: vec![p.t], polys: 1 });
-            s.push(Step::MulByConstant { moduli: vec![p.t], polys: 1 });
+            s.push(Step::Center { moduli: vec![p.gamma].into(), polys: 1 });
+            s.push(Step::Realign { moduli: t.clone(), polys: 1 });
+            s.push(Step::PolySub { moduli: t.clone(), polys: 1 });
+            s.push(Step::MulByConstant { moduli: t, polys: 1 });
             s.push(Step::Transfer { direction: Direction::Out, bytes: plaintext_bytes(p) });
             peak.push(Live { what: "the ciphertext and c1 * s", moduli: q.clone(), polys: 3 });
             peak.push(Live { what: "the result mod t, gamma", moduli: tg, polys: 1 });
             scratch = usize::from(p.ntt);
         }
         HomOp::Multiply => {
-            let bsk = cat(&p.b, &[p.msk]);
-            // Layout order of section 4.1: Q, then m_sk and m~ in the spare bits, then B.
-            let ext = cat(&cat(&q, &[p.msk, p.m_tilde]), &p.b);
-            let q_bsk = cat(&cat(&q, &[p.msk]), &p.b);
-            let to_ext = cat(&[p.msk, p.m_tilde], &p.b);
-            let k = q.len();
+            let extra = [p.msk, p.m_tilde];
+            let msk = Residues::from(vec![p.msk]);
+            let bsk = Residues::grouped(vec![vec![p.msk], p.b.clone()]);
+            let ext = Residues::grouped(vec![cat(&qv, &extra), p.b.clone()]);
+            let q_bsk = Residues::grouped(vec![cat(&qv, &[p.msk]), p.b.clone()]);
+            let to_ext = Residues::grouped(vec![extra.to_vec(), p.b.clone()]);
+            let b = Residues::from(p.b.clone());
+            let k = qv.len();
             s.push(Step::Transfer { direction: Direction::In, bytes: 2.0 * ct });
             // Algorithm 2, line 2: Q -> Bsk U {m~} for c0, c1, c0', c1'.
             s.push(Step::FastBConv { from: q.clone(), to: to_ext, polys: 4, special: p.special });
             // Line 3: small Montgomery reduction: r = -c_m~ q^-1 mod m~, (c + q r) m~^-1 in Bsk.
-            s.push(Step::MulByConstant { moduli: vec![p.m_tilde], polys: 4 });
+            s.push(Step::MulByConstant { moduli: vec![p.m_tilde].into(), polys: 4 });
             s.push(Step::Realign { moduli: bsk.clone(), polys: 4 });
             s.push(Step::MulByConstant { moduli: bsk.clone(), polys: 4 });
             s.push(Step::PolyAdd { moduli: bsk.clone(), polys: 4 });
@@ -252,11 +260,11 @@ fn full_rns(op: HomOp, p: &Params) -> Program {
             s.push(Step::MulByConstant { moduli: bsk.clone(), polys: 3 });
             // Line 6: Shenoy-Kumaresan Bsk -> Q: FastBConv(B -> Q U {m_sk}), alpha from m_sk,
             // subtract alpha |B|_q.
-            let q_msk = cat(&q, &[p.msk]);
-            s.push(Step::FastBConv { from: p.b.clone(), to: q_msk, polys: 3, special: false });
-            s.push(Step::PolySub { moduli: vec![p.msk], polys: 3 });
-            s.push(Step::MulByConstant { moduli: vec![p.msk], polys: 3 });
-            s.push(Step::Center { moduli: vec![p.msk], polys: 3 });
+            let q_msk = Residues::from(cat(&qv, &[p.msk]));
+            s.push(Step::FastBConv { from: b, to: q_msk, polys: 3, special: false });
+            s.push(Step::PolySub { moduli: msk.clone(), polys: 3 });
+            s.push(Step::MulByConstant { moduli: msk.clone(), polys: 3 });
+            s.push(Step::Center { moduli: msk, polys: 3 });
             s.push(Step::Realign { moduli: q.clone(), polys: 3 });
             s.push(Step::MulByConstant { moduli: q.clone(), polys: 3 });
             s.push(Step::PolySub { moduli: q.clone(), polys: 3 });
@@ -280,7 +288,7 @@ fn full_rns(op: HomOp, p: &Params) -> Program {
 
 /// The textbook design of Reis et al.: one power-of-two q, no RNS, schoolbook products.
 fn textbook(op: HomOp, p: &Params, digit_bits: u32) -> Program {
-    let q = p.q.clone();
+    let q = Residues::from(p.q.clone());
     let log_q = p.log_q();
     let log_n = p.n.trailing_zeros();
     let ct = p.ciphertext_bytes();
@@ -321,14 +329,14 @@ fn textbook(op: HomOp, p: &Params, digit_bits: u32) -> Program {
             let digits = log_q.div_ceil(digit_bits) as usize;
             s.push(Step::Transfer { direction: Direction::In, bytes: 2.0 * ct });
             s.push(Step::IntegerSchoolbookMul { operand_bits: log_q, acc_bits: acc, products: 4 });
-            s.push(Step::PolyAdd { moduli: vec![Modulus::integer(acc)], polys: 1 });
+            s.push(Step::PolyAdd { moduli: vec![Modulus::integer(acc)].into(), polys: 1 });
             s.push(Step::Rescale { acc_bits: acc, t_bits: p.t.width(), polys: 3 });
             s.push(Step::DigitDecompose { width: log_q, digits, polys: 1 });
             s.push(Step::SchoolbookMul { moduli: q.clone(), products: 2 * digits });
             s.push(Step::PolyAdd { moduli: q.clone(), polys: 2 * digits });
             s.push(Step::Transfer { direction: Direction::Out, bytes: ct });
             peak.push(Live { what: "c, c'", moduli: q.clone(), polys: 4 });
-            peak.push(Live { what: "the integer products", moduli: vec![Modulus::integer(acc)], polys: 3 });
+            peak.push(Live { what: "the integer products", moduli: vec![Modulus::integer(acc)].into(), polys: 3 });
         }
     }
     Program { op, n: p.n, steps: s, peak, scratch_slots: 0 }

@@ -42,7 +42,7 @@ fn mersenne_ns(w: u32) -> f64 {
 fn one_ntt_n16_generic_modulus() {
     // Bit reversal: N = 16 MOVEs. log2(16) = 4 stages, each: WRITE of the twiddles, MODMULT,
     // SUB + Barrett (SHR, MULT, SHR, MULT, SUB, SUB, SELECT), ADD + Barrett.
-    let step = Step::Ntt { moduli: vec![Modulus::generic(30)], polys: 1 };
+    let step = Step::Ntt { moduli: vec![Modulus::generic(30)].into(), polys: 1 };
     let c = count_map(&step);
     assert_eq!(
         c,
@@ -67,7 +67,7 @@ fn one_ntt_n16_generic_modulus() {
 
 #[test]
 fn one_ntt_n16_mersenne_modulus_uses_algorithm_3() {
-    let step = Step::Ntt { moduli: vec![Modulus::mersenne(30)], polys: 1 };
+    let step = Step::Ntt { moduli: vec![Modulus::mersenne(30)].into(), polys: 1 };
     // Per stage: WRITE, MODMULT, SUB + (SHR, AND, ADD, SUB, SELECT), ADD + the same.
     assert_eq!(
         count_map(&step),
@@ -90,8 +90,8 @@ fn one_ntt_n16_mersenne_modulus_uses_algorithm_3() {
 
 #[test]
 fn intt_adds_the_scaling_by_n_inverse() {
-    let f = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)], polys: 1 });
-    let i = count_map(&Step::Intt { moduli: vec![Modulus::generic(30)], polys: 1 });
+    let f = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)].into(), polys: 1 });
+    let i = count_map(&Step::Intt { moduli: vec![Modulus::generic(30)].into(), polys: 1 });
     assert_eq!(i[&Write], f[&Write] + 1);
     assert_eq!(i[&ModMult], f[&ModMult] + 1);
     assert_eq!(i[&Move], f[&Move]);
@@ -99,9 +99,9 @@ fn intt_adds_the_scaling_by_n_inverse() {
 
 #[test]
 fn two_polynomials_share_a_row_three_do_not() {
-    let one = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)], polys: 1 });
-    let two = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)], polys: 2 });
-    let three = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)], polys: 3 });
+    let one = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)].into(), polys: 1 });
+    let two = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)].into(), polys: 2 });
+    let three = count_map(&Step::Ntt { moduli: vec![Modulus::generic(30)].into(), polys: 3 });
     assert_eq!(one, two);
     assert_eq!(three[&ModMult], 2 * one[&ModMult]);
 }
@@ -112,8 +112,8 @@ fn fastbconv_three_moduli_to_two_generic() {
     // Phase 2, per source residue i = 0, 1, 2 (one slot holds the 2 targets): MOVE it into the
     // target positions, WRITE |q/q_i|_{b_j}, MODMULT; i > 0 also ADD + Barrett.
     let step = Step::FastBConv {
-        from: vec![Modulus::generic(60); 3],
-        to: vec![Modulus::generic(61); 2],
+        from: vec![Modulus::generic(60); 3].into(),
+        to: vec![Modulus::generic(61); 2].into(),
         polys: 1,
         special: false,
     };
@@ -138,7 +138,8 @@ fn fastbconv_special_balanced_set_replaces_the_first_modmult_with_bit_operations
     // ADD, SHR, AND, SHL, ADD. Phase 2 is unchanged (targets are generic).
     let q = vec![Modulus::mersenne(8), Modulus::power_of_two(8), Modulus::fermat(8)];
     let to = vec![Modulus::generic(10); 2];
-    let special = count_map(&Step::FastBConv { from: q.clone(), to: to.clone(), polys: 1, special: true });
+    let special =
+        count_map(&Step::FastBConv { from: q.clone().into(), to: to.clone().into(), polys: 1, special: true });
     assert_eq!(
         special,
         expect(&[
@@ -155,7 +156,7 @@ fn fastbconv_special_balanced_set_replaces_the_first_modmult_with_bit_operations
         ])
     );
     // The same moduli with the optimizations off: phase 1 is WRITE + MODMULT.
-    let plain = count_map(&Step::FastBConv { from: q, to, polys: 1, special: false });
+    let plain = count_map(&Step::FastBConv { from: q.into(), to: to.into(), polys: 1, special: false });
     assert_eq!(plain[&ModMult], 4);
     assert_eq!(plain.get(&ShiftLeft), None);
 }
@@ -164,7 +165,7 @@ fn fastbconv_special_balanced_set_replaces_the_first_modmult_with_bit_operations
 fn fastbconv_special_mersenne_fermat_set_uses_modular_shifts() {
     // Algorithm 5 (2^g - 1): SHR, AND, SUB, SUB, ADD, SELECT; Algorithm 6 (2^g + 1): SHR, AND, OR.
     let q = vec![Modulus::fermat(16), Modulus::fermat(8), Modulus::mersenne(8)];
-    let c = count_map(&Step::RnsDecompose { moduli: q, polys: 1, special: true });
+    let c = count_map(&Step::RnsDecompose { moduli: q.into(), polys: 1, special: true });
     assert_eq!(c, expect(&[(ShiftRight, 2), (And, 2), (Sub, 2), (Add, 1), (Select, 1), (Or, 1)]));
 }
 
@@ -172,9 +173,9 @@ fn fastbconv_special_mersenne_fermat_set_uses_modular_shifts() {
 fn special_reduction_is_cheaper_than_barrett_at_the_same_width() {
     let l = Latencies::CERAM_V1;
     for w in [16, 64, 146, 220] {
-        let generic = count_map(&Step::Reduce { moduli: vec![Modulus::generic(w)], polys: 1 });
-        let mersenne = count_map(&Step::Reduce { moduli: vec![Modulus::mersenne(w)], polys: 1 });
-        let pow2 = count_map(&Step::Reduce { moduli: vec![Modulus::power_of_two(w)], polys: 1 });
+        let generic = count_map(&Step::Reduce { moduli: vec![Modulus::generic(w)].into(), polys: 1 });
+        let mersenne = count_map(&Step::Reduce { moduli: vec![Modulus::mersenne(w)].into(), polys: 1 });
+        let pow2 = count_map(&Step::Reduce { moduli: vec![Modulus::power_of_two(w)].into(), polys: 1 });
         assert_eq!(generic, expect(&[(ShiftRight, 2), (Mult, 2), (Sub, 2), (Select, 1)]));
         assert_eq!(mersenne, expect(&[(ShiftRight, 1), (And, 1), (Add, 1), (Sub, 1), (Select, 1)]));
         assert_eq!(pow2, expect(&[(And, 1)]));
@@ -191,7 +192,7 @@ fn special_reduction_is_cheaper_than_barrett_at_the_same_width() {
 fn mixed_kinds_in_a_row_reduce_one_kind_after_another() {
     // One MODMULT at the widest width, ending with each kind's reduction.
     let moduli = vec![Modulus::mersenne(100), Modulus::power_of_two(100), Modulus::generic(120)];
-    let lowered = lower(&Step::PointwiseMul { moduli, polys: 1 }, &Machine::SECTION_4_1, N).unwrap();
+    let lowered = lower(&Step::PointwiseMul { moduli: moduli.into(), polys: 1 }, &Machine::SECTION_4_1, N).unwrap();
     assert_eq!(lowered.len(), 1);
     let (issue, times) = &lowered[0];
     assert_eq!(*times, 1);
@@ -207,7 +208,7 @@ fn mixed_kinds_in_a_row_reduce_one_kind_after_another() {
 #[test]
 fn schoolbook_product_n16() {
     // N = 16 iterations of WRITE, MODMULT, ADD + Barrett, MOVE (rotation), SUB + SELECT.
-    let c = count_map(&Step::SchoolbookMul { moduli: vec![Modulus::generic(30)], products: 1 });
+    let c = count_map(&Step::SchoolbookMul { moduli: vec![Modulus::generic(30)].into(), products: 1 });
     assert_eq!(
         c,
         expect(&[
@@ -221,4 +222,22 @@ fn schoolbook_product_n16() {
             (Move, 16)
         ])
     );
+}
+
+#[test]
+fn residues_in_different_slots_take_a_pass_each() {
+    use pimhe_ceram::params::Residues;
+    // m_sk beside base Q, base B in its own slot (section 4.1): a constant product over
+    // Bsk = B U {m_sk} is a pass in each slot, although 3 x 147 + 36 bits would fit one.
+    let b = vec![Modulus::generic(147); 3];
+    let msk = Modulus::generic(36);
+    let split = Residues::grouped(vec![vec![msk], b.clone()]);
+    let together: Residues = [b, vec![msk]].concat().into();
+    let c_split = count_map(&Step::MulByConstant { moduli: split, polys: 1 });
+    let c_together = count_map(&Step::MulByConstant { moduli: together, polys: 1 });
+    assert_eq!(c_split[&ModMult], 2);
+    assert_eq!(c_together[&ModMult], 1);
+    // A group wider than a slot spills into a second one (case C's B: 3 x 221 bits).
+    let wide = count_map(&Step::PointwiseMul { moduli: vec![Modulus::generic(221); 3].into(), polys: 2 });
+    assert_eq!(wide[&ModMult], 2);
 }

@@ -40,7 +40,7 @@ fn latency_grows_with_width_and_multiplication_quadratically() {
     assert!(l.op_ns(MicroOp::Mult, 292) > 3.0 * l.op_ns(MicroOp::Mult, 146));
     // A whole NTT at a wider modulus costs more.
     let m = CeramModel::default();
-    let ntt = |w| m.step(&Step::Ntt { moduli: vec![Modulus::generic(w)], polys: 1 }, 1 << 14).unwrap().0;
+    let ntt = |w| m.step(&Step::Ntt { moduli: vec![Modulus::generic(w)].into(), polys: 1 }, 1 << 14).unwrap().0;
     assert!(ntt(221) > ntt(147) && ntt(147) > ntt(60));
 }
 
