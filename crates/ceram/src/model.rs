@@ -22,8 +22,8 @@ use serde::Serialize;
 use crate::isa::{Latencies, MicroOp};
 use crate::lowering::{counts, lower};
 use crate::machine::{CapacityError, Machine};
-use crate::params::Modulus;
-use crate::program::{Direction, Program, Step};
+use crate::params::{Modulus, Params};
+use crate::program::{program, Direction, HomOp, Program, Step};
 
 /// Name of the model.
 pub const MODEL_NAME: &str = "ceram";
@@ -150,6 +150,11 @@ impl CeramModel {
             }
         }
         Ok(slots)
+    }
+
+    /// Prices the program of one homomorphic operation for these parameters.
+    pub fn price_op(&self, op: HomOp, params: &Params) -> Result<Cost, CapacityError> {
+        self.price(&program(op, params))
     }
 
     /// Prices a program; errors when its peak does not fit the bank or a word a row.

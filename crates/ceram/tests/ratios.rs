@@ -3,12 +3,12 @@
 
 use pimhe_ceram::model::CeramModel;
 use pimhe_ceram::params::Params;
-use pimhe_ceram::program::{program, HomOp};
+use pimhe_ceram::program::HomOp;
 
 #[test]
 fn print_table_3_and_4_ratios() {
     let m = CeramModel::default();
-    let price = |op, p: &Params| m.price(&program(op, p)).unwrap();
+    let price = |op, p: &Params| m.price_op(op, p).unwrap();
     for (name, mk) in [("A", Params::case_a as fn(bool) -> Params), ("B", Params::case_b), ("C", Params::case_c)] {
         for op in [HomOp::Multiply, HomOp::Decrypt, HomOp::Encrypt] {
             let with = price(op, &mk(true));
