@@ -237,3 +237,39 @@ fn powers_of_two_are_excluded_from_fermat_halving() {
     assert!(std::panic::catch_unwind(|| q.halve(&Wide::ONE)).is_err());
     assert_eq!(q.mul(&Wide::from_u64(255), &Wide::from_u64(255)), Wide::ONE);
 }
+
+/// Algorithm 1 on special bases: [round(t x / q)]_t for x = Delta m + e with noise up to a
+/// quarter of Delta, against num-bigint.
+#[test]
+fn decryption_scaling_recovers_the_message() {
+    use pimhe_math::special::DecryptScaler;
+    for (base, t, gamma) in [
+        (SpecialBase::balanced(146).unwrap(), 65537u64, (1u64 << 61) - 1),
+        (SpecialBase::fermat_chain(110, 1).unwrap(), 65537, (1 << 61) - 1),
+        (SpecialBase::balanced(8).unwrap(), 7, (1 << 61) - 1),
+        // 2^61 - 1 is in this Q; 2^31 - 1 is coprime to it.
+        (SpecialBase::balanced(61).unwrap(), 5, (1 << 31) - 1),
+    ] {
+        let dec = DecryptScaler::new(&base, t, gamma).unwrap();
+        let ms = moduli_big(&base);
+        let q = q_of(&ms);
+        let delta = &q / t;
+        let mut r = rng(t);
+        let noise_bound = &delta / 4u32;
+        for k in 0..200u64 {
+            let m = BigUint::from(k % t);
+            let e = random_below(&mut r, &noise_bound);
+            // Both signs of noise.
+            let x = if k % 2 == 0 { (&delta * &m + &e) % &q } else { (&delta * &m + &q - &e) % &q };
+            let res: Vec<Wide> = ms.iter().map(|qi| from_big(&(&x % qi))).collect();
+            // Oracle: round(t x / q) mod t.
+            let want = ((&x * t * 2u32 + &q) / (&q * 2u32)) % t;
+            assert_eq!(BigUint::from(dec.scale(&res)), want, "t = {t}, k = {k}");
+            assert_eq!(want, m);
+        }
+    }
+    assert!(DecryptScaler::new(&SpecialBase::balanced(8).unwrap(), 1, 97).is_err());
+    let err = DecryptScaler::new(&SpecialBase::balanced(8).unwrap(), 17, 97).unwrap_err().to_string();
+    assert!(err.contains("coprime"), "17 divides 255: {err}");
+    assert!(DecryptScaler::new(&SpecialBase::balanced(8).unwrap(), 7, 257).is_err(), "gamma in Q");
+}
