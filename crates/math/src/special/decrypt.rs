@@ -3,9 +3,10 @@
 //! multiplication done by the shift forms of section 3.4.
 
 use super::arith::WideArith;
+use super::barrett::BarrettModulus;
 use super::base::SpecialBase;
 use super::fastbconv::FastBConv;
-use super::wide::Wide;
+use super::wide::{mask_of, Wide};
 use crate::error::{MathError, Result};
 
 /// Precomputed constants of Algorithm 1 for a special base Q, a plaintext modulus t and a
@@ -33,6 +34,10 @@ pub struct DecryptScaler {
     neg_q_inv_gamma: u64,
     /// |gamma^-1|_t.
     gamma_inv_t: u64,
+    /// |-gamma|_t.
+    gamma_neg_t: u64,
+    t_mod: BarrettModulus,
+    gamma_mod: BarrettModulus,
 }
 
 impl DecryptScaler {
@@ -59,23 +64,37 @@ impl DecryptScaler {
         let neg_q_inv_t = (t - inv(q_mod(t), t)?) % t;
         let neg_q_inv_gamma = (gamma - inv(q_mod(gamma), gamma)?) % gamma;
         let gamma_inv_t = inv(gamma % t, t)?;
-        Ok(Self { base: base.clone(), t, gamma, gamma_t_mod_q, conv, neg_q_inv_t, neg_q_inv_gamma, gamma_inv_t })
+        Ok(Self {
+            base: base.clone(),
+            t,
+            gamma,
+            gamma_t_mod_q,
+            conv,
+            neg_q_inv_t,
+            neg_q_inv_gamma,
+            gamma_inv_t,
+            gamma_neg_t: (t - gamma % t) % t,
+            t_mod: BarrettModulus::new(Wide::from_u64(t))?,
+            gamma_mod: BarrettModulus::new(Wide::from_u64(gamma))?,
+        })
     }
 
     /// [round(t x / q)]_t in [0, t) for one coefficient given by its residues in Q (Algorithm
     /// 1). Correct when the noise of x leaves some margin (BEHZ: gamma large against |Q|).
-    /// Branch-free in the residues: the centring of s^(gamma) is a mask, not an `if`.
+    /// Branch-free in the residues: the centring of s^(gamma) is a borrow mask, not an `if`, and
+    /// the reductions modulo t and gamma are Barrett (no hardware or software division).
     pub fn scale(&self, x: &[Wide]) -> u64 {
         let y: Vec<Wide> =
             x.iter().zip(self.base.moduli()).zip(&self.gamma_t_mod_q).map(|((xi, qi), c)| qi.mul(xi, c)).collect();
         let out = self.conv.convert_special(&y);
-        let (t, gamma) = (self.t as u128, self.gamma as u128);
-        let s_t = out[0].to_words()[0] as u128 * self.neg_q_inv_t as u128 % t;
-        let s_g = out[1].to_words()[0] as u128 * self.neg_q_inv_gamma as u128 % gamma;
-        // [s_g]_gamma = s_g - gamma when s_g > gamma / 2; modulo t that subtracts |gamma|_t.
-        let above = ((gamma / 2).wrapping_sub(s_g) >> 127) as u64; // 1 when s_g > gamma / 2
-        let s_g_t = (s_g % t + (above as u128) * (t - gamma % t)) % t;
-        ((s_t + t - s_g_t) % t * self.gamma_inv_t as u128 % t) as u64
+        let (tm, gm) = (&self.t_mod, &self.gamma_mod);
+        let s_t = tm.mul(&out[0], &Wide::from_u64(self.neg_q_inv_t));
+        let s_g = gm.mul(&out[1], &Wide::from_u64(self.neg_q_inv_gamma));
+        // [s_g]_gamma = s_g - gamma when s_g > gamma / 2; modulo t that adds t - |gamma|_t.
+        let (_, borrow) = Wide::from_u64(self.gamma / 2).borrowing_sub(&s_g, crypto_bigint::Limb::ZERO);
+        let correction = Wide::from_u64(self.gamma_neg_t).bitand(&mask_of(borrow.0 >> 63));
+        let s_g_t = tm.add(&tm.reduce(&s_g), &correction);
+        tm.mul(&tm.sub(&s_t, &s_g_t), &Wide::from_u64(self.gamma_inv_t)).to_words()[0]
     }
 }
 
