@@ -79,6 +79,16 @@ impl DecryptScaler {
         })
     }
 
+    /// The plaintext modulus t.
+    pub fn t(&self) -> u64 {
+        self.t
+    }
+
+    /// The correction modulus gamma.
+    pub fn gamma(&self) -> u64 {
+        self.gamma
+    }
+
     /// [round(t x / q)]_t in [0, t) for one coefficient given by its residues in Q (Algorithm
     /// 1). Correct when the noise of x leaves some margin (BEHZ: gamma large against |Q|).
     /// Branch-free in the residues: the centring of s^(gamma) is a borrow mask, not an `if`, and
