@@ -273,3 +273,29 @@ fn decryption_scaling_recovers_the_message() {
     assert!(err.contains("coprime"), "17 divides 255: {err}");
     assert!(DecryptScaler::new(&SpecialBase::balanced(8).unwrap(), 7, 257).is_err(), "gamma in Q");
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Random x below q for the paper's two sets: special == generic == num-bigint.
+        #[test]
+        fn fastbconv_agrees_for_random_values(words in proptest::collection::vec(any::<u32>(), 16)) {
+            for base in [SpecialBase::balanced(146).unwrap(), SpecialBase::fermat_chain(110, 1).unwrap()] {
+                let ms = moduli_big(&base);
+                let x = BigUint::from_slice(&words) % q_of(&ms);
+                let targets = [BigUint::from(65537u32), (BigUint::one() << 147u32) + 32769u32];
+                let conv = FastBConv::from_special(&base, &targets.iter().map(from_big).collect::<Vec<_>>()).unwrap();
+                let res: Vec<BigUint> = ms.iter().map(|m| &x % m).collect();
+                let wres: Vec<Wide> = res.iter().map(from_big).collect();
+                let special = conv.convert_special(&wres);
+                prop_assert_eq!(&special, &conv.convert_generic(&wres));
+                for (j, b) in targets.iter().enumerate() {
+                    prop_assert_eq!(to_big(&special[j]), oracle(&res, &ms, b));
+                }
+            }
+        }
+    }
+}
