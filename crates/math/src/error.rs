@@ -29,6 +29,12 @@ pub enum MathError {
     /// Slice lengths that do not match what the operation needs.
     #[error("length mismatch: expected {expected}, got {got} ({what})")]
     LengthMismatch { what: &'static str, expected: usize, got: usize },
+    /// A special modulus, wide modulus or moduli set that `special` does not support.
+    #[error("invalid special-moduli parameter: {0}")]
+    InvalidSpecial(String),
+    /// No negacyclic NTT of size N exists (or none could be certified) modulo a wide modulus.
+    #[error("modulus {modulus} cannot run a negacyclic NTT of size N = {n}: {reason}")]
+    NotNttFriendlyWide { modulus: String, n: usize, reason: String },
     /// The operating system refused to provide entropy.
     #[error("could not seed the CSPRNG from the operating system: {0}")]
     Entropy(String),
