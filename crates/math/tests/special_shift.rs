@@ -118,7 +118,7 @@ fn printed_algorithms_5_and_6_are_wrong_and_the_corrected_ones_are_right() {
         }
         assert!(wrong * 2 > total, "printed algorithm for {form:?}: wrong on {wrong} of {total}");
     }
-    // The concrete counterexample in the doc comment: x = 3, y = 1 modulo 2^8 - 1 gives 6, the
+    // The counterexample in shift.rs's doc comment: x = 3, y = 1 modulo 2^8 - 1 gives 6, the
     // printed Algorithm 5 returns lo - hi = 1 - 0 = 1.
     assert_eq!(printed_algorithm_5(&BigUint::from(3u32), 1, 8), BigUint::from(1u32));
     // The corrected forms: a rotation for 2^g - 1, lo - hi (negacyclic) for 2^g + 1.

@@ -31,7 +31,7 @@ impl BarrettModulus {
     /// Barrett constants for m; an error unless 2 <= m < 2^248.
     pub fn new(m: Wide) -> Result<Self> {
         let k = m.bit_width_vartime();
-        if k < 2 || k > MAX_MODULUS_BITS {
+        if !(2..=MAX_MODULUS_BITS).contains(&k) {
             return Err(MathError::InvalidSpecial(format!(
                 "a wide Barrett modulus must satisfy 2 <= m < 2^{MAX_MODULUS_BITS}; got a {k}-bit value"
             )));

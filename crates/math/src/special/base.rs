@@ -1,6 +1,14 @@
 //! Moduli sets of special moduli (section 3.2) and their CRT constants |(q/q_i)^(-1)|_{q_i}, with
 //! the shift forms that Lemma 1, Theorems 1-2, Lemma 2 (set S1) and Lemmas 3-4 (set S2) give
 //! them (section 3.4, Appendices A and B).
+//!
+//! With S2 = {q_0 = 2^m - 1, q_i = 2^(2^(i-1) m) + 1 for i = 1..=f+1} (f + 2 moduli), the
+//! constants checked against num-bigint in tests/special_fastbconv.rs are
+//! |(q/q_0)^(-1)|_{q_0} = 2^(m - (f+1)) (Lemma 3) and |(q/q_i)^(-1)|_{q_i} = 2^(2^(i-1) m - (f - i + 2))
+//! (Lemma 4). Errata in the appendix: Lemma 3's proof writes q/q_0 = (2^m + 1)(2^(2m))(2^(4m))...
+//! where each factor is 2^(2^j m) + 1; its "2^(m - (k-1))" counts k differently from section
+//! 2.3 (k + 1 moduli q_0..q_k), so we state it with f; Lemma 4's statement writes q_i =
+//! 2^(2^i m) + 1 where its proof and the set use 2^(2^(i-1) m) + 1.
 
 use crypto_bigint::Odd;
 

@@ -16,10 +16,11 @@
 //!   NTT (section 3.6, Appendix C).
 //! - [`NegacyclicMultiplier`], [`negacyclic_mul`]: exact ring products modulo a special
 //!   modulus through NTT-friendly primes.
+//! - [`DecryptScaler`]: Algorithm 1 (decryption scaling) on a special base.
 //!
-//! With FastBConv to {t, gamma} (decryption, Algorithm 1) and to Bsk u {m~} (Algorithm 2, step
-//! 2) and back from B (Shenoy-Kumaresan, step 6), these are the pieces the special-moduli
-//! variants of Algorithms 1 and 2 are built from.
+//! Algorithm 2 (multiplication) is left to the scheme layer; its pieces are here: FastBConv to
+//! Bsk u {m~} (step 2) and back from B (Shenoy-Kumaresan, step 6), the extended base, and ring
+//! products modulo Q (NegacyclicMultiplier) and modulo the B primes (WideNtt).
 //!
 //! # Security
 //!
@@ -41,6 +42,7 @@
 pub mod arith;
 pub mod barrett;
 pub mod base;
+pub mod decrypt;
 pub mod extended;
 pub mod fastbconv;
 pub mod modulus;
@@ -54,6 +56,7 @@ pub mod wide;
 pub use arith::WideArith;
 pub use barrett::BarrettModulus;
 pub use base::{BaseKind, InverseForm, SpecialBase};
+pub use decrypt::DecryptScaler;
 pub use extended::ExtendedBase;
 pub use fastbconv::FastBConv;
 pub use modulus::{SpecialForm, SpecialModulus};

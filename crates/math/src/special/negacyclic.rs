@@ -120,8 +120,8 @@ impl NegacyclicMultiplier {
                 for j in 0..moduli.len() {
                     let pj = moduli[j];
                     let mut v = residues[j][c];
-                    for l in 0..j {
-                        v = pj.mul(&pj.sub(&v, &pj.reduce(&digits[l])), &self.garner[j][l]);
+                    for (digit, inv) in digits[..j].iter().zip(&self.garner[j]) {
+                        v = pj.mul(&pj.sub(&v, &pj.reduce(digit)), inv);
                     }
                     digits[j] = v;
                 }

@@ -76,11 +76,11 @@ pub fn special_ntt_params(q: &SpecialModulus, n: usize) -> Result<NttParams> {
         }
         SpecialForm::FermatLike => {
             let nn = n as u32;
-            if g % nn == 0 {
+            if g.is_multiple_of(nn) {
                 let e = g / nn;
                 return checked(q, n, pow2(e), Some(e));
             }
-            if g % 4 == 0 && (2 * g) % nn == 0 {
+            if g.is_multiple_of(4) && (2 * g).is_multiple_of(nn) {
                 let sqrt2 = q.sub(&pow2(3 * g / 4), &pow2(g / 4));
                 let psi = q.pow(&sqrt2, &Wide::from_u64((2 * g / nn) as u64));
                 return checked(q, n, psi, None);

@@ -16,7 +16,7 @@ pub const MILLER_RABIN_ROUNDS: u32 = 40;
 
 /// The seed of the witnesses the prime search uses, so that the same parameters always give
 /// the same primes.
-pub const PRIME_SEARCH_SEED: u64 = 0x5345_4544_3030_34; // "SEED004"
+pub const PRIME_SEARCH_SEED: u64 = 0x0053_4545_4430_3034; // "SEED004" in ASCII
 
 const SMALL_PRIMES: [u64; 25] =
     [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97];

@@ -12,7 +12,8 @@
 //!   rotation of the g-bit word, `lo | hi` (the bits do not overlap) — the body printed as
 //!   Algorithm 6. Modulo 2^g + 1, 2^g = -1, so x * 2^y = lo - hi: a negacyclic rotation with one
 //!   conditional correction — the body printed as Algorithm 5 (whose else branch,
-//!   `2^g - 1 - hi + lo`, is also one short of `2^g + 1 - hi + lo`).
+//!   `2^g - 1 - hi + lo`, is also two short of `2^g + 1 - hi + lo`). A counterexample: x = 3,
+//!   y = 1 modulo 2^8 - 1: the printed Algorithm 5 returns lo - hi = 1, not 6.
 //! - Modulo 2^g + 1 the residue 2^g (= -1) has g + 1 bits; with hi = x >> (g - y) it is handled
 //!   by the same formula.
 //!

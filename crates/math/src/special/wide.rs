@@ -62,10 +62,22 @@ pub(crate) fn widen(x: &Wide) -> WideProduct {
     x.resize::<{ WideProduct::LIMBS }>()
 }
 
-/// The full 512-bit product a * b.
+/// The full 512-bit product a * b: 4 x 4 limb schoolbook on u128, no data-dependent branch
+/// (measured faster than the generic Karatsuba path of `concatenating_mul` at this size).
 #[inline(always)]
 pub(crate) fn mul_wide(a: &Wide, b: &Wide) -> WideProduct {
-    a.concatenating_mul(b)
+    let (a, b) = (a.as_words(), b.as_words());
+    let mut out = [0u64; 8];
+    for (i, &ai) in a.iter().enumerate() {
+        let mut carry = 0u128;
+        for (j, &bj) in b.iter().enumerate() {
+            let t = ai as u128 * bj as u128 + out[i + j] as u128 + carry;
+            out[i + j] = t as u64;
+            carry = t >> 64;
+        }
+        out[i + 4] = carry as u64;
+    }
+    WideProduct::from_words(out)
 }
 
 /// A wide word from little-endian 64-bit words (missing words are zero). Panics if a word
