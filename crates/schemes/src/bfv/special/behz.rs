@@ -1,7 +1,6 @@
 //! BEHZ's integer-only RNS steps on polynomials over special moduli: the extension of Q to Bsk
 //! with the small Montgomery reduction (Algorithm 2, steps 1-2), the fast floor (step 4),
-//! Shenoy-Kumaresan back to Q (step 5) and the gamma-corrected scaling of decryption
-//! (Algorithm 1). The same steps as `bfv::behz` on 30-bit primes, on wide words; FastBConv from Q
+//! Shenoy-Kumaresan back to Q (step 5). The same steps as `bfv::behz` on 30-bit primes, on wide words; FastBConv from Q
 //! takes the special path (section 3.4 of the CE-RAM B/FV paper) when the parameters are
 //! optimized.
 
@@ -10,11 +9,6 @@ use pimhe_math::special::Wide;
 use super::context::SpecialBfvContext;
 use super::ring::WidePoly;
 use crate::error::Result;
-
-/// The low 32 bits of a residue of a 32-bit modulus.
-fn small(x: &Wide) -> u32 {
-    x.to_words()[0] as u32
-}
 
 impl SpecialBfvContext {
     /// `x` over Q to Bsk: FastBConv of m~ x into Bsk u {m~} carries an overflow alpha q
@@ -68,28 +62,9 @@ impl SpecialBfvContext {
             .iter()
             .zip(converted)
             .zip(&c.neg_mb_q)
-            .map(|((m, ci), neg_mb)| ci.iter().zip(&alpha).map(|(v, a)| m.add(v, &m.mul(&m.reduce(a), neg_mb))).collect())
-            .collect())
-    }
-
-    /// Algorithm 1 with the gamma correction: `v` = c0 + c1 s (+ c2 s^2) over Q to
-    /// [round(t v / q)]_t per coefficient, with the largest |e| = gamma |[t v]_q| / q (up to
-    /// |Q| + 1) that measures the noise.
-    pub(crate) fn scale_to_plain(&self, v: &WidePoly) -> Result<(Vec<u32>, u64)> {
-        let c = &self.consts;
-        let converted = self.q_to_t_gamma.convert_poly(&self.q.mul_constants(v, &c.gamma_t_q))?;
-        let (t, gamma) = (&self.t, &self.gamma);
-        let mut largest_error = 0u64;
-        let message = converted[0]
-            .iter()
-            .zip(&converted[1])
-            .map(|(x_t, x_gamma)| {
-                let s_t = t.mul(small(x_t), c.neg_q_inv_t);
-                let error = gamma.center(gamma.mul(small(x_gamma), c.neg_q_inv_gamma));
-                largest_error = largest_error.max(error.unsigned_abs());
-                t.mul(t.sub(s_t, t.reduce_i64(error)), c.gamma_inv_t)
+            .map(|((m, ci), neg_mb)| {
+                ci.iter().zip(&alpha).map(|(v, a)| m.add(v, &m.mul(&m.reduce(a), neg_mb))).collect()
             })
-            .collect();
-        Ok((message, largest_error))
+            .collect())
     }
 }

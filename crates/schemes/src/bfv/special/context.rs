@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use pimhe_math::special::{BarrettModulus, ExtendedBase, FastBConv, Wide};
-use pimhe_math::{ntt_primes, Modulus};
+use pimhe_math::special::{BarrettModulus, DecryptScaler, ExtendedBase, FastBConv, Wide};
+use pimhe_math::Modulus;
 
 use super::params::SpecialBfvParameters;
 use super::ring::{to_big, to_wide, WideBasis, WideModulus};
@@ -32,12 +32,12 @@ pub struct SpecialBfvContext {
     pub(crate) bsk: WideBasis,
     pub(crate) mtilde: WideModulus,
     pub(crate) t: Modulus,
-    pub(crate) gamma: Modulus,
-    /// Q -> Bsk u {m~} (extension), Q -> Bsk (fast floor), Q -> {t, gamma} (decryption):
-    /// special when the parameters are optimized, generic otherwise.
+    /// Q -> Bsk u {m~} (extension) and Q -> Bsk (fast floor): special when the parameters are
+    /// optimized, generic otherwise.
     pub(crate) q_to_bsk_mtilde: FastBConv,
     pub(crate) q_to_bsk: FastBConv,
-    pub(crate) q_to_t_gamma: FastBConv,
+    /// Algorithm 1's scaling through {t, gamma}.
+    pub(crate) decryption: DecryptScaler,
     /// B -> Q u {m_sk} (Shenoy-Kumaresan; B is not special, so always generic).
     pub(crate) b_to_q_msk: FastBConv,
     pub(crate) consts: Constants,
@@ -61,11 +61,6 @@ pub(crate) struct Constants {
     /// M_B^-1 mod m_sk and -M_B mod q_i (Shenoy-Kumaresan).
     pub(crate) mb_inv_msk: Wide,
     pub(crate) neg_mb_q: Vec<Wide>,
-    /// gamma t mod q_i, -q^-1 mod t and mod gamma, gamma^-1 mod t (decryption).
-    pub(crate) gamma_t_q: Vec<Wide>,
-    pub(crate) neg_q_inv_t: u32,
-    pub(crate) neg_q_inv_gamma: u32,
-    pub(crate) gamma_inv_t: u32,
     /// floor(q/t) mod q_i and q mod t (encryption's round(q m / t)).
     pub(crate) delta_q: Vec<Wide>,
     pub(crate) q_mod_t: u64,
@@ -73,8 +68,13 @@ pub(crate) struct Constants {
     pub(crate) q_hat_q: Vec<Wide>,
 }
 
+/// Algorithm 1's correction modulus: the Mersenne prime 2^61 - 1, coprime to t and (checked by
+/// [`DecryptScaler::new`]) to Q; its 61 bits measure the noise to 2^-61 of q.
+const GAMMA: u64 = (1 << 61) - 1;
+
 fn inverse(x: &BigUint, m: &BigUint, what: &str) -> Result<BigUint> {
-    x.modinv(m).ok_or_else(|| SchemeError::InvalidParameters(format!("{what} is not invertible: bases must be coprime")))
+    x.modinv(m)
+        .ok_or_else(|| SchemeError::InvalidParameters(format!("{what} is not invertible: bases must be coprime")))
 }
 
 impl SpecialBfvContext {
@@ -93,17 +93,10 @@ impl SpecialBfvContext {
 
         let q_values: Vec<Wide> = base.moduli().iter().map(|m| *m.value()).collect();
         let q_big = q_values.iter().fold(BigUint::from(1u32), |acc, m| acc * to_big(m));
-        // gamma: a 30-bit prime other than t and coprime to q.
-        let gamma_value = ntt_primes(30, n.max(16), 8, &[t_value])?
-            .into_iter()
-            .find(|&p| (&q_big % p) != BigUint::from(0u32))
-            .ok_or_else(|| SchemeError::InvalidParameters("no 30-bit prime coprime to q for gamma".into()))?;
         let t = Modulus::new(t_value as u64)?;
-        let gamma = Modulus::new(gamma_value as u64)?;
 
         let mut bsk_mtilde = bsk_values.clone();
         bsk_mtilde.push(*mtilde.value());
-        let t_gamma = [Wide::from_u64(t_value as u64), Wide::from_u64(gamma_value as u64)];
         let from_q = |to: &[Wide]| -> Result<FastBConv> {
             Ok(if params.optimized() { FastBConv::from_special(base, to)? } else { FastBConv::new(&q_values, to)? })
         };
@@ -114,20 +107,15 @@ impl SpecialBfvContext {
         let mtilde_big = to_big(mtilde.value());
         let msk_big = to_big(extended.m_sk());
         let mb_big = extended.b().iter().fold(BigUint::from(1u32), |acc, b| acc * to_big(b));
-        let (t_big, gamma_big) = (BigUint::from(t_value), BigUint::from(gamma_value));
-        let residues_q = |x: &BigUint| q.moduli().iter().map(|m| m.from_big(x)).collect::<Vec<_>>();
-        let residues_bsk = |x: &BigUint| bsk.moduli().iter().map(|m| m.from_big(x)).collect::<Vec<_>>();
+        let t_big = BigUint::from(t_value);
+        let residues_q = |x: &BigUint| q.moduli().iter().map(|m| m.residue_of(x)).collect::<Vec<_>>();
+        let residues_bsk = |x: &BigUint| bsk.moduli().iter().map(|m| m.residue_of(x)).collect::<Vec<_>>();
         let inverses_bsk = |x: &BigUint, what: &str| -> Result<Vec<Wide>> {
             bsk.moduli().iter().map(|m| Ok(to_wide(&inverse(x, &to_big(m.value()), what)?))).collect()
         };
         let mtilde_inv_bsk = inverses_bsk(&mtilde_big, "m~ modulo Bsk")?;
-        let q_mtilde_inv_bsk = bsk
-            .moduli()
-            .iter()
-            .zip(&mtilde_inv_bsk)
-            .map(|(m, inv)| m.mul(&m.from_big(&q_big), inv))
-            .collect();
-        let small = |x: BigUint| -> u32 { u32::try_from(x).expect("below a 32-bit modulus") };
+        let q_mtilde_inv_bsk =
+            bsk.moduli().iter().zip(&mtilde_inv_bsk).map(|(m, inv)| m.mul(&m.residue_of(&q_big), inv)).collect();
         let neg = |x: &BigUint, m: &BigUint| (m - x % m) % m;
         let consts = Constants {
             mtilde_q: residues_q(&mtilde_big),
@@ -138,19 +126,15 @@ impl SpecialBfvContext {
             t_q: residues_q(&t_big),
             t_bsk: residues_bsk(&t_big),
             mb_inv_msk: to_wide(&inverse(&mb_big, &msk_big, "M_B modulo m_sk")?),
-            neg_mb_q: q.moduli().iter().map(|m| m.from_big(&neg(&mb_big, &to_big(m.value())))).collect(),
-            gamma_t_q: residues_q(&(&gamma_big * &t_big)),
-            neg_q_inv_t: small(neg(&inverse(&q_big, &t_big, "q modulo t")?, &t_big)),
-            neg_q_inv_gamma: small(neg(&inverse(&q_big, &gamma_big, "q modulo gamma")?, &gamma_big)),
-            gamma_inv_t: small(inverse(&gamma_big, &t_big, "gamma modulo t")?),
+            neg_mb_q: q.moduli().iter().map(|m| m.residue_of(&neg(&mb_big, &to_big(m.value())))).collect(),
             delta_q: residues_q(&(&q_big / &t_big)),
-            q_mod_t: u64::from(small(&q_big % &t_big)),
+            q_mod_t: u64::try_from(&q_big % &t_big).expect("below t"),
             q_hat_q: q
                 .moduli()
                 .iter()
                 .map(|m| {
                     let qi = to_big(m.value());
-                    m.from_big(&((&q_big / &qi) % &qi))
+                    m.residue_of(&((&q_big / &qi) % &qi))
                 })
                 .collect(),
         };
@@ -158,13 +142,12 @@ impl SpecialBfvContext {
             plain: PlainSpace::new(n, t_value)?,
             q_to_bsk_mtilde: from_q(&bsk_mtilde)?,
             q_to_bsk: from_q(&bsk_values)?,
-            q_to_t_gamma: from_q(&t_gamma)?,
+            decryption: DecryptScaler::new(base, t_value as u64, GAMMA)?,
             b_to_q_msk,
             q,
             bsk,
             mtilde,
             t,
-            gamma,
             consts,
             params,
         }))
@@ -183,11 +166,6 @@ impl SpecialBfvContext {
     /// The extended base's moduli (B then m_sk) and m~.
     pub fn extended_moduli(&self) -> (Vec<Wide>, Wide) {
         (self.bsk.moduli().iter().map(|m| *m.value()).collect(), *self.mtilde.value())
-    }
-
-    /// gamma, the decryption's correction modulus.
-    pub fn gamma(&self) -> u32 {
-        self.gamma.value()
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use pimhe_math::special::Wide;
 use pimhe_math::{GaussianTable, Sampler};
 use zeroize::Zeroizing;
 
@@ -26,6 +27,12 @@ impl Ciphertext {
     pub fn size(&self) -> usize {
         self.components.len()
     }
+
+    /// The components' residues: `components()[k][i][c]` is coefficient c of component k modulo
+    /// the i-th modulus of Q.
+    pub fn components(&self) -> &[Vec<Vec<Wide>>] {
+        &self.components
+    }
 }
 
 /// Encrypts a plaintext with the public key: (round(q m / t) + p0 u + e1, p1 u + e2).
@@ -34,10 +41,10 @@ pub fn encrypt(key: &PublicKey, plain: &Plaintext, sampler: &mut Sampler) -> Res
     plain.check(&ctx.plain)?;
     let q = &ctx.q;
     let n = ctx.params.degree();
-    let u = Zeroizing::new(q.from_signed(&Zeroizing::new(sampler.ternary(n))));
+    let u = Zeroizing::new(q.small(&Zeroizing::new(sampler.ternary(n))));
     let gaussian = GaussianTable::default();
-    let e1 = Zeroizing::new(q.from_signed(&Zeroizing::new(sampler.gaussian(&gaussian, n))));
-    let e2 = Zeroizing::new(q.from_signed(&Zeroizing::new(sampler.gaussian(&gaussian, n))));
+    let e1 = Zeroizing::new(q.small(&Zeroizing::new(sampler.gaussian(&gaussian, n))));
+    let e2 = Zeroizing::new(q.small(&Zeroizing::new(sampler.gaussian(&gaussian, n))));
     let mut c0 = q.mul(&key.p0, &u);
     q.add_assign(&mut c0, &e1);
     q.add_assign(&mut c0, &scaled_message(ctx, plain));
@@ -56,8 +63,8 @@ fn scaled_message(ctx: &SpecialBfvContext, plain: &Plaintext) -> Zeroizing<WideP
     );
     let message: Zeroizing<Vec<i64>> = Zeroizing::new(plain.coefficients().iter().map(|&m| m as i64).collect());
     let q = &ctx.q;
-    let mut scaled = Zeroizing::new(q.mul_constants(&q.from_signed(&message), &c.delta_q));
-    q.add_assign(&mut scaled, &q.from_signed(&rounding));
+    let mut scaled = Zeroizing::new(q.mul_constants(&q.small(&message), &c.delta_q));
+    q.add_assign(&mut scaled, &q.small(&rounding));
     scaled
 }
 
@@ -74,8 +81,20 @@ pub fn decrypt(key: &SecretKey, ct: &Ciphertext) -> Result<Plaintext> {
         let product = Zeroizing::new(q.mul(&v, &s));
         *v = q.add(&product, component);
     }
-    let (message, largest_error) = ctx.scale_to_plain(&v)?;
-    if largest_error > ctx.gamma.value() as u64 / 4 {
+    let scaler = &ctx.decryption;
+    let mut column = Zeroizing::new(vec![Wide::ZERO; v.len()]);
+    let mut largest_error = 0;
+    let mut message = Vec::with_capacity(v[0].len());
+    for c in 0..v[0].len() {
+        for (slot, limb) in column.iter_mut().zip(v.iter()) {
+            *slot = limb[c];
+        }
+        let scaled = scaler.scale_measured(&column, ctx.params.optimized());
+        largest_error = largest_error.max(scaled.error);
+        message.push(scaled.message as u32);
+    }
+    // Less than one bit of budget left (|[t v]_q| > q/4): too close to wrapping to trust.
+    if largest_error > scaler.gamma() / 4 {
         return Err(SchemeError::NoiseBudgetExhausted { index: 0 });
     }
     Ok(Plaintext::from_coefficients(message))
@@ -98,14 +117,20 @@ fn check_pair(a: &Ciphertext, b: &Ciphertext, operation: &'static str, expected:
 pub fn add(a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
     check_pair(a, b, "add", None)?;
     let q = &a.ctx.q;
-    Ok(Ciphertext { ctx: a.ctx.clone(), components: a.components.iter().zip(&b.components).map(|(x, y)| q.add(x, y)).collect() })
+    Ok(Ciphertext {
+        ctx: a.ctx.clone(),
+        components: a.components.iter().zip(&b.components).map(|(x, y)| q.add(x, y)).collect(),
+    })
 }
 
 /// a - b, component-wise.
 pub fn sub(a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
     check_pair(a, b, "sub", None)?;
     let q = &a.ctx.q;
-    Ok(Ciphertext { ctx: a.ctx.clone(), components: a.components.iter().zip(&b.components).map(|(x, y)| q.sub(x, y)).collect() })
+    Ok(Ciphertext {
+        ctx: a.ctx.clone(),
+        components: a.components.iter().zip(&b.components).map(|(x, y)| q.sub(x, y)).collect(),
+    })
 }
 
 /// The tensor (x0 y0, x0 y1 + x1 y0, x1 y1) over one basis, with Karatsuba's three products.
@@ -157,7 +182,7 @@ pub fn relinearize(ct: &Ciphertext, key: &RelinKey) -> Result<Ciphertext> {
 impl SpecialBfvContext {
     /// D_i = |x (q/q_i)^-1|_{q_i} for the residues `x` of c2 modulo q_i: the shift form of
     /// section 3.4 when optimized, a Barrett multiply otherwise (the same values).
-    fn digit(&self, i: usize, x: &[pimhe_math::special::Wide]) -> Vec<pimhe_math::special::Wide> {
+    fn digit(&self, i: usize, x: &[Wide]) -> Vec<Wide> {
         let base = self.params.base();
         if self.params.optimized() {
             x.iter().map(|v| base.scale_by_q_hat_inv(i, v)).collect()

@@ -43,7 +43,7 @@ pub struct RelinKey {
 fn rlwe_sample(ctx: &SpecialBfvContext, s: &WidePoly, sampler: &mut Sampler) -> (WidePoly, WidePoly) {
     let a = ctx.q.uniform(sampler);
     let e = Zeroizing::new(sampler.gaussian(&GaussianTable::default(), ctx.params.degree()));
-    let e_q = Zeroizing::new(ctx.q.from_signed(&e));
+    let e_q = Zeroizing::new(ctx.q.small(&e));
     let mut b = ctx.q.mul(&a, s);
     ctx.q.add_assign(&mut b, &e_q);
     (ctx.q.neg(&b), a)
@@ -58,7 +58,7 @@ impl SecretKey {
 
     /// s over Q (secret: the caller wipes it).
     pub(crate) fn residues(&self) -> Zeroizing<WidePoly> {
-        Zeroizing::new(self.ctx.q.from_signed(&self.coefficients))
+        Zeroizing::new(self.ctx.q.small(&self.coefficients))
     }
 
     /// The public key of this secret.

@@ -135,7 +135,7 @@ impl SpecialBfvParameters {
                 "ring degree {degree} is not allowed: use a power of two from 16"
             )));
         }
-        if plain_modulus < 2 || (plain_modulus as u64 - 1) % (2 * degree as u64) != 0 {
+        if plain_modulus < 2 || !(plain_modulus as u64 - 1).is_multiple_of(2 * degree as u64) {
             return Err(SchemeError::InvalidParameters(format!(
                 "plaintext modulus {plain_modulus} is not allowed: use a prime t = 1 mod 2N = {} (batching)",
                 2 * degree
@@ -149,14 +149,7 @@ impl SpecialBfvParameters {
                 )));
             }
         }
-        Ok(Self {
-            degree,
-            plain_modulus,
-            base,
-            optimized,
-            products: ProductMethod::default(),
-            insecure_allowed: false,
-        })
+        Ok(Self { degree, plain_modulus, base, optimized, products: ProductMethod::default(), insecure_allowed: false })
     }
 
     /// The same parameters computing products modulo Q by `method`; [`ProductMethod::NttModuloQ`]
@@ -231,7 +224,11 @@ impl SpecialBfvParameters {
 
     /// The bit length of q = prod q_i (438 for the balanced set at g = 146, 440 for case C).
     pub fn log_q(&self) -> u32 {
-        let q = self.base.moduli().iter().fold(num_bigint::BigUint::from(1u32), |acc, m| acc * super::ring::to_big(m.value()));
+        let q = self
+            .base
+            .moduli()
+            .iter()
+            .fold(num_bigint::BigUint::from(1u32), |acc, m| acc * super::ring::to_big(m.value()));
         q.bits() as u32
     }
 }

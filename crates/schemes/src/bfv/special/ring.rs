@@ -4,16 +4,17 @@
 
 use num_bigint::BigUint;
 use pimhe_math::special::{
-    wide::{wide_from_u64_words, wide_to_u64_words}, BarrettModulus, NegacyclicMultiplier, SpecialModulus, Wide, WideArith,
-    WideNtt,
+    wide::{wide_from_u64_words, wide_to_u64_words},
+    BarrettModulus, NegacyclicMultiplier, SpecialModulus, Wide, WideArith, WideNtt,
 };
 use pimhe_math::Sampler;
+use rayon::prelude::*;
 
 use super::params::ProductMethod;
 use crate::error::Result;
 
 /// Seed of the root search of the wide NTT tables (public constants, not secrets).
-const ROOT_SEED: u64 = 0x5350_4543_4941_4c;
+const ROOT_SEED: u64 = 0x0053_5045_4349_414c;
 
 /// A wide word from a big integer below 2^256 (precomputation only).
 pub(crate) fn to_wide(x: &BigUint) -> Wide {
@@ -67,7 +68,7 @@ impl WideModulus {
     }
 
     /// A signed integer modulo m.
-    pub(crate) fn from_i64(&self, x: i64) -> Wide {
+    pub(crate) fn signed(&self, x: i64) -> Wide {
         let magnitude = self.reduce(&Wide::from_u64(x.unsigned_abs()));
         // Both branches are computed: x is secret for keys and errors.
         let negated = self.arith().neg(&magnitude);
@@ -77,7 +78,7 @@ impl WideModulus {
     }
 
     /// A big integer modulo m (precomputation only).
-    pub(crate) fn from_big(&self, x: &BigUint) -> Wide {
+    pub(crate) fn residue_of(&self, x: &BigUint) -> Wide {
         to_wide(&(x % to_big(self.value())))
     }
 }
@@ -107,7 +108,12 @@ pub(crate) type WidePoly = Vec<Vec<Wide>>;
 impl WideBasis {
     /// A basis of special moduli (Q): reduced by shifts and adds when `optimized`, by Barrett
     /// otherwise; products by `method`.
-    pub(crate) fn special(moduli: &[SpecialModulus], degree: usize, optimized: bool, method: ProductMethod) -> Result<Self> {
+    pub(crate) fn special(
+        moduli: &[SpecialModulus],
+        degree: usize,
+        optimized: bool,
+        method: ProductMethod,
+    ) -> Result<Self> {
         let products = moduli
             .iter()
             .map(|m| {
@@ -115,13 +121,17 @@ impl WideBasis {
                     ProductMethod::ExactThroughPrimes => {
                         ProductTable::Exact(Box::new(NegacyclicMultiplier::new(m.clone(), degree)?))
                     }
-                    ProductMethod::NttModuloQ => ProductTable::Special(Box::new(WideNtt::for_special(m.clone(), degree)?)),
+                    ProductMethod::NttModuloQ => {
+                        ProductTable::Special(Box::new(WideNtt::for_special(m.clone(), degree)?))
+                    }
                 })
             })
             .collect::<Result<Vec<_>>>()?;
         let moduli = moduli
             .iter()
-            .map(|m| if optimized { WideModulus::Special(m.clone()) } else { WideModulus::Barrett(m.barrett().clone()) })
+            .map(
+                |m| if optimized { WideModulus::Special(m.clone()) } else { WideModulus::Barrett(m.barrett().clone()) },
+            )
             .collect();
         Ok(Self { moduli, products, degree })
     }
@@ -152,8 +162,8 @@ impl WideBasis {
     }
 
     /// A polynomial of small signed integers.
-    pub(crate) fn from_signed(&self, values: &[i64]) -> WidePoly {
-        self.moduli.iter().map(|m| values.iter().map(|&v| m.from_i64(v)).collect()).collect()
+    pub(crate) fn small(&self, values: &[i64]) -> WidePoly {
+        self.moduli.iter().map(|m| values.iter().map(|&v| m.signed(v)).collect()).collect()
     }
 
     /// A uniformly random polynomial (rejection sampling per residue).
@@ -202,19 +212,15 @@ impl WideBasis {
 
     /// a times one constant per modulus (`constants[i]` reduced modulo the i-th modulus).
     pub(crate) fn mul_constants(&self, a: &WidePoly, constants: &[Wide]) -> WidePoly {
-        self.moduli
-            .iter()
-            .zip(a)
-            .zip(constants)
-            .map(|((m, x), c)| x.iter().map(|x| m.mul(x, c)).collect())
-            .collect()
+        self.moduli.iter().zip(a).zip(constants).map(|((m, x), c)| x.iter().map(|x| m.mul(x, c)).collect()).collect()
     }
 
     /// a * b in Z_m[X]/(X^N + 1) for every modulus m.
     pub(crate) fn mul(&self, a: &WidePoly, b: &WidePoly) -> WidePoly {
+        // One product per modulus, each tens of milliseconds at N = 2^14: worth a thread each.
         self.products
-            .iter()
-            .zip(a.iter().zip(b))
+            .par_iter()
+            .zip(a.par_iter().zip(b.par_iter()))
             .map(|(table, (x, y))| match table {
                 ProductTable::Prime(ntt) => ntt.multiply(x, y),
                 ProductTable::Special(ntt) => ntt.multiply(x, y),
@@ -224,6 +230,10 @@ impl WideBasis {
     }
 
     fn zip(&self, a: &WidePoly, b: &WidePoly, op: fn(&WideModulus, &Wide, &Wide) -> Wide) -> WidePoly {
-        self.moduli.iter().zip(a.iter().zip(b)).map(|(m, (x, y))| x.iter().zip(y).map(|(x, y)| op(m, x, y)).collect()).collect()
+        self.moduli
+            .iter()
+            .zip(a.iter().zip(b))
+            .map(|(m, (x, y))| x.iter().zip(y).map(|(x, y)| op(m, x, y)).collect())
+            .collect()
     }
 }
