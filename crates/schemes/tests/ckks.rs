@@ -125,7 +125,7 @@ fn encrypt_decrypt_and_linear_operations_match_plaintext() {
     let encoder = Encoder::new(&f.ctx);
     let plain = encoder.encode(&m, f.ctx.default_scale()).unwrap();
     assert_close(
-        &f.decrypt(&ev.add_plain(&cx, &[plain.clone()]).unwrap()),
+        &f.decrypt(&ev.add_plain(&cx, std::slice::from_ref(&plain)).unwrap()),
         &map(&x, |k, i| x[k][i] + m[i]),
         1e-6,
         "add_plain",

@@ -90,22 +90,44 @@ impl DecryptScaler {
     }
 
     /// [round(t x / q)]_t in [0, t) for one coefficient given by its residues in Q (Algorithm
-    /// 1). Correct when the noise of x leaves some margin (BEHZ: gamma large against |Q|).
-    /// Branch-free in the residues: the centring of s^(gamma) is a borrow mask, not an `if`, and
-    /// the reductions modulo t and gamma are Barrett (no hardware or software division).
+    /// 1), by the special FastBConv. Correct when the noise of x leaves some margin (BEHZ: gamma
+    /// large against |Q|). Branch-free in the residues: the centring of s^(gamma) is a borrow
+    /// mask, not an `if`, and the reductions modulo t and gamma are Barrett (no hardware or
+    /// software division).
     pub fn scale(&self, x: &[Wide]) -> u64 {
+        self.scale_measured(x, true).message
+    }
+
+    /// [`Self::scale`] with the noise measurement, by the special FastBConv (`special`) or the
+    /// generic one (the same result). The error |e| = |[s^(gamma)]_gamma| is gamma |[t x]_q| / q
+    /// up to |Q| + 1: the invariant noise as a fraction of q, to log2(gamma) bits.
+    pub fn scale_measured(&self, x: &[Wide], special: bool) -> Scaled {
         let y: Vec<Wide> =
             x.iter().zip(self.base.moduli()).zip(&self.gamma_t_mod_q).map(|((xi, qi), c)| qi.mul(xi, c)).collect();
-        let out = self.conv.convert_special(&y);
+        let out = if special { self.conv.convert_special(&y) } else { self.conv.convert_generic(&y) };
         let (tm, gm) = (&self.t_mod, &self.gamma_mod);
         let s_t = tm.mul(&out[0], &Wide::from_u64(self.neg_q_inv_t));
         let s_g = gm.mul(&out[1], &Wide::from_u64(self.neg_q_inv_gamma));
         // [s_g]_gamma = s_g - gamma when s_g > gamma / 2; modulo t that adds t - |gamma|_t.
         let (_, borrow) = Wide::from_u64(self.gamma / 2).borrowing_sub(&s_g, crypto_bigint::Limb::ZERO);
-        let correction = Wide::from_u64(self.gamma_neg_t).bitand(&mask_of(borrow.0 >> 63));
+        let above_half = mask_of(borrow.0 >> 63);
+        let correction = Wide::from_u64(self.gamma_neg_t).bitand(&above_half);
         let s_g_t = tm.add(&tm.reduce(&s_g), &correction);
-        tm.mul(&tm.sub(&s_t, &s_g_t), &Wide::from_u64(self.gamma_inv_t)).to_words()[0]
+        let message = tm.mul(&tm.sub(&s_t, &s_g_t), &Wide::from_u64(self.gamma_inv_t)).to_words()[0];
+        // |[s_g]_gamma|: gamma - s_g above gamma / 2, s_g below (selected by the same mask).
+        let magnitude =
+            Wide::from_u64(self.gamma).wrapping_sub(&s_g).bitand(&above_half).bitor(&s_g.bitand(&!above_half));
+        Scaled { message, error: magnitude.to_words()[0] }
     }
+}
+
+/// One coefficient scaled by Algorithm 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scaled {
+    /// [round(t x / q)]_t.
+    pub message: u64,
+    /// |e| = gamma |[t x]_q| / q up to |Q| + 1.
+    pub error: u64,
 }
 
 /// v mod m for a wide v and m < 2^62 (Horner over the 64-bit words; constants only).

@@ -56,7 +56,7 @@ pub mod wide;
 pub use arith::WideArith;
 pub use barrett::BarrettModulus;
 pub use base::{BaseKind, InverseForm, SpecialBase};
-pub use decrypt::DecryptScaler;
+pub use decrypt::{DecryptScaler, Scaled};
 pub use extended::ExtendedBase;
 pub use fastbconv::FastBConv;
 pub use modulus::{SpecialForm, SpecialModulus};

@@ -39,6 +39,7 @@ mod context;
 mod decryptor;
 mod evaluator;
 mod params;
+pub mod special;
 
 pub use crate::encoder::{BatchEncoder, Plaintext};
 pub use context::BfvContext;
