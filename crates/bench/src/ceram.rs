@@ -608,9 +608,8 @@ fn seal_column(
         Ok(o) => o,
         Err(e) => return unavailable(format!("n/a: cannot run {}: {e}", python.display())),
     };
-    let last = |bytes: &[u8]| {
-        String::from_utf8_lossy(bytes).lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").to_string()
-    };
+    let last =
+        |bytes: &[u8]| String::from_utf8_lossy(bytes).lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").to_string();
     if !output.status.success() {
         return unavailable(format!("n/a: peer_seal.py failed: {}", last(&output.stderr)));
     }
