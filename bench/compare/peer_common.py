@@ -227,7 +227,8 @@ def ckks_targets(items):
     return targets
 
 
-def parse_args(description):
+def parse_args(description, extra=None):
+    """The peers' shared flags; `extra(parser)` adds a peer's own before parsing."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--n", type=int, nargs="+", required=True, help="ring degrees")
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds per operation")
@@ -250,6 +251,8 @@ def parse_args(description):
         help="pimhe's CKKS preset per ring degree (from its JSON), and K, the ciphertexts of the batch "
         "over which the precision after one multiply is measured",
     )
+    if extra is not None:
+        extra(parser)
     args = parser.parse_args()
     args.ckks = ckks_targets(args.ckks)
     args.match_log_q = {int(n): int(bits) for n, bits in (item.split(":") for item in args.match_log_q)}

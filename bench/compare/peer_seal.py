@@ -9,6 +9,12 @@ BGV is SCHEME_TYPE 3 in SEAL 4.x; TenSEAL's enum binding predates it and lacks t
 the value is built from its number (the bundled library accepts it: the context validates and
 the product below is checked).
 
+Two options serve `pimhe bench reproduce ceram` (run.py passes neither): --coeff-bits N:B1,B2,...
+sets the coefficient modulus at N explicitly (CoeffModulus.Create(N, [B1, B2, ...]), the last
+prime the special prime, SEAL's own 128-bit check) instead of BFVDefault; --bfv-ops all times
+BFV's encrypt, decrypt, add, sub and multiply + relin (each result decrypted and checked once)
+instead of multiply + relin alone.
+
 SEAL keeps BGV ciphertexts in NTT form, so the NTT and inverse NTT are timed with
 Evaluator.transform_to_ntt_inplace / transform_from_ntt_inplace on a fresh BFV ciphertext
 (coefficient form) under the same coefficient modulus.
@@ -56,10 +62,17 @@ CKKS = seal.SCHEME_TYPE.CKKS
 SEAL_MAX_N = 32768
 
 
+# --coeff-bits: explicit coefficient-modulus bit sizes per N (the last prime is the special prime).
+COEFF_BITS = {}
+
+
 def context(n, scheme):
     parms = seal.EncryptionParameters(scheme)
     parms.set_poly_modulus_degree(n)
-    parms.set_coeff_modulus(seal.CoeffModulus.BFVDefault(n, seal.SEC_LEVEL_TYPE.TC128))
+    if n in COEFF_BITS:
+        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, COEFF_BITS[n]))
+    else:
+        parms.set_coeff_modulus(seal.CoeffModulus.BFVDefault(n, seal.SEC_LEVEL_TYPE.TC128))
     parms.set_plain_modulus(seal.Modulus(PLAIN_MODULUS))
     ctx = seal.SEALContext(parms, True, seal.SEC_LEVEL_TYPE.TC128)
     if not ctx.parameters_set():
@@ -113,6 +126,16 @@ class Client:
         self.evaluator.multiply(a, b, out)
         return out
 
+    def add(self, a, b):
+        out = seal.Ciphertext(self.ctx)
+        self.evaluator.add(a, b, out)
+        return out
+
+    def sub(self, a, b):
+        out = seal.Ciphertext(self.ctx)
+        self.evaluator.sub(a, b, out)
+        return out
+
     def relinearize(self, a):
         out = seal.Ciphertext(self.ctx)
         self.evaluator.relinearize(a, self.relin, out)
@@ -127,7 +150,14 @@ class Client:
         return out
 
 
-def bench_integer(name, n, repeat, seed):
+def check_slots(op, got, expected, t=PLAIN_MODULUS):
+    """Raises unless every slot of `got` is expected[i] mod t."""
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if (g - e) % t != 0:
+            raise RuntimeError(f"{op}: slot {i} decrypted to {g}, expected {e % t}")
+
+
+def bench_integer(name, n, repeat, seed, all_ops=False):
     """BGV or BFV at N, as peer_openfhe.py times them; the BGV result also carries the NTT and
     inverse NTT, timed on a fresh BFV ciphertext of the same coefficient modulus."""
     rng = random.Random(seed)
@@ -154,6 +184,16 @@ def bench_integer(name, n, repeat, seed):
             work = bfv.copy(fresh)
             rounds.time("ntt", bfv.evaluator.transform_to_ntt_inplace, work)
             rounds.time("intt", bfv.evaluator.transform_from_ntt_inplace, work)
+        elif all_ops:
+            # The operations of the CE-RAM B/FV paper's Table 6, each checked once.
+            plain_x = rounds.time("decrypt", c.decrypt, cx)
+            total = rounds.time("add", c.add, cx, cy)
+            difference = rounds.time("sub", c.sub, cx, cy)
+            result = rounds.time("multiply_relin", c.multiply_relin, cx, cy)
+            if r == 0:
+                check_slots(f"SEAL {name} N={n} decrypt", c.decode(plain_x), x)
+                check_slots(f"SEAL {name} N={n} add", c.decode(c.decrypt(total)), [a + b for a, b in zip(x, y)])
+                check_slots(f"SEAL {name} N={n} sub", c.decode(c.decrypt(difference)), [a - b for a, b in zip(x, y)])
         else:
             result = rounds.time("multiply_relin", c.multiply_relin, cx, cy)
         if r == 0:
@@ -400,14 +440,34 @@ def seal_version():
     return f"{header[3]}.{header[4]}"
 
 
+def own_flags(parser):
+    parser.add_argument(
+        "--coeff-bits",
+        nargs="*",
+        default=[],
+        metavar="N:B1,B2,...",
+        help="explicit coefficient-modulus bit sizes at N (the last prime is the special prime) instead of "
+        "CoeffModulus.BFVDefault",
+    )
+    parser.add_argument(
+        "--bfv-ops",
+        choices=["multiply_relin", "all"],
+        default="multiply_relin",
+        help="BFV operations to time: multiply + relin only [default], or also encrypt, decrypt, add and sub",
+    )
+
+
 def main():
-    args = parse_args(__doc__.splitlines()[0])
+    args = parse_args(__doc__.splitlines()[0], own_flags)
+    for item in args.coeff_bits:
+        n, bits = item.split(":")
+        COEFF_BITS[int(n)] = [int(b) for b in bits.split(",")]
     version = f"SEAL {seal_version()} (tenseal {tenseal.__version__})"
 
     def bench(scheme, n):
         if scheme == "ckks":
             return bench_ckks(n, args.ckks[n], args.seed, args.repeat)
-        return bench_integer(scheme, n, args.repeat, args.seed)
+        return bench_integer(scheme, n, args.repeat, args.seed, scheme == "bfv" and args.bfv_ops == "all")
 
     run_all("seal", version, 1, args, bench)
 

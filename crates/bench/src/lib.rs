@@ -23,6 +23,9 @@
 //!   numbers ([`reproduce::reproduce`]);
 //! - [`anaheim`]: Anaheim's Fig. 9 microbenchmark and CKKS operations on the GPU + near-bank
 //!   PIM model beside the published numbers ([`anaheim::reproduce`]);
+//! - [`ceram`]: the CE-RAM B/FV paper's Tables 2, 3, 4 and 6 from the `ceram` model beside the
+//!   published ratios, Table 6's CPU side measured (pimhe's cpu backend, SEAL if installed)
+//!   ([`ceram::reproduce`]);
 //! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
 //!   upmem-emu ([`stats::run`]).
 //!
@@ -49,6 +52,7 @@
 //! ```
 
 pub mod anaheim;
+pub mod ceram;
 pub mod error;
 pub mod format;
 pub mod kernels;

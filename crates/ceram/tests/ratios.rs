@@ -26,8 +26,9 @@ fn print_table_3_and_4_ratios() {
     }
     for (name, mk) in [("B", Params::case_b as fn(bool) -> Params), ("C", Params::case_c)] {
         for op in HomOp::ALL {
-            let a = price(op, &Params::case_a(true));
-            let x = price(op, &mk(true));
+            // Table 4 compares the cases without NTT on both sides ("not including NTT").
+            let a = price(op, &Params::case_a(false));
+            let x = price(op, &mk(false));
             println!(
                 "table4 case {name} {:9} none {:7.2}x actual {:6.2}x spec {:6.2}x",
                 op.name(),

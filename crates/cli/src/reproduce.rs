@@ -1,9 +1,12 @@
-//! `pimhe bench reproduce dramatic|anaheim`: the arguments, and the rows printed as
-//! [`pimhe_bench::reproduce`] and [`pimhe_bench::anaheim`] make them (a progress bar on stderr
-//! counts them).
+//! `pimhe bench reproduce dramatic|anaheim|ceram`: the arguments, and the rows printed as
+//! [`pimhe_bench::reproduce`], [`pimhe_bench::anaheim`] and [`pimhe_bench::ceram`] make them (a
+//! progress bar on stderr counts them).
 
 use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
 use pimhe_bench::anaheim::{self, AnaheimConfig};
+use pimhe_bench::ceram::{self, CeramConfig};
 use pimhe_bench::format::to_json;
 use pimhe_bench::reproduce::{Experiment, ReproduceConfig, Reproduction, DEFAULT_MAX_EMULATION_S};
 use pimhe_bench::Render;
@@ -19,6 +22,9 @@ pub enum ExperimentArg {
     /// Anaheim (Fig. 9 microbenchmark of the PIM instructions on the three systems of Table
     /// III; CKKS operations on them beside "w/o PIM").
     Anaheim,
+    /// The CE-RAM B/FV paper (Tables 2, 3, 4 modeled beside the published ratios; Table 6 with
+    /// the CPU side measured: pimhe's cpu backend and SEAL, if installed).
+    Ceram,
 }
 
 /// Arguments of `pimhe bench reproduce`.
@@ -38,9 +44,27 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub workload_n: Option<usize>,
 
-    /// Print one JSON object per row (and one for the target) instead of a table.
+    /// Print one JSON object per row (and one for the target) instead of a table (anaheim,
+    /// ceram: one object for the whole report).
     #[arg(long)]
     pub json: bool,
+
+    /// ceram: timed rounds of the CPU measurement, after a warm-up [default: 5].
+    #[arg(long)]
+    pub repeat: Option<usize>,
+
+    /// ceram: the Python of an environment with TenSEAL [default: the one bench/compare/run.py
+    /// makes under ~/.cache/pimhe-compare]; without one the SEAL column is n/a.
+    #[arg(long, value_name = "PATH")]
+    pub seal_python: Option<PathBuf>,
+
+    /// ceram: model only; skip the CPU measurement of Table 6.
+    #[arg(long)]
+    pub skip_cpu: bool,
+
+    /// ceram: worker threads of pimhe's cpu backend [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
 
     /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
     /// t5-pipeline-128-seq, s5, s5-ntt), and `target` for the target summary.
@@ -72,6 +96,12 @@ impl From<&ReproduceArgs> for ReproduceConfig {
 
 /// Runs `pimhe bench reproduce`.
 pub fn run(args: &ReproduceArgs) -> Result<()> {
+    let ceram_only = args.repeat.is_some() || args.seal_python.is_some() || args.skip_cpu || args.threads.is_some();
+    if ceram_only && args.experiment != ExperimentArg::Ceram {
+        return Err(CliError::usage(
+            "--repeat, --seal-python, --skip-cpu and --threads apply to `reproduce ceram` only",
+        ));
+    }
     match args.experiment {
         ExperimentArg::Dramatic => {
             if args.workload_n.is_some() {
@@ -80,7 +110,27 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             run_dramatic(args)
         }
         ExperimentArg::Anaheim => run_anaheim(args),
+        ExperimentArg::Ceram => run_ceram(args),
     }
+}
+
+/// `pimhe bench reproduce ceram`: the whole report at the end (the CPU rounds' progress on
+/// stderr).
+fn run_ceram(args: &ReproduceArgs) -> Result<()> {
+    if args.kernel.is_some() || args.rows.is_some() || !args.what_if.is_empty() || args.workload_n.is_some() {
+        return Err(CliError::usage("--kernel, --rows, --what-if and --workload-n do not apply to `reproduce ceram`"));
+    }
+    let defaults = CeramConfig::default();
+    let config = CeramConfig {
+        cpu: !args.skip_cpu,
+        repeat: args.repeat.unwrap_or(defaults.repeat),
+        threads: args.threads,
+        seal_python: args.seal_python.clone(),
+        ..defaults
+    };
+    let report = ceram::reproduce(&config, &TermProgress::new(args.json))?;
+    println!("{}", if args.json { to_json(&report)? } else { report.render() });
+    Ok(())
 }
 
 /// `pimhe bench reproduce anaheim`: the whole report at the end (the workloads' progress on

@@ -21,7 +21,7 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_ring::memory;
 use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvContext, BgvParameters, DEGREES};
-use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, Plaintext};
+use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, PlainContext, Plaintext};
 use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator};
 use pimhe_schemes::SchemeError;
 use pimhe_workloads::progress::Progress;
@@ -559,17 +559,129 @@ fn check_product(
     y: &[Vec<u64>],
     t: u32,
 ) -> Result<()> {
+    check_slots("product", encoder, decrypted, |k, i| x[k][i] * y[k][i] % t as u64)
+}
+
+/// Fails unless slot i of decrypted ciphertext k is `expected(k, i)` (reduced mod t).
+fn check_slots(
+    what: &str,
+    encoder: &BatchEncoder,
+    decrypted: &[Plaintext],
+    expected: impl Fn(usize, usize) -> u64,
+) -> Result<()> {
     for (k, plain) in decrypted.iter().enumerate() {
         let slots = encoder.decode(plain)?;
-        if let Some(i) = (0..slots.len()).find(|&i| slots[i] != x[k][i] * y[k][i] % t as u64) {
+        if let Some(i) = (0..slots.len()).find(|&i| slots[i] != expected(k, i)) {
             return Err(BenchError::Failed(format!(
-                "internal error: ciphertext {k} slot {i} decrypted to {}, expected {}",
+                "internal error: {what}: ciphertext {k} slot {i} decrypted to {}, expected {}",
                 slots[i],
-                x[k][i] * y[k][i] % t as u64
+                expected(k, i)
             )));
         }
     }
     Ok(())
+}
+
+/// What [`measure_bfv_ops`] measured: BFV's operations as the CE-RAM B/FV paper's Table 6 lists
+/// them, on the cpu backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct BfvOpsReport {
+    /// `cpu`.
+    pub backend: &'static str,
+    /// Worker threads of the backend.
+    pub threads: usize,
+    /// Ciphertexts per call.
+    pub batch: usize,
+    /// Timed rounds after the warm-up.
+    pub repeats: usize,
+    /// The parameters.
+    pub params: SchemeParams,
+    /// Whether every result was checked (always true in a returned report).
+    pub checked: bool,
+    /// encrypt, decrypt, add, sub, multiply_relin.
+    pub ops: Vec<OpTiming>,
+}
+
+impl SchemeParams {
+    /// Bits of the ciphertext modulus (the data primes).
+    pub fn log_q_ciphertext(&self) -> u32 {
+        self.log_q_ciphertext
+    }
+    /// Bits of every prime, the special primes included.
+    pub fn log_q_total(&self) -> u32 {
+        self.log_q_total
+    }
+    /// Bits of each data prime.
+    pub fn data_prime_bits(&self) -> &[u32] {
+        &self.data_prime_bits
+    }
+    /// Bits of each special prime.
+    pub fn special_prime_bits(&self) -> &[u32] {
+        &self.special_prime_bits
+    }
+}
+
+/// Times BFV's encrypt (public key), decrypt, add, sub and multiply + relinearize on the cpu
+/// backend, as [`measure`] times the scheme benchmark's (a warm-up round, then `repeat` timed
+/// ones; batches of `batch` ciphertexts, keys and inputs from `seed`), and checks every result
+/// of the warm-up against the plaintext computation: the decryption of a fresh x, x + y, x - y
+/// and x * y, slot by slot mod t.
+pub fn measure_bfv_ops(
+    params: &BgvParameters,
+    batch: usize,
+    repeat: usize,
+    threads: Option<usize>,
+    seed: u64,
+    progress: &dyn Progress,
+) -> Result<BfvOpsReport> {
+    check_threads(threads)?;
+    if batch == 0 || repeat == 0 {
+        return Err(BenchError::usage("the batch and --repeat must be at least 1"));
+    }
+    let backend = CpuBackend::new(threads)?;
+    let ctx = BfvContext::new(BfvParameters::from(params.clone()))?;
+    let stream = |k: u64| seed_stream(seed, k);
+    let mut keygen = KeyGenerator::with_sampler(&backend, &ctx, stream(0));
+    let secret = keygen.secret_key()?;
+    let public = keygen.public_key(&secret)?;
+    let relin = keygen.relin_key(&secret)?;
+    let encoder = BatchEncoder::new(&ctx);
+    let t = *ctx.plain_space().modulus();
+    let tv = t.value() as u64;
+    let (x, y) = random_slots(&t, ctx.plain_space().degree(), batch, stream(1));
+    let encode =
+        |values: &[Vec<u64>]| values.iter().map(|v| encoder.encode(v)).collect::<pimhe_schemes::Result<Vec<_>>>();
+    let (plain_x, plain_y) = (encode(&x)?, encode(&y)?);
+    let mut encryptor = Encryptor::with_public_key(&backend, &public)?.with_sampler(stream(2));
+    let evaluator = Evaluator::new(&backend, &ctx).with_relin_key(&relin)?;
+    let decryptor = Decryptor::new(&backend, &secret)?;
+    let cy = encryptor.encrypt(&plain_y)?;
+
+    let mut rounds = Rounds::new(None);
+    progress.start(repeat as u64 + 1, "rounds");
+    time_rounds(repeat, progress, |round| {
+        let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&plain_x)?))?;
+        let decrypted = rounds.time("decrypt", || Ok(decryptor.decrypt(&cx)?))?;
+        let sum = rounds.time("add", || Ok(evaluator.add(&cx, &cy)?))?;
+        let difference = rounds.time("sub", || Ok(evaluator.sub(&cx, &cy)?))?;
+        let product = rounds.time("multiply_relin", || Ok(evaluator.relinearize(&evaluator.multiply(&cx, &cy)?)?))?;
+        if round == 0 {
+            check_slots("decrypt", &encoder, &decrypted, |k, i| x[k][i])?;
+            check_slots("add", &encoder, &decryptor.decrypt(&sum)?, |k, i| (x[k][i] + y[k][i]) % tv)?;
+            check_slots("sub", &encoder, &decryptor.decrypt(&difference)?, |k, i| (x[k][i] + tv - y[k][i]) % tv)?;
+            check_product(&encoder, &decryptor.decrypt(&product)?, &x, &y, t.value())?;
+        }
+        Ok(())
+    })?;
+    Ok(BfvOpsReport {
+        backend: "cpu",
+        threads: backend.threads(),
+        batch,
+        repeats: repeat,
+        params: SchemeParams::from_bgv(params),
+        checked: true,
+        ops: rounds.finish(batch),
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,36 @@
+//! `pimhe bench reproduce ceram` through the built binary: the model-only run (--skip-cpu) and
+//! the flags it refuses.
+
+mod common;
+
+use common::{pimhe, stderr};
+use serde_json::Value;
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn reproduce_ceram_prints_the_four_tables_modeled() {
+    let output = pimhe(&["bench", "reproduce", "ceram", "--skip-cpu"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for needle in ["Table 2:", "Table 3:", "Table 4:", "Table 6:", "ceram@1 (modeled)", "skipped (--skip-cpu)"] {
+        assert!(text.contains(needle), "{needle} missing from\n{text}");
+    }
+    let output = pimhe(&["bench", "reproduce", "ceram", "--skip-cpu", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(report["tables"].as_array().unwrap().len(), 3);
+    assert_eq!(report["model"], "ceram@1 (modeled)");
+    assert_eq!(report["table6"]["rows"].as_array().unwrap().len(), 15);
+}
+
+#[test]
+fn ceram_flags_are_refused_elsewhere_and_others_here() {
+    let output = pimhe(&["bench", "reproduce", "anaheim", "--skip-cpu"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("apply to `reproduce ceram` only"), "{}", stderr(&output));
+    let output = pimhe(&["bench", "reproduce", "ceram", "--skip-cpu", "--workload-n", "8192"]);
+    assert_eq!(output.status.code(), Some(2));
+}
