@@ -27,6 +27,7 @@ use std::process::Command;
 use pimhe_ceram::model::{CeramModel, Cost, ACTUAL_SECONDS_PER_CIPHERTEXT};
 use pimhe_ceram::params::Params;
 use pimhe_ceram::program::HomOp;
+use pimhe_schemes::bfv::special::{SpecialBfvParameters, SpecialCase};
 use pimhe_schemes::bgv::BgvParameters;
 use pimhe_schemes::security::max_log_q_128;
 use pimhe_workloads::progress::Progress;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{BenchError, Result};
 use crate::format::{format_seconds, Render};
+use crate::scheme::special::measure_special_bfv_ops;
 use crate::scheme::{measure_bfv_ops, BfvOpsReport};
 
 /// The target: modeled ratios within 25% of the published ones.
@@ -659,6 +661,7 @@ pub fn measure_cpus(config: &CeramConfig, progress: &dyn Progress) -> Result<Vec
     let report = measure_bfv_ops(&params, 1, config.repeat, config.threads, config.seed, progress)?;
     let pimhe = pimhe_column(&report, config.n);
     let mut columns = vec![CpuColumn { label: "pimhe".into(), measured: Some(pimhe.clone()), unavailable: None }];
+    columns.push(special_column(config, progress)?);
     let same: Vec<u32> = pimhe.ciphertext_prime_bits.iter().chain(&pimhe.special_prime_bits).copied().collect();
     let python = config.seal_python.clone().or_else(find_seal_python);
     for (label, bits) in [("SEAL (same primes)", Some(same.as_slice())), ("SEAL (default modulus)", None)] {
@@ -676,6 +679,40 @@ pub fn measure_cpus(config: &CeramConfig, progress: &dyn Progress) -> Result<Vec
         });
     }
     Ok(columns)
+}
+
+/// The label of the column of pimhe's BFV on the paper's own base (case B, wide words).
+pub const SPECIAL_LABEL: &str = "pimhe special (B)";
+
+/// pimhe's BFV on the paper's case-B base {2^146 - 1, 2^146, 2^146 + 1} at N = `config.n`, on
+/// the CPU with wide words: what the CE-RAM design's moduli cost a CPU, beside the 30-bit
+/// primes pimhe uses by default. The degree must keep q = 2^438 - 2^146 within the 128-bit table.
+fn special_column(config: &CeramConfig, progress: &dyn Progress) -> Result<CpuColumn> {
+    let case = SpecialCase::B;
+    let params = SpecialBfvParameters::new(config.n, CPU_PLAIN_MODULUS, case.base()?, case.optimized())?;
+    if let Err(e) = params.validate() {
+        return Ok(CpuColumn { label: SPECIAL_LABEL.into(), measured: None, unavailable: Some(format!("n/a: {e}")) });
+    }
+    let widths: Vec<u32> = params.base().moduli().iter().map(|m| m.value().bit_width_vartime()).collect();
+    let ops = measure_special_bfv_ops(params, config.repeat, config.seed, progress)?;
+    Ok(CpuColumn {
+        label: SPECIAL_LABEL.into(),
+        measured: Some(CpuMeasurement {
+            label: SPECIAL_LABEL.into(),
+            version: format!("pimhe {} bfv::special (case B, crypto-bigint words)", env!("CARGO_PKG_VERSION")),
+            // A product per modulus runs on rayon's pool, one thread per core.
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            batch: 1,
+            n: config.n,
+            log_q_total: 438,
+            log_q_ciphertext: 438,
+            ciphertext_prime_bits: widths,
+            special_prime_bits: Vec::new(),
+            checked: true,
+            median_s: ops.iter().map(|o| (op_key(o.op).to_string(), o.median_per_ciphertext_s)).collect(),
+        }),
+        unavailable: None,
+    })
 }
 
 /// Table 6 from the modeled CE-RAM times and the CPU columns.
@@ -717,8 +754,9 @@ pub fn table_6(model: &CeramModel, cpus: Vec<CpuColumn>, skipped: Option<String>
     if let Some(pimhe) = cpus.first().and_then(|c| c.measured.as_ref()) {
         for op in TABLE_6_OPS {
             let Some(&pimhe_s) = pimhe.median_s.get(op.name()) else { continue };
-            let seal = cpus[1..]
+            let seal = cpus
                 .iter()
+                .filter(|c| c.label.starts_with("SEAL"))
                 .map(|c| {
                     let s = c.measured.as_ref().and_then(|m| m.median_s.get(op.name()).copied());
                     (c.label.clone(), s, s.map(|s| s / pimhe_s))

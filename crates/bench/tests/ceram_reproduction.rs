@@ -174,18 +174,33 @@ fn cpu_side_measures_pimhe_and_reports_a_missing_seal_as_na() {
         ..CeramConfig::default()
     };
     let columns = ceram::measure_cpus(&config, &NoProgress).unwrap();
-    assert_eq!(columns.len(), 3);
+    assert_eq!(columns.len(), 4);
     let pimhe = columns[0].measured.as_ref().unwrap();
     assert!(pimhe.checked);
     assert_eq!((pimhe.n, pimhe.threads, pimhe.batch, pimhe.log_q_total), (4096, 1, 1, 109));
     let ops: Vec<&str> = pimhe.median_s.keys().map(String::as_str).collect();
     assert_eq!(ops, ["add", "decrypt", "encrypt", "multiply", "sub"]);
     assert!(pimhe.median_s.values().all(|&s| s > 0.0));
-    for seal in &columns[1..] {
+    // The paper's 438-bit special base is not 128-bit secure at N = 4096: that column says so.
+    assert_eq!(columns[1].label, ceram::SPECIAL_LABEL);
+    assert!(columns[1].unavailable.as_deref().unwrap().contains("insecure"), "{:?}", columns[1]);
+    for seal in &columns[2..] {
         assert!(seal.measured.is_none());
         assert!(seal.unavailable.as_deref().unwrap().starts_with("n/a: "), "{seal:?}");
     }
     let t6 = ceram::table_6(&CeramModel::default(), columns, None).unwrap();
     assert!(t6.rows.iter().all(|r| r.measured[0].speedup.is_some() && r.measured[1].speedup.is_none()));
     assert_eq!(t6.pimhe_vs_seal.len(), 5);
+}
+
+#[test]
+fn special_moduli_bfv_is_timed_with_every_result_checked() {
+    use pimhe_bench::scheme::special::measure_special_bfv_ops;
+    use pimhe_schemes::bfv::special::{SpecialBfvParameters, SpecialCase};
+    let base = SpecialCase::B.base().unwrap();
+    let params = SpecialBfvParameters::new(64, 65537, base, true).unwrap().allow_insecure();
+    let ops = measure_special_bfv_ops(params, 1, 3, &NoProgress).unwrap();
+    let names: Vec<&str> = ops.iter().map(|o| o.op).collect();
+    assert_eq!(names, ["encrypt", "decrypt", "add", "sub", "multiply_relin"]);
+    assert!(ops.iter().all(|o| o.median_per_ciphertext_s > 0.0));
 }

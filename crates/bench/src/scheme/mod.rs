@@ -34,6 +34,7 @@ use crate::nearbank::{self, ModeledOps, OpRecorder};
 use pimhe_nearbank::NearbankBackend;
 
 pub mod ckks;
+pub mod special;
 
 /// The schemes `--scheme` names.
 const SCHEMES: &[&str] = &["bgv", "bfv", "ckks"];
@@ -552,7 +553,7 @@ pub(crate) fn time_rounds(
 }
 
 /// Fails unless every decrypted slot equals the product of the input slots modulo t.
-fn check_product(
+pub(crate) fn check_product(
     encoder: &BatchEncoder,
     decrypted: &[Plaintext],
     x: &[Vec<u64>],
@@ -563,7 +564,7 @@ fn check_product(
 }
 
 /// Fails unless slot i of decrypted ciphertext k is `expected(k, i)` (reduced mod t).
-fn check_slots(
+pub(crate) fn check_slots(
     what: &str,
     encoder: &BatchEncoder,
     decrypted: &[Plaintext],
