@@ -24,7 +24,9 @@
 //! - [`anaheim`]: Anaheim's Fig. 9 microbenchmark and CKKS operations on the GPU + near-bank
 //!   PIM model beside the published numbers ([`anaheim::reproduce`]);
 //! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
-//!   upmem-emu ([`stats::run`]).
+//!   upmem-emu ([`stats::run`]);
+//! - [`advise`]: the CPU-vs-PIM verdict of a workload over DPU counts and what-ifs, from
+//!   `kernels` runs on both sides ([`advise::run`]).
 //!
 //! Configurations are plain structs whose string fields are validated by the run itself, so
 //! that the errors name the CLI's flags whoever calls. Long runs report their progress to a
@@ -48,6 +50,7 @@
 //! assert!(error.is_usage() && error.to_string().starts_with("--batch 0"));
 //! ```
 
+pub mod advise;
 pub mod anaheim;
 pub mod error;
 pub mod format;

@@ -106,6 +106,11 @@ impl<R: Render> ExactReport<R> {
         &self.report
     }
 
+    /// What was computed, e.g. `BGV multiply + relinearize, C/2 pairs`.
+    pub fn computation(&self) -> &'static str {
+        self.computation
+    }
+
     /// upmem-emu: measured seconds of the steps that ran on the CPU instead of the DPUs.
     pub fn host_fallback_s(&self) -> Option<f64> {
         self.host_fallback_s

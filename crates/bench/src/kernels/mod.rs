@@ -427,6 +427,11 @@ pub struct PimReport {
 }
 
 impl PimReport {
+    /// What the run reported: the modeled breakdown and where each figure came from.
+    pub fn outcome(&self) -> &PimOutcome {
+        &self.outcome
+    }
+
     /// The report of `outcome`, a run of `workload` on `settings`.
     pub fn new(workload: &Workload, prime_bits: u32, settings: &PimSettings, outcome: PimOutcome) -> Self {
         Self {
@@ -698,6 +703,11 @@ impl CpuReport {
     /// Seconds of the best repeat.
     pub fn wall_s(&self) -> f64 {
         self.wall_s
+    }
+
+    /// Worker threads of the backend.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// The report of `times` (seconds of each repeat) of `workload` on `backend`.
