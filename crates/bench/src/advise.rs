@@ -32,8 +32,7 @@ use crate::format::{format_seconds, Render};
 use crate::kernels::{self, KernelConfig, KernelReport, Op};
 use crate::scheme::median;
 use crate::settings::{PimOutcome, PimSettings};
-use crate::what_if::WhatIf;
-use crate::what_if::TABLE_CAVEAT;
+use crate::what_if::{WhatIf, TABLE_CAVEAT};
 
 /// The workloads `--workload` names.
 pub const WORKLOADS: [&str; 3] = ["pipeline", "bgv-mul-relin", "bfv-mul-relin"];
@@ -45,8 +44,9 @@ pub const DEFAULT_DPUS: [usize; 7] = [64, 128, 256, 509, 1024, 2048, 2560];
 pub const DEFAULT_WHAT_IFS: [&str; 4] = ["none", "mul-cycles=1", "zero-copy", "mul-cycles=1,zero-copy"];
 
 /// The crossover search stops doubling the batch here unless `--max-batch` says otherwise:
-/// past 2560 DPUs x 16 tasklets of work per prime the DPUs are full (DRAMatic 3.5), so PIM
-/// gains nothing more per ciphertext.
+/// about twice the smallest batch that fills 2560 DPUs at N = 4096 (DRAMatic 3.5: 6826
+/// ciphertexts give every tasklet a polynomial); once the DPUs are full, PIM's time grows with
+/// the batch as the CPU's does, so larger batches change little.
 pub const DEFAULT_MAX_BATCH: usize = 16384;
 
 /// What `pimhe advise` runs. The strings are validated by [`run`] with the CLI's messages.
@@ -818,11 +818,12 @@ impl Render for AdviseReport {
 pub fn verdict_line(verdict: &Verdict) -> String {
     match verdict {
         Verdict::Wins { at } => format!(
-            "PIM wins from batch {} on {} DPUs (modeled {} vs cpu {})",
+            "PIM wins from batch {} on {} DPUs (modeled {} vs cpu {}, {:.3}x)",
             at.batch,
             at.dpus,
             format_seconds(at.pim.total_s()),
-            format_seconds(at.cpu_s)
+            format_seconds(at.cpu_s),
+            at.cpu_s / at.pim.total_s()
         ),
         Verdict::Never { reason, .. } => format!("never: {reason}"),
         Verdict::NotModeled => "not modeled: no batch fits the DPUs' MRAM".to_string(),
@@ -857,10 +858,7 @@ mod tests {
 
     #[test]
     fn never_names_the_largest_part() {
-        let c = [candidate(8, 64, [3.0, 1.0, 3.0, 0.5], 2.0)];
-        let Verdict::Never { bottleneck, reason, .. } = crossover(&c, false) else { panic!() };
-        assert_eq!(bottleneck, Bottleneck::Transfer);
-        assert!(reason.starts_with("transfer") && reason.contains("alone take"), "{reason}");
+        // Transfer and the closest candidate: tests/advise.rs.
         let c = [candidate(8, 64, [0.1, 1.5, 0.1, 0.2], 1.0)];
         let Verdict::Never { bottleneck, reason, .. } = crossover(&c, true) else { panic!() };
         assert_eq!(bottleneck, Bottleneck::Compute);

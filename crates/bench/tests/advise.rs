@@ -104,7 +104,8 @@ fn the_search_finds_the_smallest_winning_batch_then_the_fewest_dpus() {
     let pim = |b: usize, d: usize| 0.05 + 1e-3 * (b as f64 / d as f64).ceil();
     let cpu = |b: usize| 2e-5 * b as f64;
     let dpus = [64, 128, 256, 509, 1024, 2048, 2560];
-    let verdict = advise::search(8, 1 << 16, &dpus, false, |b, d| Ok(Some(candidate(b, d, pim(b, d), cpu(b))))).unwrap();
+    let verdict =
+        advise::search(8, 1 << 16, &dpus, false, |b, d| Ok(Some(candidate(b, d, pim(b, d), cpu(b))))).unwrap();
     // Brute force over the same grid: the smallest batch where any DPU count wins, then the
     // fewest DPUs at that batch.
     let batches: Vec<usize> = (3..=16).map(|k| 1usize << k).collect();
@@ -139,7 +140,9 @@ fn never_blames_what_exceeds_the_cpu() {
     let Verdict::Never { closest, reason, .. } = advise::crossover(&[far, near], false) else { panic!() };
     assert_eq!(closest.batch, 16);
     assert!(reason.contains("8x8 multiplier"), "{reason}");
-    assert!(matches!(advise::crossover(&[far, candidate(32, 64, 3.9, 4.0)], false), Verdict::Wins { at } if at.batch == 32));
+    assert!(
+        matches!(advise::crossover(&[far, candidate(32, 64, 3.9, 4.0)], false), Verdict::Wins { at } if at.batch == 32)
+    );
 }
 
 fn usage(config: &AdviseConfig) -> String {
@@ -157,7 +160,10 @@ fn bad_input_is_a_usage_error_naming_the_flag() {
     let m = usage(&AdviseConfig { n: 1000, ..base.clone() });
     assert!(m.starts_with("--n 1000 is not allowed") && m.contains("1024"), "{m}");
     let m = usage(&AdviseConfig { workload: "bgv-mul-relin".into(), n: 2048, ..base.clone() });
-    assert!(m.starts_with("--n 2048 is not allowed for --workload bgv-mul-relin") && m.contains("key-switching"), "{m}");
+    assert!(
+        m.starts_with("--n 2048 is not allowed for --workload bgv-mul-relin") && m.contains("key-switching"),
+        "{m}"
+    );
     for batch in [0, 3] {
         let m = usage(&AdviseConfig { batch, ..base.clone() });
         assert!(m.starts_with(&format!("--batch {batch} is not allowed")) && m.contains("even"), "{m}");

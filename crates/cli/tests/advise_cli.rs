@@ -12,8 +12,20 @@ fn stderr(output: &Output) -> String {
 }
 
 const SMALL: [&str; 14] = [
-    "advise", "--workload", "pipeline", "--n", "2048", "--batch", "8", "--dpus", "64,2", "--max-batch", "16",
-    "--repeat", "1", "--what-if",
+    "advise",
+    "--workload",
+    "pipeline",
+    "--n",
+    "2048",
+    "--batch",
+    "8",
+    "--dpus",
+    "64,2",
+    "--max-batch",
+    "16",
+    "--repeat",
+    "1",
+    "--what-if",
 ];
 
 #[test]
