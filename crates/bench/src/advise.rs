@@ -558,9 +558,21 @@ fn backend_primes(workload: Workload, n: usize) -> Result<usize> {
     })
 }
 
-/// Validates `config`, returning the workload, the primes on the DPUs, the DPU counts, the
-/// what-ifs and the search cap.
-fn validate(config: &AdviseConfig) -> Result<(Workload, usize, Vec<usize>, Vec<(String, WhatIf)>, usize)> {
+/// A validated configuration.
+struct Checked {
+    workload: Workload,
+    /// Primes on the DPUs.
+    primes: usize,
+    /// DPU counts, ascending.
+    dpus: Vec<usize>,
+    /// Each scenario's name and what-ifs.
+    what_ifs: Vec<(String, WhatIf)>,
+    /// The crossover search's largest batch.
+    max_batch: usize,
+}
+
+/// Validates `config`.
+fn validate(config: &AdviseConfig) -> Result<Checked> {
     let workload = Workload::parse(&config.workload)?;
     let allowed = allowed_degrees(workload);
     if !allowed.contains(&config.n) {
@@ -610,13 +622,13 @@ fn validate(config: &AdviseConfig) -> Result<(Workload, usize, Vec<usize>, Vec<(
     if config.repeat == 0 {
         return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 CPU run is needed"));
     }
-    Ok((workload, primes, dpus, what_ifs, max_batch))
+    Ok(Checked { workload, primes, dpus, what_ifs, max_batch })
 }
 
 /// Runs `pimhe advise`: measures the CPU at `config.batch`, models every DPU count under every
 /// what-if, and searches each what-if's crossover against the measured and the scaled CPU.
 pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
-    let (workload, primes, dpus, what_ifs, max_batch) = validate(config)?;
+    let Checked { workload, primes, dpus, what_ifs, max_batch } = validate(config)?;
     let op = workload.op();
     // The pipeline runs on random residues over the preset's data primes (the ciphertext
     // modulus a product works on); the real-ciphertext workloads take the preset as it is.
