@@ -23,8 +23,8 @@ pub fn reproduce_dramatic(py: Python<'_>, kernel: &str, rows: Option<String>) ->
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }
 
-/// One run of `pimhe bench OP` (`op`: ntt, intt, bgv-mul, pipeline, bfv-mul, bfv-add) as a
-/// JSON string: on `cpu` the measured seconds (`wall_s`), on `upmem-emu` the modeled
+/// One run of `pimhe bench OP` (`op`: ntt, intt, bgv-mul, pipeline, bfv-mul, bfv-add,
+/// bgv-mul-relin) as a JSON string: on `cpu` the measured seconds (`wall_s`), on `upmem-emu` the modeled
 /// `transfer_s`, `compute_s`, `retrieve_s`, `total_s` with the model's name (`--json`'s fields).
 #[pyfunction]
 #[pyo3(signature = (op, n, batch, *, primes=None, backend="cpu", dpus=None, threads=None, repeat=3))]

@@ -27,7 +27,9 @@
 //!   published ratios, Table 6's CPU side measured (pimhe's cpu backend, SEAL if installed)
 //!   ([`ceram::reproduce`]);
 //! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
-//!   upmem-emu ([`stats::run`]).
+//!   upmem-emu ([`stats::run`]);
+//! - [`advise`]: the CPU-vs-PIM verdict of a workload over DPU counts and what-ifs, from
+//!   `kernels` runs on both sides ([`advise::run`]).
 //!
 //! Configurations are plain structs whose string fields are validated by the run itself, so
 //! that the errors name the CLI's flags whoever calls. Long runs report their progress to a
@@ -51,6 +53,7 @@
 //! assert!(error.is_usage() && error.to_string().starts_with("--batch 0"));
 //! ```
 
+pub mod advise;
 pub mod anaheim;
 pub mod ceram;
 pub mod error;

@@ -25,6 +25,8 @@ pub enum OpArg {
     BfvMul,
     /// C/2 BFV sums of real ciphertexts at the preset of N.
     BfvAdd,
+    /// C/2 BGV products of real ciphertexts at the preset of N: multiply + relinearize.
+    BgvMulRelin,
 }
 
 impl From<OpArg> for Op {
@@ -36,6 +38,7 @@ impl From<OpArg> for Op {
             OpArg::Pipeline => Op::Pipeline,
             OpArg::BfvMul => Op::BfvMul,
             OpArg::BfvAdd => Op::BfvAdd,
+            OpArg::BgvMulRelin => Op::BgvMulRelin,
         }
     }
 }
@@ -73,17 +76,17 @@ pub struct BenchArgs {
     #[arg(long)]
     pub n: usize,
 
-    /// Number K of RNS primes (at least 1); bfv-mul and bfv-add use the preset's.
+    /// Number K of RNS primes (at least 1); bfv-mul, bfv-add and bgv-mul-relin use the preset's.
     #[arg(long, required_if_eq_any = [("op", "ntt"), ("op", "intt"), ("op", "bgv-mul"), ("op", "pipeline")])]
     pub primes: Option<usize>,
 
     /// Size of each prime in bits (2..=30); the K largest primes p = 1 mod 2N of that size are
-    /// used (not for bfv-mul, bfv-add).
+    /// used (not for bfv-mul, bfv-add, bgv-mul-relin).
     #[arg(long, default_value_t = 30)]
     pub prime_bits: u32,
 
-    /// Number C of input ciphertexts (two polynomials each); even for bgv-mul, pipeline, bfv-mul
-    /// and bfv-add.
+    /// Number C of input ciphertexts (two polynomials each); even for bgv-mul, pipeline, bfv-mul,
+    /// bfv-add and bgv-mul-relin.
     #[arg(long)]
     pub batch: usize,
 
@@ -257,7 +260,7 @@ pub fn run(command: &BenchCommand) -> Result<()> {
         (None, Some(args)) => print_report(&kernels::run(&args.into())?, args.json),
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
-             bfv-add with --n and --batch), or \
+             bfv-add, bgv-mul-relin with --n and --batch), or \
              `bench reproduce dramatic`, or `bench scheme --n N`",
         )),
     }

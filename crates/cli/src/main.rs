@@ -4,6 +4,7 @@
 //! `main` only parses, dispatches and turns errors into an exit status. What the commands run
 //! (benchmarks, reproductions, PIM settings) is the library `pimhe-bench`'s.
 
+mod advise;
 mod bench;
 mod demo;
 mod demo_ckks;
@@ -33,6 +34,10 @@ enum Command {
     /// ckks: a product, a rotation and a sigmoid), decrypt and check the result against the
     /// plaintext computation.
     Demo(demo::DemoArgs),
+    /// Should I buy PIM? A workload's modeled PIM time and energy for DPU counts up to 2560 and
+    /// DRAMatic's what-ifs, beside the CPU measured here and scaled to a server CPU, and the
+    /// crossover (the batch and DPU count where PIM wins, or never and why).
+    Advise(advise::AdviseArgs),
     /// Print the parameter presets of a scheme (bgv/bfv, ckks) with their security level.
     Params(params::ParamsArgs),
     /// Time a polynomial workload (NTT, inverse NTT, BGV multiplication, both combined) on a
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Demo(args) => demo::run(args),
+        Command::Advise(args) => advise::run(args),
         Command::Params(args) => params::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),

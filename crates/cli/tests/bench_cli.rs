@@ -218,16 +218,34 @@ fn bench_bfv_ops_report_checked_results_on_both_backends() {
 
 #[test]
 fn bench_bfv_ops_refuse_what_does_not_apply() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["bench", "bfv-mul", "--n", "4096", "--batch", "3"], "--batch 3 is not allowed for bfv-mul"),
         (
             &["bench", "bfv-mul", "--n", "2048", "--batch", "2"],
             "--n 2048 is not allowed for bfv-mul: choose one of 4096",
         ),
+        (
+            &["bench", "bgv-mul-relin", "--n", "2048", "--batch", "2"],
+            "--n 2048 is not allowed for bgv-mul-relin: choose one of 4096",
+        ),
         (&["bench", "bfv-add", "--n", "4096", "--batch", "2", "--primes", "3"], "--primes does not apply to bfv-add"),
         (
-            &["bench", "bfv-add", "--n", "4096", "--batch", "2", "--backend", "upmem-emu", "--emulate", "subset"],
-            "--emulate subset is not allowed for bfv-add",
+            // The representative system of --emulate subset has one DPU per prime, in parallel.
+            &[
+                "bench",
+                "bfv-add",
+                "--n",
+                "4096",
+                "--batch",
+                "2",
+                "--backend",
+                "upmem-emu",
+                "--mode",
+                "sequential",
+                "--emulate",
+                "subset",
+            ],
+            "--emulate subset is not allowed for bfv-add with --mode sequential",
         ),
     ];
     for (args, message) in cases {

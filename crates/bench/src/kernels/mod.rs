@@ -1,5 +1,5 @@
 //! Polynomial workloads: the polynomial work of BGV timed on a backend, with uniformly random
-//! inputs (`pimhe bench OP`), and BFV's operations on real ciphertexts ([`bfv`]).
+//! inputs (`pimhe bench OP`), and BFV's and BGV's operations on real ciphertexts ([`exact`]).
 //!
 //! A run is described by a [`Workload`] (operation, ring, batch, seed). Its inputs are generated
 //! on the host from a seeded [`Sampler`] and uploaded once; only the backend operations are
@@ -20,12 +20,14 @@
 //!   one `tensor` call on the four operand batches a0, a1, b0, b1;
 //! - `pipeline`: NTT of the four operand batches, their tensor, inverse NTT of its three outputs;
 //! - `bfv-mul`, `bfv-add`: BFV's multiply (BEHZ, relinearized) and add of C/2 pairs of real
-//!   ciphertexts at the preset of N, checked by decryption ([`bfv`]).
+//!   ciphertexts at the preset of N, checked by decryption ([`exact`]);
+//! - `bgv-mul-relin`: BGV's multiply and relinearize of C/2 pairs of real ciphertexts at the
+//!   preset of N, checked by decryption ([`exact`]).
 //!
 //! `coefficients_per_s` counts the residues of the input polynomials (2C x N x K) per second of
 //! the best repeat, for every operation.
 
-pub mod bfv;
+pub mod exact;
 pub mod pim;
 
 use std::sync::Arc;
@@ -67,11 +69,13 @@ pub enum Op {
     BfvMul,
     /// C/2 BFV sums of real ciphertexts at the preset of N.
     BfvAdd,
+    /// C/2 BGV products of real ciphertexts at the preset of N: multiply + relinearize.
+    BgvMulRelin,
 }
 
 impl Op {
     /// Every operation, in the order `bench` lists them.
-    pub const ALL: [Op; 6] = [Op::Ntt, Op::Intt, Op::BgvMul, Op::Pipeline, Op::BfvMul, Op::BfvAdd];
+    pub const ALL: [Op; 7] = [Op::Ntt, Op::Intt, Op::BgvMul, Op::Pipeline, Op::BfvMul, Op::BfvAdd, Op::BgvMulRelin];
 
     /// The operation `name` spells (`ntt`, `bgv-mul`, ...), if any.
     pub fn from_name(name: &str) -> Option<Op> {
@@ -87,12 +91,13 @@ impl Op {
             Op::Pipeline => "pipeline",
             Op::BfvMul => "bfv-mul",
             Op::BfvAdd => "bfv-add",
+            Op::BgvMulRelin => "bgv-mul-relin",
         }
     }
 
     /// Whether the operation multiplies ciphertexts in pairs (needs an even batch).
     pub fn pairs(self) -> bool {
-        matches!(self, Op::BgvMul | Op::Pipeline | Op::BfvMul | Op::BfvAdd)
+        matches!(self, Op::BgvMul | Op::Pipeline | Op::BfvMul | Op::BfvAdd | Op::BgvMulRelin)
     }
 
     /// Resident polynomials per input polynomial, as a fraction (numerator, denominator):
@@ -123,8 +128,8 @@ pub struct KernelConfig {
     pub op: Op,
     /// Ring degree N: a power of two from 16 (2^4) to 131072 (2^17).
     pub n: usize,
-    /// Number K of RNS primes; needed by the kernels, refused by bfv-mul and bfv-add (they use
-    /// the preset's).
+    /// Number K of RNS primes; needed by the kernels, refused by bfv-mul, bfv-add and
+    /// bgv-mul-relin (they use the preset's).
     pub primes: Option<usize>,
     /// Bits of each prime (2..=30) [default: 30].
     pub prime_bits: u32,
@@ -268,15 +273,15 @@ impl Workload {
 }
 
 /// Runs `pimhe bench OP`: validates `config`, times the workload on its backend, and returns
-/// the report (cpu: timed repeats; upmem-emu: the modeled figures; bfv-mul and bfv-add: the
-/// checked BFV operation, see [`bfv`]).
+/// the report (cpu: timed repeats; upmem-emu: the modeled figures; bfv-mul, bfv-add and
+/// bgv-mul-relin: the checked operation on real ciphertexts, see [`exact`]).
 pub fn run(config: &KernelConfig) -> Result<KernelReport> {
     check_backend(&config.backend)?;
     if config.backend != "nearbank" {
         nearbank::reject_flags(&config.backend, config.system.as_deref(), config.buffer_entries)?;
     }
-    if matches!(config.op, Op::BfvMul | Op::BfvAdd) {
-        return bfv::run(config);
+    if exact::OPS.contains(&config.op) {
+        return exact::run(config);
     }
     if config.backend == "upmem-emu" {
         return run_upmem(config).map(KernelReport::Pim);
@@ -373,14 +378,14 @@ pub enum KernelReport {
     Cpu(CpuReport),
     /// A kernel on emulated DPUs, modeled.
     Pim(PimReport),
-    /// bfv-mul or bfv-add on the cpu backend.
-    BfvCpu(bfv::BfvReport<CpuReport>),
-    /// bfv-mul or bfv-add on emulated DPUs, modeled.
-    BfvPim(bfv::BfvReport<PimReport>),
+    /// An operation on real ciphertexts (bfv-mul, bfv-add, bgv-mul-relin) on the cpu backend.
+    ExactCpu(exact::ExactReport<CpuReport>),
+    /// An operation on real ciphertexts on emulated DPUs, modeled.
+    ExactPim(exact::ExactReport<PimReport>),
     /// A kernel on the GPU + near-bank PIM model.
     Nearbank(NearbankReport),
-    /// bfv-mul or bfv-add on the GPU + near-bank PIM model.
-    BfvNearbank(bfv::BfvReport<NearbankReport>),
+    /// An operation on real ciphertexts on the GPU + near-bank PIM model.
+    ExactNearbank(exact::ExactReport<NearbankReport>),
 }
 
 impl Render for KernelReport {
@@ -388,10 +393,10 @@ impl Render for KernelReport {
         match self {
             KernelReport::Cpu(r) => r.render(),
             KernelReport::Pim(r) => r.render(),
-            KernelReport::BfvCpu(r) => r.render(),
-            KernelReport::BfvPim(r) => r.render(),
+            KernelReport::ExactCpu(r) => r.render(),
+            KernelReport::ExactPim(r) => r.render(),
             KernelReport::Nearbank(r) => r.render(),
-            KernelReport::BfvNearbank(r) => r.render(),
+            KernelReport::ExactNearbank(r) => r.render(),
         }
     }
 }
@@ -422,6 +427,11 @@ pub struct PimReport {
 }
 
 impl PimReport {
+    /// What the run reported: the modeled breakdown and where each figure came from.
+    pub fn outcome(&self) -> &PimOutcome {
+        &self.outcome
+    }
+
     /// The report of `outcome`, a run of `workload` on `settings`.
     pub fn new(workload: &Workload, prime_bits: u32, settings: &PimSettings, outcome: PimOutcome) -> Self {
         Self {
@@ -583,8 +593,8 @@ pub fn generate_inputs(workload: &Workload) -> Result<Vec<PolyBatch>> {
     match workload.op {
         Op::Ntt => Ok(vec![random_batch(basis, polys, Representation::Coefficient, &mut sampler)?]),
         Op::Intt => Ok(vec![random_batch(basis, polys, Representation::Ntt, &mut sampler)?]),
-        Op::BfvMul | Op::BfvAdd => Err(BenchError::Failed(format!(
-            "internal error: {} encrypts real inputs (bench_bfv), it has no random ones",
+        Op::BfvMul | Op::BfvAdd | Op::BgvMulRelin => Err(BenchError::Failed(format!(
+            "internal error: {} encrypts real inputs (kernels::exact), it has no random ones",
             workload.op.name()
         ))),
         Op::BgvMul | Op::Pipeline => {
@@ -633,7 +643,7 @@ pub fn restore<B: Backend>(backend: &B, op: Op, inputs: &mut [B::Buffer]) -> Res
     match op {
         Op::Ntt => inputs.iter_mut().try_for_each(|a| backend.intt(a))?,
         Op::Intt => inputs.iter_mut().try_for_each(|a| backend.ntt(a))?,
-        Op::BgvMul | Op::BfvMul | Op::BfvAdd => {}
+        Op::BgvMul | Op::BfvMul | Op::BfvAdd | Op::BgvMulRelin => {}
         Op::Pipeline => inputs.iter_mut().try_for_each(|a| backend.intt(a))?,
     }
     Ok(())
@@ -693,6 +703,11 @@ impl CpuReport {
     /// Seconds of the best repeat.
     pub fn wall_s(&self) -> f64 {
         self.wall_s
+    }
+
+    /// Worker threads of the backend.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// The report of `times` (seconds of each repeat) of `workload` on `backend`.

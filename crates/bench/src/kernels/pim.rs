@@ -42,9 +42,10 @@ use crate::settings::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_B
 /// MRAM the runtime reserves at the start of every DPU: header and command list.
 const RESERVED_MRAM_BYTES: usize = layout::HEADER_BYTES + 256 * layout::COMMAND_BYTES;
 
-/// The operations this module runs: kernels on random residues. `bench` hands bfv-mul and
-/// bfv-add (real ciphertexts) to [`super::bfv`], so [`Kernel::of`] refuses them once, at the
-/// entry of [`run_full`] and [`run_subset`], and nothing below handles them.
+/// The operations this module runs: kernels on random residues. `bench` hands bfv-mul,
+/// bfv-add and bgv-mul-relin (real ciphertexts) to [`super::exact`], so [`Kernel::of`]
+/// refuses them once, at the entry of [`run_full`] and [`run_subset`], and nothing below
+/// handles them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
     /// `ntt`.
@@ -65,7 +66,7 @@ impl Kernel {
             Op::Intt => Ok(Kernel::Intt),
             Op::BgvMul => Ok(Kernel::BgvMul),
             Op::Pipeline => Ok(Kernel::Pipeline),
-            Op::BfvMul | Op::BfvAdd => {
+            Op::BfvMul | Op::BfvAdd | Op::BgvMulRelin => {
                 Err(BenchError::Failed(format!("internal error: {} has no random operands", op.name())))
             }
         }
@@ -430,8 +431,8 @@ mod tests {
     }
 
     #[test]
-    fn bfv_operations_are_refused_at_the_entry_as_an_internal_error() {
-        for op in [Op::BfvMul, Op::BfvAdd] {
+    fn ciphertext_operations_are_refused_at_the_entry_as_an_internal_error() {
+        for op in [Op::BfvMul, Op::BfvAdd, Op::BgvMulRelin] {
             assert!(Kernel::of(op).unwrap_err().to_string().contains("internal error"));
         }
         assert_eq!(Kernel::of(Op::BgvMul).unwrap(), Kernel::BgvMul);

@@ -157,7 +157,7 @@ impl OpTiming {
 }
 
 /// The median of a non-empty list (the mean of the two middle values for an even length).
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let mid = sorted.len() / 2;

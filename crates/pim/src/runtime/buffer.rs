@@ -10,6 +10,7 @@ use pimhe_ring::PolyBatch;
 
 use super::memory::MramAllocator;
 use super::placement::{split, Share};
+use super::stats::TransferShape;
 use super::{device_error, setup, PimBackend, State};
 
 /// One limb of a device buffer: which prime slot and where each DPU keeps its polynomials.
@@ -167,6 +168,7 @@ impl PimBackend {
         }
         state.report.transfer_s += self.seconds(state, start, |model| model.transfer_seconds(&bytes_per_dpu));
         state.report.bytes_to_dpus += bytes_per_dpu.iter().sum::<u64>();
+        state.report.transfers.push(TransferShape { to_dpus: true, slots: slots(&limbs), count: shape.count });
         Ok(self.device_buffer(shape, limbs))
     }
 
@@ -195,8 +197,14 @@ impl PimBackend {
         }
         state.report.retrieve_s += self.seconds(state, start, |model| model.retrieve_seconds(&bytes_per_dpu));
         state.report.bytes_from_dpus += bytes_per_dpu.iter().sum::<u64>();
+        state.report.transfers.push(TransferShape { to_dpus: false, slots: slots(limbs), count: shape.count });
         Ok(batch)
     }
+}
+
+/// The prime slots of a placement's limbs, in order.
+fn slots(limbs: &[LimbPlacement]) -> Vec<usize> {
+    limbs.iter().map(|limb| limb.slot).collect()
 }
 
 impl PimBuffer {

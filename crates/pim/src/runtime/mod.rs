@@ -50,7 +50,7 @@ pub use buffer::PimBuffer;
 use memory::MramAllocator;
 use placement::{Mode, Plan};
 use queue::{Pending, MAX_COMMANDS};
-pub use stats::OffloadReport;
+pub use stats::{OffloadReport, TransferShape};
 
 /// How to build a [`PimBackend`].
 #[derive(Debug, Clone)]

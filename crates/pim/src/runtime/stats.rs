@@ -33,6 +33,23 @@ pub struct OffloadReport {
     pub bytes_from_dpus: u64,
     /// Work counted by the emulator over all DPUs and launches.
     pub counted: TaskletCounts,
+    /// Every push and pull in order, by shape: what the same computation would move on a
+    /// larger system, so its transfers can be priced there without the data
+    /// ([`super::subset`]). Not serialized (the totals above are the report).
+    #[serde(skip)]
+    pub transfers: Vec<TransferShape>,
+}
+
+/// One host <-> DPU copy as the runtime issued it, by shape: which way, over which prime slots
+/// of the backend, how many polynomials per prime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferShape {
+    /// Host -> DPUs (a push) or DPUs -> host (a pull).
+    pub to_dpus: bool,
+    /// The backend's prime slots of the buffer's limbs.
+    pub slots: Vec<usize>,
+    /// Polynomials of the buffer (per prime).
+    pub count: usize,
 }
 
 impl OffloadReport {
@@ -50,6 +67,7 @@ impl OffloadReport {
         self.bytes_to_dpus += other.bytes_to_dpus;
         self.bytes_from_dpus += other.bytes_from_dpus;
         self.counted.accumulate(&other.counted);
+        self.transfers.extend_from_slice(&other.transfers);
     }
 
     /// Modeled transfer + compute + retrieval.

@@ -6,7 +6,10 @@
 //! host <-> DPU transfers of the full system, depends only on how many bytes go to which DPU;
 //! these helpers compute that exactly as [`super::PimBackend`] places a buffer (one transfer
 //! per upload or download, for all DPUs at once), so [`crate::model::UpmemModel`] can price
-//! it without the data.
+//! it without the data. A computation whose transfers are not known in advance (a scheme's
+//! operation with CPU fallbacks between its launches) is run once on a representative system,
+//! which records them ([`super::OffloadReport::transfers`]), and [`price_transfers`] prices
+//! that log on the full system.
 //!
 //! ```
 //! use pimhe_pim::runtime::placement::{Mode, Plan};
@@ -22,6 +25,8 @@
 //! ```
 
 use super::placement::{split, Plan};
+use super::stats::TransferShape;
+use crate::model::UpmemModel;
 
 /// Largest number of polynomials of one operand of `count` polynomials that any DPU holds,
 /// over the prime slots `0..primes` of `plan` (`ceil(count / group size)`; 1 for a single
@@ -59,6 +64,66 @@ pub fn pull_bytes_per_dpu(plan: &Plan, slots: &[usize], count: usize, n: usize) 
         }
     }
     bytes
+}
+
+/// What the transfers of a representative run cost on the full system ([`price_transfers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ScaledTransfers {
+    /// Modeled host -> DPU seconds.
+    pub transfer_s: f64,
+    /// Modeled DPU -> host seconds.
+    pub retrieve_s: f64,
+    /// Bytes pushed.
+    pub bytes_to_dpus: u64,
+    /// Bytes pulled.
+    pub bytes_from_dpus: u64,
+}
+
+/// Prices on the system of `plan`, with `model`, the transfers `log` of a representative run
+/// (one DPU per prime) in which every batch held `share` polynomials where the full system's
+/// hold `count`: each transfer's count is scaled by `count / share` (rounded up), its bytes
+/// placed over `plan` as [`super::PimBackend`] places them, and priced as one copy for all
+/// DPUs. Exact when the representative's batches are whole multiples of `share` and `share`
+/// is the full system's busiest share of every batch, as for a computation on ciphertext
+/// batches of `count` (then the representative's launches are the full system's too).
+///
+/// ```
+/// use pimhe_pim::model::UpmemModel;
+/// use pimhe_pim::runtime::placement::{Mode, Plan};
+/// use pimhe_pim::runtime::subset::{price_transfers, push_bytes_per_dpu};
+/// use pimhe_pim::runtime::TransferShape;
+///
+/// let model = UpmemModel::v1b();
+/// let plan = Plan::new(Mode::Parallel, 64, 2).unwrap();
+/// // The representative pushed 1 polynomial over both primes; the full system pushes 64.
+/// let log = [TransferShape { to_dpus: true, slots: vec![0, 1], count: 1 }];
+/// let priced = price_transfers(&model, &plan, &log, 1, 64, 4096);
+/// assert_eq!(priced.transfer_s, model.transfer_seconds(&push_bytes_per_dpu(&plan, &[0, 1], 64, 4096)));
+/// assert_eq!(priced.bytes_to_dpus, 2 * 64 * 4096 * 4);
+/// assert_eq!(priced.retrieve_s, 0.0);
+/// ```
+pub fn price_transfers(
+    model: &UpmemModel,
+    plan: &Plan,
+    log: &[TransferShape],
+    share: usize,
+    count: usize,
+    n: usize,
+) -> ScaledTransfers {
+    let mut priced = ScaledTransfers::default();
+    for transfer in log {
+        let full_count = (transfer.count * count).div_ceil(share.max(1));
+        if transfer.to_dpus {
+            let bytes = push_bytes_per_dpu(plan, &transfer.slots, full_count, n);
+            priced.transfer_s += model.transfer_seconds(&bytes);
+            priced.bytes_to_dpus += bytes.iter().sum::<u64>();
+        } else {
+            let bytes = pull_bytes_per_dpu(plan, &transfer.slots, full_count, n);
+            priced.retrieve_s += model.retrieve_seconds(&bytes);
+            priced.bytes_from_dpus += bytes.iter().sum::<u64>();
+        }
+    }
+    priced
 }
 
 #[cfg(test)]

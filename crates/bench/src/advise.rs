@@ -1,0 +1,884 @@
+//! `pimhe advise`: the honest CPU-vs-PIM verdict for a workload, before anyone buys PIM.
+//!
+//! For a workload (`pipeline`, `bgv-mul-relin`, `bfv-mul-relin`) at ring degree N and a batch
+//! of C ciphertexts, the report gives, for each DPU count (up to an UPMEM system's 2560) and
+//! each hardware what-if of DRAMatic's section 5, the **modeled** PIM time (transfer in,
+//! compute, retrieve, CPU fallbacks) and energy beside the CPU backend **measured** on this
+//! machine in the same run, and the CPU time **scaled** to a stated server CPU. Then, for each
+//! what-if, the crossover: the smallest batch and DPU count at which PIM is faster, or `never`
+//! with the dominant reason taken from the breakdown ([`crossover`]).
+//!
+//! Nothing new is modeled here: every PIM figure is a `pimhe bench OP --backend upmem-emu
+//! --emulate subset` run ([`kernels::run`]): one emulated DPU per prime holding the busiest
+//! share of the full system (its launches are the system's), the transfers priced by
+//! `upmem-v1b` on the full system's placement. So 2560 DPUs cost one DPU per prime to emulate,
+//! the emulator's limits and result checks hold (the real-ciphertext workloads decrypt and
+//! check their result), and every modeled number carries the model's label.
+//!
+//! The CPU is timed at `--batch` only (the median of `--repeat` runs) and taken as linear in
+//! the batch elsewhere (DRAMatic 4.3 measured SEAL's time linear in the number of
+//! ciphertexts); each verdict says so. Its scaling to the server is [`ServerCpu::scale`]. The
+//! crossover search is in [`search`].
+
+use std::collections::BTreeMap;
+
+use pimhe_math::Isa;
+use pimhe_schemes::bfv::{BfvContext, BfvParameters};
+use pimhe_schemes::bgv::{BgvParameters, DEGREES};
+use serde::Serialize;
+
+use crate::error::{check_threads, BenchError, Result};
+use crate::format::{format_seconds, Render};
+use crate::kernels::{self, KernelConfig, KernelReport, Op};
+use crate::scheme::median;
+use crate::settings::{PimOutcome, PimSettings};
+use crate::what_if::{WhatIf, TABLE_CAVEAT};
+
+/// The workloads `--workload` names.
+pub const WORKLOADS: [&str; 3] = ["pipeline", "bgv-mul-relin", "bfv-mul-relin"];
+
+/// The DPU counts of the default sweep: one to 40 ranks, with DRAMatic's 509 (its machine).
+pub const DEFAULT_DPUS: [usize; 7] = [64, 128, 256, 509, 1024, 2048, 2560];
+
+/// The what-ifs of the default sweep, each one scenario.
+pub const DEFAULT_WHAT_IFS: [&str; 4] = ["none", "mul-cycles=1", "zero-copy", "mul-cycles=1,zero-copy"];
+
+/// The crossover search stops doubling the batch here unless `--max-batch` says otherwise:
+/// about twice the smallest batch that fills 2560 DPUs at N = 4096 (DRAMatic 3.5: 6826
+/// ciphertexts give every tasklet a polynomial); once the DPUs are full, PIM's time grows with
+/// the batch as the CPU's does, so larger batches change little.
+pub const DEFAULT_MAX_BATCH: usize = 16384;
+
+/// What `pimhe advise` runs. The strings are validated by [`run`] with the CLI's messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdviseConfig {
+    /// One of [`WORKLOADS`].
+    pub workload: String,
+    /// Ring degree N of the 128-bit preset.
+    pub n: usize,
+    /// Ciphertexts C of the batch of the table (even: they are multiplied in pairs).
+    pub batch: usize,
+    /// DPU counts of the table [default: [`DEFAULT_DPUS`]].
+    pub dpus: Vec<usize>,
+    /// What-if scenarios, each a `--what-if` value (`none`, or what-ifs separated by commas)
+    /// [default: [`DEFAULT_WHAT_IFS`]].
+    pub what_ifs: Vec<String>,
+    /// The crossover search doubles the batch from `batch` up to this [default:
+    /// [`DEFAULT_MAX_BATCH`], or `batch` if larger].
+    pub max_batch: Option<usize>,
+    /// Timed CPU runs at `batch`; the median is used [default: 3].
+    pub repeat: usize,
+    /// Worker threads of the CPU backend (`None`: all cores).
+    pub threads: Option<usize>,
+    /// Seed of the inputs and keys [default: 1].
+    pub seed: u64,
+}
+
+impl AdviseConfig {
+    /// `workload` at `n` and `batch` with the defaults.
+    pub fn new(workload: &str, n: usize, batch: usize) -> Self {
+        Self {
+            workload: workload.to_string(),
+            n,
+            batch,
+            dpus: Vec::new(),
+            what_ifs: Vec::new(),
+            max_batch: None,
+            repeat: 3,
+            threads: None,
+            seed: 1,
+        }
+    }
+}
+
+/// A workload and how `bench` runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Workload {
+    /// NTT of the inputs, the BGV tensor, inverse NTT (DRAMatic's combined pipeline) on random
+    /// residues over the preset's data primes.
+    Pipeline,
+    /// BGV multiply + relinearize of real ciphertexts at the preset.
+    BgvMulRelin,
+    /// BFV (BEHZ) multiply + relinearize of real ciphertexts at the preset.
+    BfvMulRelin,
+}
+
+impl Workload {
+    fn parse(name: &str) -> Result<Self> {
+        match name {
+            "pipeline" => Ok(Self::Pipeline),
+            "bgv-mul-relin" => Ok(Self::BgvMulRelin),
+            "bfv-mul-relin" => Ok(Self::BfvMulRelin),
+            other => Err(BenchError::usage(format!(
+                "--workload {other} is not known: choose one of {}",
+                WORKLOADS.join(", ")
+            ))),
+        }
+    }
+
+    /// The `bench` operation that runs it.
+    fn op(self) -> Op {
+        match self {
+            Self::Pipeline => Op::Pipeline,
+            Self::BgvMulRelin => Op::BgvMulRelin,
+            Self::BfvMulRelin => Op::BfvMul,
+        }
+    }
+}
+
+/// The ring degrees a workload accepts: the presets (with a key-switching prime when the
+/// product is relinearized).
+fn allowed_degrees(workload: Workload) -> Vec<usize> {
+    let relinearized = workload != Workload::Pipeline;
+    DEGREES
+        .iter()
+        .copied()
+        .filter(|&n| BgvParameters::preset(n).is_ok_and(|p| !relinearized || !p.special_primes().is_empty()))
+        .collect()
+}
+
+/// A CPU's facts as the scaling rule uses them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CpuFacts {
+    /// Model name.
+    pub name: String,
+    /// Cores (threads) that run the work.
+    pub cores: usize,
+    /// Clock, GHz.
+    pub ghz: f64,
+    /// 32-bit lanes of the vector unit pimhe's kernels use.
+    pub simd_lanes: u32,
+    /// Where the facts come from.
+    pub source: String,
+}
+
+impl CpuFacts {
+    /// Relative throughput under the rule: cores x GHz x lanes.
+    pub fn capacity(&self) -> f64 {
+        self.cores as f64 * self.ghz * self.simd_lanes as f64
+    }
+
+    /// This machine: the CPU backend's threads, the clock and name from `/proc/cpuinfo` (the
+    /// first processor's `cpu MHz` and `model name`; 0 GHz and "unknown" where it is missing),
+    /// and the lanes of the ISA pimhe's kernels run on ([`Isa::active`]).
+    pub fn this_machine(threads: usize) -> Self {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |key: &str| {
+            cpuinfo
+                .lines()
+                .find(|line| line.split(':').next().is_some_and(|k| k.trim() == key))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, value)| value.trim().to_string())
+        };
+        let ghz = field("cpu MHz").and_then(|mhz| mhz.parse::<f64>().ok()).map_or(0.0, |mhz| mhz / 1000.0);
+        let isa = Isa::active();
+        Self {
+            name: field("model name").unwrap_or_else(|| "unknown".to_string()),
+            cores: threads,
+            ghz,
+            simd_lanes: isa_lanes(isa),
+            source: format!("this machine: /proc/cpuinfo, the CPU backend's threads, pimhe's ISA {}", isa.name()),
+        }
+    }
+}
+
+/// 32-bit residues per vector register of `isa`.
+fn isa_lanes(isa: Isa) -> u32 {
+    match isa {
+        Isa::Scalar => 1,
+        Isa::Avx2 => 8,
+        Isa::Avx512 => 16,
+    }
+}
+
+/// The server CPU the CPU time is scaled to, with its power.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerCpu {
+    /// Its facts.
+    pub facts: CpuFacts,
+    /// Full-system power at the wall under load, watts.
+    pub power_w: f64,
+}
+
+impl ServerCpu {
+    /// DRAMatic's CPU baseline (section 4.1: SEAL ran on an Intel Xeon Gold 5415+; section 4.4:
+    /// 8 physical cores, 223 W at the wall with 16 threads). The clock (2.9 GHz base) is
+    /// Intel's specification of that part, not DRAMatic's; the lanes are AVX-512's 16.
+    pub fn dramatic() -> Self {
+        Self {
+            facts: CpuFacts {
+                name: "Intel Xeon Gold 5415+ (DRAMatic's SEAL machine)".to_string(),
+                cores: 8,
+                ghz: 2.9,
+                simd_lanes: 16,
+                source: "DRAMatic 4.1 (the CPU) and 4.4 (8 physical cores, 223 W with 16 threads); 2.9 GHz base \
+                         clock from Intel's specification; AVX-512"
+                    .to_string(),
+            },
+            power_w: 223.0,
+        }
+    }
+
+    /// The factor that turns seconds on `here` into seconds on this server: `here`'s cores x GHz x
+    /// lanes over the server's (1 when `here`'s clock is unknown, so nothing is scaled blindly).
+    /// It credits the server with every core, cycle and lane, and ignores memory bandwidth and
+    /// SMT: an upper bound on the server's speed, so a PIM win over the scaled CPU is not an
+    /// artefact of a slow machine here.
+    pub fn scale(&self, here: &CpuFacts) -> f64 {
+        if here.capacity() > 0.0 {
+            here.capacity() / self.facts.capacity()
+        } else {
+            1.0
+        }
+    }
+}
+
+/// A PIM run's modeled breakdown for the verdict (seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct PimBreakdown {
+    /// Modeled host -> DPU copies.
+    pub transfer_s: f64,
+    /// Modeled DPU launches.
+    pub compute_s: f64,
+    /// Modeled DPU -> host copies.
+    pub retrieve_s: f64,
+    /// The steps without a DPU kernel, on the host CPU (measured here; scaled with the CPU when
+    /// compared with the scaled CPU).
+    pub fallback_s: f64,
+}
+
+impl PimBreakdown {
+    /// Everything: what a user waits for.
+    pub fn total_s(&self) -> f64 {
+        self.transfer_s + self.compute_s + self.retrieve_s + self.fallback_s
+    }
+
+    /// This breakdown with the CPU fallbacks scaled by `factor` (the server's host CPU).
+    fn with_fallbacks_scaled(self, factor: f64) -> Self {
+        Self { fallback_s: self.fallback_s * factor, ..self }
+    }
+}
+
+/// What holds PIM back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bottleneck {
+    /// Moving the operands in and the results out.
+    Transfer,
+    /// The DPUs' own arithmetic (32-bit multiplies in software on an 8x8 multiplier).
+    Compute,
+    /// The steps that run on the host CPU.
+    CpuFallbacks,
+}
+
+/// One point of the crossover search: a batch on a DPU count, PIM against the CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Ciphertexts.
+    pub batch: usize,
+    /// DPUs.
+    pub dpus: usize,
+    /// PIM's breakdown.
+    pub pim: PimBreakdown,
+    /// The CPU's seconds for the same batch.
+    pub cpu_s: f64,
+}
+
+/// The crossover of one what-if against one CPU.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// PIM is faster from here on.
+    Wins {
+        /// The first candidate (in search order) where PIM is faster.
+        at: Candidate,
+    },
+    /// PIM is never faster among the candidates.
+    Never {
+        /// The largest part of PIM's time at the closest candidate.
+        bottleneck: Bottleneck,
+        /// Why, with the numbers.
+        reason: String,
+        /// The candidate where PIM came closest (smallest PIM / CPU).
+        closest: Candidate,
+    },
+    /// No candidate could be modeled (every one overflowed a DPU's MRAM).
+    NotModeled,
+}
+
+/// The verdict on `candidates`, in search order: the first where PIM's total is below the CPU's
+/// time wins; otherwise `Never`, with the bottleneck of the candidate where PIM came closest —
+/// the largest of its transfers (in + out), compute and CPU fallbacks — and whether that part
+/// alone exceeds the CPU's time. `mul_what_if` says whether the multiplier was already made
+/// faster (then compute is not blamed on the 8x8 multiplier alone).
+pub fn crossover(candidates: &[Candidate], mul_what_if: bool) -> Verdict {
+    if let Some(&at) = candidates.iter().find(|c| c.pim.total_s() < c.cpu_s) {
+        return Verdict::Wins { at };
+    }
+    let Some(&closest) =
+        candidates.iter().min_by(|a, b| (a.pim.total_s() / a.cpu_s).total_cmp(&(b.pim.total_s() / b.cpu_s)))
+    else {
+        return Verdict::NotModeled;
+    };
+    let p = closest.pim;
+    let parts = [
+        (Bottleneck::Transfer, p.transfer_s + p.retrieve_s),
+        (Bottleneck::Compute, p.compute_s),
+        (Bottleneck::CpuFallbacks, p.fallback_s),
+    ];
+    let (bottleneck, seconds) = parts.into_iter().fold(parts[0], |a, b| if b.1 > a.1 { b } else { a });
+    let what = match bottleneck {
+        Bottleneck::Transfer => "transfer: the host<->DPU copies (operands in, results out)".to_string(),
+        Bottleneck::Compute if mul_what_if => {
+            "compute: the DPUs' arithmetic at 350 MHz, even with the faster multiplier".to_string()
+        }
+        Bottleneck::Compute => {
+            "compute: the DPUs' arithmetic (32-bit multiplies in software on the 8x8 multiplier)".to_string()
+        }
+        Bottleneck::CpuFallbacks => {
+            "CPU fallbacks: the steps without a DPU kernel (base conversions, ModDown) on the host".to_string()
+        }
+    };
+    let relation = if seconds >= closest.cpu_s { "alone take" } else { "are the largest part of PIM's" };
+    let reason = format!(
+        "{what} {relation} {} against the CPU's {} (batch {}, {} DPUs, PIM total {})",
+        format_seconds(seconds),
+        format_seconds(closest.cpu_s),
+        closest.batch,
+        closest.dpus,
+        format_seconds(closest.pim.total_s())
+    );
+    Verdict::Never { bottleneck, reason, closest }
+}
+
+/// The order of the crossover search: the batch doubling from `batch` to `max_batch` on the
+/// most DPUs (compute and the per-rank bandwidth only improve with DPUs, so more DPUs never lose
+/// where fewer win); at the first batch where PIM wins there, the DPU counts from the fewest,
+/// so the first win in this order has the smallest batch, and for it the fewest DPUs.
+/// `evaluate` gives a candidate (`None`: not modeled, e.g. the share overflows MRAM).
+pub fn search(
+    batch: usize,
+    max_batch: usize,
+    dpus: &[usize],
+    mul_what_if: bool,
+    mut evaluate: impl FnMut(usize, usize) -> Result<Option<Candidate>>,
+) -> Result<Verdict> {
+    let Some(most) = dpus.iter().copied().max() else {
+        return Ok(Verdict::NotModeled);
+    };
+    let mut tried = Vec::new();
+    let mut b = batch;
+    while b <= max_batch {
+        if let Some(candidate) = evaluate(b, most)? {
+            if candidate.pim.total_s() < candidate.cpu_s {
+                let mut at_this_batch = Vec::new();
+                for &d in dpus.iter().filter(|&&d| d < most) {
+                    at_this_batch.extend(evaluate(b, d)?);
+                }
+                at_this_batch.push(candidate);
+                return Ok(crossover(&at_this_batch, mul_what_if));
+            }
+            tried.push(candidate);
+        }
+        b *= 2;
+    }
+    Ok(crossover(&tried, mul_what_if))
+}
+
+/// One cell of the table: a DPU count under a what-if, at the table's batch.
+#[derive(Debug, Clone, Serialize)]
+pub struct AdviseRow {
+    /// The what-if scenario (`none`, or the values).
+    pub what_if: String,
+    /// DPUs.
+    pub dpus: usize,
+    /// The modeled breakdown and the host fallbacks (`None`: not modeled).
+    pub pim: Option<PimBreakdown>,
+    /// Modeled energy of the PIM system, joules.
+    pub energy_j: Option<f64>,
+    /// The model's label, e.g. `upmem-v1b@1+mul=1/2 (modeled)`.
+    pub model: String,
+    /// How the run was emulated (or why it was not modeled).
+    pub emulation: String,
+    /// CPU measured here / PIM total (> 1: PIM faster).
+    pub speedup_vs_measured: Option<f64>,
+    /// CPU scaled to the server / PIM total with its fallbacks scaled alike.
+    pub speedup_vs_scaled: Option<f64>,
+}
+
+/// The verdicts of one what-if.
+#[derive(Debug, Clone, Serialize)]
+pub struct WhatIfVerdicts {
+    /// The scenario.
+    pub what_if: String,
+    /// Against the CPU measured on this machine.
+    pub vs_measured: Verdict,
+    /// Against the CPU scaled to the server.
+    pub vs_scaled: Verdict,
+}
+
+/// The CPU side of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuSide {
+    /// This machine.
+    pub here: CpuFacts,
+    /// Every timed run at the table's batch, seconds.
+    pub times_s: Vec<f64>,
+    /// Their median: the measured time.
+    pub measured_s: f64,
+    /// The server it is scaled to.
+    pub server: ServerCpu,
+    /// here's cores x GHz x lanes / the server's.
+    pub scale: f64,
+    /// `measured_s x scale`: scaled, not measured.
+    pub scaled_s: f64,
+    /// `scaled_s x` the server's power: scaled, not measured.
+    pub scaled_energy_j: f64,
+}
+
+/// What `pimhe advise` reports (`--json` serializes it as one object).
+#[derive(Debug, Clone, Serialize)]
+pub struct AdviseReport {
+    /// The workload.
+    pub workload: String,
+    /// What it computes.
+    pub computation: String,
+    /// Ring degree.
+    pub n: usize,
+    /// Primes the DPUs hold.
+    pub primes: usize,
+    /// The table's batch.
+    pub batch: usize,
+    /// The largest batch the crossover search tried.
+    pub max_batch: usize,
+    /// The CPU measured and scaled.
+    pub cpu: CpuSide,
+    /// The PIM runs' CPU fallbacks measured on this host at `batch` (median), seconds; every
+    /// row's fallbacks are this, linear in the batch.
+    pub fallback_s: f64,
+    /// The table: every what-if x DPU count at `batch`.
+    pub rows: Vec<AdviseRow>,
+    /// The crossover of each what-if.
+    pub verdicts: Vec<WhatIfVerdicts>,
+    /// How the numbers were obtained.
+    pub method: Vec<String>,
+}
+
+/// What a PIM run gave: its breakdown, energy, label and emulation.
+#[derive(Debug, Clone)]
+struct PimPoint {
+    pim: PimBreakdown,
+    energy_j: f64,
+    model: String,
+    emulation: String,
+}
+
+/// A PIM run, or why it could not be modeled.
+type Modeled = std::result::Result<PimPoint, String>;
+
+/// Runs the PIM points of one workload through `bench`, each once.
+struct PimRuns<'a> {
+    config: &'a AdviseConfig,
+    op: Op,
+    /// `--primes` of the kernel workloads (`None` for the real-ciphertext ones).
+    primes: Option<usize>,
+    /// The CPU fallbacks' seconds per ciphertext ([`measure_fallbacks`]).
+    fallback_per_ciphertext_s: f64,
+    memo: BTreeMap<(usize, usize, String), Modeled>,
+}
+
+impl PimRuns<'_> {
+    /// `batch` on `dpus` under `what_if` (validated values), or why it is not modeled.
+    fn point(&mut self, batch: usize, dpus: usize, what_if: &str) -> Result<Modeled> {
+        let key = (batch, dpus, what_if.to_string());
+        if let Some(point) = self.memo.get(&key) {
+            return Ok(point.clone());
+        }
+        let mut bench = KernelConfig::new(self.op, self.config.n, self.primes, batch);
+        bench.backend = "upmem-emu".to_string();
+        bench.dpus = Some(dpus);
+        bench.emulate = Some("subset".to_string());
+        bench.seed = self.config.seed;
+        bench.what_if = if what_if == "none" { Vec::new() } else { vec![what_if.to_string()] };
+        let fallback_s = self.fallback_per_ciphertext_s * batch as f64;
+        let point = match kernels::run(&bench) {
+            Ok(KernelReport::Pim(r)) => Ok(pim_point(r.outcome(), fallback_s)),
+            Ok(KernelReport::ExactPim(r)) => Ok(pim_point(r.report().outcome(), fallback_s)),
+            Ok(_) => return Err(BenchError::Failed("internal error: upmem-emu gave another report".into())),
+            // The settings were validated up front: what is left is this size not fitting (the
+            // busiest DPU's MRAM, or this host's memory for the emulation).
+            Err(BenchError::Usage(message)) => Err(message),
+            Err(e) => return Err(e),
+        };
+        self.memo.insert(key, point.clone());
+        Ok(point)
+    }
+}
+
+/// The CPU fallbacks' seconds per ciphertext of `op` at `batch`: the median over `repeat` runs of
+/// the host steps' measured time (`host_fallback_s`) on the smallest system (one DPU per prime,
+/// all pairs on it), divided by the batch. The fallbacks are host work on the whole batch,
+/// whatever the DPUs and the what-if, so they are measured once, like the CPU, and taken as
+/// linear in the batch; measuring them in every run would put this host's noise between
+/// scenarios that differ only in the model. 0 for the kernels, which have none.
+fn measure_fallbacks(op: Op, config: &AdviseConfig, primes: usize) -> Result<f64> {
+    if op == Op::Pipeline {
+        return Ok(0.0);
+    }
+    let mut bench = KernelConfig::new(op, config.n, None, config.batch);
+    bench.backend = "upmem-emu".to_string();
+    bench.dpus = Some(primes);
+    bench.seed = config.seed;
+    let times = (0..config.repeat)
+        .map(|_| match kernels::run(&bench)? {
+            KernelReport::ExactPim(r) => Ok(r.host_fallback_s().unwrap_or_default()),
+            _ => Err(BenchError::Failed("internal error: upmem-emu gave another report".into())),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(median(&times) / config.batch as f64)
+}
+
+fn pim_point(o: &PimOutcome, fallback_s: f64) -> PimPoint {
+    PimPoint {
+        pim: PimBreakdown { transfer_s: o.transfer_s, compute_s: o.compute_s, retrieve_s: o.retrieve_s, fallback_s },
+        energy_j: o.energy_j,
+        model: o.model.clone(),
+        emulation: o.emulation.clone(),
+    }
+}
+
+/// Primes the DPUs hold for `workload` at the preset of `n`: the data primes for the pipeline,
+/// every prime the scheme's operation touches otherwise.
+fn backend_primes(workload: Workload, n: usize) -> Result<usize> {
+    let preset = BgvParameters::preset(n)?;
+    Ok(match workload {
+        Workload::Pipeline => preset.data_primes().len(),
+        Workload::BgvMulRelin => preset.primes().len(),
+        Workload::BfvMulRelin => BfvContext::new(BfvParameters::from(preset))?.all_primes().len(),
+    })
+}
+
+/// A validated configuration.
+struct Checked {
+    workload: Workload,
+    /// Primes on the DPUs.
+    primes: usize,
+    /// DPU counts, ascending.
+    dpus: Vec<usize>,
+    /// Each scenario's name and what-ifs.
+    what_ifs: Vec<(String, WhatIf)>,
+    /// The crossover search's largest batch.
+    max_batch: usize,
+}
+
+/// Validates `config`.
+fn validate(config: &AdviseConfig) -> Result<Checked> {
+    let workload = Workload::parse(&config.workload)?;
+    let allowed = allowed_degrees(workload);
+    if !allowed.contains(&config.n) {
+        let list: Vec<String> = allowed.iter().map(usize::to_string).collect();
+        return Err(BenchError::usage(format!(
+            "--n {} is not allowed for --workload {}: choose one of {} (the 128-bit presets{})",
+            config.n,
+            config.workload,
+            list.join(", "),
+            if workload == Workload::Pipeline { "" } else { " with a key-switching prime, for relinearization" }
+        )));
+    }
+    if config.batch < 2 || !config.batch.is_multiple_of(2) {
+        return Err(BenchError::usage(format!(
+            "--batch {} is not allowed: ciphertexts are multiplied in pairs, so the batch must be even and at least 2",
+            config.batch
+        )));
+    }
+    let max_batch = config.max_batch.unwrap_or(DEFAULT_MAX_BATCH.max(config.batch));
+    if max_batch < config.batch {
+        return Err(BenchError::usage(format!(
+            "--max-batch {max_batch} is not allowed: the crossover search starts at --batch {}, so it must be at \
+             least that",
+            config.batch
+        )));
+    }
+    let primes = backend_primes(workload, config.n)?;
+    let mut dpus = if config.dpus.is_empty() { DEFAULT_DPUS.to_vec() } else { config.dpus.clone() };
+    dpus.sort_unstable();
+    dpus.dedup();
+    for &d in &dpus {
+        PimSettings::parallel(d, primes)?;
+    }
+    let what_ifs = if config.what_ifs.is_empty() {
+        DEFAULT_WHAT_IFS.iter().map(|w| w.to_string()).collect()
+    } else {
+        config.what_ifs.clone()
+    };
+    let what_ifs = what_ifs
+        .into_iter()
+        .map(|w| {
+            let parsed = if w == "none" { WhatIf::NONE } else { WhatIf::parse(std::slice::from_ref(&w))? };
+            Ok((if parsed.is_active() { parsed.describe() } else { "none".to_string() }, parsed))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    check_threads(config.threads)?;
+    if config.repeat == 0 {
+        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 CPU run is needed"));
+    }
+    Ok(Checked { workload, primes, dpus, what_ifs, max_batch })
+}
+
+/// Runs `pimhe advise`: measures the CPU at `config.batch`, models every DPU count under every
+/// what-if, and searches each what-if's crossover against the measured and the scaled CPU.
+pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
+    let Checked { workload, primes, dpus, what_ifs, max_batch } = validate(config)?;
+    let op = workload.op();
+    // The pipeline runs on random residues over the preset's data primes (the ciphertext
+    // modulus a product works on); the real-ciphertext workloads take the preset as it is.
+    let kernel_primes = (workload == Workload::Pipeline).then_some(primes);
+    let mut cpu_bench = KernelConfig::new(op, config.n, kernel_primes, config.batch);
+    cpu_bench.threads = config.threads;
+    cpu_bench.repeat = config.repeat;
+    cpu_bench.seed = config.seed;
+    let (times_s, threads, computation) = match kernels::run(&cpu_bench)? {
+        KernelReport::Cpu(r) => (r.times_s().to_vec(), r.threads(), "NTT, BGV tensor, inverse NTT (random residues)"),
+        KernelReport::ExactCpu(r) => (r.report().times_s().to_vec(), r.report().threads(), r.computation()),
+        _ => return Err(BenchError::Failed("internal error: cpu gave another report".into())),
+    };
+    let measured_s = median(&times_s);
+    let here = CpuFacts::this_machine(threads);
+    let server = ServerCpu::dramatic();
+    let scale = server.scale(&here);
+    let cpu = CpuSide {
+        scaled_s: measured_s * scale,
+        scaled_energy_j: measured_s * scale * server.power_w,
+        here,
+        times_s,
+        measured_s,
+        server,
+        scale,
+    };
+    // Linear in the batch (DRAMatic 4.3).
+    let cpu_at = |batch: usize| cpu.measured_s * batch as f64 / config.batch as f64;
+
+    let fallback_per_ciphertext_s = measure_fallbacks(op, config, primes)?;
+    let mut runs = PimRuns { config, op, primes: kernel_primes, fallback_per_ciphertext_s, memo: BTreeMap::new() };
+    let mut rows = Vec::new();
+    for (name, _) in &what_ifs {
+        for &d in &dpus {
+            let point = runs.point(config.batch, d, name)?;
+            rows.push(match point {
+                Ok(p) => AdviseRow {
+                    what_if: name.clone(),
+                    dpus: d,
+                    speedup_vs_measured: Some(cpu.measured_s / p.pim.total_s()),
+                    speedup_vs_scaled: Some(cpu.scaled_s / p.pim.with_fallbacks_scaled(scale).total_s()),
+                    pim: Some(p.pim),
+                    energy_j: Some(p.energy_j),
+                    model: p.model,
+                    emulation: p.emulation,
+                },
+                Err(why) => AdviseRow {
+                    what_if: name.clone(),
+                    dpus: d,
+                    pim: None,
+                    energy_j: None,
+                    model: String::new(),
+                    emulation: format!("not modeled: {why}"),
+                    speedup_vs_measured: None,
+                    speedup_vs_scaled: None,
+                },
+            });
+        }
+    }
+
+    let mut verdicts = Vec::new();
+    for (name, what_if) in &what_ifs {
+        let mul = what_if.multiplier.is_some();
+        let mut against = |factor: f64| {
+            search(config.batch, max_batch, &dpus, mul, |b, d| {
+                Ok(runs.point(b, d, name)?.ok().map(|p| Candidate {
+                    batch: b,
+                    dpus: d,
+                    pim: p.pim.with_fallbacks_scaled(factor),
+                    cpu_s: cpu_at(b) * factor,
+                }))
+            })
+        };
+        let vs_measured = against(1.0)?;
+        let vs_scaled = against(scale)?;
+        verdicts.push(WhatIfVerdicts { what_if: name.clone(), vs_measured, vs_scaled });
+    }
+
+    Ok(AdviseReport {
+        workload: config.workload.clone(),
+        computation: computation.to_string(),
+        n: config.n,
+        primes,
+        batch: config.batch,
+        max_batch,
+        cpu,
+        fallback_s: fallback_per_ciphertext_s * config.batch as f64,
+        rows,
+        verdicts,
+        method: method_notes(what_ifs.iter().any(|(_, w)| w.multiplier.is_some())),
+    })
+}
+
+/// How the numbers were obtained, printed under the report; `mul_what_if`: a scenario changes
+/// the multiplier, which the best kernel's table multiplies escape.
+fn method_notes(mul_what_if: bool) -> Vec<String> {
+    let mut notes = vec![
+        "PIM: modeled by upmem-v1b, one emulated DPU per prime holding the busiest share of the full system \
+         (`bench OP --backend upmem-emu --emulate subset`), transfers priced on the full system's placement, \
+         best kernel, parallel mode"
+            .to_string(),
+        "CPU fallbacks (the PIM run's steps on the host): measured on this host at --batch (median of --repeat runs \
+         on one DPU per prime), linear in the batch, the same for every DPU count and what-if"
+            .to_string(),
+        "CPU: the cpu backend measured on this machine at --batch (median), linear in the batch elsewhere \
+         (DRAMatic 4.3); scaled: x (cores x GHz x 32-bit SIMD lanes here) / (the server's), fallbacks scaled alike"
+            .to_string(),
+        "crossover: the batch doubles from --batch to --max-batch on the most DPUs; at the first batch where PIM \
+         wins, the fewest DPUs that win"
+            .to_string(),
+    ];
+    if mul_what_if {
+        notes.push(format!("mul-cycles caveat: {TABLE_CAVEAT}"));
+    }
+    notes
+}
+
+impl Render for AdviseReport {
+    fn render(&self) -> String {
+        let c = &self.cpu;
+        let mut text = format!(
+            "pimhe advise: {} ({}), N={}, {} primes on the DPUs, batch {} ciphertexts\n  cpu measured here: {} \
+             (median of {}; {} cores x {:.2} GHz x {} lanes, {})\n  cpu scaled to {}: {} x {:.4} = {} (scaled, not \
+             measured), {:.3} J at {:.0} W (scaled)\n  PIM's CPU fallbacks measured here: {} (median; linear in the \
+             batch)\n",
+            self.workload,
+            self.computation,
+            self.n,
+            self.primes,
+            self.batch,
+            format_seconds(c.measured_s),
+            c.times_s.len(),
+            c.here.cores,
+            c.here.ghz,
+            c.here.simd_lanes,
+            c.here.name,
+            c.server.facts.name,
+            format_seconds(c.measured_s),
+            c.scale,
+            format_seconds(c.scaled_s),
+            c.scaled_energy_j,
+            c.server.power_w,
+            format_seconds(self.fallback_s),
+        );
+        let mut last_what_if = "";
+        for row in &self.rows {
+            if row.what_if != last_what_if {
+                last_what_if = &row.what_if;
+                text.push_str(&format!(
+                    "  what-if {}:\n    {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}\n",
+                    row.what_if,
+                    "dpus",
+                    "transfer",
+                    "compute",
+                    "retrieve",
+                    "fallbacks",
+                    "total",
+                    "energy",
+                    "vs here",
+                    "vs scaled"
+                ));
+            }
+            match (&row.pim, row.energy_j, row.speedup_vs_measured, row.speedup_vs_scaled) {
+                (Some(p), Some(energy), Some(here), Some(scaled)) => text.push_str(&format!(
+                    "    {:>5} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9.3} J {:>8.3}x {:>8.3}x  {}\n",
+                    row.dpus,
+                    format_seconds(p.transfer_s),
+                    format_seconds(p.compute_s),
+                    format_seconds(p.retrieve_s),
+                    format_seconds(p.fallback_s),
+                    format_seconds(p.total_s()),
+                    energy,
+                    here,
+                    scaled,
+                    row.model
+                )),
+                _ => text.push_str(&format!("    {:>5} {}\n", row.dpus, row.emulation)),
+            }
+        }
+        text.push_str(&format!(
+            "  (speed-up = CPU time / PIM total; > 1 means PIM is faster; crossover searched up to batch {})\n",
+            self.max_batch
+        ));
+        for v in &self.verdicts {
+            for (against, verdict) in
+                [("cpu measured here", &v.vs_measured), ("cpu scaled to the server", &v.vs_scaled)]
+            {
+                text.push_str(&format!("  verdict [{}] vs {against}: {}\n", v.what_if, verdict_line(verdict)));
+            }
+        }
+        for note in &self.method {
+            text.push_str(&format!("  method: {note}\n"));
+        }
+        text.trim_end().to_string()
+    }
+}
+
+/// One line for a verdict.
+pub fn verdict_line(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Wins { at } => format!(
+            "PIM wins from batch {} on {} DPUs (modeled {} vs cpu {}, {:.3}x)",
+            at.batch,
+            at.dpus,
+            format_seconds(at.pim.total_s()),
+            format_seconds(at.cpu_s),
+            at.cpu_s / at.pim.total_s()
+        ),
+        Verdict::Never { reason, .. } => format!("never: {reason}"),
+        Verdict::NotModeled => "not modeled: no batch fits the DPUs' MRAM".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(batch: usize, dpus: usize, parts: [f64; 4], cpu_s: f64) -> Candidate {
+        let [transfer_s, compute_s, retrieve_s, fallback_s] = parts;
+        Candidate { batch, dpus, pim: PimBreakdown { transfer_s, compute_s, retrieve_s, fallback_s }, cpu_s }
+    }
+
+    #[test]
+    fn scaling_credits_the_server_with_every_core_cycle_and_lane() {
+        let server = ServerCpu::dramatic();
+        let here = CpuFacts { name: "x".into(), cores: 2, ghz: 2.9, simd_lanes: 8, source: String::new() };
+        assert_eq!(server.scale(&here), 2.0 * 8.0 / (8.0 * 16.0));
+        let unknown = CpuFacts { ghz: 0.0, ..here };
+        assert_eq!(server.scale(&unknown), 1.0);
+    }
+
+    #[test]
+    fn workload_names_map_to_bench_operations() {
+        assert_eq!(Workload::parse("bfv-mul-relin").unwrap().op(), Op::BfvMul);
+        assert_eq!(Workload::parse("pipeline").unwrap().op(), Op::Pipeline);
+        assert!(allowed_degrees(Workload::Pipeline).contains(&1024));
+        assert!(!allowed_degrees(Workload::BgvMulRelin).contains(&1024));
+    }
+
+    #[test]
+    fn never_names_the_largest_part() {
+        // Transfer and the closest candidate: tests/advise.rs.
+        let c = [candidate(8, 64, [0.1, 1.5, 0.1, 0.2], 1.0)];
+        let Verdict::Never { bottleneck, reason, .. } = crossover(&c, true) else { panic!() };
+        assert_eq!(bottleneck, Bottleneck::Compute);
+        assert!(reason.contains("even with the faster multiplier") && reason.contains("alone take"), "{reason}");
+        let c = [candidate(8, 64, [0.1, 0.3, 0.1, 0.6], 1.0)];
+        let Verdict::Never { bottleneck, reason, .. } = crossover(&c, false) else { panic!() };
+        assert_eq!(bottleneck, Bottleneck::CpuFallbacks);
+        assert!(reason.contains("largest part"), "{reason}");
+        assert_eq!(crossover(&[], false), Verdict::NotModeled);
+    }
+}

@@ -1,0 +1,83 @@
+//! End-to-end checks of `pimhe advise` through the built binary: the JSON and text reports and
+//! the exit status of bad input. No time is asserted.
+
+use std::process::{Command, Output};
+
+fn pimhe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pimhe")).args(args).output().expect("the pimhe binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const SMALL: [&str; 14] = [
+    "advise",
+    "--workload",
+    "pipeline",
+    "--n",
+    "2048",
+    "--batch",
+    "8",
+    "--dpus",
+    "64,2",
+    "--max-batch",
+    "16",
+    "--repeat",
+    "1",
+    "--what-if",
+];
+
+#[test]
+fn json_report_has_every_dpu_count_per_scenario_and_a_verdict_each() {
+    let mut args = SMALL.to_vec();
+    args.extend(["none", "--what-if", "mul-cycles=1,zero-copy", "--json"]);
+    let output = pimhe(&args);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    let rows = report["rows"].as_array().unwrap();
+    let cells: Vec<(String, u64)> =
+        rows.iter().map(|r| (r["what_if"].as_str().unwrap().to_string(), r["dpus"].as_u64().unwrap())).collect();
+    let expected = [("none", 2), ("none", 64), ("mul-cycles=1/2,zero-copy", 2), ("mul-cycles=1/2,zero-copy", 64)];
+    assert_eq!(cells, expected.map(|(w, d)| (w.to_string(), d)));
+    for row in rows.iter().filter(|r| r["what_if"] != "none") {
+        assert_eq!(row["pim"]["transfer_s"], 0.0);
+        assert_eq!(row["pim"]["retrieve_s"], 0.0);
+        assert!(row["model"].as_str().unwrap().ends_with("+mul=1/2+zero-copy (modeled)"), "{row}");
+    }
+    let verdicts = report["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 2);
+    for v in verdicts {
+        for against in ["vs_measured", "vs_scaled"] {
+            let kind = v[against]["verdict"].as_str().unwrap();
+            assert!(["wins", "never", "not-modeled"].contains(&kind), "{v}");
+        }
+    }
+    assert_eq!(report["cpu"]["server"]["facts"]["cores"], 8);
+}
+
+#[test]
+fn text_report_labels_modeled_and_scaled_figures() {
+    let mut args = SMALL.to_vec();
+    args.push("none");
+    let output = pimhe(&args);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.starts_with("pimhe advise: pipeline"), "{text}");
+    assert!(text.contains("(scaled, not measured)") && text.contains("upmem-v1b@1 (modeled)"), "{text}");
+    assert_eq!(text.matches("  verdict [none] vs ").count(), 2, "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_with_the_flag_named() {
+    for (args, message) in [
+        (vec!["advise", "--workload", "ntt", "--n", "2048", "--batch", "8"], "--workload ntt is not known"),
+        (vec!["advise", "--workload", "bgv-mul-relin", "--n", "1024", "--batch", "8"], "--n 1024 is not allowed"),
+        (vec!["advise", "--workload", "pipeline", "--n", "2048", "--batch", "7"], "--batch 7 is not allowed"),
+        (vec!["advise", "--workload", "pipeline", "--n", "2048", "--batch", "8", "--dpus", "4000"], "--dpus 4000"),
+    ] {
+        let output = pimhe(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
+    }
+}
