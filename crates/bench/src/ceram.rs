@@ -292,15 +292,16 @@ impl CpuMeasurement {
             }
             counts.iter().rev().map(|(b, c)| format!("{c}x{b}")).collect::<Vec<_>>().join(",")
         };
-        match self.special_prime_bits.is_empty() {
+        if self.special_prime_bits.is_empty() {
             // Relinearization by the RNS decomposition of BEHZ: no special prime.
-            true => format!("{} = {}", self.log_q_total, groups(&self.ciphertext_prime_bits)),
-            false => format!(
+            format!("{} = {}", self.log_q_total, groups(&self.ciphertext_prime_bits))
+        } else {
+            format!(
                 "{} = {} + P {}",
                 self.log_q_total,
                 groups(&self.ciphertext_prime_bits),
                 groups(&self.special_prime_bits)
-            ),
+            )
         }
     }
 }
