@@ -162,6 +162,19 @@ fn plaintext_bytes(p: &Params) -> f64 {
     p.n as f64 * p.t.width() as f64 / 8.0
 }
 
+/// Add or sub, the same in every design: two ciphertexts in, one pass over their components,
+/// one ciphertext out.
+fn additive(op: HomOp, q: &Residues, ct: f64, steps: &mut Vec<Step>, peak: &mut Vec<Live>) {
+    steps.push(Step::Transfer { direction: Direction::In, bytes: 2.0 * ct });
+    steps.push(if op == HomOp::Add {
+        Step::PolyAdd { moduli: q.clone(), polys: 2 }
+    } else {
+        Step::PolySub { moduli: q.clone(), polys: 2 }
+    });
+    steps.push(Step::Transfer { direction: Direction::Out, bytes: ct });
+    peak.push(Live { what: "two ciphertexts", moduli: q.clone(), polys: 4 });
+}
+
 /// The program of one homomorphic operation for these parameters.
 pub fn program(op: HomOp, p: &Params) -> Program {
     match p.design {
@@ -188,16 +201,7 @@ fn full_rns(op: HomOp, p: &Params) -> Program {
     let mut peak = Vec::new();
     let mut scratch = 0;
     match op {
-        HomOp::Add | HomOp::Sub => {
-            s.push(Step::Transfer { direction: Direction::In, bytes: 2.0 * ct });
-            s.push(if op == HomOp::Add {
-                Step::PolyAdd { moduli: q.clone(), polys: 2 }
-            } else {
-                Step::PolySub { moduli: q.clone(), polys: 2 }
-            });
-            s.push(Step::Transfer { direction: Direction::Out, bytes: ct });
-            peak.push(Live { what: "two ciphertexts", moduli: q.clone(), polys: 4 });
-        }
+        HomOp::Add | HomOp::Sub => additive(op, &q, ct, &mut s, &mut peak),
         HomOp::Encrypt => {
             let randomness = 3.0 * p.n as f64 * 2.0 / 8.0;
             s.push(Step::Transfer { direction: Direction::In, bytes: plaintext_bytes(p) + randomness });
@@ -295,16 +299,7 @@ fn textbook(op: HomOp, p: &Params, digit_bits: u32) -> Program {
     let mut s = Vec::new();
     let mut peak = vec![];
     match op {
-        HomOp::Add | HomOp::Sub => {
-            s.push(Step::Transfer { direction: Direction::In, bytes: 2.0 * ct });
-            s.push(if op == HomOp::Add {
-                Step::PolyAdd { moduli: q.clone(), polys: 2 }
-            } else {
-                Step::PolySub { moduli: q.clone(), polys: 2 }
-            });
-            s.push(Step::Transfer { direction: Direction::Out, bytes: ct });
-            peak.push(Live { what: "two ciphertexts", moduli: q.clone(), polys: 4 });
-        }
+        HomOp::Add | HomOp::Sub => additive(op, &q, ct, &mut s, &mut peak),
         HomOp::Encrypt => {
             s.push(Step::Transfer {
                 direction: Direction::In,

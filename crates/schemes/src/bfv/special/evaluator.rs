@@ -115,22 +115,25 @@ fn check_pair(a: &Ciphertext, b: &Ciphertext, operation: &'static str, expected:
 
 /// a + b, component-wise.
 pub fn add(a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-    check_pair(a, b, "add", None)?;
-    let q = &a.ctx.q;
-    Ok(Ciphertext {
-        ctx: a.ctx.clone(),
-        components: a.components.iter().zip(&b.components).map(|(x, y)| q.add(x, y)).collect(),
-    })
+    componentwise(a, b, "add", WideBasis::add)
 }
 
 /// a - b, component-wise.
 pub fn sub(a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-    check_pair(a, b, "sub", None)?;
+    componentwise(a, b, "sub", WideBasis::sub)
+}
+
+/// `op` of the matching components of two ciphertexts of one context and size.
+fn componentwise(
+    a: &Ciphertext,
+    b: &Ciphertext,
+    operation: &'static str,
+    op: fn(&WideBasis, &WidePoly, &WidePoly) -> WidePoly,
+) -> Result<Ciphertext> {
+    check_pair(a, b, operation, None)?;
     let q = &a.ctx.q;
-    Ok(Ciphertext {
-        ctx: a.ctx.clone(),
-        components: a.components.iter().zip(&b.components).map(|(x, y)| q.sub(x, y)).collect(),
-    })
+    let components = a.components.iter().zip(&b.components).map(|(x, y)| op(q, x, y)).collect();
+    Ok(Ciphertext { ctx: a.ctx.clone(), components })
 }
 
 /// The tensor (x0 y0, x0 y1 + x1 y0, x1 y1) over one basis, with Karatsuba's three products.
