@@ -50,10 +50,12 @@ from ._pimhe import (
     __version__,
     presets,
 )
+from ._pimhe import advise_json as _advise_json
 from ._reports import Estimate, ModulusRun, NearbankKind, NearbankReport, StatsResult, UpmemReport
 from . import stats
 
 __all__ = [
+    "advise",
     "Backend",
     "BackendError",
     "CapacityError",
@@ -86,3 +88,28 @@ __all__ = [
     "presets",
     "stats",
 ]
+
+
+def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3, threads=None, seed=1):
+    """The CPU-vs-PIM verdict of ``pimhe advise``, as a dict (its ``--json`` report).
+
+    For ``workload`` (``"pipeline"``, ``"bgv-mul-relin"`` or ``"bfv-mul-relin"``) at ring degree
+    ``n`` and ``batch`` ciphertexts: per DPU count and hardware what-if (``"none"``,
+    ``"mul-cycles=1"``, ``"zero-copy"``, or several joined by commas) the modeled PIM time and
+    energy beside the CPU measured here and scaled to DRAMatic's server, and the crossover (or
+    ``never`` with its bottleneck). Empty ``dpus`` / ``what_ifs`` take the CLI's defaults.
+    """
+    import json
+
+    report = _advise_json(
+        workload,
+        n,
+        batch,
+        dpus=list(dpus),
+        what_ifs=list(what_ifs),
+        max_batch=max_batch,
+        repeat=repeat,
+        threads=threads,
+        seed=seed,
+    )
+    return json.loads(report)

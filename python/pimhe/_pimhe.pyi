@@ -44,6 +44,20 @@ class CapacityError(PimheError):
 class FormatError(PimheError, ValueError):
     """Serialized data that is malformed (truncated, damaged, another version) or made for other parameters."""
 
+def advise_json(
+    workload: str,
+    n: int,
+    batch: int,
+    *,
+    dpus: List[int] = ...,
+    what_ifs: List[str] = ...,
+    max_batch: Optional[int] = None,
+    repeat: int = 3,
+    threads: Optional[int] = None,
+    seed: int = 1,
+) -> str:
+    """``pimhe advise``'s report as JSON; ``pimhe.advise`` parses it."""
+
 def reproduce_dramatic(kernel: str = "barrett", rows: Optional[str] = None) -> str:
     """The modeled DRAMatic rows beside the published values, as JSON; see ``pimhe.plots``."""
 

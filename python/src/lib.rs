@@ -38,6 +38,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_dramatic, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bench_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,10 +1,12 @@
-//! `reproduce_dramatic` and `bench_kernel`: the library's reproduction of DRAMatic's tables
-//! (`pimhe_bench::reproduce`, what `pimhe bench reproduce dramatic` prints) and its polynomial
-//! kernel benchmark (`pimhe_bench::kernels`, `pimhe bench OP`), as plain Python data for
-//! `pimhe.plots`.
+//! `reproduce_dramatic`, `bench_kernel` and `advise_json`: the library's reproduction of
+//! DRAMatic's tables (`pimhe_bench::reproduce`, what `pimhe bench reproduce dramatic` prints),
+//! its polynomial kernel benchmark (`pimhe_bench::kernels`, `pimhe bench OP`) and the CPU-vs-PIM
+//! verdict (`pimhe_bench::advise`, `pimhe advise`), as plain Python data for `pimhe.plots` and
+//! `pimhe.advise`.
 
 use pyo3::prelude::*;
 
+use pimhe_bench::advise::{self, AdviseConfig};
 use pimhe_bench::kernels::{self, KernelConfig, Op};
 use pimhe_bench::reproduce::{reproduce, ReproduceConfig};
 use pimhe_bench::NoProgress;
@@ -47,5 +49,29 @@ pub fn bench_kernel(
     let config =
         KernelConfig { backend: backend.to_string(), dpus, threads, repeat, ..KernelConfig::new(op, n, primes, batch) };
     let report = py.allow_threads(|| kernels::run(&config)).py_err()?;
+    serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+}
+
+/// `pimhe advise` as a JSON string (`--json`'s report): per DPU count and what-if the modeled
+/// PIM time and energy beside the CPU measured here and scaled to the server, and the crossover
+/// or `never` with its bottleneck. Empty `dpus` / `what_ifs` take the CLI's defaults.
+#[pyfunction]
+#[pyo3(signature = (workload, n, batch, *, dpus=Vec::new(), what_ifs=Vec::new(), max_batch=None, repeat=3, threads=None, seed=1))]
+#[allow(clippy::too_many_arguments)]
+pub fn advise_json(
+    py: Python<'_>,
+    workload: &str,
+    n: usize,
+    batch: usize,
+    dpus: Vec<usize>,
+    what_ifs: Vec<String>,
+    max_batch: Option<usize>,
+    repeat: usize,
+    threads: Option<usize>,
+    seed: u64,
+) -> PyResult<String> {
+    let config =
+        AdviseConfig { dpus, what_ifs, max_batch, repeat, threads, seed, ..AdviseConfig::new(workload, n, batch) };
+    let report = py.allow_threads(|| advise::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

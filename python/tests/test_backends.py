@@ -104,3 +104,26 @@ def test_nearbank_refuses_unknown_systems():
         pimhe.Backend.nearbank("h100")
     with pytest.raises(pimhe.ParameterError, match="buffer-entries"):
         pimhe.Backend.nearbank(buffer_entries=0)
+
+
+def test_advise_reports_the_modeled_pim_beside_the_measured_cpu():
+    report = pimhe.advise(
+        "pipeline", 1024, 8, dpus=[64, 128], what_ifs=["none", "zero-copy"], max_batch=8, repeat=1, threads=1
+    )
+    assert (report["workload"], report["n"], report["batch"]) == ("pipeline", 1024, 8)
+    rows = report["rows"]
+    assert sorted((r["what_if"], r["dpus"]) for r in rows) == [
+        ("none", 64), ("none", 128), ("zero-copy", 64), ("zero-copy", 128)
+    ]
+    for r in rows:
+        assert "modeled" in r["model"]
+        pim = r["pim"]
+        # Zero-copy: the CPU works in PIM memory, nothing crosses the bus.
+        if r["what_if"] == "zero-copy":
+            assert pim["transfer_s"] == 0 and pim["retrieve_s"] == 0
+        else:
+            assert pim["transfer_s"] > 0
+        assert pim["compute_s"] > 0
+    assert [v["what_if"] for v in report["verdicts"]] == ["none", "zero-copy"]
+    with pytest.raises(pimhe.ParameterError, match="--workload ntt is not known"):
+        pimhe.advise("ntt", 1024, 8)
