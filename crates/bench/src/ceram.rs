@@ -699,6 +699,7 @@ fn special_column(config: &CeramConfig, progress: &dyn Progress) -> Result<CpuCo
         return Ok(CpuColumn { label: SPECIAL_LABEL.into(), measured: None, unavailable: Some(format!("n/a: {e}")) });
     }
     let widths: Vec<u32> = params.base().moduli().iter().map(|m| m.value().bit_width_vartime()).collect();
+    let log_q = params.log_q();
     let ops = measure_special_bfv_ops(params, config.repeat, config.seed, progress)?;
     Ok(CpuColumn {
         label: SPECIAL_LABEL.into(),
@@ -709,8 +710,8 @@ fn special_column(config: &CeramConfig, progress: &dyn Progress) -> Result<CpuCo
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch: 1,
             n: config.n,
-            log_q_total: 438,
-            log_q_ciphertext: 438,
+            log_q_total: log_q,
+            log_q_ciphertext: log_q,
             ciphertext_prime_bits: widths,
             special_prime_bits: Vec::new(),
             checked: true,

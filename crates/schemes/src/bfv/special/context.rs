@@ -162,11 +162,6 @@ impl SpecialBfvContext {
     pub fn extended_base_len(&self) -> usize {
         self.bsk.len()
     }
-
-    /// The extended base's moduli (B then m_sk) and m~.
-    pub fn extended_moduli(&self) -> (Vec<Wide>, Wide) {
-        (self.bsk.moduli().iter().map(|m| *m.value()).collect(), *self.mtilde.value())
-    }
 }
 
 impl PlainContext for SpecialBfvContext {
