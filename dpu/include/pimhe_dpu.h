@@ -61,8 +61,28 @@
  * which touches one word pair per sub-polynomial). */
 #define PIMHE_OP_CADD 12u
 #define PIMHE_OP_SUB_MULC 13u /* dst0[i] := (src0[i] - src1[i]) * scalar */
+/* Kernels across primes (dpu/kernels/conversion.h): the work of key switching and modulus
+ * switching on a DPU that holds every limb of its polynomials (the ciphertext-major layout).
+ * BCONV, one term of FastBConv onto this launch's prime q:
+ *   dst0[i] := [dst0[i] under PIMHE_FLAG_ACCUMULATE] + y * scalar  (mod q)
+ * where y = src0[i] is a residue modulo the source prime src[1] (< 2^30), taken as y - src[1]
+ * when above src[1] / 2 under PIMHE_FLAG_CENTRED, which adds src[2] = (-src[1] * scalar) mod q
+ * (the host's constant) instead of a second product. */
+#define PIMHE_OP_BCONV 14u
+/* DIVIDE_LAST, the correction term of dividing by the last prime p = src[1] (< 2^30):
+ *   dst0[i] := s - r * p^-1  (mod q), scalar = (-p^-1) mod q,
+ * for r = src0[i] = [a]_p in [0, p) (coefficient form), s = (r > p/2) + m with m = 0 when the
+ * plain modulus t = src[2] is 0, else m = [r p^-1 - (r > p/2)]_t centred (BGV's correction, so
+ * the result stays congruent to a p^-1 modulo t); src[3] = p^-1 mod t and dst[1] = its Shoup
+ * quotient floor(src[3] 2^32 / t). The quotient is then a * p^-1 + dst0 (CMAC). */
+#define PIMHE_OP_DIVIDE_LAST 15u
+/* SET_PRIME: the following commands work modulo the prime of the 64-byte prime record at MRAM
+ * offset src[0] (8-aligned): a pimhe_header_t whose magic, n, log_n, q, barrett, n_inv,
+ * variant and twiddle offsets are checked as the header's (same statuses; n and variant must
+ * equal the header's), its command fields ignored. */
+#define PIMHE_OP_SET_PRIME 16u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_SUB_MULC
+#define PIMHE_OP_LAST PIMHE_OP_SET_PRIME
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u
@@ -77,12 +97,21 @@
 #define PIMHE_ERR_OPERAND 9u /* offset + count * N * 4 overflows the 32-bit MRAM address space */
 #define PIMHE_ERR_GALOIS 10u /* AUTOMORPHISM: the Galois element (scalar) is even or >= 2N */
 #define PIMHE_ERR_ALIAS 11u  /* AUTOMORPHISM: dst0 overlaps src0 */
+/* BCONV, DIVIDE_LAST: the source prime src[1] is not in [2, 2^30) (barrett variant: not at most
+ * 2^(2k), k the bit length of q, the range of its reduction); BCONV: src[2] >= q;
+ * DIVIDE_LAST: t = src[2] not below 2^30, or q <= t/2 + 1 (|s| <= t/2 + 1 must stay below q),
+ * or src[3] >= t or dst[1] not its Shoup quotient. */
+#define PIMHE_ERR_CONVERSION 12u
 
 /* Command flags. BROADCAST_SRC1: src[1] is one sub-polynomial, combined with every
  * sub-polynomial of src[0] (a key or plaintext against a batch). Element-wise ops only. */
 #define PIMHE_FLAG_BROADCAST_SRC1 1u
 /* AUTOMORPHISM and CADD: the operands are in NTT form (bit-reversed evaluations), not coefficients. */
 #define PIMHE_FLAG_NTT_FORM 2u
+/* BCONV: add to dst0 instead of overwriting it. */
+#define PIMHE_FLAG_ACCUMULATE 4u
+/* BCONV: take the source residue centred, in (-src[1]/2, src[1]/2]. */
+#define PIMHE_FLAG_CENTRED 8u
 
 typedef struct {
     uint32_t magic;                  /* PIMHE_MAGIC */
@@ -102,8 +131,10 @@ typedef struct {
     uint32_t count;                /* sub-polynomials per operand */
     uint32_t src[4];               /* operand offsets (unused = 0) */
     uint32_t dst[3];
-    uint32_t scalar, scalar_shoup; /* MULC/CMAC/CADD/SUB_MULC constant (reduced mod q), its Shoup quotient;
-                                    * AUTOMORPHISM: scalar = the Galois element k */
+    uint32_t scalar, scalar_shoup; /* MULC/CMAC/CADD/SUB_MULC/BCONV/DIVIDE_LAST constant (reduced mod
+                                    * q), its Shoup quotient; AUTOMORPHISM: scalar = the Galois
+                                    * element k. BCONV and DIVIDE_LAST carry parameters in the
+                                    * unused src/dst words (see their opcodes) */
     uint32_t flags;                /* PIMHE_FLAG_*; pads to 48 bytes */
 } pimhe_command_t;
 

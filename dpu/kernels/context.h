@@ -32,6 +32,7 @@
 typedef struct {
     uint32_t me, nt;
     pimhe_header_t *hdr;
+    pimhe_header_t *prime; /* SET_PRIME's record (the header keeps the launch's command list) */
     pimhe_command_t *cmd;
     uint32_t *area;       /* block_elems + aux_words words */
     uint32_t *blk;        /* = area: the data block */

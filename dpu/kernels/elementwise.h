@@ -1,6 +1,7 @@
 /*
  * elementwise.h: the element-wise commands ADD, SUB, MUL, MAC, MULC, TENSOR and, through
- * ew_fused.h, TENSOR_SQ, CMAC, CADD, SUB_MULC. Fine-grained: every operand is cut into chunks
+ * ew_fused.h, TENSOR_SQ, CMAC, CADD, SUB_MULC, and through conversion.h, BCONV and
+ * DIVIDE_LAST. Fine-grained: every operand is cut into chunks
  * of at most 2048 bytes and the chunks are dealt round-robin to all tasklets. Both variants;
  * results fully reduced.
  *
@@ -108,13 +109,15 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
     }
 }
 
-#include "ew_fused.h" /* TENSOR_SQ, CMAC, CADD, SUB_MULC: uses the definitions above */
+#include "ew_fused.h"   /* TENSOR_SQ, CMAC, CADD, SUB_MULC: uses the definitions above */
+#include "conversion.h" /* BCONV, DIVIDE_LAST: likewise */
 
 static void ew_command(ctx_t *c, uint32_t op) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t total = cmd->count * c->n;
-    const int fused = ew_fused_op(op);
+    const int fused = ew_fused_op(op), conversion = conversion_op(op);
     const uint32_t nbuf = fused                   ? ew_fused_buffers(op)
+                          : conversion            ? conversion_buffers(op)
                           : op == PIMHE_OP_MULC   ? 1u
                           : op == PIMHE_OP_MAC    ? 3u
                           : op == PIMHE_OP_TENSOR ? 4u
@@ -146,7 +149,14 @@ static void ew_command(ctx_t *c, uint32_t op) {
         switch (op) {
         case PIMHE_OP_MULC:
         case PIMHE_OP_CADD:
+        case PIMHE_OP_DIVIDE_LAST:
             dma_read(cmd->src[0] + at, buf[0], bytes);
+            break;
+        case PIMHE_OP_BCONV:
+            dma_read(cmd->src[0] + at, buf[0], bytes);
+            if (cmd->flags & PIMHE_FLAG_ACCUMULATE) {
+                dma_read(cmd->dst[0] + at, buf[1], bytes);
+            }
             break;
         case PIMHE_OP_TENSOR_SQ:
             dma_read(cmd->src[0] + at, buf[0], bytes);
@@ -173,6 +183,8 @@ static void ew_command(ctx_t *c, uint32_t op) {
         }
         if (fused) {
             ew_fused_chunk(c, op, buf[0], buf[1], buf[2], len, first);
+        } else if (conversion) {
+            conversion_chunk(c, op, buf[0], buf[1], len);
         } else {
             ew_chunk(c, op, buf[0], buf[1], buf[2], buf[3], len);
         }
@@ -181,6 +193,7 @@ static void ew_command(ctx_t *c, uint32_t op) {
             dma_write(buf[2], cmd->dst[0] + at, bytes);
             break;
         case PIMHE_OP_CMAC:
+        case PIMHE_OP_BCONV:
             dma_write(buf[1], cmd->dst[0] + at, bytes);
             break;
         case PIMHE_OP_TENSOR:

@@ -28,7 +28,8 @@
  *    tables (TABLE_*), and TENSOR is Karatsuba.
  *
  * WRAM per tasklet (mem_alloc; the kernel has no mutable globals, so the emulator can run
- * DPUs concurrently): a context (~100 B), the header (64 B), one command (48 B) and a work
+ * DPUs concurrently): a context (~100 B), the header and a prime record (64 B each), one
+ * command (48 B) and a work
  * area of BLOCK bytes + BLOCK / 2 + 16 bytes. BLOCK is 2048 for up to 16 tasklets and 1024
  * for more (24 tasklets on v1A). With the best variant's tables (N >= 2048, <= 16 tasklets):
  * one shared 28 KiB table region, and per tasklet BLOCK = 1024 plus 6 tb + 8 words of
@@ -41,11 +42,11 @@
  *   ntt_barrett.h   barrett NTT and INTT;
  *   ntt_best.h      best NTT and INTT (radix-4, WRAM blocks, table stages);
  *   ntt.h           the NTT / INTT commands: dealing sub-polynomials, the INTT's last twiddle;
- *   elementwise.h   ADD, SUB, MUL, MAC, MULC, TENSOR, and ew_fused.h's TENSOR_SQ, CMAC, CADD,
- *                   SUB_MULC;
+ *   elementwise.h   ADD, SUB, MUL, MAC, MULC, TENSOR, ew_fused.h's TENSOR_SQ, CMAC, CADD,
+ *                   SUB_MULC and conversion.h's BCONV, DIVIDE_LAST (across primes);
  *   automorphism.h  AUTOMORPHISM.
- * This file keeps the header checks (setup), the command checks and dispatch (run_command) and
- * the command loop (main).
+ * This file keeps the header checks (setup), SET_PRIME (set_prime), the command checks and
+ * dispatch (run_command) and the command loop (main).
  *
  * Allowed includes: <stdint.h>, <stddef.h>, the UPMEM runtime headers and pimhe's own.
  */
@@ -85,10 +86,9 @@ static uint32_t bit_length(uint32_t x) {
     return k;
 }
 
-/* Checks the header and derives the per-launch constants. Every tasklet does this on its own
- * copy, so all reach the same verdict. */
-static uint32_t setup(ctx_t *c) {
-    const pimhe_header_t *h = c->hdr;
+/* Checks a header (the launch's, or a SET_PRIME record) and derives the prime's constants.
+ * Every tasklet does this on its own copy, so all reach the same verdict. */
+static uint32_t setup(ctx_t *c, const pimhe_header_t *h) {
     COST(16 * COST_ALU);
     if (h->magic != PIMHE_MAGIC) {
         return PIMHE_ERR_MAGIC;
@@ -137,6 +137,7 @@ static uint32_t setup(ctx_t *c) {
     c->bar_n_inv = h->n_inv;
     c->best_n_inv = best_tw(h->n_inv, h->n_inv_shoup);
     c->last_ready = 0;
+    c->loaded = 0; /* WRAM tables, if any, are another prime's */
     if (c->variant != PIMHE_VARIANT_BEST) {
         return PIMHE_STATUS_OK;
     }
@@ -175,6 +176,23 @@ static int operand_overflows(uint32_t offset, uint32_t count, uint32_t n) {
     return (uint64_t)offset + (uint64_t)count * n * 4u > 0xffffffffull;
 }
 
+/* SET_PRIME: the prime record at src[0] becomes the launch's prime (pimhe_dpu.h). */
+static uint32_t set_prime(ctx_t *c) {
+    const uint32_t at = c->cmd->src[0];
+    COST(4 * COST_ALU + COST_BRANCH);
+    if ((at & 7u) != 0u || (uint64_t)at + sizeof(pimhe_header_t) > 0xffffffffull) {
+        return PIMHE_ERR_OPERAND;
+    }
+    dma_read(at, c->prime, sizeof(pimhe_header_t));
+    if (c->prime->magic == PIMHE_MAGIC && c->prime->n != c->n) {
+        return PIMHE_ERR_DEGREE;
+    }
+    if (c->prime->variant != c->variant) {
+        return PIMHE_ERR_VARIANT;
+    }
+    return setup(c, c->prime);
+}
+
 static uint32_t run_command(ctx_t *c) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t op = cmd->opcode;
@@ -182,9 +200,14 @@ static uint32_t run_command(ctx_t *c) {
     if (op < PIMHE_OP_FIRST || op > PIMHE_OP_LAST) {
         return PIMHE_ERR_OPCODE;
     }
+    if (op == PIMHE_OP_SET_PRIME) {
+        KERNEL_PHASE("set_prime");
+        return set_prime(c);
+    }
     const uint32_t srcs = op == PIMHE_OP_TENSOR ? 4u
                           : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT || op == PIMHE_OP_MULC ||
-                             op == PIMHE_OP_AUTOMORPHISM || op == PIMHE_OP_CMAC || op == PIMHE_OP_CADD)
+                             op == PIMHE_OP_AUTOMORPHISM || op == PIMHE_OP_CMAC || op == PIMHE_OP_CADD ||
+                             conversion_op(op))
                               ? 1u
                               : 2u;
     const uint32_t dsts = (op == PIMHE_OP_TENSOR || op == PIMHE_OP_TENSOR_SQ) ? 3u
@@ -200,10 +223,17 @@ static uint32_t run_command(ctx_t *c) {
             return PIMHE_ERR_OPERAND;
         }
     }
-    if (op == PIMHE_OP_MULC || op == PIMHE_OP_CMAC || op == PIMHE_OP_CADD || op == PIMHE_OP_SUB_MULC) {
+    if (op == PIMHE_OP_MULC || op == PIMHE_OP_CMAC || op == PIMHE_OP_CADD || op == PIMHE_OP_SUB_MULC ||
+        conversion_op(op)) {
         COST(COST_DIV64);
         if (cmd->scalar >= c->q || cmd->scalar_shoup != (uint32_t)(((uint64_t)cmd->scalar << 32) / c->q)) {
             return PIMHE_ERR_SCALAR;
+        }
+    }
+    if (conversion_op(op)) {
+        const uint32_t status = conversion_check(c);
+        if (status != PIMHE_STATUS_OK) {
+            return status;
         }
     }
     if (op == PIMHE_OP_AUTOMORPHISM) {
@@ -253,6 +283,14 @@ static uint32_t run_command(ctx_t *c) {
         KERNEL_PHASE("sub_mulc");
         ew_command(c, op);
         break;
+    case PIMHE_OP_BCONV:
+        KERNEL_PHASE("bconv");
+        ew_command(c, op);
+        break;
+    case PIMHE_OP_DIVIDE_LAST:
+        KERNEL_PHASE("divide_last");
+        ew_command(c, op);
+        break;
     default:
         KERNEL_PHASE(op == PIMHE_OP_ADD    ? "add"
                      : op == PIMHE_OP_SUB  ? "sub"
@@ -278,10 +316,11 @@ int main(void) {
     c->nt = NR_TASKLETS;
     c->hdr = (pimhe_header_t *)mem_alloc(sizeof(pimhe_header_t));
     c->cmd = (pimhe_command_t *)mem_alloc(sizeof(pimhe_command_t));
+    c->prime = (pimhe_header_t *)mem_alloc(sizeof(pimhe_header_t));
     COST(12 * COST_ALU + 6 * COST_STORE);
 
     dma_read(0, c->hdr, sizeof(pimhe_header_t));
-    uint32_t status = setup(c);
+    uint32_t status = setup(c, c->hdr);
     c->use_tables = 0;
     c->loaded = 0;
     c->tables = NULL;

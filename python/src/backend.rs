@@ -177,19 +177,12 @@ pub fn report_object(py: Python<'_>, report: &OffloadReport, config: &PimConfig)
         map.insert("model_name".into(), config.model.name.into());
         map.insert("model_version".into(), config.model.version.into());
         map.insert("dpus".into(), config.dpus.into());
-        map.insert("mode".into(), mode_name(config.mode).into());
+        map.insert("mode".into(), config.mode.name().into());
         map.insert("variant".into(), variant_name(config.variant).into());
         map.insert("total_s".into(), report.total_s().into());
     }
     let json = value.to_string();
     Ok(py.import("pimhe._reports")?.getattr("UpmemReport")?.call_method1("_from_json", (json,))?.unbind())
-}
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Parallel => "parallel",
-        Mode::Sequential => "sequential",
-    }
 }
 
 fn variant_name(variant: Variant) -> &'static str {
@@ -209,7 +202,9 @@ impl Backend {
     }
 
     /// Emulated UPMEM DPUs (`PimConfig`): `dpus` (1..=2560), `mode` "parallel" (a DPU group per
-    /// prime) or "sequential" (all DPUs, one prime after another), kernel `variant` "best" or
+    /// prime), "sequential" (all DPUs, one prime after another) or "ciphertext-major" (each DPU
+    /// whole polynomials with all their limbs: key and modulus switching run on the DPUs, no CPU
+    /// fallback), kernel `variant` "best" or
     /// "barrett" (DRAMatic's), `tasklets` per DPU (default 16). Times and energy in `report()`
     /// are modeled (upmem-v1b model), not measured.
     #[staticmethod]
@@ -328,7 +323,7 @@ impl Backend {
             Inner::Pim(slot) => format!(
                 "Backend.upmem_emu(dpus={}, mode={:?}, variant={:?}, tasklets={})",
                 slot.config.dpus,
-                mode_name(slot.config.mode),
+                slot.config.mode.name(),
                 variant_name(slot.config.variant),
                 slot.config.emulator.tasklets
             ),

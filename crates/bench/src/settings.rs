@@ -51,10 +51,7 @@ pub struct PimSettings {
 
 /// `--mode` names.
 pub fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Parallel => "parallel",
-        Mode::Sequential => "sequential",
-    }
+    mode.name()
 }
 
 /// `--kernel` names.
@@ -67,11 +64,7 @@ pub fn kernel_name(variant: Variant) -> &'static str {
 
 /// Parses `--mode`.
 pub fn parse_mode(value: &str) -> Result<Mode> {
-    match value {
-        "parallel" => Ok(Mode::Parallel),
-        "sequential" => Ok(Mode::Sequential),
-        other => Err(BenchError::usage(format!("--mode {other} is not allowed: choose parallel or sequential"))),
-    }
+    value.parse().map_err(|_| BenchError::usage(format!("--mode {value} is not allowed: choose {}", Mode::NAMES)))
 }
 
 /// Parses `--kernel`.
@@ -305,7 +298,7 @@ mod tests {
         assert_eq!(parse_mode("sequential").unwrap(), Mode::Sequential);
         assert_eq!(parse_kernel("barrett").unwrap(), Variant::Barrett);
         assert_eq!(parse_emulate("auto").unwrap(), Emulate::Auto);
-        assert!(parse_mode("serial").unwrap_err().to_string().contains("parallel or sequential"));
+        assert!(parse_mode("serial").unwrap_err().to_string().contains("parallel, sequential or ciphertext-major"));
         assert!(parse_kernel("x").unwrap_err().to_string().contains("barrett or best"));
         assert!(parse_emulate("x").unwrap_err().to_string().contains("full, subset or auto"));
         assert_eq!((mode_name(Mode::Parallel), kernel_name(Variant::Best)), ("parallel", "best"));

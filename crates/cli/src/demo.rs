@@ -18,6 +18,7 @@ use pimhe_bench::what_if::WhatIf;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_nearbank::NearbankBackend;
+use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_ring::memory;
@@ -52,10 +53,16 @@ pub struct DemoArgs {
     /// the results computed on this host, the modeled times beside "w/o PIM")
     #[arg(long, default_value = "upmem-emu")]
     pub(crate) backend: String,
-    /// upmem-emu: number of emulated DPUs, 1..=2560, in parallel mode (one group per prime)
+    /// upmem-emu: number of emulated DPUs, 1..=2560 (parallel mode: at least one per prime)
     /// [default: 64]
     #[arg(long)]
     pub(crate) dpus: Option<usize>,
+    /// upmem-emu: how the DPUs hold the limbs: ciphertext-major (each DPU whole ciphertexts
+    /// with all their limbs: key and modulus switching run on the DPUs), parallel (a DPU group
+    /// per prime: those run on the CPU) or sequential [default: the planner's, ciphertext-major,
+    /// since the demo switches keys and moduli]
+    #[arg(long)]
+    pub(crate) mode: Option<String>,
     /// upmem-emu: a hardware what-if of DRAMatic's section 5, applied to the model:
     /// mul-cycles=N (32x32 multiplies of N cycles, 2N for a 64-bit product), mul-cycles=N/M,
     /// zero-copy (no host <-> DPU transfer). Repeatable, or comma-separated
@@ -76,11 +83,22 @@ pub struct DemoArgs {
     pub(crate) seed: u64,
 }
 
-/// The emulated system of the demo: `dpus` DPUs in parallel mode over `primes` primes, the
-/// best kernel, the model with `--what-if` applied.
-pub(crate) fn upmem_config(args: &DemoArgs, dpus: usize, primes: usize) -> Result<PimConfig> {
+/// The emulated system of the demo: `dpus` DPUs over `primes` primes in `--mode` (by default
+/// the planner's mode for a computation that switches keys and moduli), the best kernel, the
+/// model with `--what-if` applied.
+pub(crate) fn upmem_settings(args: &DemoArgs, dpus: usize, primes: usize) -> Result<PimSettings> {
+    let mode = match &args.mode {
+        Some(mode) => pimhe_bench::settings::parse_mode(mode)?,
+        None => Mode::choose(true),
+    };
     let what_if = WhatIf::parse(&args.what_if)?;
-    Ok(PimSettings::parallel(dpus, primes)?.with_what_if(what_if).config(dpus, Mode::Parallel))
+    Ok(PimSettings::new(dpus, mode, Variant::Best, primes)?.with_what_if(what_if))
+}
+
+/// The [`PimConfig`] of [`upmem_settings`].
+pub(crate) fn upmem_config(args: &DemoArgs, dpus: usize, primes: usize) -> Result<PimConfig> {
+    let settings = upmem_settings(args, dpus, primes)?;
+    Ok(settings.config(dpus, settings.mode))
 }
 
 /// Times one step and prints it, unless `name` is `None` (a step of the noise probe).
@@ -126,6 +144,9 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     if args.backend != "upmem-emu" && args.dpus.is_some() {
         return Err(CliError::usage("--dpus applies to --backend upmem-emu only"));
     }
+    if args.backend != "upmem-emu" && args.mode.is_some() {
+        return Err(CliError::usage("--mode applies to --backend upmem-emu only"));
+    }
     if args.backend != "upmem-emu" {
         pimhe_bench::what_if::reject_on(&args.backend, &args.what_if)?;
     }
@@ -148,17 +169,15 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let cpu = CpuBackend::new(args.threads)?;
     let primes = params.primes();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
-    if args.backend == "upmem-emu" {
-        // The range and a DPU per prime (the demo runs parallel mode), as `bench` checks them.
-        PimSettings::parallel(dpus, primes.len())?;
-    }
-
     if args.backend != "upmem-emu" {
         println!("pimhe demo: BGV multiplication of two encrypted batches on the {} backend", args.backend);
     } else {
+        // The range (and in parallel mode a DPU per prime), as `bench` checks them.
+        let mode = upmem_settings(args, dpus, primes.len())?.mode;
         println!(
             "pimhe demo: BGV multiplication of two encrypted batches on the upmem-emu backend ({dpus} emulated DPUs, \
-             parallel, best kernel), beside the cpu backend"
+             {}, best kernel), beside the cpu backend",
+            mode.name()
         );
     }
     println!("  parameters: {params}");

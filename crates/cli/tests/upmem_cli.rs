@@ -154,7 +154,10 @@ fn bad_upmem_flags_exit_2_with_the_allowed_values() {
     let base = ["bench", "ntt", "--n", "1024", "--primes", "3", "--batch", "4"];
     for (extra, expected) in [
         (&["--backend", "nope"][..], &["backend nope", "cpu, upmem-emu"][..]),
-        (&["--backend", "upmem-emu", "--mode", "diagonal"], &["--mode diagonal", "parallel or sequential"]),
+        (
+            &["--backend", "upmem-emu", "--mode", "diagonal"],
+            &["--mode diagonal", "parallel, sequential or ciphertext-major"],
+        ),
         (&["--backend", "upmem-emu", "--kernel", "montgomery"], &["--kernel montgomery", "barrett or best"]),
         (&["--backend", "upmem-emu", "--dpus", "0"], &["--dpus 0", "1..=2560"]),
         (&["--backend", "upmem-emu", "--dpus", "2561"], &["--dpus 2561", "1..=2560"]),
@@ -270,12 +273,20 @@ fn demo_on_the_emulated_upmem_backend_prints_ok() {
     assert!(text.contains("server on cpu (same computation, measured)"), "{text}");
     assert!(text.lines().last().unwrap().starts_with("OK: all 2 x 4096 slot products match"), "{text}");
 
-    // The default (what the README's first command runs): N = 8192, 8 pairs, 64 DPUs.
+    // The default (what the README's first command runs): N = 8192, 8 pairs, 64 DPUs, the
+    // planner's ciphertext-major mode: multiply, relinearize and modulus switch all on the DPUs.
     let output = pimhe(&["demo"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("upmem-emu backend (64 emulated DPUs"), "{text}");
+    assert!(text.contains("upmem-emu backend (64 emulated DPUs, ciphertext-major"), "{text}");
+    assert!(text.contains(", fallbacks 0\n"), "no CPU fallback: {text}");
     assert!(text.lines().last().unwrap().starts_with("OK: all 8 x 8192 slot products match"), "{text}");
+    // Limb-major parallel mode sends base conversion, ModDown and the modulus switch to the CPU.
+    let output = pimhe(&["demo", "--n", "4096", "--batch", "2", "--dpus", "8", "--mode", "parallel"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("parallel, best kernel") && !text.contains(", fallbacks 0\n"), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("OK: all 2 x 4096 slot products match"), "{text}");
 
     let output = pimhe(&["demo", "--n", "2048", "--batch", "1", "--backend", "cpu"]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -283,7 +294,9 @@ fn demo_on_the_emulated_upmem_backend_prints_ok() {
     for (args, expected) in [
         (&["demo", "--backend", "fpga"][..], "--backend fpga is not allowed: choose upmem-emu or cpu"),
         (&["demo", "--backend", "cpu", "--dpus", "4"], "--dpus applies to --backend upmem-emu only"),
-        (&["demo", "--dpus", "3"], "--dpus 3 is not allowed"),
+        (&["demo", "--dpus", "3", "--mode", "parallel"], "--dpus 3 is not allowed"),
+        (&["demo", "--mode", "diagonal"], "--mode diagonal is not allowed"),
+        (&["demo", "--backend", "cpu", "--mode", "parallel"], "--mode applies to --backend upmem-emu only"),
     ] {
         let output = pimhe(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -385,4 +398,46 @@ fn reproduce_dramatic_has_the_section5_rows() {
     assert!(f(&rows[2], "compute_s") < f(&rows[1], "compute_s") && f(&rows[1], "compute_s") < f(&rows[0], "compute_s"));
     assert_eq!(rows[1]["claims"][0]["published"], 2.7);
     assert_eq!(rows[2]["claims"][0]["published"], 1.8);
+}
+
+#[test]
+fn ciphertext_major_mode_relinearizes_on_the_dpus_without_fallback() {
+    // BGV multiply + relinearize of real ciphertexts at N = 4096 on an odd DPU count, the batch
+    // not a multiple of it; the result is decrypted and checked by the command itself.
+    for emulate in ["full", "subset"] {
+        let args = [
+            "bench",
+            "bgv-mul-relin",
+            "--n",
+            "4096",
+            "--batch",
+            "10",
+            "--backend",
+            "upmem-emu",
+            "--dpus",
+            "3",
+            "--mode",
+            "ciphertext-major",
+            "--emulate",
+            emulate,
+            "--json",
+        ];
+        let r = json(&args);
+        assert_eq!(r["fallbacks"], 0, "{emulate}: {r}");
+        assert_eq!(r["mode"], "ciphertext-major", "{r}");
+    }
+    let parallel = json(&[
+        "bench",
+        "bgv-mul-relin",
+        "--n",
+        "4096",
+        "--batch",
+        "10",
+        "--backend",
+        "upmem-emu",
+        "--dpus",
+        "7",
+        "--json",
+    ]);
+    assert!(parallel["fallbacks"].as_u64().unwrap() > 0, "limb-major: base conversion on the CPU: {parallel}");
 }

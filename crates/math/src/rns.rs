@@ -258,6 +258,21 @@ impl BaseConverter {
         &self.to
     }
 
+    /// The constants `Q/q_i mod p_j` of target limb j, one per source limb i: what a device
+    /// computing FastBConv's second half itself multiplies by. Fails with
+    /// [`MathError::LengthMismatch`] if `to_index` is not a limb of the target base.
+    pub fn q_hat_mod_target(&self, to_index: usize) -> Result<&[u32]> {
+        if to_index >= self.to.len() {
+            return Err(MathError::LengthMismatch {
+                what: "FastBConv target limb (below the target base size)",
+                expected: self.to.len(),
+                got: to_index,
+            });
+        }
+        let l = self.from.len();
+        Ok(&self.q_hat_mod_p[to_index * l..(to_index + 1) * l])
+    }
+
     /// FastBConv (Bajard-Eynard-Hasan-Zucca): y_j = sum_i [x_i * q_hat_inv_i]_{q_i} * (Q/q_i)
     /// mod p_j, which equals x + a*Q mod p_j for some integer 0 <= a < from.len().
     ///

@@ -63,6 +63,10 @@ pub const FLAG_BROADCAST_SRC1: u32 = 1;
 /// Command flag of [`Opcode::Automorphism`] and [`Opcode::CAdd`]: the operands are in NTT form
 /// (bit-reversed evaluations) rather than coefficients.
 pub const FLAG_NTT_FORM: u32 = 2;
+/// Command flag of [`Opcode::BConv`]: add to `dst0` instead of overwriting it.
+pub const FLAG_ACCUMULATE: u32 = 4;
+/// Command flag of [`Opcode::BConv`]: the source residue is taken centred, in (-p/2, p/2].
+pub const FLAG_CENTRED: u32 = 8;
 /// Byte offset of `header.status` (the kernel writes bytes 48..56: command_count and status).
 pub const STATUS_OFFSET: usize = 52;
 
@@ -116,11 +120,23 @@ pub enum Opcode {
     /// `dst0[i] := (src0[i] - src1[i]) * scalar` (Anaheim's ModDownEp), `src1` broadcast under
     /// [`FLAG_BROADCAST_SRC1`].
     SubMulC = 13,
+    /// One term of FastBConv onto this launch's prime q: `dst0[i] := [dst0[i]] + y * scalar`
+    /// with `y = src0[i]` a residue modulo the source prime `src[1]`, centred under
+    /// [`FLAG_CENTRED`] (adding `src[2] = (-src[1] scalar) mod q` where it is above half),
+    /// accumulated under [`FLAG_ACCUMULATE`] ([`PimheCommand::bconv`]).
+    BConv = 14,
+    /// The correction term of dividing by the last prime p = `src[1]`:
+    /// `dst0[i] := s - r p^-1 (mod q)` for `r = src0[i]` in [0, p), with BGV's t-correction in s
+    /// when `src[2] = t` is nonzero ([`PimheCommand::divide_last`]).
+    DivideLast = 15,
+    /// The following commands work modulo the prime of the 64-byte prime record at `src[0]`
+    /// (a [`PimheHeader`], checked as the launch's header).
+    SetPrime = 16,
 }
 
 impl Opcode {
     /// Every opcode, in numeric order.
-    pub const ALL: [Opcode; 13] = [
+    pub const ALL: [Opcode; 16] = [
         Opcode::Ntt,
         Opcode::Intt,
         Opcode::Add,
@@ -134,6 +150,9 @@ impl Opcode {
         Opcode::CMac,
         Opcode::CAdd,
         Opcode::SubMulC,
+        Opcode::BConv,
+        Opcode::DivideLast,
+        Opcode::SetPrime,
     ];
 }
 
@@ -163,6 +182,9 @@ pub mod status {
     pub const ERR_GALOIS: u32 = 10;
     /// AUTOMORPHISM: the output overlaps the input.
     pub const ERR_ALIAS: u32 = 11;
+    /// BCONV, DIVIDE_LAST: a parameter out of range (the source prime, the centring
+    /// correction, the plain modulus or its constants; `pimhe_dpu.h` lists them).
+    pub const ERR_CONVERSION: u32 = 12;
 
     /// What a status code means.
     pub fn describe(status: u32) -> &'static str {
@@ -179,6 +201,7 @@ pub mod status {
             ERR_OPERAND => "operand overflows the MRAM address space",
             ERR_GALOIS => "automorphism Galois element even or not below 2N",
             ERR_ALIAS => "automorphism output overlaps its input",
+            ERR_CONVERSION => "BCONV/DIVIDE_LAST parameter out of range",
             _ => "unknown status",
         }
     }
@@ -445,6 +468,61 @@ impl PimheCommand {
         }
     }
 
+    /// One term of FastBConv onto this launch's prime q: `dst := [dst +] y * scalar` for `y`, the
+    /// residues at `src` modulo `source` (< 2^30), taken centred when `centred` (the constant
+    /// `(-source scalar) mod q` added where `y > source / 2`), added to `dst` when
+    /// `accumulate`. `scalar` is reduced mod q.
+    pub fn bconv(
+        dst: u32,
+        src: u32,
+        source: u32,
+        scalar: u32,
+        centred: bool,
+        accumulate: bool,
+        modulus: &Modulus,
+        count: u32,
+    ) -> Self {
+        let command = Self::new(Opcode::BConv, count, [src, source, 0, 0], [dst, 0, 0]).with_scalar(scalar, modulus);
+        let correction = modulus.neg(modulus.mul(modulus.reduce_u64(source.into()), command.scalar));
+        Self {
+            src: [src, source, correction, 0],
+            flags: if centred { FLAG_CENTRED } else { 0 } | if accumulate { FLAG_ACCUMULATE } else { 0 },
+            ..command
+        }
+    }
+
+    /// The correction term of dividing by the last prime `p`: `dst := s - r p^-1 mod q` for
+    /// the residues `r` at `src` modulo `p`, with BGV's correction modulo `plain_modulus`
+    /// (`pimhe_dpu.h`: `s = (r > p/2) + [r p^-1 - (r > p/2)]_t` centred). Fails when p has no
+    /// inverse modulo q or t.
+    pub fn divide_last(
+        dst: u32,
+        src: u32,
+        p: u32,
+        plain_modulus: Option<&Modulus>,
+        modulus: &Modulus,
+        count: u32,
+    ) -> Result<Self, MathError> {
+        let minus_p_inv = modulus.neg(modulus.inv(modulus.reduce_u64(p.into()))?);
+        let (t, p_inv_t, p_inv_t_shoup) = match plain_modulus {
+            Some(t) => {
+                let inv = t.inv(t.reduce_u64(p.into()))?;
+                (t.value(), inv, t.shoup(inv))
+            }
+            None => (0, 0, 0),
+        };
+        Ok(Self {
+            src: [src, p, t, p_inv_t],
+            dst: [dst, p_inv_t_shoup, 0],
+            ..Self::new(Opcode::DivideLast, count, [0; 4], [0; 3]).with_scalar(minus_p_inv, modulus)
+        })
+    }
+
+    /// The following commands work modulo the prime of the record at `record`.
+    pub fn set_prime(record: u32) -> Self {
+        Self::new(Opcode::SetPrime, 0, [record, 0, 0, 0], [0; 3])
+    }
+
     fn words(&self) -> [u32; 12] {
         let (s, d) = (self.src, self.dst);
         [self.opcode, self.count, s[0], s[1], s[2], s[3], d[0], d[1], d[2], self.scalar, self.scalar_shoup, self.flags]
@@ -694,7 +772,8 @@ mod tests {
         let mut c = [0u32; 64];
         let entries = crate::emulator::c_opcodes(&mut c);
         let mut rust: Vec<u32> = Opcode::ALL.iter().map(|&op| op as u32).collect();
-        rust.extend([Opcode::Ntt as u32, Opcode::SubMulC as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        rust.extend([Opcode::Ntt as u32, Opcode::SetPrime as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        rust.extend([FLAG_ACCUMULATE, FLAG_CENTRED]);
         rust.extend(Variant::ALL.iter().map(|&v| v as u32));
         rust.extend([
             status::OK,
@@ -709,6 +788,7 @@ mod tests {
             status::ERR_OPERAND,
             status::ERR_GALOIS,
             status::ERR_ALIAS,
+            status::ERR_CONVERSION,
         ]);
         assert!(entries <= c.len(), "the probe has more entries than the buffer");
         assert_eq!(&c[..entries], &rust[..]);

@@ -1,6 +1,6 @@
 //! The randomized differential test: random programs of backend operations and of BGV/BFV
 //! operations run on the CPU backend (the reference) and on emulated DPUs of a random
-//! configuration each (parallel or sequential mode, either kernel variant, odd DPU counts,
+//! configuration each (parallel, sequential or ciphertext-major mode, either kernel variant, odd DPU counts,
 //! 1 to 16 tasklets, all primes served or only some, and MRAM now and then so small that large
 //! batches run in rounds). Every step must give bit-identical results or the same refusal, word
 //! for word; scheme programs must also decrypt to the same computation on the plaintexts.
@@ -151,11 +151,11 @@ fn pim_backend(
         }
         served.truncate(1 + below(r, served.len()));
     }
-    let mode = pick(r, &[Mode::Parallel, Mode::Sequential]);
+    let mode = pick(r, &[Mode::Parallel, Mode::Sequential, Mode::CiphertextMajor]);
     let dpus = match mode {
         // At least one DPU per prime, odd, and sometimes groups of several.
         Mode::Parallel => (served.len() | 1) + pick(r, &[0, 0, 2, 4, 10]),
-        Mode::Sequential => pick(r, &[1, 3, 5, 7, 11, 13]),
+        Mode::Sequential | Mode::CiphertextMajor => pick(r, &[1, 3, 5, 7, 11, 13]),
     };
     let mut config = PimConfig::new(dpus, mode);
     config.variant = pick(r, &Variant::ALL);

@@ -235,10 +235,10 @@ fn run_upmem<S: PresetScheme>(
         Emulate::Subset => false,
         Emulate::Auto => settings.dpus <= AUTO_FULL_MAX_DPUS,
     };
-    if !full && mode != Mode::Parallel {
+    if !full && mode == Mode::Sequential {
         return Err(BenchError::usage(format!(
             "--emulate {} is not allowed for {} with --mode sequential: the representative system has one DPU \
-             per prime (parallel mode); use --emulate full",
+             per prime (parallel mode) or one DPU for all primes (ciphertext-major); use --emulate full",
             args.emulate.as_deref().unwrap_or_default(),
             args.op.name()
         )));
@@ -249,7 +249,9 @@ fn run_upmem<S: PresetScheme>(
     let (emulated_dpus, emulated_pairs, config) = if full {
         (plan.used_dpus(), pairs, settings.config(settings.dpus, mode))
     } else {
-        (primes.len(), share, settings.config(primes.len(), Mode::Parallel))
+        // One DPU per prime with the busiest share (parallel), or one DPU with all of them.
+        let dpus = if mode == Mode::Parallel { primes.len() } else { 1 };
+        (dpus, share, settings.config(dpus, mode))
     };
     let emulated = Workload { batch: 2 * emulated_pairs, ..workload.clone() };
     // Before the keys and ciphertexts are allocated.
@@ -286,12 +288,12 @@ fn run_upmem<S: PresetScheme>(
         let scale = pairs as f64 / share as f64;
         let transfers = price_transfers(&model, &plan, &cost.transfers, share, pairs, args.n);
         let emulation = format!(
-            "subset: 1 emulated DPU per prime holding the busiest share, {share} of {pairs} ciphertext pairs \
-             (groups of {}), transfers and fallbacks scaled x{scale:.2}",
+            "subset: {emulated_dpus} emulated DPU(s) holding the busiest share, {share} of {pairs} ciphertext \
+             pairs (groups of {}), transfers and fallbacks scaled x{scale:.2}",
             plan.group(0).len()
         );
         let sources = Sources {
-            compute_s: "emulated: a representative DPU per prime with the busiest share (its launches are the \
+            compute_s: "emulated: the representative DPU(s) with the busiest share (their launches are the \
                         system's)"
                 .into(),
             transfer_s: format!(

@@ -95,7 +95,7 @@ pub fn footprint_bytes(workload: &Workload, settings: &PimSettings) -> u128 {
     let primes = workload.primes() as u128;
     let tables = match settings.mode {
         Mode::Parallel => (settings.dpus / workload.primes() * workload.primes()) as u128 * 16 * n,
-        Mode::Sequential => settings.dpus as u128 * primes * 16 * n,
+        Mode::Sequential | Mode::CiphertextMajor => settings.dpus as u128 * primes * 16 * n,
     };
     workload.estimated_bytes() + tables
 }
@@ -162,7 +162,7 @@ pub fn run_full(workload: &Workload, settings: &PimSettings) -> Result<PimOutcom
     let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(BenchError::usage)?;
     let count = operand_polys(kernel, workload.batch);
     let share = busiest_share(&plan, primes, count);
-    let per_dpu = if settings.mode == Mode::Sequential { primes } else { 1 };
+    let per_dpu = if settings.mode == Mode::Parallel { 1 } else { primes };
     check_mram(workload, kernel, share, per_dpu, "--emulate full")?;
 
     let config = settings.config(settings.dpus, settings.mode);
@@ -252,15 +252,18 @@ fn emulate_share(workload: &Workload, kernel: Kernel, settings: &PimSettings, po
     let moduli = workload.basis.primes();
     let mut total = ShareRun::default();
     // Parallel: one DPU per prime, all in one launch. Sequential: one DPU, one prime at a
-    // time (a launch per prime, as the full system runs them).
-    let groups: Vec<Vec<u32>> = match settings.mode {
-        Mode::Parallel => vec![moduli.clone()],
-        Mode::Sequential => moduli.iter().map(|&q| vec![q]).collect(),
+    // time (a launch per prime, as the full system runs them). Ciphertext-major: one DPU
+    // serving every prime in one launch.
+    let (groups, config): (Vec<Vec<u32>>, fn(usize) -> (usize, Mode)) = match settings.mode {
+        Mode::Parallel => (vec![moduli.clone()], |primes| (primes, Mode::Parallel)),
+        Mode::Sequential => (moduli.iter().map(|&q| vec![q]).collect(), |primes| (primes, Mode::Parallel)),
+        Mode::CiphertextMajor => (vec![moduli.clone()], |_| (1, Mode::CiphertextMajor)),
     };
     for group in groups {
         let basis = RingBasis::new(n, &group)?;
         let host = share_inputs(kernel, &basis, polys, workload.seed)?;
-        let pim = PimBackend::new(settings.config(group.len(), Mode::Parallel), n, &group)?;
+        let (dpus, mode) = config(group.len());
+        let pim = PimBackend::new(settings.config(dpus, mode), n, &group)?;
         let start = Instant::now();
         let report = run_on(&pim, workload.op, host, false)?;
         total.add(&ShareRun {
@@ -363,13 +366,17 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
                 "1 emulated DPU per prime group of {group} (sequential: one DPU serving all {primes} primes in turn)"
             ),
         ),
+        Mode::CiphertextMajor => (
+            1,
+            format!("1 emulated DPU of {group} (ciphertext-major: one DPU serving all {primes} primes in one launch)"),
+        ),
     };
     let mut emulation = format!("subset: {per_group}, busiest share {share} polynomials/operand, extrapolated");
     if let Some(note) = &note {
         emulation.push_str("; ");
         emulation.push_str(note);
     }
-    if settings.mode == Mode::Sequential {
+    if settings.mode != Mode::Parallel {
         let all_primes = RESERVED_MRAM_BYTES + primes * (16 * n + resident * share * 4 * n);
         if all_primes > pimhe_pim::emulator::MRAM_BYTES {
             emulation.push_str(&format!(

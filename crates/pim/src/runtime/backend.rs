@@ -234,6 +234,9 @@ impl Backend for PimBackend {
     }
 
     fn base_convert(&self, a: &PimBuffer, target: &Arc<RingBasis>) -> pimhe_exec::Result<PimBuffer> {
+        if let Some(out) = self.base_convert_resident(a, a, target, false)? {
+            return Ok(out);
+        }
         self.fallback_buffer(&[a], |cpu, host| cpu.base_convert(&host[0], target))
     }
 
@@ -243,10 +246,16 @@ impl Backend for PimBackend {
         a_ntt: &PimBuffer,
         target: &Arc<RingBasis>,
     ) -> pimhe_exec::Result<PimBuffer> {
+        if let Some(out) = self.base_convert_resident(a, a_ntt, target, true)? {
+            return Ok(out);
+        }
         self.fallback_buffer(&[a, a_ntt], |cpu, host| cpu.base_convert_ntt(&host[0], &host[1], target))
     }
 
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
+        if let Some(out) = self.mod_down_last_resident(a, plain_modulus)? {
+            return Ok(out);
+        }
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
     }
 
@@ -256,6 +265,9 @@ impl Backend for PimBackend {
     }
 
     fn mod_down(&self, a: &PimBuffer, count: usize, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
+        if let Some(out) = self.mod_down_resident(a, count, plain_modulus)? {
+            return Ok(out);
+        }
         self.fallback_buffer(&[a], |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
     }
 

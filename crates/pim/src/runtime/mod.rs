@@ -10,20 +10,24 @@
 //!
 //! A batch larger than the free MRAM is streamed through the DPUs in rounds (`rounds.rs`).
 //!
-//! Operations without a kernel (digit decomposition, modulus switching) fall back to the CPU:
-//! the operands are retrieved, the CPU backend runs, the result is pushed back, and all of it
-//! is counted in the [`OffloadReport`].
+//! Base conversion, ModDown and the division by the last prime (key switching, modulus
+//! switching) need every limb of a polynomial at hand: they run on the DPUs in the
+//! ciphertext-major mode (`conversion.rs`, [`placement::Mode`]), and in the limb-major modes
+//! fall back to the CPU: the operands are retrieved, the CPU backend runs, the result is pushed
+//! back, and all of it is counted in the [`OffloadReport`].
 //!
 //! The parts: this module holds [`PimBackend`] itself (construction, configuration, the report);
 //! `buffer.rs` the buffers and where their data lives (MRAM placements, host, streamed) with the
 //! host transfers; `queue.rs` the per-DPU command lists, their launches and the command builder;
 //! `dispatch.rs` where an operation runs (DPUs, rounds, CPU fallback); `backend.rs` the
-//! [`pimhe_exec::Backend`] implementation; `rounds.rs`, `reduce.rs` streaming and sums;
+//! [`pimhe_exec::Backend`] implementation; `conversion.rs` the command lists across primes
+//! (FastBConv, ModDown, divide by the last prime); `rounds.rs`, `reduce.rs` streaming and sums;
 //! `memory.rs`, `placement.rs`, `subset.rs`, `stats.rs` MRAM allocation, DPU placement, transfer
 //! volumes and the report's type.
 
 mod backend;
 mod buffer;
+mod conversion;
 mod dispatch;
 pub mod memory;
 pub mod placement;
@@ -85,6 +89,8 @@ struct State {
     deferred: Vec<LimbPlacement>,
     /// Per DPU: MRAM offsets of the (forward, inverse) twiddle tables of each slot it serves.
     table_offsets: Vec<BTreeMap<usize, (u32, u32)>>,
+    /// Per DPU, in ciphertext-major mode: MRAM offset of each slot's prime record (`SET_PRIME`).
+    prime_records: Vec<BTreeMap<usize, u32>>,
     report: OffloadReport,
 }
 
@@ -128,8 +134,9 @@ impl PimBackend {
         }
         let mram_bytes = config.emulator.mram_bytes;
         let mut table_offsets = vec![BTreeMap::new(); used];
+        let mut prime_records = vec![BTreeMap::new(); used];
         let mut memory = Vec::with_capacity(used);
-        for (dpu, offsets) in table_offsets.iter_mut().enumerate() {
+        for (dpu, (offsets, records)) in table_offsets.iter_mut().zip(&mut prime_records).enumerate() {
             // Each DPU holds the twiddles of the primes it serves only (one in parallel mode).
             let mut offset = layout::HEADER_BYTES + MAX_COMMANDS * layout::COMMAND_BYTES;
             for slot in (0..primes.len()).filter(|&s| plan.group(s).contains(&dpu)) {
@@ -139,6 +146,14 @@ impl PimBackend {
                 dpus.write_u32s(dpu, inverse, &tables[slot].inverse).map_err(device_error)?;
                 offsets.insert(slot, (forward as u32, inverse as u32));
                 offset = inverse + 4 * tables[slot].inverse.len();
+                if plan.mode() == Mode::CiphertextMajor {
+                    // The header this slot's launches would have: SET_PRIME loads it mid-launch.
+                    let record =
+                        tables[slot].header(config.variant, &launch_layout(n, (forward as u32, inverse as u32)), 0);
+                    dpus.write(dpu, offset, &record.to_bytes()).map_err(device_error)?;
+                    records.insert(slot, offset as u32);
+                    offset += layout::HEADER_BYTES;
+                }
             }
             if offset > mram_bytes {
                 return Err(setup(format!("the twiddle tables of this DPU's primes need {offset} bytes of MRAM")));
@@ -146,7 +161,8 @@ impl PimBackend {
             memory.push(MramAllocator::new(offset, mram_bytes));
         }
         let report = OffloadReport { model: Self::source(&config, dpus.as_ref()), ..OffloadReport::default() };
-        let state = State { dpus, memory, pending: Pending::new(), deferred: Vec::new(), table_offsets, report };
+        let state =
+            State { dpus, memory, pending: Pending::new(), deferred: Vec::new(), table_offsets, prime_records, report };
         Ok(Self {
             n,
             primes: tables.iter().map(|t| t.modulus).collect(),
@@ -224,6 +240,19 @@ impl PimBackend {
             return None;
         }
         basis.primes().iter().map(|&p| self.slot_of(p)).collect()
+    }
+}
+
+/// The MRAM layout of a launch (or a prime record) of the prime whose (forward, inverse) twiddle
+/// tables are at `twiddles`: the command list right after the header, operands allocated apart.
+fn launch_layout(n: usize, (twiddle_offset, inv_twiddle_offset): (u32, u32)) -> layout::MramLayout {
+    layout::MramLayout {
+        n,
+        twiddle_offset,
+        inv_twiddle_offset,
+        command_offset: layout::HEADER_BYTES as u32,
+        command_capacity: MAX_COMMANDS as u32,
+        data_offset: 0,
     }
 }
 

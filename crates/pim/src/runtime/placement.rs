@@ -2,13 +2,54 @@
 
 use std::ops::Range;
 
-/// How DPUs are assigned to RNS primes (DRAMatic 3.3).
+/// How DPUs are assigned to RNS primes: DRAMatic's two limb-major modes (3.3) and pimhe's
+/// ciphertext-major one.
+///
+/// | mode | a DPU holds | launches | base conversion, ModDown, modulus switch |
+/// |---|---|---|---|
+/// | parallel | one prime's limb of its share of the polynomials | one | CPU fallback (a polynomial's limbs are on different DPUs) |
+/// | sequential | every limb of its share | one per prime | CPU fallback (the launches of different primes cannot exchange data) |
+/// | ciphertext-major | every limb of its share | one: `SET_PRIME` switches the prime between commands | on the DPUs, per coefficient across the limbs it holds |
+///
+/// The price of ciphertext-major: every DPU keeps the twiddles of every prime (8N words and
+/// from N = 2048 the 56 KiB of multiplication tables, per prime), a key (one polynomial) is
+/// replicated on every DPU, so its upload costs DPUs times its size, once; and a polynomial's
+/// limbs are transformed one after another on one DPU, so a batch smaller than the DPU count
+/// leaves DPUs idle where parallel mode spreads the limbs. [`Mode::choose`] weighs that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// A group of DPUs per prime, all primes at once; each DPU holds only its prime's twiddles.
     Parallel,
     /// All DPUs serve one prime after another; any DPU count can be used.
     Sequential,
+    /// Every DPU owns whole polynomials with all their limbs and works through the primes in
+    /// one launch, so key switching and modulus switching run where the data is.
+    CiphertextMajor,
+}
+
+impl Mode {
+    /// Every mode, as the CLI spells them.
+    pub const NAMES: &'static str = "parallel, sequential or ciphertext-major";
+
+    /// The planner's mode for a computation: ciphertext-major when it switches keys or moduli
+    /// (the limb-major modes send those to the CPU, a round trip each), parallel otherwise
+    /// (each limb on its own DPU group, the most DPUs busy per polynomial).
+    pub fn choose(switches_keys_or_moduli: bool) -> Self {
+        if switches_keys_or_moduli {
+            Mode::CiphertextMajor
+        } else {
+            Mode::Parallel
+        }
+    }
+
+    /// The name the CLI and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Parallel => "parallel",
+            Mode::Sequential => "sequential",
+            Mode::CiphertextMajor => "ciphertext-major",
+        }
+    }
 }
 
 impl std::str::FromStr for Mode {
@@ -17,7 +58,8 @@ impl std::str::FromStr for Mode {
         match s {
             "parallel" => Ok(Mode::Parallel),
             "sequential" => Ok(Mode::Sequential),
-            _ => Err(format!("mode {s} is not known; choose parallel or sequential")),
+            "ciphertext-major" => Ok(Mode::CiphertextMajor),
+            _ => Err(format!("mode {s} is not known; choose {}", Mode::NAMES)),
         }
     }
 }
@@ -32,7 +74,8 @@ pub struct Plan {
 impl Plan {
     /// Groups for `primes` primes over `dpus` DPUs. Parallel mode gives each prime
     /// floor(dpus / primes) consecutive DPUs (the rest stay idle, as whole-rank allocation does
-    /// in DRAMatic); sequential mode gives every prime all DPUs.
+    /// in DRAMatic); sequential and ciphertext-major modes give every prime all DPUs (so a
+    /// polynomial's limbs land on one DPU).
     pub fn new(mode: Mode, dpus: usize, primes: usize) -> Result<Self, String> {
         if primes == 0 || dpus == 0 {
             return Err("a PIM backend needs at least one DPU and one prime".into());
@@ -48,7 +91,7 @@ impl Plan {
                 }
                 (0..primes).map(|p| p * size..(p + 1) * size).collect()
             }
-            Mode::Sequential => vec![0..dpus; primes],
+            Mode::Sequential | Mode::CiphertextMajor => vec![0..dpus; primes],
         };
         Ok(Self { mode, groups })
     }

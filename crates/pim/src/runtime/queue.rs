@@ -1,6 +1,9 @@
-//! The command queue: operations append commands to per-DPU command lists ([`PimBackend::emit`]),
-//! and the lists run in one launch when data must come back ([`PimBackend::flush`]): one launch in
-//! parallel mode, one per prime in sequential mode, each counted in the report.
+//! The command queue: operations append commands to per-DPU command lists ([`PimBackend::emit`],
+//! [`PimBackend::enqueue`]), and the lists run in one launch when data must come back
+//! ([`PimBackend::flush`]): one launch in parallel and ciphertext-major modes, one per prime in
+//! sequential mode, each counted in the report. In ciphertext-major mode a DPU's list mixes
+//! primes in the order the operations queued them, a `SET_PRIME` before each change of prime,
+//! so a command may read what a command of another prime wrote (base conversion).
 
 use std::collections::BTreeMap;
 
@@ -8,20 +11,22 @@ use pimhe_math::Modulus;
 
 use super::buffer::{release, LimbPlacement};
 use super::placement::{Mode, Share};
-use super::{device_error, PimBackend, State};
+use super::{device_error, launch_layout, PimBackend, State};
 use crate::counts::DpuCounts;
 use crate::device::LaunchCost;
-use crate::layout::{self, MramLayout, Opcode, PimheCommand, FLAG_BROADCAST_SRC1};
+use crate::layout::{self, Opcode, PimheCommand, FLAG_BROADCAST_SRC1};
 
 /// Most commands one DPU runs in one launch; more pending commands force an earlier launch.
 pub(super) const MAX_COMMANDS: usize = 256;
 
-/// Per prime slot, per DPU: commands not yet launched.
-pub(super) type Pending = BTreeMap<usize, BTreeMap<usize, Vec<PimheCommand>>>;
+/// Per DPU: the commands not yet launched, in order, each with its prime slot (in
+/// ciphertext-major mode including the `SET_PRIME` commands, which carry the slot they switch to).
+pub(super) type Pending = BTreeMap<usize, Vec<(usize, PimheCommand)>>;
 
 impl PimBackend {
     /// Runs every pending command list: one launch in parallel mode (each DPU serves one
-    /// prime), one launch per prime in sequential mode.
+    /// prime) and ciphertext-major mode (prime switches are commands), one launch per prime in
+    /// sequential mode.
     pub(super) fn flush(&self, state: &mut State) -> pimhe_exec::Result<()> {
         let pending = std::mem::take(&mut state.pending);
         let launched = if pending.is_empty() { Ok(()) } else { self.launch(state, pending) };
@@ -34,33 +39,35 @@ impl PimBackend {
 
     /// Launches the command lists `pending` holds (see [`Self::flush`]).
     fn launch(&self, state: &mut State, pending: Pending) -> pimhe_exec::Result<()> {
+        // Each launch: per DPU, the slot its header names and its command list.
         let launches: Vec<BTreeMap<usize, (usize, Vec<PimheCommand>)>> = match self.plan.mode() {
-            Mode::Parallel => {
-                let mut all = BTreeMap::new();
-                for (slot, per_dpu) in pending {
-                    for (dpu, commands) in per_dpu {
-                        all.insert(dpu, (slot, commands));
+            Mode::Parallel | Mode::CiphertextMajor => vec![pending
+                .into_iter()
+                .map(|(dpu, commands)| {
+                    let slot = commands[0].0;
+                    (dpu, (slot, commands.into_iter().map(|(_, c)| c).collect()))
+                })
+                .collect()],
+            Mode::Sequential => {
+                let mut per_slot: BTreeMap<usize, BTreeMap<usize, (usize, Vec<PimheCommand>)>> = BTreeMap::new();
+                for (dpu, commands) in pending {
+                    for (slot, command) in commands {
+                        per_slot
+                            .entry(slot)
+                            .or_default()
+                            .entry(dpu)
+                            .or_insert_with(|| (slot, Vec::new()))
+                            .1
+                            .push(command);
                     }
                 }
-                vec![all]
+                per_slot.into_values().collect()
             }
-            Mode::Sequential => pending
-                .into_iter()
-                .map(|(slot, per_dpu)| per_dpu.into_iter().map(|(dpu, c)| (dpu, (slot, c))).collect())
-                .collect(),
         };
         for launch in launches {
             let mut dpus = Vec::with_capacity(launch.len());
             for (&dpu, (slot, commands)) in &launch {
-                let (twiddle_offset, inv_twiddle_offset) = state.table_offsets[dpu][slot];
-                let layout = MramLayout {
-                    n: self.n,
-                    twiddle_offset,
-                    inv_twiddle_offset,
-                    command_offset: layout::HEADER_BYTES as u32,
-                    command_capacity: MAX_COMMANDS as u32,
-                    data_offset: 0,
-                };
+                let layout = launch_layout(self.n, state.table_offsets[dpu][slot]);
                 let header = self.tables[*slot].header(self.config.variant, &layout, commands.len() as u32);
                 state.dpus.write(dpu, 0, &header.to_bytes()).map_err(device_error)?;
                 state
@@ -85,6 +92,10 @@ impl PimBackend {
         Ok(())
     }
 
+    /// Appends `command` (working modulo prime slot `slot`) to `dpu`'s list, launching the
+    /// pending lists first when it is full. In ciphertext-major mode a `SET_PRIME` goes first
+    /// when the list's last command worked modulo another prime (the first command's prime is
+    /// the header's).
     pub(super) fn enqueue(
         &self,
         state: &mut State,
@@ -92,11 +103,19 @@ impl PimBackend {
         dpu: usize,
         command: PimheCommand,
     ) -> pimhe_exec::Result<()> {
-        let full = state.pending.get(&slot).and_then(|p| p.get(&dpu)).is_some_and(|c| c.len() >= MAX_COMMANDS);
-        if full {
+        let switch = |state: &State| {
+            self.plan.mode() == Mode::CiphertextMajor
+                && state.pending.get(&dpu).and_then(|list| list.last()).is_some_and(|&(last, _)| last != slot)
+        };
+        let needed = 1 + usize::from(switch(state));
+        if state.pending.get(&dpu).is_some_and(|list| list.len() + needed > MAX_COMMANDS) {
             self.flush(state)?;
         }
-        state.pending.entry(slot).or_default().entry(dpu).or_default().push(command);
+        if switch(state) {
+            let record = state.prime_records[dpu][&slot];
+            state.pending.entry(dpu).or_default().push((slot, PimheCommand::set_prime(record)));
+        }
+        state.pending.entry(dpu).or_default().push((slot, command));
         Ok(())
     }
 
