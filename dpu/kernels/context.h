@@ -32,7 +32,6 @@
 typedef struct {
     uint32_t me, nt;
     pimhe_header_t *hdr;
-    pimhe_header_t *prime; /* SET_PRIME's record (the header keeps the launch's command list) */
     pimhe_command_t *cmd;
     uint32_t *area;       /* block_elems + aux_words words */
     uint32_t *blk;        /* = area: the data block */
@@ -54,6 +53,9 @@ typedef struct {
                            * a list of commands is as balanced as one long command */
     uint32_t bar_n_inv, bar_last;
     best_tw_t best_n_inv, best_last;
+    uint32_t deal_first, deal_step; /* best NTT/INTT work items of this tasklet: all (0, 1) when
+                                     * it transforms a sub-polynomial alone, every nt-th from me
+                                     * when the tasklets share one (ntt_best.h) */
     uint32_t bitrev_ready; /* AUTOMORPHISM's bit-reversal table is in the work area (any other
                             * command overwrites it) */
 } ctx_t;

@@ -28,8 +28,7 @@
  *    tables (TABLE_*), and TENSOR is Karatsuba.
  *
  * WRAM per tasklet (mem_alloc; the kernel has no mutable globals, so the emulator can run
- * DPUs concurrently): a context (~100 B), the header and a prime record (64 B each), one
- * command (48 B) and a work
+ * DPUs concurrently): a context (~100 B), the header (64 B), one command (48 B) and a work
  * area of BLOCK bytes + BLOCK / 2 + 16 bytes. BLOCK is 2048 for up to 16 tasklets and 1024
  * for more (24 tasklets on v1A). With the best variant's tables (N >= 2048, <= 16 tasklets):
  * one shared 28 KiB table region, and per tasklet BLOCK = 1024 plus 6 tb + 8 words of
@@ -183,14 +182,18 @@ static uint32_t set_prime(ctx_t *c) {
     if ((at & 7u) != 0u || (uint64_t)at + sizeof(pimhe_header_t) > 0xffffffffull) {
         return PIMHE_ERR_OPERAND;
     }
-    dma_read(at, c->prime, sizeof(pimhe_header_t));
-    if (c->prime->magic == PIMHE_MAGIC && c->prime->n != c->n) {
+    /* The record goes to the work area, free between commands (setup copies what it needs). */
+    const pimhe_header_t *record = (const pimhe_header_t *)c->area;
+    COST(COST_STORE);
+    c->bitrev_ready = 0;
+    dma_read(at, c->area, sizeof(pimhe_header_t));
+    if (record->magic == PIMHE_MAGIC && record->n != c->n) {
         return PIMHE_ERR_DEGREE;
     }
-    if (c->prime->variant != c->variant) {
+    if (record->variant != c->variant) {
         return PIMHE_ERR_VARIANT;
     }
-    return setup(c, c->prime);
+    return setup(c, record);
 }
 
 static uint32_t run_command(ctx_t *c) {
@@ -316,7 +319,6 @@ int main(void) {
     c->nt = NR_TASKLETS;
     c->hdr = (pimhe_header_t *)mem_alloc(sizeof(pimhe_header_t));
     c->cmd = (pimhe_command_t *)mem_alloc(sizeof(pimhe_command_t));
-    c->prime = (pimhe_header_t *)mem_alloc(sizeof(pimhe_header_t));
     COST(12 * COST_ALU + 6 * COST_STORE);
 
     dma_read(0, c->hdr, sizeof(pimhe_header_t));
@@ -325,6 +327,8 @@ int main(void) {
     c->loaded = 0;
     c->tables = NULL;
     c->rotation = 0;
+    c->deal_first = 0;
+    c->deal_step = 1;
     c->bitrev_ready = 0;
     if (status == PIMHE_STATUS_OK && c->variant == PIMHE_VARIANT_BEST) {
         COST(3 * COST_ALU);

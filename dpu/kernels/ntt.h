@@ -1,7 +1,10 @@
 /*
  * ntt.h: the NTT and INTT commands: coarse-grained (tasklet t transforms sub-polynomials t,
  * t + T, ... in place, the round-robin continuing from the previous transform command), each
- * sub-polynomial transformed by its variant's kernels (ntt_barrett.h, ntt_best.h).
+ * sub-polynomial transformed by its variant's kernels (ntt_barrett.h, ntt_best.h); the best
+ * variant shares each sub-polynomial among all tasklets when a command has fewer
+ * sub-polynomials than tasklets (a DPU holding few polynomials per limb, as in the
+ * ciphertext-major mode).
  *
  * Not a standalone header: main.c includes it after BARRIER_INIT (ntt_best.h); run_command
  * (main.c) calls transform_command.
@@ -49,10 +52,28 @@ static void advance_rotation(ctx_t *c, uint32_t count) {
 }
 
 /* An NTT (inverse = 0) or INTT command: coarse-grained, each tasklet transforms whole
- * sub-polynomials in place, dealt round-robin continuing from the previous transform command. */
+ * sub-polynomials in place, dealt round-robin continuing from the previous transform command;
+ * with the best variant and fewer sub-polynomials than tasklets, all tasklets transform each
+ * sub-polynomial together (ntt_best.h's work items), one after another. */
 static void transform_command(ctx_t *c, const pimhe_command_t *cmd, int inverse, int best) {
     if (c->use_tables && cmd->count > 0u) {
         load_tables(c, inverse ? 2u : 1u);
+    }
+    COST(COST_ALU + COST_BRANCH);
+    if (best && cmd->count < c->nt) {
+        if (inverse && cmd->count > 0u) {
+            prepare_last_twiddle(c);
+        }
+        c->deal_first = c->me;
+        c->deal_step = c->nt;
+        for (uint32_t i = 0; i < cmd->count; i++) {
+            COST(COST_LOOP + 2 * COST_ALU);
+            const uint32_t poly = cmd->src[0] + 4u * i * c->n;
+            inverse ? best_intt(c, poly) : best_ntt(c, poly);
+        }
+        c->deal_first = 0;
+        c->deal_step = 1;
+        return;
     }
     const uint32_t first = first_of_mine(c);
     if (inverse && first < cmd->count) {

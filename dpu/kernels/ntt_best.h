@@ -5,9 +5,16 @@
  * to 16 tasklets) the three stages with the fewest twiddles multiply through shared WRAM tables
  * (TABLE_*, context.h).
  *
- * Not a standalone header: main.c includes it after BARRIER_INIT (load_tables waits on
- * pimhe_barrier); ntt.h deals the sub-polynomials of a command to the tasklets and calls
- * best_ntt / best_intt.
+ * Work items: a pass over MRAM is a list of items (a span of `len` butterflies of one group,
+ * read, transformed, written back), and the WRAM phase a list of blocks. A tasklet transforming
+ * a sub-polynomial alone takes every item in order (ctx deal_first = 0, deal_step = 1); for a
+ * command of fewer sub-polynomials than tasklets, all tasklets transform each one together,
+ * tasklet t taking items t, t + T, ... with a barrier after every pass (ntt.h), so a DPU holding
+ * one polynomial per limb still keeps every tasklet busy.
+ *
+ * Not a standalone header: main.c includes it after BARRIER_INIT (load_tables and pass_done
+ * wait on pimhe_barrier); ntt.h deals the sub-polynomials of a command to the tasklets and
+ * calls best_ntt / best_intt.
  */
 #ifndef PIMHE_NTT_BEST_H
 #define PIMHE_NTT_BEST_H
@@ -129,6 +136,24 @@ static tw_bufs_t tw_bufs(const ctx_t *c) {
     return t;
 }
 
+/* The end of a pass over MRAM: when the tasklets share a sub-polynomial, the next pass reads
+ * what the others wrote. */
+static void pass_done(const ctx_t *c) {
+    if (c->deal_step > 1u) {
+        barrier_wait(&pimhe_barrier);
+    }
+}
+
+/* Item k of a pass of `per` items per group: its group and its first butterfly. Splitting
+ * the index (a shift and a mask: per is a power of two) is charged only when tasklets share
+ * the pass; alone, a tasklet walks groups and spans in two nested loops. */
+static inline uint32_t item_group(const ctx_t *c, uint32_t k, uint32_t per) {
+    if (c->deal_step > 1u) {
+        COST(2 * COST_ALU);
+    }
+    return k / per;
+}
+
 /* Loads twiddle word `index` of a table and its Shoup constant (table + 4N), split. */
 static best_tw_t best_fetch_one(const ctx_t *c, uint32_t table, uint32_t index) {
     COST(2 * COST_LOAD);
@@ -139,49 +164,58 @@ static best_tw_t best_fetch_one(const ctx_t *c, uint32_t table, uint32_t index) 
 
 /* Forward radix-2 stage (groups, gap >= block) streamed from MRAM, half a block per half. */
 static void best_ct2_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
-    const uint32_t len = c->block_elems / 2u;
+    const uint32_t len = c->block_elems / 2u, per = gap / len;
     uint32_t *x = c->blk, *y = c->blk + len;
-    for (uint32_t i = 0; i < groups; i++) {
-        COST(COST_LOOP + 2 * COST_ALU);
-        const best_tw_t t = best_fetch_one(c, c->tw, groups + i);
-        const uint32_t base = poly + 8u * i * gap;
-        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
+    uint32_t current = groups;
+    best_tw_t t = best_tw(0, 0);
+    for (uint32_t k = c->deal_first; k < groups * per; k += c->deal_step) {
+        const uint32_t i = item_group(c, k, per), j0 = (k % per) * len;
+        if (i != current) {
             COST(COST_LOOP + 2 * COST_ALU);
-            const uint32_t xo = base + 4u * j0, yo = xo + 4u * gap;
-            dma_read(xo, x, 4u * len);
-            dma_read(yo, y, 4u * len);
-            best_ct2_span(x, y, len, &t, &c->best, 0);
-            dma_write(x, xo, 4u * len);
-            dma_write(y, yo, 4u * len);
+            t = best_fetch_one(c, c->tw, groups + i);
+            current = i;
         }
+        COST(COST_LOOP + 2 * COST_ALU);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
+        dma_read(xo, x, 4u * len);
+        dma_read(yo, y, 4u * len);
+        best_ct2_span(x, y, len, &t, &c->best, 0);
+        dma_write(x, xo, 4u * len);
+        dma_write(y, yo, 4u * len);
     }
+    pass_done(c);
 }
 
 /* Forward radix-4 pass over stages (groups, gap) and (2 groups, gap / 2), gap / 2 >= block,
  * streamed from MRAM: four quarter-streams of a quarter block each. */
 static void best_ct4_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
-    const uint32_t len = c->block_elems / 4u, quarter = gap / 2u;
+    const uint32_t len = c->block_elems / 4u, quarter = gap / 2u, per = quarter / len;
     uint32_t *a = c->blk, *b = a + len, *cc = b + len, *d = cc + len;
-    for (uint32_t i = 0; i < groups; i++) {
-        COST(COST_LOOP + 2 * COST_ALU);
-        const best_tw_t t1 = best_fetch_one(c, c->tw, groups + i);
-        const best_tw_t t2 = best_fetch_one(c, c->tw, 2u * (groups + i));
-        const best_tw_t t3 = best_fetch_one(c, c->tw, 2u * (groups + i) + 1u);
-        const uint32_t base = poly + 8u * i * gap;
-        for (uint32_t j0 = 0; j0 < quarter; j0 += len) {
-            COST(COST_LOOP + 4 * COST_ALU);
-            const uint32_t oa = base + 4u * j0, ob = oa + 4u * quarter, oc = oa + 4u * gap, od = oc + 4u * quarter;
-            dma_read(oa, a, 4u * len);
-            dma_read(ob, b, 4u * len);
-            dma_read(oc, cc, 4u * len);
-            dma_read(od, d, 4u * len);
-            best_ct4_span(a, b, cc, d, len, &t1, &t2, &t3, &c->best, 0);
-            dma_write(a, oa, 4u * len);
-            dma_write(b, ob, 4u * len);
-            dma_write(cc, oc, 4u * len);
-            dma_write(d, od, 4u * len);
+    uint32_t current = groups;
+    best_tw_t t1 = best_tw(0, 0), t2 = t1, t3 = t1;
+    for (uint32_t k = c->deal_first; k < groups * per; k += c->deal_step) {
+        const uint32_t i = item_group(c, k, per), j0 = (k % per) * len;
+        if (i != current) {
+            COST(COST_LOOP + 2 * COST_ALU);
+            t1 = best_fetch_one(c, c->tw, groups + i);
+            t2 = best_fetch_one(c, c->tw, 2u * (groups + i));
+            t3 = best_fetch_one(c, c->tw, 2u * (groups + i) + 1u);
+            current = i;
         }
+        COST(COST_LOOP + 4 * COST_ALU);
+        const uint32_t oa = poly + 8u * i * gap + 4u * j0, ob = oa + 4u * quarter, oc = oa + 4u * gap,
+                       od = oc + 4u * quarter;
+        dma_read(oa, a, 4u * len);
+        dma_read(ob, b, 4u * len);
+        dma_read(oc, cc, 4u * len);
+        dma_read(od, d, 4u * len);
+        best_ct4_span(a, b, cc, d, len, &t1, &t2, &t3, &c->best, 0);
+        dma_write(a, oa, 4u * len);
+        dma_write(b, ob, 4u * len);
+        dma_write(cc, oc, 4u * len);
+        dma_write(d, od, 4u * len);
     }
+    pass_done(c);
 }
 
 /* Forward radix-2 stage inside a WRAM block x (block index blk of size e). */
@@ -247,67 +281,75 @@ static void load_tables(ctx_t *c, uint32_t which) {
 /* Forward radix-2 stage (groups <= 4, gap >= block) streamed from MRAM, multiplying through the
  * WRAM tables of twiddle groups + i (table groups - 1 + i). Inputs [0, 4q), outputs [0, 4q). */
 static void best_ct2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
-    const uint32_t len = c->block_elems / 2u;
+    const uint32_t len = c->block_elems / 2u, per = gap / len;
     const uint32_t q2 = c->best.q2;
     uint32_t *x = c->blk, *y = c->blk + len;
-    for (uint32_t i = 0; i < groups; i++) {
-        COST(COST_LOOP + 3 * COST_ALU);
-        const uint32_t *R = c->tables + (groups - 1u + i) * TABLE_WORDS;
-        const uint32_t base = poly + 8u * i * gap;
-        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
-            COST(COST_LOOP + 2 * COST_ALU);
-            const uint32_t xo = base + 4u * j0, yo = xo + 4u * gap;
-            dma_read(xo, x, 4u * len);
-            dma_read(yo, y, 4u * len);
-            /* per pair of butterflies: a loop step, ld (x[j], x[j+1]), sd of both pairs; per
-             * butterfly: u + v, u + 2q - v */
-            COST((len / 2u) * (COST_LOOP + COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
-            for (uint32_t j = 0; j < len; j++) {
-                const uint32_t u = csub(x[j], q2);
-                const uint32_t v = csub(best_tmul_wram(&y[j], R), q2);
-                x[j] = u + v;
-                y[j] = u + q2 - v;
-            }
-            dma_write(x, xo, 4u * len);
-            dma_write(y, yo, 4u * len);
+    uint32_t current = groups;
+    const uint32_t *R = c->tables;
+    for (uint32_t k = c->deal_first; k < groups * per; k += c->deal_step) {
+        const uint32_t i = item_group(c, k, per), j0 = (k % per) * len;
+        if (i != current) {
+            COST(COST_LOOP + 3 * COST_ALU);
+            R = c->tables + (groups - 1u + i) * TABLE_WORDS;
+            current = i;
         }
+        COST(COST_LOOP + 2 * COST_ALU);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
+        dma_read(xo, x, 4u * len);
+        dma_read(yo, y, 4u * len);
+        /* per pair of butterflies: a loop step, ld (x[j], x[j+1]), sd of both pairs; per
+         * butterfly: u + v, u + 2q - v */
+        COST((len / 2u) * (COST_LOOP + COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
+        for (uint32_t j = 0; j < len; j++) {
+            const uint32_t u = csub(x[j], q2);
+            const uint32_t v = csub(best_tmul_wram(&y[j], R), q2);
+            x[j] = u + v;
+            y[j] = u + q2 - v;
+        }
+        dma_write(x, xo, 4u * len);
+        dma_write(y, yo, 4u * len);
     }
+    pass_done(c);
 }
 
 /* Inverse radix-2 stage (groups <= 4, gap >= block) through the WRAM tables of consumption slots
  * N - 2 groups + 1 + i (table 8 - 2 groups + i; the last one holds w N^-1). Values [0, 2q); the
  * last stage scales x' by N^-1 = 2^-log N (best_mul_pow2inv) and reduces both to [0, q). */
 static void best_gs2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
-    const uint32_t len = c->block_elems / 2u;
+    const uint32_t len = c->block_elems / 2u, per = gap / len;
     const uint32_t q2 = c->best.q2, q = c->best.q;
     const int last = groups == 1u;
     uint32_t *x = c->blk, *y = c->blk + len;
-    for (uint32_t i = 0; i < groups; i++) {
-        COST(COST_LOOP + 3 * COST_ALU);
-        const uint32_t *R = c->tables + (8u - 2u * groups + i) * TABLE_WORDS;
-        const uint32_t base = poly + 8u * i * gap;
-        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
-            COST(COST_LOOP + 2 * COST_ALU + COST_BRANCH);
-            const uint32_t xo = base + 4u * j0, yo = xo + 4u * gap;
-            dma_read(xo, x, 4u * len);
-            dma_read(yo, y, 4u * len);
-            /* per pair: a loop step, ld of both pairs, sd of both pairs; per butterfly: u + v,
-             * u + 2q - v */
-            COST((len / 2u) * (COST_LOOP + 2 * COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
-            for (uint32_t j = 0; j < len; j++) {
-                const uint32_t u = x[j], v = y[j];
-                if (!last) {
-                    x[j] = csub(u + v, q2);
-                    y[j] = csub(best_tmul_reg(u + q2 - v, R), q2);
-                } else {
-                    x[j] = csub(best_mul_pow2inv(u + v, &c->best), q);
-                    y[j] = csub(csub(best_tmul_reg(u + q2 - v, R), q2), q);
-                }
-            }
-            dma_write(x, xo, 4u * len);
-            dma_write(y, yo, 4u * len);
+    uint32_t current = groups;
+    const uint32_t *R = c->tables;
+    for (uint32_t k = c->deal_first; k < groups * per; k += c->deal_step) {
+        const uint32_t i = item_group(c, k, per), j0 = (k % per) * len;
+        if (i != current) {
+            COST(COST_LOOP + 3 * COST_ALU);
+            R = c->tables + (8u - 2u * groups + i) * TABLE_WORDS;
+            current = i;
         }
+        COST(COST_LOOP + 2 * COST_ALU + COST_BRANCH);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
+        dma_read(xo, x, 4u * len);
+        dma_read(yo, y, 4u * len);
+        /* per pair: a loop step, ld of both pairs, sd of both pairs; per butterfly: u + v,
+         * u + 2q - v */
+        COST((len / 2u) * (COST_LOOP + 2 * COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
+        for (uint32_t j = 0; j < len; j++) {
+            const uint32_t u = x[j], v = y[j];
+            if (!last) {
+                x[j] = csub(u + v, q2);
+                y[j] = csub(best_tmul_reg(u + q2 - v, R), q2);
+            } else {
+                x[j] = csub(best_mul_pow2inv(u + v, &c->best), q);
+                y[j] = csub(csub(best_tmul_reg(u + q2 - v, R), q2), q);
+            }
+        }
+        dma_write(x, xo, 4u * len);
+        dma_write(y, yo, 4u * len);
     }
+    pass_done(c);
 }
 
 static void best_ntt(ctx_t *c, uint32_t poly) {
@@ -343,7 +385,7 @@ static void best_ntt(ctx_t *c, uint32_t poly) {
         stages++;
     }
     COST(stages * COST_LOOP);
-    for (uint32_t b = 0; b < n / e; b++) {
+    for (uint32_t b = c->deal_first; b < n / e; b += c->deal_step) {
         COST(COST_LOOP + 4 * COST_ALU);
         const uint32_t off = poly + 4u * b * e;
         dma_read(off, c->blk, 4u * e);
@@ -367,55 +409,64 @@ static void best_ntt(ctx_t *c, uint32_t poly) {
 
 /* Inverse radix-2 stage (groups, gap >= block) streamed from MRAM. */
 static void best_gs2_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
-    const uint32_t len = c->block_elems / 2u;
+    const uint32_t len = c->block_elems / 2u, per = gap / len;
     const uint32_t next = c->n - 2u * groups + 1u;
     const int last = groups == 1u;
     uint32_t *x = c->blk, *y = c->blk + len;
-    for (uint32_t i = 0; i < groups; i++) {
-        COST(COST_LOOP + 2 * COST_ALU);
-        const best_tw_t t = best_fetch_one(c, c->itw, next + i);
-        const uint32_t base = poly + 8u * i * gap;
-        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
+    uint32_t current = groups;
+    best_tw_t t = best_tw(0, 0);
+    for (uint32_t k = c->deal_first; k < groups * per; k += c->deal_step) {
+        const uint32_t i = item_group(c, k, per), j0 = (k % per) * len;
+        if (i != current) {
             COST(COST_LOOP + 2 * COST_ALU);
-            const uint32_t xo = base + 4u * j0, yo = xo + 4u * gap;
-            dma_read(xo, x, 4u * len);
-            dma_read(yo, y, 4u * len);
-            best_gs2_span(x, y, len, &t, c, last);
-            dma_write(x, xo, 4u * len);
-            dma_write(y, yo, 4u * len);
+            t = best_fetch_one(c, c->itw, next + i);
+            current = i;
         }
+        COST(COST_LOOP + 2 * COST_ALU);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
+        dma_read(xo, x, 4u * len);
+        dma_read(yo, y, 4u * len);
+        best_gs2_span(x, y, len, &t, c, last);
+        dma_write(x, xo, 4u * len);
+        dma_write(y, yo, 4u * len);
     }
+    pass_done(c);
 }
 
 /* Inverse radix-4 pass over stages (groups, gap) and (groups / 2, 2 gap), gap >= block. */
 static void best_gs4_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t gap) {
-    const uint32_t len = c->block_elems / 4u;
+    const uint32_t len = c->block_elems / 4u, per = gap / len;
     const uint32_t next1 = c->n - 2u * groups + 1u, next2 = c->n - groups + 1u;
     const int last = groups == 2u;
     uint32_t *a = c->blk, *b = a + len, *cc = b + len, *d = cc + len;
-    for (uint32_t i = 0; i < groups / 2u; i++) {
-        COST(COST_LOOP + 2 * COST_ALU);
-        const best_tw_t ta = best_fetch_one(c, c->itw, next1 + 2u * i);
-        const best_tw_t tc = best_fetch_one(c, c->itw, next1 + 2u * i + 1u);
-        best_tw_t t2 = ta;
-        if (!last) {
-            t2 = best_fetch_one(c, c->itw, next2 + i);
+    uint32_t current = groups;
+    best_tw_t ta = best_tw(0, 0), tc = ta, t2 = ta;
+    for (uint32_t k = c->deal_first; k < (groups / 2u) * per; k += c->deal_step) {
+        const uint32_t i = item_group(c, k, per), j0 = (k % per) * len;
+        if (i != current) {
+            COST(COST_LOOP + 2 * COST_ALU);
+            ta = best_fetch_one(c, c->itw, next1 + 2u * i);
+            tc = best_fetch_one(c, c->itw, next1 + 2u * i + 1u);
+            t2 = ta;
+            if (!last) {
+                t2 = best_fetch_one(c, c->itw, next2 + i);
+            }
+            current = i;
         }
-        const uint32_t base = poly + 16u * i * gap;
-        for (uint32_t j0 = 0; j0 < gap; j0 += len) {
-            COST(COST_LOOP + 4 * COST_ALU);
-            const uint32_t oa = base + 4u * j0, ob = oa + 4u * gap, oc = ob + 4u * gap, od = oc + 4u * gap;
-            dma_read(oa, a, 4u * len);
-            dma_read(ob, b, 4u * len);
-            dma_read(oc, cc, 4u * len);
-            dma_read(od, d, 4u * len);
-            best_gs4_span(a, b, cc, d, len, &ta, &tc, &t2, c, last);
-            dma_write(a, oa, 4u * len);
-            dma_write(b, ob, 4u * len);
-            dma_write(cc, oc, 4u * len);
-            dma_write(d, od, 4u * len);
-        }
+        COST(COST_LOOP + 4 * COST_ALU);
+        const uint32_t oa = poly + 16u * i * gap + 4u * j0, ob = oa + 4u * gap, oc = ob + 4u * gap,
+                       od = oc + 4u * gap;
+        dma_read(oa, a, 4u * len);
+        dma_read(ob, b, 4u * len);
+        dma_read(oc, cc, 4u * len);
+        dma_read(od, d, 4u * len);
+        best_gs4_span(a, b, cc, d, len, &ta, &tc, &t2, c, last);
+        dma_write(a, oa, 4u * len);
+        dma_write(b, ob, 4u * len);
+        dma_write(cc, oc, 4u * len);
+        dma_write(d, od, 4u * len);
     }
+    pass_done(c);
 }
 
 /* Inverse radix-2 stage inside a WRAM block. */
@@ -475,7 +526,7 @@ static void best_intt(ctx_t *c, uint32_t poly) {
     COST(stages * COST_LOOP);
     /* Stages whose butterflies fit a block, block by block: radix-4 passes, then one radix-2
      * stage if their number is odd. */
-    for (uint32_t b = 0; b < n / e; b++) {
+    for (uint32_t b = c->deal_first; b < n / e; b += c->deal_step) {
         COST(COST_LOOP + 4 * COST_ALU);
         const uint32_t off = poly + 4u * b * e;
         dma_read(off, c->blk, 4u * e);
@@ -492,6 +543,7 @@ static void best_intt(ctx_t *c, uint32_t poly) {
         }
         dma_write(c->blk, off, 4u * e);
     }
+    pass_done(c);
     /* The remaining stages over MRAM; with tables, the last three (groups 4, 2, 1) through them. */
     const uint32_t stop = c->use_tables ? 1u << (TABLE_STAGES - 1u) : 0u;
     uint32_t groups = n / (2u * e), gap = e;

@@ -90,7 +90,7 @@ __all__ = [
 ]
 
 
-def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3, threads=None, seed=1):
+def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3, threads=None, seed=1, mode=None):
     """The CPU-vs-PIM verdict of ``pimhe advise``, as a dict (its ``--json`` report).
 
     For ``workload`` (``"pipeline"``, ``"bgv-mul-relin"`` or ``"bfv-mul-relin"``) at ring degree
@@ -98,6 +98,8 @@ def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3
     ``"mul-cycles=1"``, ``"zero-copy"``, or several joined by commas) the modeled PIM time and
     energy beside the CPU measured here and scaled to DRAMatic's server, and the crossover (or
     ``never`` with its bottleneck). Empty ``dpus`` / ``what_ifs`` take the CLI's defaults.
+    ``mode`` is ``"parallel"`` (the default: DRAMatic's prime groups, key switching's
+    conversions on the host) or ``"ciphertext-major"`` (everything on the DPUs).
     """
     import json
 
@@ -111,5 +113,6 @@ def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3
         repeat=repeat,
         threads=threads,
         seed=seed,
+        mode=mode,
     )
     return json.loads(report)

@@ -55,6 +55,7 @@ def advise_json(
     repeat: int = 3,
     threads: Optional[int] = None,
     seed: int = 1,
+    mode: Optional[str] = None,
 ) -> str:
     """``pimhe advise``'s report as JSON; ``pimhe.advise`` parses it."""
 
@@ -220,7 +221,7 @@ class Backend:
     @staticmethod
     def upmem_emu(
         dpus: int = 64,
-        mode: Literal["parallel", "sequential"] = "parallel",
+        mode: Literal["parallel", "sequential", "ciphertext-major"] = "parallel",
         variant: Literal["best", "barrett"] = "best",
         tasklets: Optional[int] = None,
     ) -> "Backend":

@@ -54,9 +54,10 @@ pub fn bench_kernel(
 
 /// `pimhe advise` as a JSON string (`--json`'s report): per DPU count and what-if the modeled
 /// PIM time and energy beside the CPU measured here and scaled to the server, and the crossover
-/// or `never` with its bottleneck. Empty `dpus` / `what_ifs` take the CLI's defaults.
+/// or `never` with its bottleneck. Empty `dpus` / `what_ifs` take the CLI's defaults; `mode` is
+/// `--mode` (parallel when None, or ciphertext-major).
 #[pyfunction]
-#[pyo3(signature = (workload, n, batch, *, dpus=Vec::new(), what_ifs=Vec::new(), max_batch=None, repeat=3, threads=None, seed=1))]
+#[pyo3(signature = (workload, n, batch, *, dpus=Vec::new(), what_ifs=Vec::new(), max_batch=None, repeat=3, threads=None, seed=1, mode=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn advise_json(
     py: Python<'_>,
@@ -69,9 +70,18 @@ pub fn advise_json(
     repeat: usize,
     threads: Option<usize>,
     seed: u64,
+    mode: Option<String>,
 ) -> PyResult<String> {
-    let config =
-        AdviseConfig { dpus, what_ifs, max_batch, repeat, threads, seed, ..AdviseConfig::new(workload, n, batch) };
+    let config = AdviseConfig {
+        dpus,
+        what_ifs,
+        max_batch,
+        repeat,
+        threads,
+        seed,
+        mode,
+        ..AdviseConfig::new(workload, n, batch)
+    };
     let report = py.allow_threads(|| advise::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

@@ -49,6 +49,22 @@ def test_cpu_and_upmem_emu_agree(name, bgv, bfv, ckks, cpu, rng):
     assert pim.report().launches == 0
 
 
+@pytest.mark.parametrize("name", ["bgv", "bfv", "ckks"])
+def test_ciphertext_major_mode_switches_keys_and_moduli_on_the_dpus(name, bgv, bfv, ckks, cpu, rng):
+    ctx, keys = {"bgv": bgv, "bfv": bfv, "ckks": ckks}[name]
+    if name == "ckks":
+        x, y = rng.uniform(-1, 1, (3, ctx.slots)), rng.uniform(-1, 1, (3, ctx.slots))
+    else:
+        x = rng.integers(0, ctx.plain_modulus, (3, ctx.slots), dtype=np.uint64)
+        y = rng.integers(0, ctx.plain_modulus, (3, ctx.slots), dtype=np.uint64)
+    # 3 ciphertexts on 2 DPUs: one holds two, the other one.
+    pim = pimhe.Backend.upmem_emu(dpus=2, mode="ciphertext-major")
+    np.testing.assert_array_equal(run(ctx, keys, cpu, x, y), run(ctx, keys, pim, x, y))
+    report = pim.report()
+    assert report.mode == "ciphertext-major"
+    assert report.fallbacks == 0 and report.host_fallback_s == 0
+
+
 def test_transfer_between_backends(bgv, cpu):
     ctx, keys = bgv
     pim = pimhe.Backend.upmem_emu(dpus=4, mode="parallel")

@@ -23,6 +23,8 @@
 use std::collections::BTreeMap;
 
 use pimhe_math::Isa;
+use pimhe_pim::layout::Variant;
+use pimhe_pim::runtime::placement::Mode;
 use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvParameters, DEGREES};
 use serde::Serialize;
@@ -31,7 +33,7 @@ use crate::error::{check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::kernels::{self, KernelConfig, KernelReport, Op};
 use crate::scheme::median;
-use crate::settings::{PimOutcome, PimSettings};
+use crate::settings::{self, PimOutcome, PimSettings};
 use crate::what_if::{WhatIf, TABLE_CAVEAT};
 
 /// The workloads `--workload` names.
@@ -72,6 +74,10 @@ pub struct AdviseConfig {
     pub threads: Option<usize>,
     /// Seed of the inputs and keys [default: 1].
     pub seed: u64,
+    /// How the DPUs hold the limbs (`--mode` of `bench`): parallel (DRAMatic's limb-major
+    /// groups; key switching's conversions are CPU fallbacks) or ciphertext-major (everything
+    /// on the DPUs) [default: parallel].
+    pub mode: Option<String>,
 }
 
 impl AdviseConfig {
@@ -87,6 +93,7 @@ impl AdviseConfig {
             repeat: 3,
             threads: None,
             seed: 1,
+            mode: None,
         }
     }
 }
@@ -447,6 +454,8 @@ pub struct AdviseReport {
     pub n: usize,
     /// Primes the DPUs hold.
     pub primes: usize,
+    /// How the DPUs hold the limbs (parallel or ciphertext-major).
+    pub mode: String,
     /// The table's batch.
     pub batch: usize,
     /// The largest batch the crossover search tried.
@@ -498,6 +507,7 @@ impl PimRuns<'_> {
         bench.backend = "upmem-emu".to_string();
         bench.dpus = Some(dpus);
         bench.emulate = Some("subset".to_string());
+        bench.mode = self.config.mode.clone();
         bench.seed = self.config.seed;
         bench.what_if = if what_if == "none" { Vec::new() } else { vec![what_if.to_string()] };
         let fallback_s = self.fallback_per_ciphertext_s * batch as f64;
@@ -561,6 +571,8 @@ fn backend_primes(workload: Workload, n: usize) -> Result<usize> {
 /// A validated configuration.
 struct Checked {
     workload: Workload,
+    /// Parallel or ciphertext-major.
+    mode: Mode,
     /// Primes on the DPUs.
     primes: usize,
     /// DPU counts, ascending.
@@ -603,8 +615,15 @@ fn validate(config: &AdviseConfig) -> Result<Checked> {
     let mut dpus = if config.dpus.is_empty() { DEFAULT_DPUS.to_vec() } else { config.dpus.clone() };
     dpus.sort_unstable();
     dpus.dedup();
+    let mode = settings::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
+    if mode == Mode::Sequential {
+        return Err(BenchError::usage(
+            "--mode sequential is not allowed for advise: its launches are emulated per prime in full only; \
+             choose parallel or ciphertext-major",
+        ));
+    }
     for &d in &dpus {
-        PimSettings::parallel(d, primes)?;
+        PimSettings::new(d, mode, Variant::Best, primes)?;
     }
     let what_ifs = if config.what_ifs.is_empty() {
         DEFAULT_WHAT_IFS.iter().map(|w| w.to_string()).collect()
@@ -622,13 +641,13 @@ fn validate(config: &AdviseConfig) -> Result<Checked> {
     if config.repeat == 0 {
         return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 CPU run is needed"));
     }
-    Ok(Checked { workload, primes, dpus, what_ifs, max_batch })
+    Ok(Checked { workload, mode, primes, dpus, what_ifs, max_batch })
 }
 
 /// Runs `pimhe advise`: measures the CPU at `config.batch`, models every DPU count under every
 /// what-if, and searches each what-if's crossover against the measured and the scaled CPU.
 pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
-    let Checked { workload, primes, dpus, what_ifs, max_batch } = validate(config)?;
+    let Checked { workload, mode, primes, dpus, what_ifs, max_batch } = validate(config)?;
     let op = workload.op();
     // The pipeline runs on random residues over the preset's data primes (the ciphertext
     // modulus a product works on); the real-ciphertext workloads take the preset as it is.
@@ -658,7 +677,9 @@ pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
     // Linear in the batch (DRAMatic 4.3).
     let cpu_at = |batch: usize| cpu.measured_s * batch as f64 / config.batch as f64;
 
-    let fallback_per_ciphertext_s = measure_fallbacks(op, config, primes)?;
+    // The ciphertext-major mode has no fallback: everything runs on the DPUs.
+    let fallback_per_ciphertext_s =
+        if mode == Mode::CiphertextMajor { 0.0 } else { measure_fallbacks(op, config, primes)? };
     let mut runs = PimRuns { config, op, primes: kernel_primes, fallback_per_ciphertext_s, memo: BTreeMap::new() };
     let mut rows = Vec::new();
     for (name, _) in &what_ifs {
@@ -712,27 +733,38 @@ pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
         computation: computation.to_string(),
         n: config.n,
         primes,
+        mode: mode.name().to_string(),
         batch: config.batch,
         max_batch,
         cpu,
         fallback_s: fallback_per_ciphertext_s * config.batch as f64,
         rows,
         verdicts,
-        method: method_notes(what_ifs.iter().any(|(_, w)| w.multiplier.is_some())),
+        method: method_notes(mode, what_ifs.iter().any(|(_, w)| w.multiplier.is_some())),
     })
 }
 
 /// How the numbers were obtained, printed under the report; `mul_what_if`: a scenario changes
 /// the multiplier, which the best kernel's table multiplies escape.
-fn method_notes(mul_what_if: bool) -> Vec<String> {
+fn method_notes(mode: Mode, mul_what_if: bool) -> Vec<String> {
+    let representative = match mode {
+        Mode::CiphertextMajor => "one emulated DPU holding every prime and",
+        _ => "one emulated DPU per prime holding",
+    };
     let mut notes = vec![
-        "PIM: modeled by upmem-v1b, one emulated DPU per prime holding the busiest share of the full system \
-         (`bench OP --backend upmem-emu --emulate subset`), transfers priced on the full system's placement, \
-         best kernel, parallel mode"
-            .to_string(),
-        "CPU fallbacks (the PIM run's steps on the host): measured on this host at --batch (median of --repeat runs \
-         on one DPU per prime), linear in the batch, the same for every DPU count and what-if"
-            .to_string(),
+        format!(
+            "PIM: modeled by upmem-v1b, {representative} the busiest share of the full system (`bench OP --backend \
+             upmem-emu --emulate subset`), transfers priced on the full system's placement, best kernel, {} mode",
+            mode.name()
+        ),
+        match mode {
+            Mode::CiphertextMajor => {
+                "CPU fallbacks: none (ciphertext-major: key switching runs on the DPUs)".to_string()
+            }
+            _ => "CPU fallbacks (the PIM run's steps on the host): measured on this host at --batch (median of \
+                  --repeat runs on one DPU per prime), linear in the batch, the same for every DPU count and what-if"
+                .to_string(),
+        },
         "CPU: the cpu backend measured on this machine at --batch (median), linear in the batch elsewhere \
          (DRAMatic 4.3); scaled: x (cores x GHz x 32-bit SIMD lanes here) / (the server's), fallbacks scaled alike"
             .to_string(),
@@ -750,7 +782,7 @@ impl Render for AdviseReport {
     fn render(&self) -> String {
         let c = &self.cpu;
         let mut text = format!(
-            "pimhe advise: {} ({}), N={}, {} primes on the DPUs, batch {} ciphertexts\n  cpu measured here: {} \
+            "pimhe advise: {} ({}), N={}, {} primes on the DPUs ({} mode), batch {} ciphertexts\n  cpu measured here: {} \
              (median of {}; {} cores x {:.2} GHz x {} lanes, {})\n  cpu scaled to {}: {} x {:.4} = {} (scaled, not \
              measured), {:.3} J at {:.0} W (scaled)\n  PIM's CPU fallbacks measured here: {} (median; linear in the \
              batch)\n",
@@ -758,6 +790,7 @@ impl Render for AdviseReport {
             self.computation,
             self.n,
             self.primes,
+            self.mode,
             self.batch,
             format_seconds(c.measured_s),
             c.times_s.len(),

@@ -32,7 +32,11 @@ impl BenchError {
 
 impl From<pimhe_exec::ExecError> for BenchError {
     fn from(e: pimhe_exec::ExecError) -> Self {
-        BenchError::Failed(format!("backend error: {e}"))
+        match e {
+            // Too large for the DPUs' memory: an argument to change (more DPUs, a smaller batch).
+            pimhe_exec::ExecError::Capacity(message) => BenchError::Usage(message),
+            e => BenchError::Failed(format!("backend error: {e}")),
+        }
     }
 }
 
@@ -47,6 +51,7 @@ impl From<pimhe_schemes::SchemeError> for BenchError {
         match e {
             // Too large for this machine: an argument to lower, as everywhere else.
             pimhe_schemes::SchemeError::Ring(pimhe_ring::RingError::OutOfMemory(e)) => e.into(),
+            pimhe_schemes::SchemeError::Exec(e @ pimhe_exec::ExecError::Capacity(_)) => e.into(),
             e => BenchError::Failed(format!("scheme error: {e}")),
         }
     }

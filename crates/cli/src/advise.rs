@@ -52,6 +52,12 @@ pub struct AdviseArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
+    /// How the DPUs hold the limbs: parallel (DRAMatic's prime groups; key switching's base
+    /// conversion and ModDown run on the CPU, measured here) or ciphertext-major (each DPU whole
+    /// ciphertexts with all their limbs: everything on the DPUs) [default: parallel].
+    #[arg(long)]
+    pub mode: Option<String>,
+
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -66,6 +72,7 @@ impl From<&AdviseArgs> for AdviseConfig {
             repeat: args.repeat,
             threads: args.threads,
             seed: args.seed,
+            mode: args.mode.clone(),
             ..AdviseConfig::new(&args.workload, args.n, args.batch)
         }
     }

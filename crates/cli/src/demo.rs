@@ -251,6 +251,13 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             String::new()
         };
         println!("    launches {}, fallbacks {}{fallback_note}", report.launches, report.fallbacks);
+        if pim.config().mode == Mode::CiphertextMajor {
+            println!(
+                "    (ciphertext-major: each DPU holds whole ciphertexts, so at most --batch of the {dpus} DPUs work; \
+                 --mode parallel spreads the limbs and runs the conversions on the host; `pimhe advise --mode` \
+                 compares both at scale)"
+            );
+        }
         println!(
             "  side by side: upmem-emu {} modeled (+ {} host fallback) vs cpu {} measured ({} threads); emulator wall \
              time {}",

@@ -81,3 +81,39 @@ fn bad_input_exits_2_with_the_flag_named() {
         assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
     }
 }
+
+#[test]
+fn ciphertext_major_mode_has_no_fallbacks_and_says_so() {
+    let args = [
+        "advise",
+        "--workload",
+        "bgv-mul-relin",
+        "--n",
+        "4096",
+        "--batch",
+        "4",
+        "--dpus",
+        "3,8",
+        "--max-batch",
+        "4",
+        "--repeat",
+        "1",
+        "--what-if",
+        "none",
+        "--mode",
+        "ciphertext-major",
+        "--json",
+    ];
+    let output = pimhe(&args);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(report["mode"], "ciphertext-major");
+    assert_eq!(report["fallback_s"], 0.0);
+    for row in report["rows"].as_array().unwrap() {
+        assert_eq!(row["pim"]["fallback_s"], 0.0, "{row}");
+        assert!(row["pim"]["compute_s"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let output = pimhe(&["advise", "--workload", "pipeline", "--n", "2048", "--batch", "8", "--mode", "sequential"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--mode sequential is not allowed for advise"), "{}", stderr(&output));
+}

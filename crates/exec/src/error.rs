@@ -18,6 +18,10 @@ pub enum ExecError {
     /// The backend could not be set up (thread pool, device).
     #[error("backend setup failed: {0}")]
     Setup(String),
+    /// The device's memory cannot hold even the smallest piece of the operation (a PIM
+    /// backend's MRAM): the run is too large for the device as configured.
+    #[error("{0}")]
+    Capacity(String),
 }
 
 /// Shorthand for results of this crate.

@@ -32,8 +32,11 @@ impl Mode {
     pub const NAMES: &'static str = "parallel, sequential or ciphertext-major";
 
     /// The planner's mode for a computation: ciphertext-major when it switches keys or moduli
-    /// (the limb-major modes send those to the CPU, a round trip each), parallel otherwise
-    /// (each limb on its own DPU group, the most DPUs busy per polynomial).
+    /// (the limb-major modes send those to the CPU, a round trip each, and the host's time
+    /// grows with the batch whatever the DPU count), parallel otherwise (each limb on its own
+    /// DPU group, the most DPUs busy per polynomial). Ciphertext-major is slower on the DPUs
+    /// than parallel mode plus the host's conversions for batches far below the DPU count (the
+    /// demo's 8 ciphertexts on 64 DPUs); `pimhe advise --mode` gives the crossover of each.
     pub fn choose(switches_keys_or_moduli: bool) -> Self {
         if switches_keys_or_moduli {
             Mode::CiphertextMajor

@@ -93,16 +93,13 @@ impl PimBackend {
         let smallest = count.min(2);
         if !fits(smallest) {
             let shape = &operands[0].shape;
-            return Err(ExecError::Shape {
-                operation: "upmem rounds",
-                detail: format!(
-                    "not even one polynomial of N={} over {} primes fits in the free MRAM with the {} other \
-                     operands of this operation; free device buffers or use more DPUs",
-                    shape.basis.degree(),
-                    shape.basis.len(),
-                    operands.len() - 1 + outputs
-                ),
-            });
+            return Err(ExecError::Capacity(format!(
+                "upmem rounds: not even one polynomial of N={} over {} primes fits in the free MRAM with the {} \
+                 other operands of this operation; free device buffers or use more DPUs",
+                shape.basis.degree(),
+                shape.basis.len(),
+                operands.len() - 1 + outputs
+            )));
         }
         // Largest fitting count by bisection: fits(low) holds, fits(high + 1) does not.
         let (mut low, mut high) = (smallest, count);
