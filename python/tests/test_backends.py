@@ -20,14 +20,17 @@ def run(ctx, keys, backend, x, y):
     return dec.decrypt(out)
 
 
+def random_inputs(ctx, rng, count):
+    """Two batches of `count` random plaintext vectors of the context's scheme."""
+    if ctx.scheme == "ckks":
+        return rng.uniform(-1, 1, (count, ctx.slots)), rng.uniform(-1, 1, (count, ctx.slots))
+    return tuple(rng.integers(0, ctx.plain_modulus, (count, ctx.slots), dtype=np.uint64) for _ in range(2))
+
+
 @pytest.mark.parametrize("name", ["bgv", "bfv", "ckks"])
 def test_cpu_and_upmem_emu_agree(name, bgv, bfv, ckks, cpu, rng):
     ctx, keys = {"bgv": bgv, "bfv": bfv, "ckks": ckks}[name]
-    if name == "ckks":
-        x, y = rng.uniform(-1, 1, (2, ctx.slots)), rng.uniform(-1, 1, (2, ctx.slots))
-    else:
-        x = rng.integers(0, ctx.plain_modulus, (2, ctx.slots), dtype=np.uint64)
-        y = rng.integers(0, ctx.plain_modulus, (2, ctx.slots), dtype=np.uint64)
+    x, y = random_inputs(ctx, rng, 2)
     pim = pimhe.Backend.upmem_emu(dpus=8, mode="sequential")
     on_cpu = run(ctx, keys, cpu, x, y)
     on_pim = run(ctx, keys, pim, x, y)
@@ -52,11 +55,7 @@ def test_cpu_and_upmem_emu_agree(name, bgv, bfv, ckks, cpu, rng):
 @pytest.mark.parametrize("name", ["bgv", "bfv", "ckks"])
 def test_ciphertext_major_mode_switches_keys_and_moduli_on_the_dpus(name, bgv, bfv, ckks, cpu, rng):
     ctx, keys = {"bgv": bgv, "bfv": bfv, "ckks": ckks}[name]
-    if name == "ckks":
-        x, y = rng.uniform(-1, 1, (3, ctx.slots)), rng.uniform(-1, 1, (3, ctx.slots))
-    else:
-        x = rng.integers(0, ctx.plain_modulus, (3, ctx.slots), dtype=np.uint64)
-        y = rng.integers(0, ctx.plain_modulus, (3, ctx.slots), dtype=np.uint64)
+    x, y = random_inputs(ctx, rng, 3)
     # 3 ciphertexts on 2 DPUs: one holds two, the other one.
     pim = pimhe.Backend.upmem_emu(dpus=2, mode="ciphertext-major")
     np.testing.assert_array_equal(run(ctx, keys, cpu, x, y), run(ctx, keys, pim, x, y))

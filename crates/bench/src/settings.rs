@@ -212,9 +212,10 @@ pub struct ModeledServer {
     pub model: String,
     /// Modeled upload of the input ciphertexts, seconds.
     pub inputs_s: f64,
-    /// Modeled pushes of the operations that fell back to the CPU, seconds.
-    pub fallback_transfer_s: f64,
-    /// `inputs_s + fallback_transfer_s`.
+    /// Modeled pushes during the computation (results of CPU fallbacks, constants made on the
+    /// host), seconds.
+    pub computation_transfer_s: f64,
+    /// `inputs_s + computation_transfer_s`.
     pub transfer_s: f64,
     /// Modeled DPU seconds.
     pub compute_s: f64,
@@ -233,8 +234,8 @@ pub struct ModeledServer {
 }
 
 impl ModeledServer {
-    /// Models a server computation on `pim` (of `dpus` DPUs in parallel mode over `primes`
-    /// primes) from its `report`. `inputs` = (polynomials, their primes' slots, batch, N): the
+    /// Models a server computation on `pim` (of `dpus` DPUs over `primes` primes, in its mode)
+    /// from its `report`. `inputs` = (polynomials, their primes' slots, batch, N): the
     /// input ciphertexts a server would receive, whose upload is priced by the model.
     pub fn new(
         pim: &PimBackend,
@@ -245,7 +246,7 @@ impl ModeledServer {
         what: &str,
     ) -> Result<Self> {
         let model = &pim.config().model;
-        let plan = Plan::new(Mode::Parallel, dpus, primes).map_err(BenchError::Failed)?;
+        let plan = Plan::new(pim.config().mode, dpus, primes).map_err(BenchError::Failed)?;
         let inputs_s = polys as f64 * model.transfer_seconds(&push_bytes_per_dpu(&plan, data_slots, batch, n));
         let transfer_s = inputs_s + report.transfer_s;
         let total_s = transfer_s + report.compute_s + report.retrieve_s;
@@ -254,7 +255,7 @@ impl ModeledServer {
             what: what.to_string(),
             model: report.model.trim_end_matches(" (modeled)").to_string(),
             inputs_s,
-            fallback_transfer_s: report.transfer_s,
+            computation_transfer_s: report.transfer_s,
             transfer_s,
             compute_s: report.compute_s,
             retrieve_s: report.retrieve_s,
@@ -270,15 +271,16 @@ impl ModeledServer {
     pub fn render(&self) -> String {
         format!(
             "  upmem-emu server computation ({}), modeled, {}:\n    transfer {:>11}  (input ciphertexts {}, \
-             CPU-fallback pushes {})\n    compute  {:>11}  ({} launches)\n    retrieve {:>11}  (result and \
-             CPU-fallback pulls)\n    total    {:>11}  energy {:.3} J ({:.0} W, {} rank{})",
+             pushes during the computation {})\n    compute  {:>11}  ({} launch{})\n    retrieve {:>11}  \
+             (result and pulls during the computation)\n    total    {:>11}  energy {:.3} J ({:.0} W, {} rank{})",
             self.what,
             self.model,
             format_seconds(self.transfer_s),
             format_seconds(self.inputs_s),
-            format_seconds(self.fallback_transfer_s),
+            format_seconds(self.computation_transfer_s),
             format_seconds(self.compute_s),
             self.launches,
+            if self.launches == 1 { "" } else { "es" },
             format_seconds(self.retrieve_s),
             format_seconds(self.total_s),
             self.energy_j,

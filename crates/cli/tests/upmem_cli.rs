@@ -402,42 +402,19 @@ fn reproduce_dramatic_has_the_section5_rows() {
 
 #[test]
 fn ciphertext_major_mode_relinearizes_on_the_dpus_without_fallback() {
-    // BGV multiply + relinearize of real ciphertexts at N = 4096 on an odd DPU count, the batch
-    // not a multiple of it; the result is decrypted and checked by the command itself.
+    // BGV multiply + relinearize of real ciphertexts at N = 4096, the batch not a multiple of the
+    // DPU count; the result is decrypted and checked by the command itself.
+    let relin = |dpus: &str, extra: &[&str]| {
+        let mut args = vec!["bench", "bgv-mul-relin", "--n", "4096", "--batch", "10", "--backend", "upmem-emu"];
+        args.extend(["--dpus", dpus, "--json"]);
+        args.extend(extra);
+        json(&args)
+    };
     for emulate in ["full", "subset"] {
-        let args = [
-            "bench",
-            "bgv-mul-relin",
-            "--n",
-            "4096",
-            "--batch",
-            "10",
-            "--backend",
-            "upmem-emu",
-            "--dpus",
-            "3",
-            "--mode",
-            "ciphertext-major",
-            "--emulate",
-            emulate,
-            "--json",
-        ];
-        let r = json(&args);
+        let r = relin("3", &["--mode", "ciphertext-major", "--emulate", emulate]);
         assert_eq!(r["fallbacks"], 0, "{emulate}: {r}");
         assert_eq!(r["mode"], "ciphertext-major", "{r}");
     }
-    let parallel = json(&[
-        "bench",
-        "bgv-mul-relin",
-        "--n",
-        "4096",
-        "--batch",
-        "10",
-        "--backend",
-        "upmem-emu",
-        "--dpus",
-        "7",
-        "--json",
-    ]);
+    let parallel = relin("7", &[]);
     assert!(parallel["fallbacks"].as_u64().unwrap() > 0, "limb-major: base conversion on the CPU: {parallel}");
 }

@@ -51,8 +51,10 @@ fn batches_larger_than_mram_run_in_rounds_and_match_the_cpu_backend() {
 fn an_operation_whose_single_polynomial_does_not_fit_is_an_error_that_keeps_the_inputs() {
     let (primes, data, _) = setup();
     let mut config = PimConfig::new(4, Mode::Parallel);
-    // Header, commands and one prime's twiddles take 16448 bytes; leave room for 2 polynomials.
-    config.emulator.mram_bytes = 16448 + 2 * N * 4;
+    // The header, command slots and one prime's twiddles, as a roomy backend leaves them; then
+    // room for 2 polynomials.
+    let overhead = config.emulator.mram_bytes - PimBackend::new(config.clone(), N, &primes).unwrap().mram_free_bytes();
+    config.emulator.mram_bytes = overhead + 2 * N * 4;
     let pim = PimBackend::new(config, N, &primes).unwrap();
     let a = random_batch(&mut rng(3), &data, 1, Representation::Ntt);
     let (pa, pb) = (pim.upload(a.clone()).unwrap(), pim.upload(a.clone()).unwrap());

@@ -17,7 +17,7 @@ use crate::device::LaunchCost;
 use crate::layout::{self, Opcode, PimheCommand, FLAG_BROADCAST_SRC1};
 
 /// Most commands one DPU runs in one launch; more pending commands force an earlier launch.
-pub(super) const MAX_COMMANDS: usize = 256;
+pub(super) const MAX_COMMANDS: usize = 1024;
 
 /// Per DPU: the commands not yet launched, in order, each with its prime slot (in
 /// ciphertext-major mode including the `SET_PRIME` commands, which carry the slot they switch to).
