@@ -154,6 +154,20 @@ static inline uint32_t item_group(const ctx_t *c, uint32_t k, uint32_t per) {
     return k / per;
 }
 
+/* The four quarter-spans of a radix-4 item, between MRAM offsets at[0..3] and the block's
+ * consecutive len-word buffers (a loop the compiler unrolls: four DMAs either way). */
+static void quad_read(const uint32_t at[4], uint32_t *buf, uint32_t len) {
+    for (uint32_t k = 0; k < 4u; k++) {
+        dma_read(at[k], buf + k * len, 4u * len);
+    }
+}
+
+static void quad_write(const uint32_t at[4], const uint32_t *buf, uint32_t len) {
+    for (uint32_t k = 0; k < 4u; k++) {
+        dma_write(buf + k * len, at[k], 4u * len);
+    }
+}
+
 /* Loads twiddle word `index` of a table and its Shoup constant (table + 4N), split. */
 static best_tw_t best_fetch_one(const ctx_t *c, uint32_t table, uint32_t index) {
     COST(2 * COST_LOAD);
@@ -203,17 +217,11 @@ static void best_ct4_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t g
             current = i;
         }
         COST(COST_LOOP + 4 * COST_ALU);
-        const uint32_t oa = poly + 8u * i * gap + 4u * j0, ob = oa + 4u * quarter, oc = oa + 4u * gap,
-                       od = oc + 4u * quarter;
-        dma_read(oa, a, 4u * len);
-        dma_read(ob, b, 4u * len);
-        dma_read(oc, cc, 4u * len);
-        dma_read(od, d, 4u * len);
+        const uint32_t oa = poly + 8u * i * gap + 4u * j0, oc = oa + 4u * gap;
+        const uint32_t at[4] = {oa, oa + 4u * quarter, oc, oc + 4u * quarter};
+        quad_read(at, a, len);
         best_ct4_span(a, b, cc, d, len, &t1, &t2, &t3, &c->best, 0);
-        dma_write(a, oa, 4u * len);
-        dma_write(b, ob, 4u * len);
-        dma_write(cc, oc, 4u * len);
-        dma_write(d, od, 4u * len);
+        quad_write(at, a, len);
     }
     pass_done(c);
 }
@@ -454,17 +462,11 @@ static void best_gs4_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t g
             current = i;
         }
         COST(COST_LOOP + 4 * COST_ALU);
-        const uint32_t oa = poly + 16u * i * gap + 4u * j0, ob = oa + 4u * gap, oc = ob + 4u * gap,
-                       od = oc + 4u * gap;
-        dma_read(oa, a, 4u * len);
-        dma_read(ob, b, 4u * len);
-        dma_read(oc, cc, 4u * len);
-        dma_read(od, d, 4u * len);
+        const uint32_t oa = poly + 16u * i * gap + 4u * j0;
+        const uint32_t at[4] = {oa, oa + 4u * gap, oa + 8u * gap, oa + 12u * gap};
+        quad_read(at, a, len);
         best_gs4_span(a, b, cc, d, len, &ta, &tc, &t2, c, last);
-        dma_write(a, oa, 4u * len);
-        dma_write(b, ob, 4u * len);
-        dma_write(cc, oc, 4u * len);
-        dma_write(d, od, 4u * len);
+        quad_write(at, a, len);
     }
     pass_done(c);
 }

@@ -51,37 +51,13 @@ pub const PAPER_LOG_Q: u32 = 438;
 /// The plaintext modulus of the CPU measurement (pimhe's presets and SEAL's in bench/compare).
 pub const CPU_PLAIN_MODULUS: u32 = 65537;
 
-/// Parameter cases of Table 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Case {
-    /// {2^146 - 1, 2^146, 2^146 + 1} without the novel optimizations.
-    A,
-    /// The same set with them.
-    B,
-    /// {2^220 + 1, 2^110 + 1, 2^110 - 1} with them.
-    C,
-}
-
-impl Case {
-    /// A, B, C.
-    pub const ALL: [Case; 3] = [Case::A, Case::B, Case::C];
-
-    /// "A", "B", "C".
-    pub fn name(&self) -> &'static str {
-        match self {
-            Case::A => "A",
-            Case::B => "B",
-            Case::C => "C",
-        }
-    }
-
-    /// The model's parameters of this case, with or without NTT-based products.
-    pub fn params(&self, ntt: bool) -> Params {
-        match self {
-            Case::A => Params::case_a(ntt),
-            Case::B => Params::case_b(ntt),
-            Case::C => Params::case_c(ntt),
-        }
+/// The model's parameters of a case of CE-RAM's Table 1 (the same cases the special BFV runs),
+/// with or without NTT-based products.
+pub fn model_params(case: SpecialCase, ntt: bool) -> Params {
+    match case {
+        SpecialCase::A => Params::case_a(ntt),
+        SpecialCase::B => Params::case_b(ntt),
+        SpecialCase::C => Params::case_c(ntt),
     }
 }
 
@@ -125,65 +101,66 @@ pub const TABLE_6_OPS: [HomOp; 5] = [HomOp::Multiply, HomOp::Add, HomOp::Sub, Ho
 /// Seed 004, Table 2 (section 4.2): speedup of full-RNS CE-RAM without NTT over Reis et al.'s
 /// textbook CE-RAM, homomorphic multiplication, actual transfer ("nearly identical to two
 /// decimal places when the specified data transfer time was used").
-pub const PUBLISHED_TABLE_2: [(Case, f64); 3] = [(Case::A, 1.28), (Case::B, 1.90), (Case::C, 1.12)];
+pub const PUBLISHED_TABLE_2: [(SpecialCase, f64); 3] =
+    [(SpecialCase::A, 1.28), (SpecialCase::B, 1.90), (SpecialCase::C, 1.12)];
 
 /// Seed 004, Table 3 (section 4.2): speedup of CE-RAM with NTT over CE-RAM without NTT (full-RNS
 /// both), per case and operation: [without transfer, with actual, with specified transfer].
-pub const PUBLISHED_TABLE_3: [(Case, HomOp, [f64; 3]); 9] = [
-    (Case::A, HomOp::Multiply, [396.90, 292.56, 182.22]),
-    (Case::A, HomOp::Decrypt, [236.37, 127.91, 82.69]),
-    (Case::A, HomOp::Encrypt, [1525.53, 554.11, 224.86]),
-    (Case::B, HomOp::Multiply, [412.59, 265.90, 146.28]),
-    (Case::B, HomOp::Decrypt, [315.47, 73.75, 38.89]),
-    (Case::B, HomOp::Encrypt, [1085.19, 162.63, 55.60]),
-    (Case::C, HomOp::Multiply, [449.68, 332.32, 207.53]),
-    (Case::C, HomOp::Decrypt, [338.39, 109.45, 60.77]),
-    (Case::C, HomOp::Encrypt, [1100.51, 249.14, 90.09]),
+pub const PUBLISHED_TABLE_3: [(SpecialCase, HomOp, [f64; 3]); 9] = [
+    (SpecialCase::A, HomOp::Multiply, [396.90, 292.56, 182.22]),
+    (SpecialCase::A, HomOp::Decrypt, [236.37, 127.91, 82.69]),
+    (SpecialCase::A, HomOp::Encrypt, [1525.53, 554.11, 224.86]),
+    (SpecialCase::B, HomOp::Multiply, [412.59, 265.90, 146.28]),
+    (SpecialCase::B, HomOp::Decrypt, [315.47, 73.75, 38.89]),
+    (SpecialCase::B, HomOp::Encrypt, [1085.19, 162.63, 55.60]),
+    (SpecialCase::C, HomOp::Multiply, [449.68, 332.32, 207.53]),
+    (SpecialCase::C, HomOp::Decrypt, [338.39, 109.45, 60.77]),
+    (SpecialCase::C, HomOp::Encrypt, [1100.51, 249.14, 90.09]),
 ];
 
 /// Seed 004, Table 4 (section 4.2): speedup of cases B and C (novel optimizations) over case A
 /// (none), not including NTT, per operation: [no, actual, specified data transfer].
-pub const PUBLISHED_TABLE_4: [(Case, HomOp, [f64; 3]); 10] = [
-    (Case::B, HomOp::Multiply, [1.49, 1.49, 1.49]),
-    (Case::B, HomOp::Decrypt, [2.91, 2.89, 2.86]),
-    (Case::B, HomOp::Encrypt, [4.56, 4.55, 4.52]),
-    (Case::B, HomOp::Add, [37.08, 1.01, 1.00]),
-    (Case::B, HomOp::Sub, [35.15, 1.01, 1.00]),
-    (Case::C, HomOp::Multiply, [0.87, 0.87, 0.87]),
-    (Case::C, HomOp::Decrypt, [1.72, 1.72, 1.71]),
-    (Case::C, HomOp::Encrypt, [2.71, 2.70, 2.69]),
-    (Case::C, HomOp::Add, [33.94, 1.01, 1.00]),
-    (Case::C, HomOp::Sub, [32.32, 1.01, 1.00]),
+pub const PUBLISHED_TABLE_4: [(SpecialCase, HomOp, [f64; 3]); 10] = [
+    (SpecialCase::B, HomOp::Multiply, [1.49, 1.49, 1.49]),
+    (SpecialCase::B, HomOp::Decrypt, [2.91, 2.89, 2.86]),
+    (SpecialCase::B, HomOp::Encrypt, [4.56, 4.55, 4.52]),
+    (SpecialCase::B, HomOp::Add, [37.08, 1.01, 1.00]),
+    (SpecialCase::B, HomOp::Sub, [35.15, 1.01, 1.00]),
+    (SpecialCase::C, HomOp::Multiply, [0.87, 0.87, 0.87]),
+    (SpecialCase::C, HomOp::Decrypt, [1.72, 1.72, 1.71]),
+    (SpecialCase::C, HomOp::Encrypt, [2.71, 2.70, 2.69]),
+    (SpecialCase::C, HomOp::Add, [33.94, 1.01, 1.00]),
+    (SpecialCase::C, HomOp::Sub, [32.32, 1.01, 1.00]),
 ];
 
 /// Seed 004, Table 6 (section 4.3): speedup of CE-RAM over the CPUs of Table 5 running SEAL,
 /// actual data transfer, per CPU and case, in [`TABLE_6_OPS`] order (multiply, add, sub,
 /// decrypt, encrypt). The laptop's case-A subtraction is printed "5.9xx".
-pub const PUBLISHED_TABLE_6: [(&str, Case, [f64; 5]); 9] = [
-    ("CPU-Server", Case::A, [579.9, 5.1, 5.2, 75.8, 225.0]),
-    ("CPU-Server", Case::B, [784.2, 5.1, 5.3, 143.9, 330.3]),
-    ("CPU-Server", Case::C, [575.6, 5.1, 5.3, 122.1, 290.2]),
-    ("CPU-Laptop", Case::A, [577.5, 5.7, 5.9, 78.1, 216.3]),
-    ("CPU-Laptop", Case::B, [781.0, 5.8, 5.9, 148.3, 317.5]),
-    ("CPU-Laptop", Case::C, [573.2, 5.8, 5.9, 125.9, 279.0]),
-    ("CPU-Workstation", Case::A, [406.8, 3.6, 3.8, 52.3, 151.5]),
-    ("CPU-Workstation", Case::B, [550.1, 3.6, 3.9, 99.2, 222.4]),
-    ("CPU-Workstation", Case::C, [403.7, 3.6, 3.9, 84.2, 195.4]),
+pub const PUBLISHED_TABLE_6: [(&str, SpecialCase, [f64; 5]); 9] = [
+    ("CPU-Server", SpecialCase::A, [579.9, 5.1, 5.2, 75.8, 225.0]),
+    ("CPU-Server", SpecialCase::B, [784.2, 5.1, 5.3, 143.9, 330.3]),
+    ("CPU-Server", SpecialCase::C, [575.6, 5.1, 5.3, 122.1, 290.2]),
+    ("CPU-Laptop", SpecialCase::A, [577.5, 5.7, 5.9, 78.1, 216.3]),
+    ("CPU-Laptop", SpecialCase::B, [781.0, 5.8, 5.9, 148.3, 317.5]),
+    ("CPU-Laptop", SpecialCase::C, [573.2, 5.8, 5.9, 125.9, 279.0]),
+    ("CPU-Workstation", SpecialCase::A, [406.8, 3.6, 3.8, 52.3, 151.5]),
+    ("CPU-Workstation", SpecialCase::B, [550.1, 3.6, 3.9, 99.2, 222.4]),
+    ("CPU-Workstation", SpecialCase::C, [403.7, 3.6, 3.9, 84.2, 195.4]),
 ];
 
 /// Seed 004, Table 7 (section 4.3): CE-RAM operations per second with the actual transfer, per
 /// case, in [`TABLE_6_OPS`] order. With Table 6 it gives the paper's CPU times.
-pub const PUBLISHED_TABLE_7_ACTUAL: [(Case, [f64; 5]); 3] = [
-    (Case::A, [4150.0, 15568.0, 15567.0, 8558.0, 12734.0]),
-    (Case::B, [5611.0, 15740.0, 15740.0, 16248.0, 18694.0]),
-    (Case::C, [4118.0, 15739.0, 15739.0, 13789.0, 16426.0]),
+pub const PUBLISHED_TABLE_7_ACTUAL: [(SpecialCase, [f64; 5]); 3] = [
+    (SpecialCase::A, [4150.0, 15568.0, 15567.0, 8558.0, 12734.0]),
+    (SpecialCase::B, [5611.0, 15740.0, 15740.0, 16248.0, 18694.0]),
+    (SpecialCase::C, [4118.0, 15739.0, 15739.0, 13789.0, 16426.0]),
 ];
 
 /// Seed 004, Table 7: operations per second, computation only, in [`TABLE_6_OPS`] order.
-pub const PUBLISHED_TABLE_7_COMPUTE: [(Case, [f64; 5]); 3] = [
-    (Case::A, [5635.0, 1383126.0, 1381215.0, 13421.0, 27636.0]),
-    (Case::B, [8719.0, 51282051.0, 48543689.0, 52074.0, 89685.0]),
-    (Case::C, [5577.0, 46948357.0, 44642857.0, 33138.0, 53946.0]),
+pub const PUBLISHED_TABLE_7_COMPUTE: [(SpecialCase, [f64; 5]); 3] = [
+    (SpecialCase::A, [5635.0, 1383126.0, 1381215.0, 13421.0, 27636.0]),
+    (SpecialCase::B, [8719.0, 51282051.0, 48543689.0, 52074.0, 89685.0]),
+    (SpecialCase::C, [5577.0, 46948357.0, 44642857.0, 33138.0, 53946.0]),
 ];
 
 /// What `pimhe bench reproduce ceram` runs.
@@ -447,9 +424,9 @@ pub fn table_2(model: &CeramModel) -> Result<RatioTable> {
     let textbook = price(model, HomOp::Multiply, &Params::textbook(PAPER_DEGREE, PAPER_LOG_Q))?;
     let mut cells = Vec::new();
     for (case, published) in PUBLISHED_TABLE_2 {
-        let full = price(model, HomOp::Multiply, &case.params(false))?;
-        let id = format!("t2-{}-multiply-actual", case.name());
-        cells.push(cell(id, case.name(), HomOp::Multiply, Transfer::Actual, &textbook, &full, published));
+        let full = price(model, HomOp::Multiply, &model_params(case, false))?;
+        let id = format!("t2-{}-multiply-actual", case.letter());
+        cells.push(cell(id, case.letter(), HomOp::Multiply, Transfer::Actual, &textbook, &full, published));
     }
     Ok(RatioTable {
         table: 2,
@@ -465,11 +442,11 @@ pub fn table_2(model: &CeramModel) -> Result<RatioTable> {
 pub fn table_3(model: &CeramModel) -> Result<RatioTable> {
     let mut cells = Vec::new();
     for (case, op, published) in PUBLISHED_TABLE_3 {
-        let with = price(model, op, &case.params(true))?;
-        let without = price(model, op, &case.params(false))?;
+        let with = price(model, op, &model_params(case, true))?;
+        let without = price(model, op, &model_params(case, false))?;
         for (transfer, published) in Transfer::ALL.into_iter().zip(published) {
-            let id = format!("t3-{}-{}-{}", case.name(), op.name(), transfer.name());
-            cells.push(cell(id, case.name(), op, transfer, &without, &with, published));
+            let id = format!("t3-{}-{}-{}", case.letter(), op.name(), transfer.name());
+            cells.push(cell(id, case.letter(), op, transfer, &without, &with, published));
         }
     }
     Ok(RatioTable {
@@ -484,11 +461,11 @@ pub fn table_3(model: &CeramModel) -> Result<RatioTable> {
 pub fn table_4(model: &CeramModel) -> Result<RatioTable> {
     let mut cells = Vec::new();
     for (case, op, published) in PUBLISHED_TABLE_4 {
-        let a = price(model, op, &Case::A.params(false))?;
-        let x = price(model, op, &case.params(false))?;
+        let a = price(model, op, &model_params(SpecialCase::A, false))?;
+        let x = price(model, op, &model_params(case, false))?;
         for (transfer, published) in Transfer::ALL.into_iter().zip(published) {
-            let id = format!("t4-{}-{}-{}", case.name(), op.name(), transfer.name());
-            cells.push(cell(id, case.name(), op, transfer, &a, &x, published));
+            let id = format!("t4-{}-{}-{}", case.letter(), op.name(), transfer.name());
+            cells.push(cell(id, case.letter(), op, transfer, &a, &x, published));
         }
     }
     Ok(RatioTable {
@@ -506,15 +483,22 @@ pub fn table_4(model: &CeramModel) -> Result<RatioTable> {
 /// operation (multiply, decrypt, encrypt), (Table 4 x Table 3 ratio, Table 7 ratio).
 pub fn table_4_reading() -> Vec<(HomOp, f64, f64)> {
     let t3 = |case, op| PUBLISHED_TABLE_3.iter().find(|(c, o, _)| *c == case && *o == op).map(|r| r.2[0]).unwrap();
-    let t4 =
-        |op| PUBLISHED_TABLE_4.iter().find(|(c, o, _)| *c == Case::B && *o == op).map(|r| r.2[0]).unwrap_or(f64::NAN);
+    let t4 = |op| {
+        PUBLISHED_TABLE_4.iter().find(|(c, o, _)| *c == SpecialCase::B && *o == op).map(|r| r.2[0]).unwrap_or(f64::NAN)
+    };
     let t7 = |case, op| {
         let i = TABLE_6_OPS.iter().position(|o| *o == op).unwrap();
         PUBLISHED_TABLE_7_COMPUTE.iter().find(|(c, _)| *c == case).map(|r| r.1[i]).unwrap()
     };
     [HomOp::Multiply, HomOp::Decrypt, HomOp::Encrypt]
         .into_iter()
-        .map(|op| (op, t4(op) * t3(Case::B, op) / t3(Case::A, op), t7(Case::B, op) / t7(Case::A, op)))
+        .map(|op| {
+            (
+                op,
+                t4(op) * t3(SpecialCase::B, op) / t3(SpecialCase::A, op),
+                t7(SpecialCase::B, op) / t7(SpecialCase::A, op),
+            )
+        })
         .collect()
 }
 
@@ -724,8 +708,8 @@ fn special_column(config: &CeramConfig, progress: &dyn Progress) -> Result<CpuCo
 /// Table 6 from the modeled CE-RAM times and the CPU columns.
 pub fn table_6(model: &CeramModel, cpus: Vec<CpuColumn>, skipped: Option<String>) -> Result<Table6> {
     let mut rows = Vec::new();
-    for case in Case::ALL {
-        let params = case.params(true);
+    for case in SpecialCase::ALL {
+        let params = model_params(case, true);
         for (i, op) in TABLE_6_OPS.into_iter().enumerate() {
             let ceram_s = price(model, op, &params)?.total_actual_s();
             let actual = PUBLISHED_TABLE_7_ACTUAL.iter().find(|(c, _)| *c == case).map(|r| r.1[i]).unwrap();
@@ -746,8 +730,8 @@ pub fn table_6(model: &CeramModel, cpus: Vec<CpuColumn>, skipped: Option<String>
                 })
                 .collect();
             rows.push(Table6Row {
-                id: format!("t6-{}-{}", case.name(), op.name()),
-                case: case.name().into(),
+                id: format!("t6-{}-{}", case.letter(), op.name()),
+                case: case.letter().into(),
                 op: op.name().into(),
                 ceram_s,
                 published_ceram_s: 1.0 / actual,
@@ -779,7 +763,7 @@ pub fn transfers(model: &CeramModel) -> Result<Vec<TransferCheck>> {
     let (actual, compute) = (PUBLISHED_TABLE_7_ACTUAL[0].1, PUBLISHED_TABLE_7_COMPUTE[0].1);
     let mut checks = Vec::new();
     for (i, op) in TABLE_6_OPS.into_iter().enumerate() {
-        let cost = price(model, op, &Case::A.params(true))?;
+        let cost = price(model, op, &model_params(SpecialCase::A, true))?;
         checks.push(TransferCheck {
             op: op.name().into(),
             published_ciphertexts: (1.0 / actual[i] - 1.0 / compute[i]) / ACTUAL_SECONDS_PER_CIPHERTEXT,
@@ -800,7 +784,7 @@ fn top_steps(cost: &Cost, k: usize) -> String {
 /// The paper's compute-only time of `op` in `case` (seconds): with NTT 1 / Table 7's
 /// computation-only operations per second; without NTT that times Table 3's speedup without
 /// transfer (addition and subtraction have no products: the same time).
-pub fn published_compute_s(case: Case, op: HomOp, ntt: bool) -> f64 {
+pub fn published_compute_s(case: SpecialCase, op: HomOp, ntt: bool) -> f64 {
     let i = TABLE_6_OPS.iter().position(|o| *o == op).expect("a Table 6 operation");
     let with = 1.0 / PUBLISHED_TABLE_7_COMPUTE.iter().find(|(c, _)| *c == case).map(|r| r.1[i]).unwrap();
     if ntt {
@@ -816,20 +800,20 @@ fn misses(model: &CeramModel, tables: &[RatioTable]) -> Result<Vec<Miss>> {
     for table in tables {
         for c in table.cells.iter().filter(|c| !c.within) {
             let op = HomOp::ALL.into_iter().find(|o| o.name() == c.op).unwrap_or(HomOp::Multiply);
-            let case = Case::ALL.into_iter().find(|k| k.name() == c.case).unwrap_or(Case::A);
+            let case = SpecialCase::ALL.into_iter().find(|k| k.letter() == c.case).unwrap_or(SpecialCase::A);
             // (program, its name, the paper's compute time where Tables 7 and 3 give it)
             let sides = match table.table {
                 2 => [
                     (Params::textbook(PAPER_DEGREE, PAPER_LOG_Q), "textbook".to_string(), None),
-                    (case.params(false), format!("case {} w/o NTT", case.name()), Some((case, false))),
+                    (model_params(case, false), format!("case {} w/o NTT", case.letter()), Some((case, false))),
                 ],
                 3 => [
-                    (case.params(false), format!("case {} w/o NTT", case.name()), Some((case, false))),
-                    (case.params(true), format!("case {} with NTT", case.name()), Some((case, true))),
+                    (model_params(case, false), format!("case {} w/o NTT", case.letter()), Some((case, false))),
+                    (model_params(case, true), format!("case {} with NTT", case.letter()), Some((case, true))),
                 ],
                 _ => [
-                    (Case::A.params(false), "case A w/o NTT".to_string(), Some((Case::A, false))),
-                    (case.params(false), format!("case {} w/o NTT", case.name()), Some((case, false))),
+                    (model_params(SpecialCase::A, false), "case A w/o NTT".to_string(), Some((SpecialCase::A, false))),
+                    (model_params(case, false), format!("case {} w/o NTT", case.letter()), Some((case, false))),
                 ],
             };
             let mut parts = Vec::new();
@@ -842,7 +826,7 @@ fn misses(model: &CeramModel, tables: &[RatioTable]) -> Result<Vec<Miss>> {
                 parts.push(format!("{name} {}{vs} ({})", format_seconds(cost.compute_s), top_steps(&cost, 2)));
             }
             let ntt_ratio = (table.table == 3).then(|| {
-                price(model, op, &case.params(true)).map(|w| w.compute_s / published_compute_s(case, op, true))
+                price(model, op, &model_params(case, true)).map(|w| w.compute_s / published_compute_s(case, op, true))
             });
             let ntt_ratio = match ntt_ratio {
                 Some(r) => Some(r?),

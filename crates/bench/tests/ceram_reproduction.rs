@@ -4,12 +4,13 @@
 
 use std::path::PathBuf;
 
-use pimhe_bench::ceram::{self, Case, CeramConfig, CeramReport, RatioTable};
+use pimhe_bench::ceram::{self, CeramConfig, CeramReport, RatioTable};
 use pimhe_bench::format::to_json;
 use pimhe_bench::{NoProgress, Render};
 use pimhe_ceram::model::CeramModel;
 use pimhe_ceram::params::Params;
 use pimhe_ceram::program::HomOp;
+use pimhe_schemes::bfv::special::SpecialCase as Case;
 
 fn modeled_only() -> CeramReport {
     ceram::reproduce(&CeramConfig { cpu: false, ..CeramConfig::default() }, &NoProgress).unwrap()

@@ -59,8 +59,8 @@ pub struct DemoArgs {
     pub(crate) dpus: Option<usize>,
     /// upmem-emu: how the DPUs hold the limbs: ciphertext-major (each DPU whole ciphertexts
     /// with all their limbs: key and modulus switching run on the DPUs), parallel (a DPU group
-    /// per prime: those run on the CPU) or sequential [default: the planner's, ciphertext-major,
-    /// since the demo switches keys and moduli]
+    /// per prime: those run on the CPU) or sequential [default: the planner's: ciphertext-major
+    /// where the preset relinearizes and switches modulus (N >= 4096, and CKKS), else parallel]
     #[arg(long)]
     pub(crate) mode: Option<String>,
     /// upmem-emu: a hardware what-if of DRAMatic's section 5, applied to the model:
@@ -84,20 +84,20 @@ pub struct DemoArgs {
 }
 
 /// The emulated system of the demo: `dpus` DPUs over `primes` primes in `--mode` (by default
-/// the planner's mode for a computation that switches keys and moduli), the best kernel, the
-/// model with `--what-if` applied.
-pub(crate) fn upmem_settings(args: &DemoArgs, dpus: usize, primes: usize) -> Result<PimSettings> {
+/// the planner's, given whether the computation switches keys and moduli), the best kernel,
+/// the model with `--what-if` applied.
+pub(crate) fn upmem_settings(args: &DemoArgs, dpus: usize, primes: usize, switches: bool) -> Result<PimSettings> {
     let mode = match &args.mode {
         Some(mode) => pimhe_bench::settings::parse_mode(mode)?,
-        None => Mode::choose(true),
+        None => Mode::choose(switches),
     };
     let what_if = WhatIf::parse(&args.what_if)?;
     Ok(PimSettings::new(dpus, mode, Variant::Best, primes)?.with_what_if(what_if))
 }
 
 /// The [`PimConfig`] of [`upmem_settings`].
-pub(crate) fn upmem_config(args: &DemoArgs, dpus: usize, primes: usize) -> Result<PimConfig> {
-    let settings = upmem_settings(args, dpus, primes)?;
+pub(crate) fn upmem_config(args: &DemoArgs, dpus: usize, primes: usize, switches: bool) -> Result<PimConfig> {
+    let settings = upmem_settings(args, dpus, primes, switches)?;
     Ok(settings.config(dpus, settings.mode))
 }
 
@@ -168,12 +168,14 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     .map_err(|e| CliError::usage(format!("{e}; lower --batch")))?;
     let cpu = CpuBackend::new(args.threads)?;
     let primes = params.primes();
+    // Relinearization and the modulus switch need a special prime (N >= 4096's presets).
+    let switches = !params.special_primes().is_empty();
     let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
     if args.backend != "upmem-emu" {
         println!("pimhe demo: BGV multiplication of two encrypted batches on the {} backend", args.backend);
     } else {
         // The range (and in parallel mode a DPU per prime), as `bench` checks them.
-        let mode = upmem_settings(args, dpus, primes.len())?.mode;
+        let mode = upmem_settings(args, dpus, primes.len(), switches)?.mode;
         println!(
             "pimhe demo: BGV multiplication of two encrypted batches on the upmem-emu backend ({dpus} emulated DPUs, \
              {}, best kernel), beside the cpu backend",
@@ -210,7 +212,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             served.time.as_secs_f64() * 1e3 / args.batch as f64
         );
     } else {
-        let pim = PimBackend::new(upmem_config(args, dpus, primes.len())?, args.n, &primes)?;
+        let pim = PimBackend::new(upmem_config(args, dpus, primes.len(), switches)?, args.n, &primes)?;
         let (cx, cy) = step(Some("encode + encrypt (both batches, upmem-emu)"), || encrypt(&pim, &client))?.0;
         // The key upload is setup, not part of the server computation.
         let evaluator = evaluator(&pim, &client)?;

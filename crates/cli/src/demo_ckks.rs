@@ -62,7 +62,8 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
     } else {
         let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
         let primes = pipeline.primes();
-        let pim = PimBackend::new(crate::demo::upmem_config(args, dpus, primes.len())?, n, &primes)?;
+        // The product relinearizes and rescales, the rotation switches keys.
+        let pim = PimBackend::new(crate::demo::upmem_config(args, dpus, primes.len(), true)?, n, &primes)?;
         let (x, y) = pipeline.encrypt(&pim)?;
         let evaluator = pipeline.evaluator(&pim)?;
         pim.reset_report()?;

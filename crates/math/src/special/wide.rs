@@ -22,6 +22,21 @@ pub(crate) fn mask_of<const L: usize>(flag: Word) -> Uint<L> {
     Uint::<L>::from_words([flag.wrapping_neg(); L])
 }
 
+/// `if_set` when `flag` is set, `if_clear` otherwise, by masks (no branch on the flag, which
+/// may be secret: the sign of a key's coefficient).
+///
+/// ```
+/// use pimhe_math::special::wide::select;
+/// use pimhe_math::special::Wide;
+/// let (a, b) = (Wide::from_u64(7), Wide::from_u64(9));
+/// assert_eq!((select(true, &a, &b), select(false, &a, &b)), (a, b));
+/// ```
+#[inline(always)]
+pub fn select<const L: usize>(flag: bool, if_set: &Uint<L>, if_clear: &Uint<L>) -> Uint<L> {
+    let mask = mask_of::<L>(Word::from(flag));
+    if_set.bitand(&mask).bitor(&if_clear.bitand(&mask.not()))
+}
+
 /// x - m if x >= m, else x; constant-time (a borrow mask, not a branch). Needs x < 2^(bits of
 /// the type) and m < 2^(bits - 1) so that the difference is meaningful.
 #[inline(always)]

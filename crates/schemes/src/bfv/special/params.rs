@@ -27,6 +27,15 @@ impl SpecialCase {
     /// All three, in the paper's order.
     pub const ALL: [SpecialCase; 3] = [SpecialCase::A, SpecialCase::B, SpecialCase::C];
 
+    /// "A", "B" or "C", as the paper's tables name the case.
+    pub fn letter(self) -> &'static str {
+        match self {
+            SpecialCase::A => "A",
+            SpecialCase::B => "B",
+            SpecialCase::C => "C",
+        }
+    }
+
     /// The base Q of the case.
     pub fn base(self) -> Result<SpecialBase> {
         Ok(match self {
@@ -43,12 +52,7 @@ impl SpecialCase {
 
 impl fmt::Display for SpecialCase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self {
-            SpecialCase::A => "A",
-            SpecialCase::B => "B",
-            SpecialCase::C => "C",
-        };
-        write!(f, "case {name}")
+        write!(f, "case {}", self.letter())
     }
 }
 

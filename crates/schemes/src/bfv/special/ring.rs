@@ -4,7 +4,7 @@
 
 use num_bigint::BigUint;
 use pimhe_math::special::{
-    wide::{wide_from_u64_words, wide_to_u64_words},
+    wide::{select, wide_from_u64_words, wide_to_u64_words},
     BarrettModulus, NegacyclicMultiplier, SpecialModulus, Wide, WideArith, WideNtt,
 };
 use pimhe_math::Sampler;
@@ -70,11 +70,8 @@ impl WideModulus {
     /// A signed integer modulo m.
     pub(crate) fn signed(&self, x: i64) -> Wide {
         let magnitude = self.reduce(&Wide::from_u64(x.unsigned_abs()));
-        // Both branches are computed: x is secret for keys and errors.
-        let negated = self.arith().neg(&magnitude);
-        let negative = Wide::from_u64((x < 0) as u64);
-        let keep = negative.wrapping_neg(); // all ones when negative
-        negated.bitand(&keep).bitor(&magnitude.bitand(&keep.not()))
+        // Both are computed and one selected by a mask: x is secret for keys and errors.
+        select(x < 0, &self.arith().neg(&magnitude), &magnitude)
     }
 
     /// A big integer modulo m (precomputation only).
