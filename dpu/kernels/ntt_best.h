@@ -154,16 +154,16 @@ static inline uint32_t item_group(const ctx_t *c, uint32_t k, uint32_t per) {
     return k / per;
 }
 
-/* The four quarter-spans of a radix-4 item, between MRAM offsets at[0..3] and the block's
- * consecutive len-word buffers (a loop the compiler unrolls: four DMAs either way). */
-static void quad_read(const uint32_t at[4], uint32_t *buf, uint32_t len) {
-    for (uint32_t k = 0; k < 4u; k++) {
+/* The spans of one item (two for radix 2, four for radix 4), between MRAM offsets at[] and the
+ * block's consecutive len-word buffers (a loop the compiler unrolls: one DMA per span). */
+static void spans_read(const uint32_t *at, uint32_t spans, uint32_t *buf, uint32_t len) {
+    for (uint32_t k = 0; k < spans; k++) {
         dma_read(at[k], buf + k * len, 4u * len);
     }
 }
 
-static void quad_write(const uint32_t at[4], const uint32_t *buf, uint32_t len) {
-    for (uint32_t k = 0; k < 4u; k++) {
+static void spans_write(const uint32_t *at, uint32_t spans, const uint32_t *buf, uint32_t len) {
+    for (uint32_t k = 0; k < spans; k++) {
         dma_write(buf + k * len, at[k], 4u * len);
     }
 }
@@ -190,12 +190,11 @@ static void best_ct2_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t g
             current = i;
         }
         COST(COST_LOOP + 2 * COST_ALU);
-        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
-        dma_read(xo, x, 4u * len);
-        dma_read(yo, y, 4u * len);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0;
+        const uint32_t at[2] = {xo, xo + 4u * gap};
+        spans_read(at, 2u, x, len);
         best_ct2_span(x, y, len, &t, &c->best, 0);
-        dma_write(x, xo, 4u * len);
-        dma_write(y, yo, 4u * len);
+        spans_write(at, 2u, x, len);
     }
     pass_done(c);
 }
@@ -219,9 +218,9 @@ static void best_ct4_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t g
         COST(COST_LOOP + 4 * COST_ALU);
         const uint32_t oa = poly + 8u * i * gap + 4u * j0, oc = oa + 4u * gap;
         const uint32_t at[4] = {oa, oa + 4u * quarter, oc, oc + 4u * quarter};
-        quad_read(at, a, len);
+        spans_read(at, 4u, a, len);
         best_ct4_span(a, b, cc, d, len, &t1, &t2, &t3, &c->best, 0);
-        quad_write(at, a, len);
+        spans_write(at, 4u, a, len);
     }
     pass_done(c);
 }
@@ -302,9 +301,9 @@ static void best_ct2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint
             current = i;
         }
         COST(COST_LOOP + 2 * COST_ALU);
-        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
-        dma_read(xo, x, 4u * len);
-        dma_read(yo, y, 4u * len);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0;
+        const uint32_t at[2] = {xo, xo + 4u * gap};
+        spans_read(at, 2u, x, len);
         /* per pair of butterflies: a loop step, ld (x[j], x[j+1]), sd of both pairs; per
          * butterfly: u + v, u + 2q - v */
         COST((len / 2u) * (COST_LOOP + COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
@@ -314,8 +313,7 @@ static void best_ct2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint
             x[j] = u + v;
             y[j] = u + q2 - v;
         }
-        dma_write(x, xo, 4u * len);
-        dma_write(y, yo, 4u * len);
+        spans_write(at, 2u, x, len);
     }
     pass_done(c);
 }
@@ -338,9 +336,9 @@ static void best_gs2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint
             current = i;
         }
         COST(COST_LOOP + 2 * COST_ALU + COST_BRANCH);
-        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
-        dma_read(xo, x, 4u * len);
-        dma_read(yo, y, 4u * len);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0;
+        const uint32_t at[2] = {xo, xo + 4u * gap};
+        spans_read(at, 2u, x, len);
         /* per pair: a loop step, ld of both pairs, sd of both pairs; per butterfly: u + v,
          * u + 2q - v */
         COST((len / 2u) * (COST_LOOP + 2 * COST_LOAD + 2 * COST_STORE) + len * (3 * COST_ALU));
@@ -354,8 +352,7 @@ static void best_gs2_table_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint
                 y[j] = csub(csub(best_tmul_reg(u + q2 - v, R), q2), q);
             }
         }
-        dma_write(x, xo, 4u * len);
-        dma_write(y, yo, 4u * len);
+        spans_write(at, 2u, x, len);
     }
     pass_done(c);
 }
@@ -431,12 +428,11 @@ static void best_gs2_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t g
             current = i;
         }
         COST(COST_LOOP + 2 * COST_ALU);
-        const uint32_t xo = poly + 8u * i * gap + 4u * j0, yo = xo + 4u * gap;
-        dma_read(xo, x, 4u * len);
-        dma_read(yo, y, 4u * len);
+        const uint32_t xo = poly + 8u * i * gap + 4u * j0;
+        const uint32_t at[2] = {xo, xo + 4u * gap};
+        spans_read(at, 2u, x, len);
         best_gs2_span(x, y, len, &t, c, last);
-        dma_write(x, xo, 4u * len);
-        dma_write(y, yo, 4u * len);
+        spans_write(at, 2u, x, len);
     }
     pass_done(c);
 }
@@ -464,9 +460,9 @@ static void best_gs4_stream(ctx_t *c, uint32_t poly, uint32_t groups, uint32_t g
         COST(COST_LOOP + 4 * COST_ALU);
         const uint32_t oa = poly + 16u * i * gap + 4u * j0;
         const uint32_t at[4] = {oa, oa + 4u * gap, oa + 8u * gap, oa + 12u * gap};
-        quad_read(at, a, len);
+        spans_read(at, 4u, a, len);
         best_gs4_span(a, b, cc, d, len, &ta, &tc, &t2, c, last);
-        quad_write(at, a, len);
+        spans_write(at, 4u, a, len);
     }
     pass_done(c);
 }

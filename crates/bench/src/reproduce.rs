@@ -145,7 +145,7 @@ impl RowSpec {
             2 => format!("t2-{}-{ciphertexts}", op.name()),
             3 => format!("t3-{}-{n}", op.name()),
             4 => format!("t4-{}-{ciphertexts}", op.name()),
-            _ => format!("t{table}-{}-{dpus}-{}", op.name(), &settings::mode_name(mode)[..3]),
+            _ => format!("t{table}-{}-{dpus}-{}", op.name(), &mode.name()[..3]),
         };
         Self { id, table, op, n, mod_bits, primes, prime_bits, ciphertexts, dpus, mode, what_if: WhatIf::NONE }
     }
@@ -601,7 +601,7 @@ impl RowReport {
             ciphertexts: spec.ciphertexts,
             dpus: spec.dpus,
             ranks: spec.dpus.div_ceil(64) as u32,
-            mode: settings::mode_name(spec.mode),
+            mode: spec.mode.name(),
             kernel: settings::kernel_name(variant),
             backend: "upmem-emu",
             emulation: outcome.emulation.clone(),
@@ -959,7 +959,7 @@ fn target_report(runner: &mut Runner) -> Result<TargetReport> {
         primes: spec.primes,
         ciphertexts: spec.ciphertexts,
         dpus: spec.dpus,
-        mode: settings::mode_name(spec.mode),
+        mode: spec.mode.name(),
         kernel: "best",
         compute_s: best.compute_s,
         target_s: TARGET_COMPUTE_S,

@@ -49,11 +49,6 @@ pub struct PimSettings {
     pub what_if: WhatIf,
 }
 
-/// `--mode` names.
-pub fn mode_name(mode: Mode) -> &'static str {
-    mode.name()
-}
-
 /// `--kernel` names.
 pub fn kernel_name(variant: Variant) -> &'static str {
     match variant {
@@ -303,7 +298,7 @@ mod tests {
         assert!(parse_mode("serial").unwrap_err().to_string().contains("parallel, sequential or ciphertext-major"));
         assert!(parse_kernel("x").unwrap_err().to_string().contains("barrett or best"));
         assert!(parse_emulate("x").unwrap_err().to_string().contains("full, subset or auto"));
-        assert_eq!((mode_name(Mode::Parallel), kernel_name(Variant::Best)), ("parallel", "best"));
+        assert_eq!((Mode::Parallel.name(), kernel_name(Variant::Best)), ("parallel", "best"));
         assert!(PimSettings::new(0, Mode::Parallel, Variant::Best, 1).is_err());
         assert!(PimSettings::new(2561, Mode::Sequential, Variant::Best, 1).is_err());
         assert!(PimSettings::new(2, Mode::Parallel, Variant::Best, 3).is_err());

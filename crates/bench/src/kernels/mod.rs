@@ -444,7 +444,7 @@ impl PimReport {
             batch: workload.batch,
             dpus: settings.dpus,
             ranks: settings.ranks(),
-            mode: settings::mode_name(settings.mode),
+            mode: settings.mode.name(),
             kernel: settings::kernel_name(settings.variant),
             seed: workload.seed,
             what_if: settings.what_if.is_active().then(|| settings.what_if.describe()),

@@ -11,7 +11,7 @@ use pimhe_exec::{Backend, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
-use super::buffer::{release, LimbPlacement, PimBuffer, Storage};
+use super::buffer::{LimbPlacement, PimBuffer, Storage};
 use super::dispatch::Route;
 use super::queue::{command, CommandExt};
 use super::{setup, PimBackend};
@@ -298,16 +298,7 @@ impl PimBackend {
         operands: &[&[LimbPlacement]],
     ) -> pimhe_exec::Result<Option<[PimBuffer; 3]>> {
         let mut state = self.lock();
-        let mut outputs = Vec::with_capacity(3);
-        for _ in 0..3 {
-            match self.allocate_output(&mut state, shape)? {
-                Some(limbs) => outputs.push(limbs),
-                None => {
-                    outputs.iter().for_each(|limbs| release(&mut state.memory, limbs, self.n));
-                    return Ok(None);
-                }
-            }
-        }
+        let Some(outputs) = self.allocate_all(&mut state, &[shape; 3])? else { return Ok(None) };
         self.emit(&mut state, operands[0], &operands[1..], |limb, index, share, offsets| {
             let dst: Vec<u32> = outputs.iter().map(|o| o[limb].shares[index].1 as u32).collect();
             command(opcode, share.len, offsets, &dst)

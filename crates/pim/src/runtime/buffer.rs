@@ -137,6 +137,25 @@ impl PimBackend {
         }
     }
 
+    /// Allocates the placements of `shapes`, all or none (`None` when one does not fit).
+    pub(super) fn allocate_all(
+        &self,
+        state: &mut State,
+        shapes: &[&Shape],
+    ) -> pimhe_exec::Result<Option<Vec<Vec<LimbPlacement>>>> {
+        let mut placed = Vec::with_capacity(shapes.len());
+        for shape in shapes {
+            match self.allocate_output(state, shape)? {
+                Some(limbs) => placed.push(limbs),
+                None => {
+                    placed.iter().for_each(|limbs| release(&mut state.memory, limbs, self.n));
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(placed))
+    }
+
     pub(super) fn device_buffer(&self, shape: Shape, limbs: Vec<LimbPlacement>) -> PimBuffer {
         PimBuffer { shape, storage: Storage::Device(limbs), state: self.state.clone() }
     }

@@ -18,7 +18,7 @@ use pimhe_exec::Shape;
 use pimhe_math::{BaseConverter, Modulus, RnsBase};
 use pimhe_ring::{Representation, RingBasis};
 
-use super::buffer::{release, LimbPlacement, PimBuffer, Storage};
+use super::buffer::{LimbPlacement, PimBuffer, Storage};
 use super::placement::{Mode, Share};
 use super::queue::{command, CommandExt};
 use super::{PimBackend, State};
@@ -41,25 +41,6 @@ impl PimBackend {
             (Storage::Device(limbs), Mode::CiphertextMajor) => Some(limbs),
             _ => None,
         }
-    }
-
-    /// Allocates the placements of `shapes`, all or none (`None` when one does not fit).
-    fn allocate_all(
-        &self,
-        state: &mut State,
-        shapes: &[&Shape],
-    ) -> pimhe_exec::Result<Option<Vec<Vec<LimbPlacement>>>> {
-        let mut placed = Vec::with_capacity(shapes.len());
-        for shape in shapes {
-            match self.allocate_output(state, shape)? {
-                Some(limbs) => placed.push(limbs),
-                None => {
-                    placed.iter().for_each(|limbs| release(&mut state.memory, limbs, self.n));
-                    return Ok(None);
-                }
-            }
-        }
-        Ok(Some(placed))
     }
 
     /// Queues one command per share of `dst` (a limb), working modulo `dst`'s prime: `build`

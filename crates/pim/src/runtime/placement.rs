@@ -11,7 +11,7 @@ use std::ops::Range;
 /// | sequential | every limb of its share | one per prime | CPU fallback (the launches of different primes cannot exchange data) |
 /// | ciphertext-major | every limb of its share | one: `SET_PRIME` switches the prime between commands | on the DPUs, per coefficient across the limbs it holds |
 ///
-/// The price of ciphertext-major: every DPU keeps the twiddles of every prime (8N words and
+/// The price of ciphertext-major: every DPU keeps the twiddles of every prime (4N words and
 /// from N = 2048 the 56 KiB of multiplication tables, per prime), a key (one polynomial) is
 /// replicated on every DPU, so its upload costs DPUs times its size, once; and a polynomial's
 /// limbs are transformed one after another on one DPU, so a batch smaller than the DPU count
