@@ -47,6 +47,7 @@
 
 mod bundle;
 mod ciphertext;
+mod files;
 mod format;
 mod keys;
 mod params;
@@ -54,37 +55,9 @@ mod plaintext;
 mod scheme;
 mod seeded;
 
-use std::path::Path;
-
-use zeroize::Zeroizing;
-
-use crate::error::{Result, SchemeError};
-
 pub use crate::rlwe::SeededCiphertexts;
 pub use bundle::{Bundle, BUNDLE_MAGIC, BUNDLE_VERSION};
+pub use files::{create_dir, load, load_at_most, save, save_secret, save_with, Access, Existing};
 pub use format::{parameter_digest, Kind, Reader, Writer, HEADER_LEN, MAGIC, VERSION};
 pub(crate) use params::{CkksFields, IntegerFields};
 pub use scheme::SerialScheme;
-
-/// Writes an encoding to a file (created or truncated).
-pub fn save(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
-    let path = path.as_ref();
-    std::fs::write(path, bytes).map_err(|e| SchemeError::Io(format!("cannot write {}: {e}", path.display())))
-}
-
-/// Reads a file written by [`save`], for an object's `from_bytes`. The bytes are wiped when
-/// dropped, since they may hold a secret key.
-///
-/// ```
-/// use pimhe_schemes::bfv::BfvParameters;
-/// use pimhe_schemes::serial;
-/// let path = std::env::temp_dir().join(format!("pimhe-doc-{}.params", std::process::id()));
-/// let params = BfvParameters::preset(2048).unwrap();
-/// serial::save(&path, &params.to_bytes()).unwrap();
-/// assert_eq!(BfvParameters::from_bytes(&serial::load(&path).unwrap()).unwrap(), params);
-/// std::fs::remove_file(&path).unwrap();
-/// ```
-pub fn load(path: impl AsRef<Path>) -> Result<Zeroizing<Vec<u8>>> {
-    let path = path.as_ref();
-    std::fs::read(path).map(Zeroizing::new).map_err(|e| SchemeError::Io(format!("cannot read {}: {e}", path.display())))
-}
