@@ -169,6 +169,7 @@ pub fn stats_error(e: StatsError) -> PyErr {
     match e {
         StatsError::Input(m) => error(Kind::Parameter, m),
         StatsError::Capacity(m) => error(Kind::Capacity, m),
+        StatsError::Integrity(m) => error(Kind::Base, m),
         StatsError::Scheme(e) => scheme_error(e),
     }
 }

@@ -146,6 +146,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
 fn stats_error(e: StatsError) -> CliError {
     match e {
         StatsError::Input(m) | StatsError::Capacity(m) => CliError::usage(m),
+        StatsError::Integrity(m) => CliError::Failed(m),
         StatsError::Scheme(e) => e.into(),
     }
 }

@@ -1,5 +1,6 @@
-//! The client/server statistics with files (`pimhe_workloads::stats::study`): each command is
-//! one party, on its own machine if need be.
+//! The client/server statistics with files: each command is one party, on its own machine if
+//! need be, and a thin shell over `pimhe_workloads::stats::study`'s functions of the same
+//! names, which own the files, their permissions and every check.
 //!
 //! - `pimhe keygen` (the analyst): declares the study, writes `study.json` and the public keys
 //!   to a public directory and the secret keys to a separate one.
@@ -10,24 +11,23 @@
 //! - `pimhe decrypt` (the analyst): reads the aggregates with the secret keys and prints the
 //!   statistic.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use pimhe_bench::settings::PimSettings;
-use pimhe_bench::Progress;
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_math::Sampler;
 use pimhe_pim::runtime::OffloadReport;
-use pimhe_schemes::serial;
-use pimhe_workloads::stats::study::{Study, StudyEstimate, EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
-use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, Statistic, StatsError};
+use pimhe_workloads::stats::study::{
+    decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, DecryptOutcome, EncryptOutcome, EvalOutcome,
+    KeygenOutcome, Overwrite, StudySpec, STUDY_FILE,
+};
+use pimhe_workloads::stats::{Statistic, StatsError};
 use serde::Serialize;
 
 use crate::bench::print_report;
 use crate::error::{check_threads, CliError, Result};
 use crate::progress::TermProgress;
-use pimhe_bench::format::{format_seconds, Render, FIXED_SEED_KEYS};
+use pimhe_bench::format::{format_seconds, Render};
 
 /// Arguments of `pimhe keygen`.
 #[derive(Debug, Args)]
@@ -47,6 +47,10 @@ pub struct KeygenArgs {
     /// The most users whose submissions the server may add up.
     #[arg(long)]
     max_users: usize,
+    /// The fewest users whose aggregate decrypt accepts: a statistic of one user is that
+    /// user's data.
+    #[arg(long, default_value_t = 2)]
+    min_users: usize,
     /// Scheme: bgv or bfv.
     #[arg(long, default_value = "bgv")]
     scheme: String,
@@ -56,14 +60,19 @@ pub struct KeygenArgs {
     /// Where the study and the public keys go (for the users and the server).
     #[arg(long)]
     public_dir: PathBuf,
-    /// Where the secret keys go (the analyst's only; not the public directory).
+    /// Where the secret keys go (the analyst's only, created 0700; not the public directory,
+    /// nor inside or around it).
     #[arg(long)]
     secret_dir: PathBuf,
+    /// Replace the keys of a study already in these directories (its submissions are then
+    /// refused).
+    #[arg(long)]
+    force: bool,
     /// CPU threads.
     #[arg(long)]
     threads: Option<usize>,
     /// Seed of the keys, for reproducible tests only: anyone with the seed can make the secret
-    /// key [default: from the OS].
+    /// key, and every command that reads the study says so [default: from the OS].
     #[arg(long)]
     seed: Option<u64>,
     /// Print one JSON object instead of text.
@@ -80,13 +89,15 @@ pub struct EncryptArgs {
     /// CSV file with a header row holding the study's columns; each row is one user.
     #[arg(long)]
     input: PathBuf,
-    /// Directory for the submissions, one file per row (`user-<row>.pimhe`).
+    /// Directory for the submissions, one file per row, named by its random identifier
+    /// (`<identifier>.pimhe`): users may share a directory.
     #[arg(long)]
     out: PathBuf,
     /// CPU threads.
     #[arg(long)]
     threads: Option<usize>,
-    /// Seed of the encryption randomness, for reproducible tests only [default: from the OS].
+    /// Seed of the encryption randomness and identifiers, for reproducible tests only
+    /// [default: from the OS].
     #[arg(long)]
     seed: Option<u64>,
     /// Print one JSON object instead of text.
@@ -103,15 +114,18 @@ pub struct EvalArgs {
     /// Directory of submission files (every `*.pimhe` in it).
     #[arg(long)]
     submissions: PathBuf,
-    /// File for the aggregates.
+    /// File for the aggregates (not replaced if it exists, unless --force).
     #[arg(long)]
     out: PathBuf,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    force: bool,
     /// Server backend: cpu or upmem-emu.
     #[arg(long, default_value = "cpu")]
     backend: String,
-    /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime).
-    #[arg(long, default_value_t = 64)]
-    dpus: usize,
+    /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime) [default: 64].
+    #[arg(long)]
+    dpus: Option<usize>,
     /// CPU threads.
     #[arg(long)]
     threads: Option<usize>,
@@ -157,61 +171,26 @@ impl From<StatisticArg> for Statistic {
     }
 }
 
-/// Runs `$body` with `$S` the study's scheme type.
-macro_rules! with_scheme {
-    ($scheme:expr, $S:ident => $body:expr) => {
-        match $scheme {
-            "bgv" => {
-                type $S = Bgv;
-                $body
-            }
-            "bfv" => {
-                type $S = Bfv;
-                $body
-            }
-            other => Err(CliError::usage(format!("--scheme {other}: allowed: bgv, bfv"))),
-        }
-    };
-}
-
-/// What `pimhe keygen` prints.
-#[derive(Debug, Serialize)]
-struct KeygenOutput {
-    study: Study,
-    public_keys: PathBuf,
-    public_keys_bytes: u64,
-    secret_keys: PathBuf,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    warnings: Vec<&'static str>,
-}
-
-/// What `pimhe encrypt` prints.
-#[derive(Debug, Serialize)]
-struct EncryptOutput {
-    users: usize,
-    out: PathBuf,
-    bytes_per_user: u64,
-    encrypt_s: f64,
-}
-
-/// What `pimhe eval` prints.
+/// What `pimhe eval` prints: the library's outcome, the backend and its modeled cost.
 #[derive(Debug, Serialize)]
 struct EvalOutput {
-    users: usize,
+    #[serde(flatten)]
+    outcome: EvalOutcome,
     backend: String,
-    out: PathBuf,
-    load_s: f64,
-    server_s: f64,
     upmem: Option<OffloadReport>,
 }
 
-/// What `pimhe decrypt` prints.
+/// A library outcome, printed by the CLI.
 #[derive(Debug, Serialize)]
-struct DecryptOutput {
-    statistic: Statistic,
-    users: usize,
-    estimates: Vec<StudyEstimate>,
-    noise_budget_bits: u32,
+#[serde(transparent)]
+struct Shown<T>(T);
+
+fn overwrite(force: bool) -> Overwrite {
+    if force {
+        Overwrite::Force
+    } else {
+        Overwrite::Refuse
+    }
 }
 
 pub fn keygen(args: &KeygenArgs) -> Result<()> {
@@ -227,235 +206,95 @@ pub fn keygen(args: &KeygenArgs) -> Result<()> {
             args.max_value, args.decimals
         )));
     }
-    if same_directory(&args.public_dir, &args.secret_dir) {
-        return Err(CliError::usage("--secret-dir must not be --public-dir: the server reads the public directory"));
-    }
-    with_scheme!(args.scheme.as_str(), S => {
-        let study = Study::new::<S>(
-            args.statistic.into(),
-            &args.columns,
-            args.decimals,
-            max_value as u64,
-            args.max_users,
-            args.n,
-        )
-        .map_err(study_error)?;
-        let cpu = CpuBackend::new(args.threads)?;
-        let (secret, keys) = study.keygen::<S, _>(&cpu, sampler(args.seed)?).map_err(study_error)?;
-        create_dir(&args.public_dir)?;
-        create_dir(&args.secret_dir)?;
-        let public_keys = args.public_dir.join(PUBLIC_KEYS_FILE);
-        let secret_keys = args.secret_dir.join(SECRET_KEYS_FILE);
-        write(&secret_keys, &secret.to_bytes().map_err(study_error)?, true)?;
-        let public_bytes = keys.to_bytes().map_err(study_error)?;
-        write(&public_keys, &public_bytes, false)?;
-        write(&args.public_dir.join(STUDY_FILE), study.to_json().as_bytes(), false)?;
-        let output = KeygenOutput {
-            study,
-            public_keys,
-            public_keys_bytes: public_bytes.len() as u64,
-            secret_keys,
-            warnings: if args.seed.is_some() { vec![FIXED_SEED_KEYS] } else { Vec::new() },
-        };
-        print_report(&output, args.json)
-    })
+    let spec = StudySpec {
+        statistic: args.statistic.into(),
+        columns: args.columns.clone(),
+        decimals: args.decimals,
+        max_value: max_value as u64,
+        max_users: args.max_users,
+        min_users: args.min_users,
+        n: args.n,
+    };
+    let cpu = CpuBackend::new(args.threads)?;
+    let outcome =
+        keygen_files(&cpu, &spec, &args.scheme, &args.public_dir, &args.secret_dir, args.seed, overwrite(args.force))
+            .map_err(study_error)?;
+    print_report(&Shown(outcome), args.json)
 }
 
 pub fn encrypt(args: &EncryptArgs) -> Result<()> {
     check_threads(args.threads)?;
-    let study = read_study(&args.public_dir)?;
-    with_scheme!(study.scheme.as_str(), S => encrypt_with::<S>(&study, args))
-}
-
-fn encrypt_with<S: HeScheme>(study: &Study, args: &EncryptArgs) -> Result<()> {
     let cpu = CpuBackend::new(args.threads)?;
-    let keys = study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(study_error)?;
-    let file = File::open(&args.input)
-        .map_err(|e| CliError::usage(format!("cannot open --input {}: {e}", args.input.display())))?;
-    let columns: Vec<&str> = study.columns.iter().map(String::as_str).collect();
-    let data = Dataset::from_csv(file, &columns, Some(study.decimals)).map_err(study_error)?;
-    create_dir(&args.out)?;
-    let mut sampler = sampler(args.seed)?;
     let progress = TermProgress::new(args.json);
-    progress.start(data.users() as u64, "users encrypted");
-    let start = std::time::Instant::now();
-    let mut bytes_per_user = 0;
-    for (row, values) in data.rows().iter().enumerate() {
-        let submission = study
-            .encrypt_row::<S, _>(&cpu, &keys, values, sampler.fork())
-            .map_err(|e| CliError::usage(format!("row {} of {}: {}", row + 2, args.input.display(), study_error(e))))?;
-        let bytes = submission.to_bytes(&cpu).map_err(study_error)?;
-        bytes_per_user = bytes.len() as u64;
-        write(&args.out.join(format!("user-{:06}.{EXTENSION}", row + 1)), &bytes, false)?;
-        progress.advance(1);
-    }
-    progress.finish();
-    let output = EncryptOutput {
-        users: data.users(),
-        out: args.out.clone(),
-        bytes_per_user,
-        encrypt_s: start.elapsed().as_secs_f64(),
-    };
-    print_report(&output, args.json)
+    let outcome =
+        encrypt_file(&cpu, &args.public_dir, &args.input, &args.out, args.seed, &progress).map_err(study_error)?;
+    print_report(&Shown(outcome), args.json)
 }
 
 pub fn eval(args: &EvalArgs) -> Result<()> {
     check_threads(args.threads)?;
-    let study = read_study(&args.public_dir)?;
-    with_scheme!(study.scheme.as_str(), S => match args.backend.as_str() {
-        "cpu" => eval_on::<S, _>(&study, args, &CpuBackend::new(args.threads)?, None),
+    match args.backend.as_str() {
+        "cpu" => {
+            if args.dpus.is_some() {
+                return Err(CliError::usage("--dpus applies to --backend upmem-emu only; --backend cpu has no DPUs"));
+            }
+            eval_on(args, &CpuBackend::new(args.threads)?, None::<fn() -> Result<OffloadReport>>)
+        }
         "upmem-emu" => {
             // One backend holds every prime of every plaintext modulus's parameters.
-            let mut primes: Vec<u32> =
-                study.contexts::<S>().map_err(study_error)?.iter().flat_map(|c| S::backend_primes(c)).collect();
-            primes.sort_unstable();
-            primes.dedup();
-            let pim = PimSettings::parallel(args.dpus, primes.len())?.backend(study.n, &primes)?;
-            eval_on::<S, _>(&study, args, &pim, Some(&|| Ok(pim.report()?)))
+            let study = read_study(&args.public_dir).map_err(study_error)?;
+            let primes = study.backend_primes().map_err(study_error)?;
+            let pim = PimSettings::parallel(args.dpus.unwrap_or(64), primes.len())?.backend(study.n, &primes)?;
+            eval_on(args, &pim, Some(|| Ok(pim.report()?)))
         }
         other => Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu"))),
-    })
+    }
 }
 
 /// The server on `backend`; `modeled` reads a PIM backend's modeled report.
-fn eval_on<S: HeScheme, B: Backend>(
-    study: &Study,
+fn eval_on<B: Backend>(
     args: &EvalArgs,
     backend: &B,
-    modeled: Option<&dyn Fn() -> Result<OffloadReport>>,
+    modeled: Option<impl Fn() -> Result<OffloadReport>>,
 ) -> Result<()> {
-    let start = std::time::Instant::now();
-    let keys = study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(study_error)?;
-    let files = submission_files(&args.submissions)?;
     let progress = TermProgress::new(args.json);
-    progress.start(files.len() as u64, "submissions loaded");
-    let submissions = files
-        .iter()
-        .map(|path| {
-            let submission = study
-                .submission_from_bytes(backend, &keys, &read(path)?)
-                .map_err(|e| CliError::usage(format!("{}: {}", path.display(), study_error(e))));
-            progress.advance(1);
-            submission
-        })
-        .collect::<Result<Vec<_>>>()?;
-    progress.finish();
-    let load_s = start.elapsed().as_secs_f64();
-    let start = std::time::Instant::now();
-    let aggregates = study.aggregate::<S, _>(backend, &keys, submissions.iter()).map_err(study_error)?;
-    let server_s = start.elapsed().as_secs_f64();
-    write(&args.out, &aggregates.to_bytes(backend).map_err(study_error)?, false)?;
-    let output = EvalOutput {
-        users: aggregates.users,
-        backend: args.backend.clone(),
-        out: args.out.clone(),
-        load_s,
-        server_s,
-        upmem: modeled.map(|report| report()).transpose()?,
-    };
+    let outcome =
+        evaluate_files(backend, &args.public_dir, &args.submissions, &args.out, overwrite(args.force), &progress)
+            .map_err(study_error)?;
+    let output =
+        EvalOutput { outcome, backend: args.backend.clone(), upmem: modeled.map(|report| report()).transpose()? };
     print_report(&output, args.json)
 }
 
 pub fn decrypt(args: &DecryptArgs) -> Result<()> {
     check_threads(args.threads)?;
-    let study = read_study(&args.public_dir)?;
-    with_scheme!(study.scheme.as_str(), S => {
-        let cpu = CpuBackend::new(args.threads)?;
-        let keys =
-            study.keys_from_bytes::<S>(&read(&args.public_dir.join(PUBLIC_KEYS_FILE))?).map_err(study_error)?;
-        let secret =
-            study.secret_from_bytes(&keys, &read(&args.secret_dir.join(SECRET_KEYS_FILE))?).map_err(study_error)?;
-        let aggregates = study.aggregates_from_bytes(&cpu, &keys, &read(&args.input)?).map_err(study_error)?;
-        let result = study.decrypt::<S, _>(&cpu, &secret, &aggregates).map_err(study_error)?;
-        let output = DecryptOutput {
-            statistic: result.statistic,
-            users: result.users,
-            estimates: result.estimates,
-            noise_budget_bits: result.noise_budget_bits,
-        };
-        print_report(&output, args.json)
-    })
-}
-
-/// The study of a public directory.
-fn read_study(dir: &Path) -> Result<Study> {
-    let path = dir.join(STUDY_FILE);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| CliError::usage(format!("cannot read {}: {e} (made by pimhe keygen)", path.display())))?;
-    Study::from_json(&text).map_err(|e| CliError::usage(format!("{}: {}", path.display(), study_error(e))))
-}
-
-/// Every `*.pimhe` file of `dir`, in name order.
-fn submission_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| CliError::usage(format!("cannot read --submissions {}: {e}", dir.display())))?;
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| CliError::Failed(format!("cannot list {}: {e}", dir.display())))?.path();
-        if path.extension().is_some_and(|e| e == EXTENSION) {
-            files.push(path);
-        }
-    }
-    files.sort();
-    if files.is_empty() {
-        return Err(CliError::usage(format!("no *.{EXTENSION} submissions in {}", dir.display())));
-    }
-    Ok(files)
-}
-
-/// A file's bytes, wiped when dropped (they may be a secret key's).
-fn read(path: &Path) -> Result<impl std::ops::Deref<Target = Vec<u8>>> {
-    serial::load(path).map_err(|e| CliError::usage(e.to_string()))
-}
-
-/// Writes `bytes` to `path`; a secret's file is readable by its owner only (on Unix).
-fn write(path: &Path, bytes: &[u8], secret: bool) -> Result<()> {
-    serial::save(path, bytes).map_err(|e| CliError::Failed(e.to_string()))?;
-    #[cfg(unix)]
-    if secret {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| CliError::Failed(format!("cannot restrict {}: {e}", path.display())))?;
-    }
-    #[cfg(not(unix))]
-    let _ = secret;
-    Ok(())
-}
-
-fn create_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", dir.display())))
-}
-
-/// Whether two paths name the same directory (compared once both exist or as given).
-fn same_directory(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-fn sampler(seed: Option<u64>) -> Result<Sampler> {
-    match seed {
-        Some(seed) => Ok(Sampler::from_seed_u64(seed)),
-        None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}"))),
-    }
+    let cpu = CpuBackend::new(args.threads)?;
+    let outcome = decrypt_files(&cpu, &args.public_dir, &args.secret_dir, &args.input).map_err(study_error)?;
+    print_report(&Shown(outcome), args.json)
 }
 
 /// A study's errors are the caller's (bad flags, files of another study, damaged files), but
-/// for a backend that failed.
+/// for a backend that failed and aggregates that failed decryption's checks.
 fn study_error(e: StatsError) -> CliError {
     match e {
         StatsError::Input(m) | StatsError::Capacity(m) => CliError::usage(m),
+        StatsError::Integrity(m) => CliError::Failed(m),
         StatsError::Scheme(e @ pimhe_schemes::SchemeError::Exec(_)) => e.into(),
         StatsError::Scheme(e) => CliError::usage(e.to_string()),
     }
 }
 
-impl Render for KeygenOutput {
+/// The warnings of an outcome, one line each.
+fn warning_lines(warnings: &[&str]) -> String {
+    warnings.iter().map(|w| format!("\n  {w}")).collect()
+}
+
+impl Render for Shown<KeygenOutcome> {
     fn render(&self) -> String {
-        let s = &self.study;
+        let s = &self.0.study;
         let mut out = format!(
-            "pimhe keygen: study of the {} of {} ({} N={}, t={}), values up to {} (10^-{} units), at most {} users\n",
+            "pimhe keygen: study {} of the {} of {} ({} N={}, t={}), values up to {} (10^-{} units), {} to {} users\n",
+            s.id,
             s.statistic.name(),
             s.columns.join(","),
             s.scheme,
@@ -463,43 +302,43 @@ impl Render for KeygenOutput {
             s.plain_moduli.iter().map(u32::to_string).collect::<Vec<_>>().join("*"),
             s.max_value,
             s.decimals,
+            s.min_users,
             s.max_users
         );
         out += &format!(
             "  public (users and server): {} ({} bytes) and {}\n  secret (analyst only): {}",
-            self.public_keys.display(),
-            self.public_keys_bytes,
+            self.0.public_keys.display(),
+            self.0.public_keys_bytes,
             STUDY_FILE,
-            self.secret_keys.display()
+            self.0.secret_keys.display()
         );
-        for warning in &self.warnings {
-            out += &format!("\n  {warning} (--seed): anyone with the seed can make the secret key");
-        }
-        out
+        out + &warning_lines(&self.0.warnings)
     }
 }
 
-impl Render for EncryptOutput {
+impl Render for Shown<EncryptOutcome> {
     fn render(&self) -> String {
+        let o = &self.0;
         format!(
             "pimhe encrypt: {} users, one submission each in {} ({} bytes per user), {} encrypting",
-            self.users,
-            self.out.display(),
-            self.bytes_per_user,
-            format_seconds(self.encrypt_s)
-        )
+            o.users,
+            o.out.display(),
+            o.bytes_per_user,
+            format_seconds(o.encrypt_s)
+        ) + &warning_lines(&o.warnings)
     }
 }
 
 impl Render for EvalOutput {
     fn render(&self) -> String {
+        let o = &self.outcome;
         let mut out = format!(
             "pimhe eval: {} submissions added up on {} into {} (load {}, compute {}; no secret key read)",
-            self.users,
+            o.users,
             self.backend,
-            self.out.display(),
-            format_seconds(self.load_s),
-            format_seconds(self.server_s)
+            o.out.display(),
+            format_seconds(o.load_s),
+            format_seconds(o.server_s)
         );
         if let Some(u) = &self.upmem {
             out += &format!(
@@ -514,16 +353,17 @@ impl Render for EvalOutput {
                 u.launches
             );
         }
-        out
+        out + &warning_lines(&o.warnings)
     }
 }
 
-impl Render for DecryptOutput {
+impl Render for Shown<DecryptOutcome> {
     fn render(&self) -> String {
-        let mut out = format!("pimhe decrypt: {} over {} users\n", self.statistic.name(), self.users);
-        for e in &self.estimates {
+        let r = &self.0.result;
+        let mut out = format!("pimhe decrypt: {} over {} users\n", r.statistic.name(), r.users);
+        for e in &r.estimates {
             out += &format!("  {:<20} {:>20.10}\n", e.name, e.value);
         }
-        out + &format!("  noise budget left {} bits", self.noise_budget_bits)
+        out + &format!("  noise budget left {} bits", r.noise_budget_bits) + &warning_lines(&self.0.warnings)
     }
 }

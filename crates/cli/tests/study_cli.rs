@@ -86,20 +86,23 @@ fn users_encrypt_the_server_adds_up_and_the_analyst_decrypts_the_variance() {
     }
     let aggregates = root.join("server").join("aggregates.pimhe");
     for backend in ["cpu", "upmem-emu"] {
-        let eval = ok(&[
-            "eval",
-            "--public-dir",
-            &s(&public),
-            "--submissions",
-            &s(&subs),
-            "--out",
-            &s(&aggregates),
-            "--backend",
-            backend,
-            "--dpus",
-            "8",
-            "--json",
-        ]);
+        let mut eval_args = vec![
+            "eval".to_string(),
+            "--public-dir".into(),
+            s(&public),
+            "--submissions".into(),
+            s(&subs),
+            "--out".into(),
+            s(&aggregates),
+            "--force".into(),
+            "--backend".into(),
+            backend.into(),
+            "--json".into(),
+        ];
+        if backend == "upmem-emu" {
+            eval_args.extend(["--dpus".into(), "8".into()]);
+        }
+        let eval = ok(&eval_args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(eval["users"], 25);
         assert_eq!(eval["upmem"].is_null(), backend == "cpu");
         let result = ok(&[
@@ -145,7 +148,7 @@ fn bad_inputs_are_clear_usage_errors() {
         &s(&public),
     ]);
     assert_eq!(same.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&same.stderr).contains("--secret-dir must not be --public-dir"));
+    assert!(String::from_utf8_lossy(&same.stderr).contains("are the same"));
     ok(&[
         "keygen",
         "--statistic",

@@ -1,8 +1,11 @@
 //! A bundle: several encodings in one file, each under a name, for what travels together (a
 //! user's ciphertexts under every plaintext modulus, a key set). Its entries are whole
-//! encodings of this format, loaded and checked by their own `from_bytes`; the bundle only
-//! frames them (docs/SERIALIZATION.md, "Bundles").
+//! encodings of this format, loaded and checked by their own `from_bytes`; the bundle frames
+//! them and ends with a SHA-256 of everything before it, so that a damaged file (flipped or
+//! lost bytes) is refused as damaged, not decrypted into noise (docs/SERIALIZATION.md,
+//! "Bundles").
 
+use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::error::Result;
@@ -10,8 +13,10 @@ use crate::serial::format::{malformed, Reader, Writer};
 
 /// The first bytes of a bundle.
 pub const BUNDLE_MAGIC: [u8; 8] = *b"PIMHEBDL";
-/// The bundle framing version this crate writes and reads.
-pub const BUNDLE_VERSION: u16 = 1;
+/// The bundle framing version this crate writes; it also reads version 1 (no checksum).
+pub const BUNDLE_VERSION: u16 = 2;
+/// Bytes of the checksum that ends a bundle of version 2.
+const CHECKSUM_LEN: usize = 32;
 /// Longest entry name, in bytes.
 const MAX_NAME: usize = 255;
 /// Bytes an entry takes besides its name and payload: the name's length and the payload's.
@@ -76,10 +81,11 @@ impl Bundle {
     }
 
     /// The framing: magic, version, entry count (u32), then per entry its name (length u8,
-    /// UTF-8) and its encoding (length u32, bytes); little-endian.
+    /// UTF-8) and its encoding (length u32, bytes), then the SHA-256 of all the bytes before
+    /// it; little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
         let payload: usize = self.entries.iter().map(|(n, b)| ENTRY_OVERHEAD + n.len() + b.len()).sum();
-        let mut w = Writer::with_capacity(BUNDLE_MAGIC.len() + 2 + 4 + payload);
+        let mut w = Writer::with_capacity(BUNDLE_MAGIC.len() + 2 + 4 + payload + CHECKSUM_LEN);
         w.bytes(&BUNDLE_MAGIC);
         w.u16(BUNDLE_VERSION);
         w.u32(self.entries.len() as u32);
@@ -89,19 +95,40 @@ impl Bundle {
             w.u32(bytes.len() as u32);
             w.bytes(bytes);
         }
-        w.into_bytes()
+        let mut bytes = w.into_bytes();
+        let checksum = Sha256::digest(&bytes);
+        bytes.extend_from_slice(&checksum);
+        bytes
     }
 
-    /// Reads a bundle, checking the framing (magic, version, every length against the input
-    /// left, names, no trailing bytes); the entries are checked when each is loaded.
+    /// Reads a bundle, checking the checksum first (a damaged file is refused as such), then
+    /// the framing (magic, version, every length against the input left, names, no trailing
+    /// bytes); the entries are checked when each is loaded.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut r = Reader::new(bytes);
+        let framed = match bytes.get(BUNDLE_MAGIC.len()..BUNDLE_MAGIC.len() + 2) {
+            Some(&[low, high]) if bytes.starts_with(&BUNDLE_MAGIC) && u16::from_le_bytes([low, high]) >= 2 => {
+                let split =
+                    bytes.len().checked_sub(CHECKSUM_LEN).ok_or_else(|| malformed("the bundle is truncated"))?;
+                let (framed, checksum) = bytes.split_at(split);
+                if Sha256::digest(framed).as_slice() != checksum {
+                    return Err(malformed(
+                        "the file is damaged: its checksum does not match its contents (bytes flipped, lost or added \
+                         after it was written)",
+                    ));
+                }
+                framed
+            }
+            _ => bytes,
+        };
+        let mut r = Reader::new(framed);
         if r.take(BUNDLE_MAGIC.len(), "the bundle's magic bytes")? != BUNDLE_MAGIC {
             return Err(malformed("not a pimhe bundle (its first bytes are not 'PIMHEBDL')"));
         }
         let version = r.u16("the bundle's version")?;
-        if version != BUNDLE_VERSION {
-            return Err(malformed(format!("bundle version {version}; this build reads version {BUNDLE_VERSION}")));
+        if !(1..=BUNDLE_VERSION).contains(&version) {
+            return Err(malformed(format!(
+                "bundle version {version}; this build reads versions 1 ..= {BUNDLE_VERSION}"
+            )));
         }
         let count = r.u32("the bundle's entry count")? as usize;
         // Each entry takes at least its two lengths and a one-byte name, so a count the input
@@ -167,14 +194,37 @@ mod tests {
         }
         let mut long = bytes.clone();
         long.push(0);
-        assert!(Bundle::from_bytes(&long).unwrap_err().to_string().contains("trailing"));
-        // An entry count of 2^32 - 1 in a short input is refused before allocating.
-        let mut huge = bytes.clone();
-        huge[10..14].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(Bundle::from_bytes(&huge).unwrap_err().to_string().contains("at most"));
+        assert!(Bundle::from_bytes(&long).unwrap_err().to_string().contains("damaged"));
+        // Every flipped bit of the framing, the entries or the checksum is caught.
+        for bit in 8 * BUNDLE_MAGIC.len() + 16..8 * bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            assert!(Bundle::from_bytes(&flipped).unwrap_err().to_string().contains("damaged"), "bit {bit}");
+        }
         let mut magic = bytes;
         magic[0] ^= 1;
         assert!(Bundle::from_bytes(&magic).unwrap_err().to_string().contains("PIMHEBDL"));
+    }
+
+    /// Version 1 (no checksum) as an earlier build wrote it.
+    fn version_1(bundle: &Bundle) -> Vec<u8> {
+        let mut bytes = bundle.to_bytes();
+        bytes.truncate(bytes.len() - CHECKSUM_LEN);
+        bytes[8..10].copy_from_slice(&1u16.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn version_1_still_reads_and_its_framing_is_checked() {
+        let bytes = version_1(&sample());
+        assert_eq!(Bundle::from_bytes(&bytes).unwrap().get("a").unwrap(), [1, 2, 3]);
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(Bundle::from_bytes(&long).unwrap_err().to_string().contains("trailing"));
+        // An entry count of 2^32 - 1 in a short input is refused before allocating.
+        let mut huge = bytes;
+        huge[10..14].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Bundle::from_bytes(&huge).unwrap_err().to_string().contains("at most"));
     }
 
     #[test]

@@ -67,6 +67,10 @@ pub enum StatsError {
     /// the memory available (found before any user's data is encrypted).
     #[error("{0}")]
     Capacity(String),
+    /// Decrypted aggregates that honest parties within the declared bounds cannot produce (a
+    /// client past the bounds, an altered file): found after decryption, and no number is given.
+    #[error("{0}")]
+    Integrity(String),
     /// The scheme failed.
     #[error(transparent)]
     Scheme(#[from] SchemeError),

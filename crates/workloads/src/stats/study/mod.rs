@@ -9,15 +9,29 @@
 //! a value above the bound and the server more users than declared, so the promise holds. The
 //! encodings and aggregates are those of the in-process plan (the same [`Layout`]).
 //!
+//! ## Threat model
+//! Clients are honest: each submits their own row within the declared bounds (pimhe cannot
+//! prove a client's range without zero-knowledge proofs). The server is honest but curious: it
+//! adds up what it is given and may read everything it holds, which is public material only.
+//! Against mistakes and small attacks beyond that, every object carries its study's random
+//! [`Identifier`] (a file of another study is refused by name) and every submission its own (a
+//! submission counted twice is refused); the analyst keeps the declaration with the secret keys
+//! (a study.json edited on the server is refused); and decryption checks what it can: the user
+//! count the aggregates carry homomorphically against the stated one, unused slots at zero,
+//! every total within what the declared bounds allow, sums of squares consistent with their
+//! sums. What fails is refused with the reason instead of printed as a number.
+//!
 //! ```
 //! use pimhe_exec::CpuBackend;
 //! use pimhe_math::Sampler;
-//! use pimhe_workloads::stats::study::Study;
+//! use pimhe_workloads::stats::study::{Identifier, Study, StudySpec};
 //! use pimhe_workloads::stats::{Bgv, Statistic};
 //! let cpu = CpuBackend::new(Some(1)).unwrap();
-//! // Ages with one decimal, at most 150.0, from at most 1000 users.
-//! let study = Study::new::<Bgv>(Statistic::Mean, &["age".into()], 1, 1500, 1000, 4096).unwrap();
-//! let (secret, public) = study.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+//! let mut sampler = Sampler::from_seed_u64(1);
+//! // Ages with one decimal, at most 150.0, from 2 to 1000 users.
+//! let spec = StudySpec::new(Statistic::Mean, &["age"], 1, 1500, 1000, 4096);
+//! let study = Study::new::<Bgv>(&spec, Identifier::random(&mut sampler)).unwrap();
+//! let (secret, public) = study.keygen::<Bgv, _>(&cpu, sampler).unwrap();
 //! // Each user on their own machine: 30.5 and 41.2 years.
 //! let submissions: Vec<_> = [[305], [412]]
 //!     .iter()
@@ -29,46 +43,34 @@
 //! assert!((result.estimates[0].value - 35.85).abs() < 1e-9);
 //! ```
 
+mod declaration;
+mod directory;
 mod files;
 
+pub use declaration::{Identifier, Study, StudySpec};
+pub use directory::{
+    decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, DecryptOutcome, EncryptOutcome, EvalOutcome,
+    KeygenOutcome, Overwrite, SEEDED_WARNING,
+};
 pub use files::{EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 use pimhe_schemes::encoder::{BatchEncoder, PlainContext};
 use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, PublicKey, RelinKey, RlweScheme, SecretKey};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::layout::Layout;
 use super::scheme::{Ciphertexts, HeScheme, SchemeStats, StatsServer};
-use super::{check_noise_budget, crt_totals, plain_moduli_for, Statistic, StatsError};
+use super::{check_noise_budget, crt_totals, Statistic, StatsError};
 
-/// What every party of a study agrees on before any data exists (public: nothing in it is
-/// secret). Saved as JSON beside the keys.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Study {
-    /// Which statistic.
-    pub statistic: Statistic,
-    /// The columns each user submits, in order (linreg: the features, then the response).
-    pub columns: Vec<String>,
-    /// Fixed-point decimal places: each value is submitted as `value * 10^decimals`, exactly.
-    pub decimals: u32,
-    /// The largest magnitude of a submitted value, in fixed point (`value * 10^decimals`).
-    pub max_value: u64,
-    /// The most users whose submissions the server may add up.
-    pub max_users: usize,
-    /// The scheme (`bgv` or `bfv`).
-    pub scheme: String,
-    /// Ring degree (the scheme's 128-bit preset for it, with each plaintext modulus).
-    pub n: usize,
-    /// The plaintext moduli: one key set and one computation each, combined by CRT.
-    pub plain_moduli: Vec<u32>,
-}
-
-/// The analyst's secret keys of a study, one per plaintext modulus (wiped on drop).
+/// The analyst's secret keys of a study, one per plaintext modulus (wiped on drop), with the
+/// analyst's own copy of the study's declaration, against which the public copy is checked.
 pub struct StudySecret<C: RlweScheme> {
+    /// The study the keys were made for, as the analyst declared it.
+    pub study: Study,
     /// Per plaintext modulus, in the study's order.
     pub keys: Vec<SecretKey<C>>,
 }
@@ -76,6 +78,8 @@ pub struct StudySecret<C: RlweScheme> {
 /// The public keys of a study, one set per plaintext modulus: what users encrypt with and the
 /// server computes with.
 pub struct StudyKeys<C: RlweScheme> {
+    /// The study the keys belong to.
+    pub study: Identifier,
     /// Per plaintext modulus, the public key.
     pub public: Vec<PublicKey<C>>,
     /// Per plaintext modulus, the relinearization key (where the parameters have special
@@ -86,6 +90,10 @@ pub struct StudyKeys<C: RlweScheme> {
 /// One user's encrypted row: per plaintext modulus, one ciphertext (a batch of one) per
 /// encoded vector of the statistic.
 pub struct Submission<B: Backend, C: RlweScheme> {
+    /// The study it was made for.
+    pub study: Identifier,
+    /// This submission's own random identifier: the same submission twice is refused.
+    pub id: Identifier,
     /// `ciphertexts[modulus][encoding]`.
     pub ciphertexts: Vec<Vec<CiphertextBatch<B, C>>>,
 }
@@ -93,7 +101,10 @@ pub struct Submission<B: Backend, C: RlweScheme> {
 /// The server's output: per plaintext modulus, each aggregate of the statistic, and how many
 /// users went into them.
 pub struct Aggregates<B: Backend, C: RlweScheme> {
-    /// Number of submissions added up.
+    /// The study they were made for.
+    pub study: Identifier,
+    /// Number of submissions added up, as the server states it (decryption checks it against
+    /// the count the aggregates carry).
     pub users: usize,
     /// `ciphertexts[modulus][aggregate]`, batches of one.
     pub ciphertexts: Vec<Vec<CiphertextBatch<B, C>>>,
@@ -113,7 +124,7 @@ pub struct StudyEstimate {
 pub struct StudyResult {
     /// Which statistic.
     pub statistic: Statistic,
-    /// Number of users aggregated (as the server reports it).
+    /// Number of users aggregated (stated by the server, and counted in the aggregates).
     pub users: usize,
     /// The estimates.
     pub estimates: Vec<StudyEstimate>,
@@ -122,76 +133,6 @@ pub struct StudyResult {
 }
 
 impl Study {
-    /// Declares a study of `statistic` over `columns` with scheme `S` at ring degree `n`:
-    /// values of `decimals` places and magnitude at most `max_value` (fixed point), from at
-    /// most `max_users` users. Chooses the plaintext moduli that keep every aggregate exact.
-    pub fn new<S: HeScheme>(
-        statistic: Statistic,
-        columns: &[String],
-        decimals: u32,
-        max_value: u64,
-        max_users: usize,
-        n: usize,
-    ) -> Result<Self, StatsError> {
-        if max_users == 0 {
-            return Err(StatsError::Input("a study needs at least one user (max users >= 1)".into()));
-        }
-        let layout = Layout::new(statistic, columns, decimals, n)?;
-        let moduli = plain_moduli_for(Self::bound(&layout, max_value, max_users)?, n, S::max_plain_bits(n)?)?;
-        Ok(Self {
-            statistic,
-            columns: columns.to_vec(),
-            decimals,
-            max_value,
-            max_users,
-            scheme: S::NAME.to_string(),
-            n,
-            plain_moduli: moduli,
-        })
-    }
-
-    /// Checks a study read from a file: that it is one [`Study::new`] makes for scheme `S`
-    /// (the same moduli from the same bounds), so that a tampered or stale file is refused
-    /// rather than giving wrong totals.
-    pub fn validate<S: HeScheme>(&self) -> Result<(), StatsError> {
-        let expected =
-            Self::new::<S>(self.statistic, &self.columns, self.decimals, self.max_value, self.max_users, self.n)?;
-        if *self != expected {
-            return Err(StatsError::Input(format!(
-                "the study declares scheme {} and plaintext moduli {:?}; scheme {} with these bounds needs {:?}",
-                self.scheme,
-                self.plain_moduli,
-                S::NAME,
-                expected.plain_moduli
-            )));
-        }
-        Ok(())
-    }
-
-    /// The largest magnitude of an aggregate over `users` users of values up to `max_value`.
-    fn bound(layout: &Layout, max_value: u64, users: usize) -> Result<u128, StatsError> {
-        layout
-            .term_bound(u128::from(max_value))
-            .and_then(|term| term.checked_mul(users as u128))
-            .filter(|&bound| bound < 1 << 126)
-            .ok_or_else(|| {
-                StatsError::Capacity(format!(
-                    "{users} users of values up to {max_value} (fixed point) can sum past 2^126: \
-                     declare fewer users, fewer decimals or smaller values"
-                ))
-            })
-    }
-
-    fn layout(&self) -> Result<Layout, StatsError> {
-        Layout::new(self.statistic, &self.columns, self.decimals, self.n)
-    }
-
-    /// The contexts of the study's parameter sets, one per plaintext modulus.
-    pub fn contexts<S: HeScheme>(&self) -> Result<Vec<Arc<S::Context>>, StatsError> {
-        self.validate::<S>()?;
-        Ok(self.plain_moduli.iter().map(|&t| S::context(S::parameters(self.n, t)?)).collect::<Result<_, _>>()?)
-    }
-
     /// The analyst's key generation on `backend`: per plaintext modulus a secret key, a public
     /// key and a relinearization key. Checks, on a dummy encryption, that an aggregate of the
     /// most users keeps noise budget, so that a study that could not decrypt is refused before
@@ -211,11 +152,12 @@ impl Study {
             public.push(public_key);
             relin.push(relin_key);
         }
-        Ok((StudySecret { keys }, StudyKeys { public, relin }))
+        Ok((StudySecret { study: self.clone(), keys }, StudyKeys { study: self.id, public, relin }))
     }
 
     /// A user's submission: `row` (one fixed-point value per column, each at most
-    /// [`Study::max_value`] in magnitude) encoded and encrypted under every public key.
+    /// [`Study::max_value`] in magnitude) encoded and encrypted under every public key, with a
+    /// submission identifier drawn from `sampler`.
     pub fn encrypt_row<S: HeScheme, B: Backend>(
         &self,
         backend: &B,
@@ -224,6 +166,7 @@ impl Study {
         mut sampler: Sampler,
     ) -> Result<Submission<B, S::Context>, StatsError> {
         let layout = self.layout()?;
+        self.expect_study(keys.study, "the public keys")?;
         self.check_keys(keys.public.len(), "public keys")?;
         if row.len() != self.columns.len() {
             return Err(StatsError::Input(format!(
@@ -239,6 +182,7 @@ impl Study {
                 self.decimals, self.max_value
             )));
         }
+        let id = Identifier::random(&mut sampler);
         let ciphertexts = keys
             .public
             .iter()
@@ -257,12 +201,12 @@ impl Study {
                     .collect::<Result<Vec<_>, StatsError>>()
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Submission { ciphertexts })
+        Ok(Submission { study: self.id, id, ciphertexts })
     }
 
-    /// The server: adds up `submissions` (at most [`Study::max_users`]) on `backend` with the
-    /// public keys only, [`super::USERS_PER_ROUND`] users at a time (each round's submissions
-    /// gathered into one batch per encoding).
+    /// The server: adds up `submissions` (at most [`Study::max_users`], each of this study and
+    /// each once) on `backend` with the public keys only, [`super::USERS_PER_ROUND`] users at a
+    /// time (each round's submissions gathered into one batch per encoding).
     pub fn aggregate<'s, S: HeScheme, B: Backend + 's>(
         &self,
         backend: &B,
@@ -270,9 +214,11 @@ impl Study {
         submissions: impl IntoIterator<Item = &'s Submission<B, S::Context>>,
     ) -> Result<Aggregates<B, S::Context>, StatsError> {
         let layout = self.layout()?;
+        self.expect_study(keys.study, "the public keys")?;
         self.check_keys(keys.relin.len(), "relinearization keys")?;
         let mut submissions = submissions.into_iter().peekable();
         let mut users = 0;
+        let mut seen: HashMap<Identifier, usize> = HashMap::new();
         let mut running: Vec<Option<Vec<Ciphertexts<S, B>>>> = (0..self.plain_moduli.len()).map(|_| None).collect();
         while submissions.peek().is_some() {
             let round: Vec<&Submission<B, S::Context>> = submissions.by_ref().take(super::USERS_PER_ROUND).collect();
@@ -284,12 +230,19 @@ impl Study {
                 )));
             }
             for (m, submission) in round.iter().enumerate() {
+                let index = users - round.len() + m;
+                self.expect_study(submission.study, &format!("submission {index}"))?;
+                if let Some(first) = seen.insert(submission.id, index) {
+                    return Err(StatsError::Input(format!(
+                        "submissions {first} and {index} are the same submission {}: each is counted once",
+                        submission.id
+                    )));
+                }
                 let shape: Vec<usize> = submission.ciphertexts.iter().map(Vec::len).collect();
                 if shape != vec![layout.encodings().len(); self.plain_moduli.len()] {
                     return Err(StatsError::Input(format!(
-                        "submission {} holds {shape:?} ciphertexts per plaintext modulus; the study needs {} for each \
-                         of its {} moduli",
-                        users - round.len() + m,
+                        "submission {index} holds {shape:?} ciphertexts per plaintext modulus; the study needs {} for \
+                         each of its {} moduli",
                         layout.encodings().len(),
                         self.plain_moduli.len()
                     )));
@@ -310,24 +263,35 @@ impl Study {
             .into_iter()
             .map(|r| r.ok_or_else(|| StatsError::Input("no submissions to aggregate".into())))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Aggregates { users, ciphertexts })
+        Ok(Aggregates { study: self.id, users, ciphertexts })
     }
 
-    /// The analyst: decrypts the aggregates, rebuilds the exact totals by CRT and computes the
-    /// statistic from them.
+    /// The analyst: decrypts the aggregates, rebuilds the exact totals by CRT, checks them
+    /// (the module's threat model says what) and computes the statistic from them. `self` must
+    /// be the declaration the secret keys were made with, and the aggregates of at least
+    /// [`Study::min_users`] users.
     pub fn decrypt<S: HeScheme, B: Backend>(
         &self,
         backend: &B,
         secret: &StudySecret<S::Context>,
         aggregates: &Aggregates<B, S::Context>,
     ) -> Result<StudyResult, StatsError> {
+        self.expect_declaration(&secret.study)?;
+        self.expect_study(aggregates.study, "the aggregates")?;
         let layout = self.layout()?;
         self.check_keys(secret.keys.len(), "secret keys")?;
         self.check_keys(aggregates.ciphertexts.len(), "aggregate sets")?;
-        if aggregates.users == 0 || aggregates.users > self.max_users {
+        if aggregates.users > self.max_users {
             return Err(StatsError::Input(format!(
-                "the aggregates claim {} users; the study allows 1 ..= {}",
+                "the aggregates claim {} users; the study allows at most {}",
                 aggregates.users, self.max_users
+            )));
+        }
+        if aggregates.users < self.min_users {
+            return Err(StatsError::Input(format!(
+                "the aggregates hold {} users; the study declares at least {} (a statistic of fewer users reveals \
+                 their data): not decrypted",
+                aggregates.users, self.min_users
             )));
         }
         let mut noise_budget_bits = u32::MAX;
@@ -345,23 +309,41 @@ impl Study {
             let decryptor = Decryptor::new(backend, key)?;
             let encoder = BatchEncoder::new(key.context());
             let mut per_aggregate = Vec::with_capacity(ciphertexts.len());
-            for aggregate in ciphertexts {
+            for (a, aggregate) in ciphertexts.iter().enumerate() {
                 noise_budget_bits =
                     noise_budget_bits.min(decryptor.noise_budget(aggregate)?.into_iter().min().unwrap_or(0));
                 let plains = decryptor.decrypt(aggregate)?;
                 let mut slots = encoder.decode(&plains[0])?;
-                slots.truncate(layout.slots());
+                if let Some(slot) = slots.iter().skip(layout.count_slot() + 1).position(|&v| v != 0) {
+                    return Err(StatsError::Integrity(format!(
+                        "aggregate {a} (t = {t}) holds {} in slot {}, which no submission uses: a submission was made \
+                         with other software or altered",
+                        slots[layout.count_slot() + 1 + slot],
+                        layout.count_slot() + 1 + slot
+                    )));
+                }
+                slots.truncate(layout.count_slot() + 1);
                 per_aggregate.push(slots);
             }
             sums.push(per_aggregate);
         }
         if noise_budget_bits == 0 {
-            return Err(StatsError::Capacity(
-                "an aggregate has no noise budget left: its decryption would be garbage".into(),
+            return Err(StatsError::Integrity(
+                "an aggregate has no noise budget left, so its decryption would be garbage: it was altered, or made by \
+                 a server that did more than add submissions up"
+                    .into(),
             ));
         }
         let sums: Vec<&[Vec<u64>]> = sums.iter().map(Vec::as_slice).collect();
-        let totals = crt_totals(&sums, &self.plain_moduli);
+        let mut totals = crt_totals(&sums, &self.plain_moduli);
+        layout.check_totals(aggregates.users, self.max_value, &totals).map_err(|problem| {
+            StatsError::Integrity(format!(
+                "the decrypted aggregates are not what {} users within the study's bounds can sum to: {problem}. A \
+                 client submitted values past the declared bound, or a file was altered; no statistic is printed",
+                aggregates.users
+            ))
+        })?;
+        totals.iter_mut().for_each(|t| t.truncate(layout.slots()));
         let values = layout.estimates(aggregates.users, &totals)?;
         let estimates = layout
             .estimate_names()
@@ -379,6 +361,17 @@ impl Study {
                 "{found} {what}; the study has {} plaintext moduli {:?}, one each",
                 self.plain_moduli.len(),
                 self.plain_moduli
+            )));
+        }
+        Ok(())
+    }
+
+    /// Errors unless `found` (what `what` belongs to) is this study's identifier.
+    fn expect_study(&self, found: Identifier, what: &str) -> Result<(), StatsError> {
+        if found != self.id {
+            return Err(StatsError::Input(format!(
+                "{what} belong to study {found}, not to this study {}: files of another study are refused",
+                self.id
             )));
         }
         Ok(())

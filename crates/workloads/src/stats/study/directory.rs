@@ -1,0 +1,431 @@
+//! A study's files on disk, one function per party (`pimhe keygen / encrypt / eval / decrypt`
+//! are thin shells over them): which directory holds what, with which permissions, what is
+//! never overwritten, and how large each file read may be.
+//!
+//! - The analyst's secret directory is the owner's only (0700, the key file 0600, whatever the
+//!   umask) and is never the public directory, inside it or around it (compared as canonical
+//!   paths once both exist); no party reads a public directory that holds a secret key.
+//! - Nothing existing is overwritten unless the caller forces it; submissions are named by
+//!   their random identifiers, so users sharing a directory never collide.
+//! - Every file is read only if it is a regular file no larger than its kind can legitimately
+//!   be ([`Study::max_file_bytes`]), so a FIFO cannot hang the server nor `/dev/zero` exhaust it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use pimhe_exec::Backend;
+use pimhe_math::Sampler;
+use pimhe_schemes::serial::{self, Access, Existing};
+use serde::Serialize;
+use zeroize::Zeroizing;
+
+use super::files::StudyFile;
+use super::{Identifier, Study, StudyResult, StudySpec, EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
+use crate::progress::Progress;
+use crate::stats::{Bfv, Bgv, Dataset, HeScheme, StatsError};
+
+/// What every party prints when a study's keys come from a fixed seed.
+pub const SEEDED_WARNING: &str =
+    "insecure: the study's keys come from a fixed seed (anyone with the seed can make its secret key)";
+
+/// Whether an existing output file may be replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    /// Refuse, naming the file (the default of every command).
+    Refuse,
+    /// Replace it (`--force`).
+    Force,
+}
+
+impl Overwrite {
+    fn existing(self) -> Existing {
+        match self {
+            Overwrite::Refuse => Existing::Refuse,
+            Overwrite::Force => Existing::Replace,
+        }
+    }
+}
+
+/// What the analyst's key generation wrote.
+#[derive(Debug, Serialize)]
+pub struct KeygenOutcome {
+    /// The declared study (as written to `study.json`).
+    pub study: Study,
+    /// The public keys' file.
+    pub public_keys: PathBuf,
+    /// Its size.
+    pub public_keys_bytes: u64,
+    /// The secret keys' file.
+    pub secret_keys: PathBuf,
+    /// Warnings for the user (a seeded study).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<&'static str>,
+}
+
+/// What a user's encryption wrote.
+#[derive(Debug, Serialize)]
+pub struct EncryptOutcome {
+    /// Rows encrypted, one submission each.
+    pub users: usize,
+    /// The directory of the submissions.
+    pub out: PathBuf,
+    /// Bytes of one submission.
+    pub bytes_per_user: u64,
+    /// Seconds spent encoding and encrypting.
+    pub encrypt_s: f64,
+    /// Warnings for the user (a seeded study).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<&'static str>,
+}
+
+/// What the server's evaluation wrote.
+#[derive(Debug, Serialize)]
+pub struct EvalOutcome {
+    /// Submissions added up.
+    pub users: usize,
+    /// The aggregates' file.
+    pub out: PathBuf,
+    /// Seconds spent reading the keys and submissions.
+    pub load_s: f64,
+    /// Seconds spent adding up.
+    pub server_s: f64,
+    /// Warnings for the user (a seeded study).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<&'static str>,
+}
+
+/// What the analyst's decryption found.
+#[derive(Debug, Serialize)]
+pub struct DecryptOutcome {
+    /// The statistic.
+    #[serde(flatten)]
+    pub result: StudyResult,
+    /// Warnings for the user (a seeded study).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<&'static str>,
+}
+
+/// Runs `$body` with `$S` the scheme type `$study` declares.
+macro_rules! with_scheme {
+    ($study:expr, $S:ident => $body:expr) => {
+        match $study.scheme.as_str() {
+            "bgv" => {
+                type $S = Bgv;
+                $body
+            }
+            "bfv" => {
+                type $S = Bfv;
+                $body
+            }
+            other => Err(StatsError::Input(format!("the study's scheme is '{other}'; allowed: bgv, bfv"))),
+        }
+    };
+}
+
+/// The analyst's first step: declares `spec` with `scheme` (`bgv` or `bfv`), makes the keys on
+/// `backend` and writes `study.json` and the public keys to `public_dir` and the secret keys
+/// (with the analyst's copy of the declaration) to `secret_dir`. `seed` makes the keys
+/// reproducible for tests, and marks the study as insecure.
+pub fn keygen_files<B: Backend>(
+    backend: &B,
+    spec: &StudySpec,
+    scheme: &str,
+    public_dir: &Path,
+    secret_dir: &Path,
+    seed: Option<u64>,
+    overwrite: Overwrite,
+) -> Result<KeygenOutcome, StatsError> {
+    let mut sampler = sampler(seed)?;
+    let id = Identifier::random(&mut sampler);
+    let study = match scheme {
+        "bgv" => Study::new::<Bgv>(spec, id),
+        "bfv" => Study::new::<Bfv>(spec, id),
+        other => Err(StatsError::Input(format!("scheme '{other}'; allowed: bgv, bfv"))),
+    }?;
+    let study = if seed.is_some() { study.with_seeded_keys() } else { study };
+    separate_directories(public_dir, secret_dir)?;
+    let (public_keys, secret_keys, study_file) =
+        (public_dir.join(PUBLIC_KEYS_FILE), secret_dir.join(SECRET_KEYS_FILE), public_dir.join(STUDY_FILE));
+    if overwrite == Overwrite::Refuse {
+        let existing: Vec<String> = [&public_keys, &secret_keys, &study_file]
+            .iter()
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
+        if !existing.is_empty() {
+            return Err(StatsError::Input(format!(
+                "a study is already there ({}): its keys are left as they are; choose new directories, or force \
+                 the replacement (--force), after which its submissions are refused",
+                existing.join(", ")
+            )));
+        }
+    }
+    let (secret_bytes, public_bytes) = with_scheme!(study, S => {
+        let (secret, keys) = study.keygen::<S, _>(backend, sampler)?;
+        Ok((Zeroizing::new(secret.to_bytes()?), keys.to_bytes()?))
+    })?;
+    write(&secret_keys, &secret_bytes, Access::Secret, overwrite)?;
+    write(&public_keys, &public_bytes, Access::Public, overwrite)?;
+    write(&study_file, study.to_json().as_bytes(), Access::Public, overwrite)?;
+    let warnings = warnings(&study);
+    Ok(KeygenOutcome { study, public_keys, public_keys_bytes: public_bytes.len() as u64, secret_keys, warnings })
+}
+
+/// A user's step: encrypts every row of the CSV file `input` (a header row naming the study's
+/// columns) on `backend` with the public keys of `public_dir`, one submission file per row in
+/// `out_dir`, named by the submission's identifier. `seed` is for tests only.
+pub fn encrypt_file<B: Backend>(
+    backend: &B,
+    public_dir: &Path,
+    input: &Path,
+    out_dir: &Path,
+    seed: Option<u64>,
+    progress: &dyn Progress,
+) -> Result<EncryptOutcome, StatsError> {
+    let study = read_study(public_dir)?;
+    let file = std::fs::File::open(input)
+        .map_err(|e| StatsError::Input(format!("cannot open the CSV {}: {e}", input.display())))?;
+    let columns: Vec<&str> = study.columns.iter().map(String::as_str).collect();
+    let data = Dataset::from_csv(file, &columns, Some(study.decimals))?;
+    with_scheme!(study, S => {
+        let keys = study.keys_from_bytes::<S>(&read(&public_dir.join(PUBLIC_KEYS_FILE), &study, StudyFile::PublicKeys)?)?;
+        serial::create_dir(out_dir, Access::Public)?;
+        let mut sampler = sampler(seed)?;
+        progress.start(data.users() as u64, "users encrypted");
+        let start = Instant::now();
+        let mut bytes_per_user = 0;
+        for (row, values) in data.rows().iter().enumerate() {
+            let submission = study.encrypt_row::<S, _>(backend, &keys, values, sampler.fork()).map_err(|e| {
+                // Row 1 is the header.
+                StatsError::Input(format!("row {} of {}: {e}", row + 2, input.display()))
+            })?;
+            let bytes = submission.to_bytes(backend)?;
+            bytes_per_user = bytes.len() as u64;
+            let path = out_dir.join(format!("{}.{EXTENSION}", submission.id));
+            write(&path, &bytes, Access::Public, Overwrite::Refuse)?;
+            progress.advance(1);
+        }
+        progress.finish();
+        Ok(EncryptOutcome {
+            users: data.users(),
+            out: out_dir.to_path_buf(),
+            bytes_per_user,
+            encrypt_s: start.elapsed().as_secs_f64(),
+            warnings: warnings(&study),
+        })
+    })
+}
+
+/// The server's step: adds up every `*.pimhe` submission of `submissions_dir` on `backend`
+/// with the public keys of `public_dir` only, and writes the aggregates to `out`.
+pub fn evaluate_files<B: Backend>(
+    backend: &B,
+    public_dir: &Path,
+    submissions_dir: &Path,
+    out: &Path,
+    overwrite: Overwrite,
+    progress: &dyn Progress,
+) -> Result<EvalOutcome, StatsError> {
+    let study = read_study(public_dir)?;
+    if overwrite == Overwrite::Refuse && out.exists() {
+        return Err(already_exists(out));
+    }
+    with_scheme!(study, S => {
+        let start = Instant::now();
+        let keys = study.keys_from_bytes::<S>(&read(&public_dir.join(PUBLIC_KEYS_FILE), &study, StudyFile::PublicKeys)?)?;
+        let files = submission_files(submissions_dir)?;
+        progress.start(files.len() as u64, "submissions loaded");
+        let mut first_file: HashMap<Identifier, &Path> = HashMap::new();
+        let mut submissions = Vec::with_capacity(files.len());
+        for path in &files {
+            let named = |e: StatsError| StatsError::Input(format!("{}: {e}", path.display()));
+            let bytes = read(path, &study, StudyFile::Submission).map_err(named)?;
+            let submission = study.submission_from_bytes(backend, &keys, &bytes).map_err(named)?;
+            if let Some(first) = first_file.insert(submission.id, path) {
+                return Err(StatsError::Input(format!(
+                    "{} and {} are the same submission {}: each submission is counted once",
+                    first.display(),
+                    path.display(),
+                    submission.id
+                )));
+            }
+            submissions.push(submission);
+            progress.advance(1);
+        }
+        progress.finish();
+        let load_s = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let aggregates = study.aggregate::<S, _>(backend, &keys, submissions.iter())?;
+        let server_s = start.elapsed().as_secs_f64();
+        write(out, &aggregates.to_bytes(backend)?, Access::Public, overwrite)?;
+        Ok(EvalOutcome { users: aggregates.users, out: out.to_path_buf(), load_s, server_s, warnings: warnings(&study) })
+    })
+}
+
+/// The analyst's last step: decrypts the aggregates file `input` on `backend` with the secret
+/// keys of `secret_dir`, after checking the public study of `public_dir` against the
+/// declaration kept with them.
+pub fn decrypt_files<B: Backend>(
+    backend: &B,
+    public_dir: &Path,
+    secret_dir: &Path,
+    input: &Path,
+) -> Result<DecryptOutcome, StatsError> {
+    if same_or_nested(public_dir, secret_dir)? {
+        return Err(StatsError::Input(format!(
+            "the secret directory {} is the public directory {} or inside or around it: the secret keys must stay \
+             where the server cannot read",
+            secret_dir.display(),
+            public_dir.display()
+        )));
+    }
+    let public = read_study(public_dir)?;
+    let secret_bytes = serial::load(secret_dir.join(SECRET_KEYS_FILE))?;
+    let study = Study::kept_in(&secret_bytes)?;
+    public.expect_declaration(&study)?;
+    with_scheme!(study, S => {
+        let secret = study.secret_from_bytes::<S>(&secret_bytes)?;
+        let keys = study.keys_from_bytes::<S>(&read(&public_dir.join(PUBLIC_KEYS_FILE), &study, StudyFile::PublicKeys)?)?;
+        let aggregates = study.aggregates_from_bytes(backend, &keys, &read(input, &study, StudyFile::Aggregates)?)?;
+        let result = study.decrypt::<S, _>(backend, &secret, &aggregates)?;
+        Ok(DecryptOutcome { result, warnings: warnings(&study) })
+    })
+}
+
+/// The study of a public directory, refused if the directory holds a secret key.
+pub fn read_study(public_dir: &Path) -> Result<Study, StatsError> {
+    let leaked = public_dir.join(SECRET_KEYS_FILE);
+    if leaked.exists() {
+        return Err(StatsError::Input(format!(
+            "{} is in the public directory, which the server reads: move it to the analyst's secret directory (and \
+             make new keys if anyone else could read it); nothing is read from this directory until then",
+            leaked.display()
+        )));
+    }
+    let path = public_dir.join(STUDY_FILE);
+    let text =
+        serial::load_at_most(&path, 1 << 20).map_err(|e| StatsError::Input(format!("{e} (made by pimhe keygen)")))?;
+    let text = std::str::from_utf8(&text).map_err(|_| StatsError::Input(format!("{} is not UTF-8", path.display())))?;
+    Study::from_json(text).map_err(|e| StatsError::Input(format!("{}: {e}", path.display())))
+}
+
+impl Study {
+    /// Every prime a backend must hold to serve this study under all its plaintext moduli
+    /// (sorted, without repeats): a PIM backend for the server is built with them resident.
+    pub fn backend_primes(&self) -> Result<Vec<u32>, StatsError> {
+        with_scheme!(self, S => {
+            let mut primes: Vec<u32> = self.contexts::<S>()?.iter().flat_map(|c| S::backend_primes(c)).collect();
+            primes.sort_unstable();
+            primes.dedup();
+            Ok(primes)
+        })
+    }
+
+    /// Errors unless `files` is a file of its kind's legitimate size under this study's
+    /// parameters (see [`read`]).
+    fn file_bound(&self, kind: StudyFile) -> Result<u64, StatsError> {
+        with_scheme!(self, S => self.max_file_bytes::<S>(kind))
+    }
+}
+
+/// The bytes of `path`, a regular file of at most the size of a `kind` of `study` (wiped when
+/// dropped: they may be a secret key's).
+fn read(path: &Path, study: &Study, kind: StudyFile) -> Result<Zeroizing<Vec<u8>>, StatsError> {
+    Ok(serial::load_at_most(path, study.file_bound(kind)?)?)
+}
+
+/// Writes `bytes` to `path` with `access`, refusing an existing file unless forced.
+fn write(path: &Path, bytes: &[u8], access: Access, overwrite: Overwrite) -> Result<(), StatsError> {
+    serial::save_with(path, bytes, access, overwrite.existing()).map_err(|e| match overwrite {
+        Overwrite::Refuse if path.exists() => already_exists(path),
+        _ => e.into(),
+    })
+}
+
+fn already_exists(path: &Path) -> StatsError {
+    StatsError::Input(format!(
+        "{} already exists and is left as it is: choose another path, or force the replacement (--force)",
+        path.display()
+    ))
+}
+
+/// Refuses the public and the secret directory unless they are apart — not the same
+/// directory, neither inside the other, compared as resolved paths (so `./X/`, `$PWD/X` and
+/// `a/../X` are all X) — then creates them, the secret one for the owner only. Nothing is
+/// created when they are refused.
+fn separate_directories(public_dir: &Path, secret_dir: &Path) -> Result<(), StatsError> {
+    if same_or_nested(public_dir, secret_dir)? {
+        return Err(StatsError::Input(format!(
+            "the secret directory {} and the public directory {} are the same, or one is inside the other: the \
+             server reads the public directory, so the secret keys must be elsewhere",
+            secret_dir.display(),
+            public_dir.display()
+        )));
+    }
+    serial::create_dir(public_dir, Access::Public)?;
+    Ok(serial::create_dir(secret_dir, Access::Secret)?)
+}
+
+/// Whether two directories (existing or not) are the same or one contains the other.
+fn same_or_nested(a: &Path, b: &Path) -> Result<bool, StatsError> {
+    let (a, b) = (resolve(a)?, resolve(b)?);
+    Ok(a.starts_with(&b) || b.starts_with(&a))
+}
+
+/// The absolute path `path` names, with every link of its existing part resolved and its `.`
+/// and `..` applied: what [`Path::canonicalize`] gives, also for a path whose last components
+/// do not exist yet (those cannot be links, so they are applied as written).
+fn resolve(path: &Path) -> Result<PathBuf, StatsError> {
+    use std::path::Component;
+    let failed = |e: std::io::Error| StatsError::Input(format!("cannot resolve the directory {}: {e}", path.display()));
+    let mut resolved = if path.is_absolute() { PathBuf::new() } else { std::env::current_dir().map_err(failed)? };
+    for component in path.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => resolved.push(component),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                resolved.pop();
+            }
+        }
+        // Each existing prefix is resolved as the file system sees it (links followed), so a
+        // later `..` leaves what the link points to, as the kernel does.
+        if resolved.exists() {
+            resolved = resolved.canonicalize().map_err(failed)?;
+        }
+    }
+    Ok(resolved)
+}
+
+/// Every `*.pimhe` entry of `dir`, in name order.
+fn submission_files(dir: &Path) -> Result<Vec<PathBuf>, StatsError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| StatsError::Input(format!("cannot read the submissions directory {}: {e}", dir.display())))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| StatsError::Input(format!("cannot list {}: {e}", dir.display())))?.path();
+        if path.extension().is_some_and(|e| e == EXTENSION) {
+            files.push(path);
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(StatsError::Input(format!("no *.{EXTENSION} submissions in {}", dir.display())));
+    }
+    Ok(files)
+}
+
+fn sampler(seed: Option<u64>) -> Result<Sampler, StatsError> {
+    match seed {
+        Some(seed) => Ok(Sampler::from_seed_u64(seed)),
+        None => Sampler::from_os().map_err(|e| StatsError::Input(format!("no OS randomness: {e}"))),
+    }
+}
+
+fn warnings(study: &Study) -> Vec<&'static str> {
+    if study.seeded_keys {
+        vec![SEEDED_WARNING]
+    } else {
+        Vec::new()
+    }
+}
