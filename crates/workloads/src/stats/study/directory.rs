@@ -27,7 +27,7 @@ use crate::stats::{Bfv, Bgv, Dataset, HeScheme, StatsError};
 
 /// What every party prints when a study's keys come from a fixed seed.
 pub const SEEDED_WARNING: &str =
-    "insecure: the study's keys come from a fixed seed (anyone with the seed can make its secret key)";
+    "insecure: keys from a fixed seed (anyone with the study's seed can make its secret key)";
 
 /// Whether an existing output file may be replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
