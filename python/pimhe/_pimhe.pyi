@@ -254,7 +254,8 @@ class SecretKey:
     def to_bytes(self) -> bytes:
         """Whoever holds these bytes can decrypt."""
     def save(self, path: PathArg) -> None:
-        """Writes ``to_bytes()`` to a file: keep it private."""
+        """Writes ``to_bytes()`` to a file readable by its owner only (mode 0600 on POSIX, whatever
+        the umask; a file already there is replaced): whoever reads it can decrypt."""
     @classmethod
     def from_bytes(cls, ctx: Context, data: bytes) -> "SecretKey":
         """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
