@@ -111,3 +111,26 @@ def test_ckks_has_no_noise_budget(ckks, cpu):
         ctx.decryptor(keys.secret_key, cpu).noise_budget(c)
     with pytest.raises(pimhe.MismatchError, match="CKKS"):
         pimhe.Context.bgv(n=4096).keygen(rotations=[1])
+
+
+def test_messages_name_python_arguments_not_cli_flags():
+    # The library words these for the CLI (`--batch 0 is not allowed`); Python names its arguments.
+    cases = [
+        (lambda: pimhe.advise("ntt", 1024, 8), "workload=ntt is not known"),
+        (lambda: pimhe.advise("pipeline", 1024, 0), "batch=0 is not allowed"),
+        (lambda: pimhe.advise("pipeline", 1024, 8, what_ifs=["bogus"]), 'what_ifs="bogus" is not allowed'),
+        (lambda: pimhe._pimhe.bench_kernel("ntt", 1024, 1), "ntt needs primes"),
+        (
+            lambda: pimhe._pimhe.bench_kernel("ntt", 1024, 1, primes=1, backend="upmem-emu", threads=2),
+            "threads applies to backend=cpu only",
+        ),
+        (lambda: pimhe._pimhe.reproduce_dramatic("barrett", "zzz"), "rows=zzz selects no row"),
+        (lambda: pimhe.Backend.nearbank(buffer_entries=0), "buffer_entries: "),
+        (lambda: pimhe.Backend.nearbank("h100"), "system: unknown system"),
+        (lambda: pimhe.stats.mean(np.ones((3, 1)), n=1000), "n=1000: invalid parameters"),
+    ]
+    for call, words in cases:
+        with pytest.raises(pimhe.ParameterError) as caught:
+            call()
+        message = str(caught.value)
+        assert words in message and "--" not in message, message
