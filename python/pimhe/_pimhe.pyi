@@ -225,7 +225,8 @@ class Backend:
         variant: Literal["best", "barrett"] = "best",
         tasklets: Optional[int] = None,
     ) -> "Backend":
-        """Emulated UPMEM DPUs with modeled times and energy (``report()``)."""
+        """Emulated UPMEM DPUs with modeled times and energy (``report()``). ``dpus`` outside
+        1..=2560 or ``tasklets`` outside what a DPU runs raise ParameterError here."""
     @staticmethod
     def nearbank(
         system: Literal["a100-nearbank", "a100-custom-hbm", "rtx4090-nearbank"] = "a100-nearbank",

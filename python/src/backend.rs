@@ -12,7 +12,7 @@ use pimhe_nearbank::model::Model;
 use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
+use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
 use pimhe_schemes::rlwe::RlweScheme;
 
 use crate::by_scheme;
@@ -229,10 +229,19 @@ impl Backend {
     #[staticmethod]
     #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None))]
     pub fn upmem_emu(dpus: usize, mode: &str, variant: &str, tasklets: Option<u32>) -> PyResult<Self> {
+        // Checked here, where the arguments are given, rather than when a context first sets the
+        // device up (only the DPUs each prime needs depend on the context).
+        if !(1..=MAX_DPUS).contains(&dpus) {
+            return Err(parameter(format!("dpus={dpus} is not allowed: an UPMEM system has 1 ..= {MAX_DPUS} DPUs")));
+        }
         let mode: Mode = mode.parse().map_err(|e: String| parameter(e))?;
         let mut config = PimConfig::new(dpus, mode);
         config.variant = self::variant(variant)?;
         if let Some(t) = tasklets {
+            let (generation, max) = (config.emulator.generation, config.emulator.generation.max_tasklets());
+            if !(1..=max).contains(&t) {
+                return Err(parameter(format!("tasklets={t} is not allowed: a {generation} DPU runs 1 ..= {max}")));
+            }
             config.emulator.tasklets = t;
         }
         Ok(Self { inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })

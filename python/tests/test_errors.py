@@ -76,8 +76,6 @@ def test_unknown_backend_and_settings(bgv):
         pimhe.Backend.upmem_emu(mode="diagonal")
     with pytest.raises(pimhe.ParameterError, match="variant"):
         pimhe.Backend.upmem_emu(variant="fastest")
-    with pytest.raises(pimhe.BackendError, match="DPUs requested"):
-        ctx.evaluator(pimhe.Backend.upmem_emu(dpus=5000))
     with pytest.raises(pimhe.BackendError, match="threads requested"):
         pimhe.Backend.cpu(0)
 
@@ -134,3 +132,12 @@ def test_messages_name_python_arguments_not_cli_flags():
             call()
         message = str(caught.value)
         assert words in message and "--" not in message, message
+
+
+def test_upmem_emu_refuses_dpu_counts_at_construction():
+    for dpus in (0, 2561):
+        with pytest.raises(pimhe.ParameterError, match=rf"dpus={dpus} is not allowed: .*1 \.\.= 2560"):
+            pimhe.Backend.upmem_emu(dpus=dpus)
+    with pytest.raises(pimhe.ParameterError, match="tasklets=0"):
+        pimhe.Backend.upmem_emu(tasklets=0)
+    assert pimhe.Backend.upmem_emu(dpus=2560).dpus == 2560
