@@ -201,16 +201,17 @@ class Context:
     def encryptor(
         self, key: Union["PublicKey", "SecretKey"], backend: BackendArg = None, *, seed: Optional[int] = None
     ) -> "Encryptor":
-        """An encryptor with a public key or the secret key."""
+        """An encryptor with a public key or the secret key. Keys made under other parameters (even of
+        the same scheme and N) raise MismatchError; so do the decryptor's and evaluator's."""
     def decryptor(self, secret_key: "SecretKey", backend: BackendArg = None) -> "Decryptor":
-        """A decryptor (the secret key on the backend)."""
+        """A decryptor (the secret key, made under this context's parameters, on the backend)."""
     def evaluator(
         self,
         backend: BackendArg = None,
         relin_key: Optional["RelinKey"] = None,
         galois_keys: Optional["GaloisKeys"] = None,
     ) -> "Evaluator":
-        """An evaluator with the evaluation keys given."""
+        """An evaluator with the evaluation keys given (made under this context's parameters)."""
 
 class Backend:
     """Where ciphertexts live and operations run."""

@@ -92,15 +92,15 @@ impl Context {
         if public.is_none() && secret.is_none() {
             return Err(parameter("the encryptor's key must be a PublicKey or a SecretKey"));
         }
-        by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
+        by_scheme!(&self.inner, S, c => on_dev!(handle, B, dev => {
             let anchored = Anchored::<B, EncL<S>>::make(dev, |b| -> PyResult<_> {
                 let encryptor = match (&public, &secret) {
                     (Some(k), _) => {
-                        let k = key_of::<PublicF, S>(&k.get().inner, "public key")?;
+                        let k = key_of::<PublicF, S>(&k.get().inner, c, "public key")?;
                         py.allow_threads(|| rlwe::Encryptor::with_public_key(b, k)).py_err()?
                     }
                     (None, Some(k)) => {
-                        let k = key_of::<SecretF, S>(&k.get().inner, "secret key")?;
+                        let k = key_of::<SecretF, S>(&k.get().inner, c, "secret key")?;
                         py.allow_threads(|| rlwe::Encryptor::with_secret_key(b, k)).py_err()?
                     }
                     (None, None) => unreachable!("checked above"),
@@ -121,8 +121,8 @@ impl Context {
         backend: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Decryptor> {
         let handle = resolve(py, backend, &self.inner)?;
-        by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
-            let key = key_of::<SecretF, S>(&secret_key.inner, "secret key")?;
+        by_scheme!(&self.inner, S, c => on_dev!(handle, B, dev => {
+            let key = key_of::<SecretF, S>(&secret_key.inner, c, "secret key")?;
             let anchored =
                 Anchored::<B, DecL<S>>::make(dev, |b| py.allow_threads(|| rlwe::Decryptor::new(b, key)).py_err())?;
             Ok(Decryptor { inner: S::wrap::<DecFam>(B::wrap::<DecF<S>>(anchored)) })

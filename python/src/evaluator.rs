@@ -63,8 +63,8 @@ impl Context {
     ) -> PyResult<Evaluator> {
         let handle = resolve(py, backend, &self.inner)?;
         by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
-            let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, "relinearization key")).transpose()?;
-            let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, "Galois keys")).transpose()?;
+            let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, ctx, "relinearization key")).transpose()?;
+            let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, ctx, "Galois keys")).transpose()?;
             let anchored = Anchored::<B, EvL<S>>::make(dev, |b| {
                 py.allow_threads(|| -> SResult<_> {
                     let mut ev = rlwe::Evaluator::new(b, ctx);

@@ -1,5 +1,7 @@
 """Errors carry the Rust library's message and a class that says what went wrong."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -141,3 +143,27 @@ def test_upmem_emu_refuses_dpu_counts_at_construction():
     with pytest.raises(pimhe.ParameterError, match="tasklets=0"):
         pimhe.Backend.upmem_emu(tasklets=0)
     assert pimhe.Backend.upmem_emu(dpus=2560).dpus == 2560
+
+
+def test_keys_of_other_parameters_are_refused_by_every_key_taking_entry_point(bgv, cpu):
+    ctx, keys = bgv
+    # Same scheme and N, another plaintext modulus: another context.
+    other = pimhe.Context.bgv(n=4096, plain_modulus=40961)
+    refusals = [
+        (lambda: other.encryptor(keys.public_key, cpu), "public key"),
+        (lambda: other.encryptor(keys.secret_key, cpu), "secret key"),
+        (lambda: other.decryptor(keys.secret_key, cpu), "secret key"),
+        (lambda: other.evaluator(cpu, relin_key=keys.relin_key), "relinearization key"),
+    ]
+    galois = ctx.keygen(seed=4, galois_elements=[3]).galois_keys
+    refusals.append((lambda: other.evaluator(cpu, galois_keys=galois), "Galois keys"))
+    for call, what in refusals:
+        with pytest.raises(pimhe.MismatchError) as caught:
+            call()
+        assert re.search(rf"^parameter mismatch: the {what} came from a context of other parameters, \[N=4096 t=65537 .*\], "
+                         r"not this context's \[N=4096 t=40961 .*\]", str(caught.value)), str(caught.value)
+    # A context of the same parameters is the same context: its keys work there.
+    same = pimhe.Context.bgv(n=4096)
+    x = np.arange(8, dtype=np.uint64)
+    c = same.encryptor(keys.public_key, cpu).encrypt(x)
+    np.testing.assert_array_equal(same.decryptor(keys.secret_key, cpu).decrypt(c)[0, :8], x)
