@@ -285,8 +285,12 @@ impl Evaluator {
         on_dev!(self.ckks("add_const")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.add_const(x, c)))
     }
 
-    /// CKKS: multiplies every slot by c (an integer costs no level; other constants need a
-    /// `rescale` next).
+    /// CKKS: multiplies every slot by c. An integer (a real whole number such as 3, -2 or 3.0,
+    /// below 2^53 in magnitude) multiplies the ciphertext as it is: no level is used and the scale
+    /// stays, so do not rescale after it (that would divide the values by the primes of a level).
+    /// Any other constant (0.25, 1.5, 2+1j) is encoded at the scale of the primes the next
+    /// `rescale` drops: the result's scale is a's times those primes, and `rescale` right after it
+    /// brings the scale back to a's (using a level).
     fn mul_const(&self, py: Python<'_>, a: &CiphertextBatch, c: Complex64) -> PyResult<CiphertextBatch> {
         on_dev!(self.ckks("mul_const")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.mul_const(x, c)))
     }

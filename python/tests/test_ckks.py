@@ -85,6 +85,25 @@ def test_rotating_by_no_step_is_a_copy_and_needs_no_key(ckks, cpu, rng):
         without_keys.rotate(c, 1)
 
 
+def test_mul_const_integers_keep_level_and_scale_other_constants_need_a_rescale(ckks, cpu, rng):
+    # What the docstring of Evaluator.mul_const says.
+    ctx, keys = ckks
+    enc, dec, ev = tools(ctx, keys, cpu)
+    x = rng.uniform(-1, 1, size=(2, ctx.slots))
+    c = enc.encrypt(x)
+    for whole in (3, -2, 3.0):
+        product = ev.mul_const(c, whole)
+        assert (product.level, product.scale) == (c.level, c.scale)
+        np.testing.assert_allclose(dec.decrypt(product), whole * x, atol=TOL)
+    scaled = ev.mul_const(c, 0.25)
+    assert scaled.level == c.level
+    rescaled = ev.rescale(scaled)
+    dropped = ctx.primes[rescaled.level + 1 : c.level + 1]
+    assert scaled.scale == pytest.approx(c.scale * np.prod([float(q) for q in dropped]))
+    assert rescaled.scale == pytest.approx(c.scale)
+    np.testing.assert_allclose(dec.decrypt(rescaled), 0.25 * x, atol=TOL)
+
+
 def test_polynomial(ckks, cpu, rng):
     ctx, keys = ckks
     enc, dec, ev = tools(ctx, keys, cpu)
