@@ -201,16 +201,17 @@ class Context:
     def encryptor(
         self, key: Union["PublicKey", "SecretKey"], backend: BackendArg = None, *, seed: Optional[int] = None
     ) -> "Encryptor":
-        """An encryptor with a public key or the secret key."""
+        """An encryptor with a public key or the secret key. Keys made under other parameters (even of
+        the same scheme and N) raise MismatchError; so do the decryptor's and evaluator's."""
     def decryptor(self, secret_key: "SecretKey", backend: BackendArg = None) -> "Decryptor":
-        """A decryptor (the secret key on the backend)."""
+        """A decryptor (the secret key, made under this context's parameters, on the backend)."""
     def evaluator(
         self,
         backend: BackendArg = None,
         relin_key: Optional["RelinKey"] = None,
         galois_keys: Optional["GaloisKeys"] = None,
     ) -> "Evaluator":
-        """An evaluator with the evaluation keys given."""
+        """An evaluator with the evaluation keys given (made under this context's parameters)."""
 
 class Backend:
     """Where ciphertexts live and operations run."""
@@ -225,7 +226,8 @@ class Backend:
         variant: Literal["best", "barrett"] = "best",
         tasklets: Optional[int] = None,
     ) -> "Backend":
-        """Emulated UPMEM DPUs with modeled times and energy (``report()``)."""
+        """Emulated UPMEM DPUs with modeled times and energy (``report()``). ``dpus`` outside
+        1..=2560 or ``tasklets`` outside what a DPU runs raise ParameterError here."""
     @staticmethod
     def nearbank(
         system: Literal["a100-nearbank", "a100-custom-hbm", "rtx4090-nearbank"] = "a100-nearbank",
@@ -254,7 +256,8 @@ class SecretKey:
     def to_bytes(self) -> bytes:
         """Whoever holds these bytes can decrypt."""
     def save(self, path: PathArg) -> None:
-        """Writes ``to_bytes()`` to a file: keep it private."""
+        """Writes ``to_bytes()`` to a file readable by its owner only (mode 0600 on POSIX, whatever
+        the umask; a file already there is replaced): whoever reads it can decrypt."""
     @classmethod
     def from_bytes(cls, ctx: Context, data: bytes) -> "SecretKey":
         """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
@@ -432,10 +435,16 @@ class Evaluator:
     def drop_to_level(self, a: CiphertextBatch, level: int) -> CiphertextBatch: ...
     def match_scale(self, a: CiphertextBatch, level: int, scale: float) -> CiphertextBatch: ...
     def add_const(self, a: CiphertextBatch, c: complex) -> CiphertextBatch: ...
-    def mul_const(self, a: CiphertextBatch, c: complex) -> CiphertextBatch: ...
+    def mul_const(self, a: CiphertextBatch, c: complex) -> CiphertextBatch:
+        """CKKS: every slot times ``c``. An integer (a real whole number: 3, -2, 3.0; below 2**53
+        in magnitude) costs no level and keeps the scale: do NOT rescale after it. Any other
+        constant (0.25, 2+1j) multiplies the scale by the primes the next rescaling drops:
+        ``rescale`` right after it (one level) brings the scale back."""
     def rotate(self, a: CiphertextBatch, steps: int) -> CiphertextBatch:
-        """CKKS: rotate slots left by ``steps``."""
-    def rotate_hoisted(self, a: CiphertextBatch, steps: Sequence[int]) -> List[CiphertextBatch]: ...
+        """CKKS: rotate slots left by ``steps`` (needs its Galois key); a multiple of N/2 (0
+        among them) moves nothing and returns a copy, with no key."""
+    def rotate_hoisted(self, a: CiphertextBatch, steps: Sequence[int]) -> List[CiphertextBatch]:
+        """CKKS: ``rotate`` by each of ``steps``, hoisted, in order."""
     def conjugate(self, a: CiphertextBatch) -> CiphertextBatch: ...
     def sum_slots(self, a: CiphertextBatch) -> CiphertextBatch: ...
     def evaluate_polynomial(self, a: CiphertextBatch, p: Chebyshev) -> CiphertextBatch: ...

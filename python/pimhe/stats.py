@@ -29,8 +29,20 @@ BackendArg = Union[Backend, str, None]
 __all__ = ["mean", "variance", "linear_regression"]
 
 
+def _refuse_repeated(columns: Sequence[str]) -> None:
+    """A name given twice would read the first column of that name twice: a wrong statistic,
+    silently."""
+    seen = set()
+    for name in columns:
+        if name in seen:
+            raise ParameterError(f"columns: {name!r} is named twice; name each column once")
+        seen.add(name)
+
+
 def _csv_bytes(data: Data, columns: Optional[Sequence[str]]) -> "tuple[bytes, list[str]]":
     """A CSV file's bytes (a path), or the CSV text of an array with a header row."""
+    if columns is not None:
+        _refuse_repeated(columns)
     if isinstance(data, (str, os.PathLike)):
         if not columns:
             raise ParameterError("columns= is required with a CSV file (the header names to use)")
@@ -86,7 +98,7 @@ def mean(
     progress: Optional[bool] = None,
 ) -> StatsResult:
     """The mean of every column of ``data`` (an array, users x columns, or a CSV path with
-    ``columns`` naming header columns), computed under encryption with ``scheme`` ("bgv" or
+    ``columns`` naming header columns, each once), computed under encryption with ``scheme`` ("bgv" or
     "bfv") at ring degree ``n``, the server on ``backend`` ("cpu", "upmem-emu", "nearbank" or a Backend).
     ``seed`` makes keys and encryptions reproducible (tests only). ``progress`` draws a bar of
     the users encrypted (tqdm when installed); by default only when stderr is a terminal."""

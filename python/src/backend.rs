@@ -2,7 +2,7 @@
 //! UPMEM DPUs (`PimBackend`, with the modeled report) or Anaheim's GPU + near-bank PIM
 //! (`NearbankBackend`: computed on the host, the recorded program priced by the model).
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use pyo3::prelude::*;
 
@@ -12,7 +12,7 @@ use pimhe_nearbank::model::Model;
 use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig};
+use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
 use pimhe_schemes::rlwe::RlweScheme;
 
 use crate::by_scheme;
@@ -58,6 +58,32 @@ pub struct PimSlot {
 
 /// The ring degree and primes a PIM backend was set up for, and the backend.
 type BoundPim = (usize, Vec<u32>, Arc<PimBackend>);
+
+// The slot's lock is only ever waited for with the GIL released: a thread setting the device up
+// holds it while it runs without the GIL, and needs the GIL back to return.
+impl PimSlot {
+    /// The device, set up now for ring degree `n` and `primes` if no context has set it up yet,
+    /// with what it was set up for. Call it with the GIL released.
+    fn bind(&self, n: usize, primes: &[u32]) -> pimhe_exec::Result<BoundPim> {
+        let mut bound = self.lock();
+        if let Some(set_up) = bound.as_ref() {
+            return Ok(set_up.clone());
+        }
+        let pim = Arc::new(PimBackend::new(self.config.clone(), n, primes)?);
+        *bound = Some((n, primes.to_vec(), pim.clone()));
+        Ok((n, primes.to_vec(), pim))
+    }
+
+    /// The device, if a context has set it up (waiting for a setup under way without the GIL).
+    fn device(&self, py: Python<'_>) -> Option<Arc<PimBackend>> {
+        py.allow_threads(|| self.lock().as_ref().map(|(_, _, pim)| pim.clone()))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<BoundPim>> {
+        // A setup that panicked left nothing bound, so the state is whole: use it as it is.
+        self.bound.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 enum Inner {
     Cpu(Arc<CpuBackend>),
@@ -105,21 +131,14 @@ impl Backend {
             Inner::Pim(slot) => {
                 let n = ctx.rlwe().degree();
                 let primes = backend_primes(ctx);
-                let mut bound =
-                    slot.bound.lock().map_err(|_| error(Kind::Backend, "the backend's lock is poisoned"))?;
-                if let Some((bn, bprimes, pim)) = bound.as_ref() {
-                    if *bn == n && *bprimes == primes {
-                        return Ok(OnDev::Pim(pim.clone()));
-                    }
+                let (bn, bprimes, pim) = py.allow_threads(|| slot.bind(n, &primes)).py_err()?;
+                if bn != n || bprimes != primes {
                     return Err(crate::errors::mismatch(format!(
                         "this upmem-emu backend was set up for N = {bn} and primes {bprimes:?}; the {} context has N = \
                          {n} and primes {primes:?}: make another Backend.upmem_emu() for it",
                         by_scheme!(ctx, S, _c => S::NAME)
                     )));
                 }
-                let config = slot.config.clone();
-                let pim = Arc::new(py.allow_threads(|| PimBackend::new(config, n, &primes)).py_err()?);
-                *bound = Some((n, primes, pim.clone()));
                 Ok(OnDev::Pim(pim))
             }
         }
@@ -210,10 +229,19 @@ impl Backend {
     #[staticmethod]
     #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None))]
     pub fn upmem_emu(dpus: usize, mode: &str, variant: &str, tasklets: Option<u32>) -> PyResult<Self> {
+        // Checked here, where the arguments are given, rather than when a context first sets the
+        // device up (only the DPUs each prime needs depend on the context).
+        if !(1..=MAX_DPUS).contains(&dpus) {
+            return Err(parameter(format!("dpus={dpus} is not allowed: an UPMEM system has 1 ..= {MAX_DPUS} DPUs")));
+        }
         let mode: Mode = mode.parse().map_err(|e: String| parameter(e))?;
         let mut config = PimConfig::new(dpus, mode);
         config.variant = self::variant(variant)?;
         if let Some(t) = tasklets {
+            let (generation, max) = (config.emulator.generation, config.emulator.generation.max_tasklets());
+            if !(1..=max).contains(&t) {
+                return Err(parameter(format!("tasklets={t} is not allowed: a {generation} DPU runs 1 ..= {max}")));
+            }
             config.emulator.tasklets = t;
         }
         Ok(Self { inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })
@@ -250,13 +278,13 @@ impl Backend {
 
     /// CPU worker threads (the host threads of the emulator's fallbacks for upmem-emu).
     #[getter]
-    fn threads(&self) -> usize {
+    fn threads(&self, py: Python<'_>) -> usize {
         use pimhe_exec::Backend as _;
         match &self.inner {
             Inner::Cpu(cpu) => cpu.threads(),
             Inner::Nearbank(nearbank, _) => nearbank.threads(),
-            Inner::Pim(slot) => match slot.bound.lock().ok().and_then(|b| b.as_ref().map(|(_, _, p)| p.threads())) {
-                Some(t) => t,
+            Inner::Pim(slot) => match slot.device(py) {
+                Some(pim) => pim.threads(),
                 None => std::thread::available_parallelism().map_or(1, |n| n.get()),
             },
         }
@@ -281,8 +309,7 @@ impl Backend {
             return Ok(Some(reports.getattr("NearbankReport")?.call_method1("_from_json", (json,))?.unbind()));
         }
         let Inner::Pim(slot) = &self.inner else { return Ok(None) };
-        let pim = slot.bound.lock().map_err(|_| error(Kind::Backend, "poisoned lock"))?.as_ref().map(|b| b.2.clone());
-        let report = match pim {
+        let report = match slot.device(py) {
             Some(pim) => py.allow_threads(|| pim.report()).py_err()?,
             None => OffloadReport { model: slot.config.model.label(), ..OffloadReport::default() },
         };
@@ -292,15 +319,17 @@ impl Backend {
     /// Clears the accumulated report (upmem-emu: pending commands run and are counted first;
     /// nearbank: the recorded program is dropped).
     fn reset_report(&self, py: Python<'_>) -> PyResult<()> {
-        if let Inner::Nearbank(nearbank, _) = &self.inner {
-            nearbank.take_trace();
-        }
-        if let Inner::Pim(slot) = &self.inner {
-            let pim =
-                slot.bound.lock().map_err(|_| error(Kind::Backend, "poisoned lock"))?.as_ref().map(|b| b.2.clone());
-            if let Some(pim) = pim {
-                py.allow_threads(|| pim.reset_report()).py_err()?;
+        match &self.inner {
+            // Its trace is behind a lock too: waited for without the GIL.
+            Inner::Nearbank(nearbank, _) => py.allow_threads(|| {
+                nearbank.take_trace();
+            }),
+            Inner::Pim(slot) => {
+                if let Some(pim) = slot.device(py) {
+                    py.allow_threads(|| pim.reset_report()).py_err()?;
+                }
             }
+            Inner::Cpu(_) => {}
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! `Encryptor` and `Decryptor`: the Rust `Encryptor<'a, B, S>` and `Decryptor<'a, B, S>`
 //! (which borrow their backend) kept with the backend they borrow.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 
@@ -22,7 +22,14 @@ pub struct EncL<S>(std::marker::PhantomData<S>);
 impl<B: Dev, S: Scheme> Borrower<B> for EncL<S> {
     type At<'a> = rlwe::Encryptor<'a, B, S>;
 }
-type Enc<B, S> = Mutex<Anchored<B, EncL<S>>>;
+
+/// An encryptor with its parameters. Encrypting draws randomness (`&mut`), so threads sharing
+/// the Python object take turns under the lock (`locked`); the parameters are kept outside it,
+/// so that values are encoded (with the GIL) before waiting for it.
+pub struct Enc<B: Dev, S: Scheme> {
+    ctx: Arc<S>,
+    encryptor: Mutex<Anchored<B, EncL<S>>>,
+}
 
 pub struct EncF<S>(std::marker::PhantomData<S>);
 impl<S: Scheme> DevFamily for EncF<S> {
@@ -85,22 +92,23 @@ impl Context {
         if public.is_none() && secret.is_none() {
             return Err(parameter("the encryptor's key must be a PublicKey or a SecretKey"));
         }
-        by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
+        by_scheme!(&self.inner, S, c => on_dev!(handle, B, dev => {
             let anchored = Anchored::<B, EncL<S>>::make(dev, |b| -> PyResult<_> {
                 let encryptor = match (&public, &secret) {
                     (Some(k), _) => {
-                        let k = key_of::<PublicF, S>(&k.get().inner, "public key")?;
+                        let k = key_of::<PublicF, S>(&k.get().inner, c, "public key")?;
                         py.allow_threads(|| rlwe::Encryptor::with_public_key(b, k)).py_err()?
                     }
                     (None, Some(k)) => {
-                        let k = key_of::<SecretF, S>(&k.get().inner, "secret key")?;
+                        let k = key_of::<SecretF, S>(&k.get().inner, c, "secret key")?;
                         py.allow_threads(|| rlwe::Encryptor::with_secret_key(b, k)).py_err()?
                     }
                     (None, None) => unreachable!("checked above"),
                 };
                 Ok(match sampler { Some(s) => encryptor.with_sampler(s), None => encryptor })
             })?;
-            Ok(Encryptor { inner: S::wrap::<EncFam>(B::wrap::<EncF<S>>(Mutex::new(anchored))) })
+            let enc = Enc { ctx: anchored.with_value(|e| e.context().clone()), encryptor: Mutex::new(anchored) };
+            Ok(Encryptor { inner: S::wrap::<EncFam>(B::wrap::<EncF<S>>(enc)) })
         }))
     }
 
@@ -113,13 +121,25 @@ impl Context {
         backend: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Decryptor> {
         let handle = resolve(py, backend, &self.inner)?;
-        by_scheme!(&self.inner, S, _c => on_dev!(handle, B, dev => {
-            let key = key_of::<SecretF, S>(&secret_key.inner, "secret key")?;
+        by_scheme!(&self.inner, S, c => on_dev!(handle, B, dev => {
+            let key = key_of::<SecretF, S>(&secret_key.inner, c, "secret key")?;
             let anchored =
                 Anchored::<B, DecL<S>>::make(dev, |b| py.allow_threads(|| rlwe::Decryptor::new(b, key)).py_err())?;
             Ok(Decryptor { inner: S::wrap::<DecFam>(B::wrap::<DecF<S>>(anchored)) })
         }))
     }
+}
+
+/// `run` on the encryptor, under its lock, with the GIL released. Waiting for the lock with the
+/// GIL held deadlocks: the thread holding the lock releases the GIL while it encrypts and needs
+/// it back to return, while the waiting thread keeps it.
+fn locked<S: Scheme, B: Dev, R: Send>(
+    py: Python<'_>,
+    enc: &Enc<B, S>,
+    run: impl FnOnce(&mut Anchored<B, EncL<S>>) -> R + Send,
+) -> PyResult<R> {
+    py.allow_threads(|| enc.encryptor.lock().map(|mut guard| run(&mut guard)).map_err(drop))
+        .map_err(|()| error(Kind::Base, "the encryptor's lock is poisoned"))
 }
 
 fn encrypt<S: SchemeOps, B: Dev>(
@@ -131,11 +151,12 @@ fn encrypt<S: SchemeOps, B: Dev>(
 where
     S::Plaintext: Send + Sync,
 {
-    let mut guard = enc.lock().map_err(|_| error(Kind::Base, "the encryptor's lock is poisoned"))?;
-    let ctx = guard.with_value(|e| e.context().clone());
-    let plains = S::encode(&ctx, values, at)?;
-    let backend = guard.backend().clone();
-    let batch = guard.with_value_mut(|e| py.allow_threads(|| e.encrypt(&plains))).py_err()?;
+    let plains = S::encode(&enc.ctx, values, at)?;
+    let (batch, backend) = locked(py, enc, |anchored| {
+        let backend = anchored.backend().clone();
+        anchored.with_value_mut(|e| e.encrypt(&plains)).map(|batch| (batch, backend))
+    })?
+    .py_err()?;
     Ok(wrap::<S, B>(batch, backend))
 }
 
@@ -149,10 +170,9 @@ fn encrypt_seeded<S: SchemeOps, B: Dev>(
 where
     S::Plaintext: Send + Sync,
 {
-    let mut guard = enc.lock().map_err(|_| error(Kind::Base, "the encryptor's lock is poisoned"))?;
-    let ctx = guard.with_value(|e| e.context().clone());
-    let plains = S::encode(&ctx, values, at)?;
-    guard.with_value_mut(|e| py.allow_threads(|| e.encrypt_seeded(&plains).map(|seeded| seeded.to_bytes()))).py_err()
+    let plains = S::encode(&enc.ctx, values, at)?;
+    locked(py, enc, |anchored| anchored.with_value_mut(|e| e.encrypt_seeded(&plains).map(|seeded| seeded.to_bytes())))?
+        .py_err()
 }
 
 #[pymethods]

@@ -167,8 +167,8 @@ pub fn exec_error(e: pimhe_exec::ExecError) -> PyErr {
 /// The exception of a statistics error.
 pub fn stats_error(e: StatsError) -> PyErr {
     match e {
-        StatsError::Input(m) => error(Kind::Parameter, m),
-        StatsError::Capacity(m) => error(Kind::Capacity, m),
+        StatsError::Input(m) => error(Kind::Parameter, python_names(&m)),
+        StatsError::Capacity(m) => error(Kind::Capacity, python_names(&m)),
         StatsError::Integrity(m) => error(Kind::Base, m),
         StatsError::Scheme(e) => scheme_error(e),
     }
@@ -178,7 +178,54 @@ pub fn stats_error(e: StatsError) -> PyErr {
 /// failure.
 pub fn bench_error(e: pimhe_bench::BenchError) -> PyErr {
     let kind = if e.is_usage() { Kind::Parameter } else { Kind::Base };
-    error(kind, e.to_string())
+    error(kind, python_names(&e.to_string()))
+}
+
+/// The Python argument of each CLI flag that Python does not spell as the flag with `_` for `-`.
+const RENAMED_FLAGS: [(&str, &str); 1] = [("what-if", "what_ifs")];
+
+/// The words that follow a flag given without its value in the library's messages ("--threads
+/// applies to ...", "lower --primes or --n"); any other word after a flag is the flag's value.
+const AFTER_A_BARE_FLAG: [&str; 4] = ["applies", "does", "must", "or"];
+
+/// A message of the statistics and benchmark libraries, which word their errors for the CLI that
+/// prints them ("--batch 0 is not allowed"), with the Python arguments named instead ("batch=0 is
+/// not allowed"; "lower primes or n"). The CLI must keep printing its flags, so the translation is
+/// made here, for the functions that pass these messages on to Python.
+fn python_names(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("--") {
+        let (before, from) = rest.split_at(at);
+        let after_dashes = &from[2..];
+        let flag_len = after_dashes
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+            .unwrap_or(after_dashes.len());
+        let flag = &after_dashes[..flag_len];
+        out.push_str(before);
+        // A flag starts a word and with a letter ("--n"; not a range "1--2" or a rule "----").
+        let starts_word = !before.ends_with(|c: char| c.is_alphanumeric());
+        if !starts_word || !flag.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.push_str("--");
+            rest = after_dashes;
+            continue;
+        }
+        match RENAMED_FLAGS.iter().find(|(cli, _)| *cli == flag) {
+            Some((_, python)) => out.push_str(python),
+            None => out.push_str(&flag.replace('-', "_")),
+        }
+        rest = &after_dashes[flag_len..];
+        let value = rest.strip_prefix(' ').and_then(|r| r.split_whitespace().next()).filter(|word| {
+            let word = word.trim_end_matches([',', ';', ':', ')']);
+            !word.is_empty() && !word.starts_with('(') && !AFTER_A_BARE_FLAG.contains(&word)
+        });
+        if value.is_some() {
+            out.push('=');
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Shorthand: a `ParameterError`.

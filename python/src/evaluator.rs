@@ -63,8 +63,8 @@ impl Context {
     ) -> PyResult<Evaluator> {
         let handle = resolve(py, backend, &self.inner)?;
         by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
-            let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, "relinearization key")).transpose()?;
-            let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, "Galois keys")).transpose()?;
+            let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, ctx, "relinearization key")).transpose()?;
+            let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, ctx, "Galois keys")).transpose()?;
             let anchored = Anchored::<B, EvL<S>>::make(dev, |b| {
                 py.allow_threads(|| -> SResult<_> {
                     let mut ev = rlwe::Evaluator::new(b, ctx);
@@ -141,6 +141,20 @@ fn many<S: SchemeOps, B: Dev>(
     let x = unwrap::<S, B>(a, ev.backend(), "the batch")?;
     let out = ev.with_value(|e| py.allow_threads(|| op(e, x))).py_err()?;
     Ok(out.into_iter().map(|b| wrap::<S, B>(b, ev.backend().clone())).collect())
+}
+
+/// Whether rotating CKKS slots by `steps` leaves each in place: its automorphism is X -> X^1, for
+/// which the library would ask a Galois key like any other.
+fn moves_nothing<B: Dev>(e: &rlwe::Evaluator<'_, B, CkksContext>, steps: i64) -> bool {
+    e.context().rotation_element(steps) == 1
+}
+
+/// A copy of `a`: dropping it to its own level copies its components.
+fn unmoved<B: Dev>(
+    e: &rlwe::Evaluator<'_, B, CkksContext>,
+    a: &Batch<B, CkksContext>,
+) -> SResult<Batch<B, CkksContext>> {
+    e.drop_to_level(a, a.level())
 }
 
 impl Evaluator {
@@ -271,21 +285,37 @@ impl Evaluator {
         on_dev!(self.ckks("add_const")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.add_const(x, c)))
     }
 
-    /// CKKS: multiplies every slot by c (an integer costs no level; other constants need a
-    /// `rescale` next).
+    /// CKKS: multiplies every slot by c. An integer (a real whole number such as 3, -2 or 3.0,
+    /// below 2^53 in magnitude) multiplies the ciphertext as it is: no level is used and the scale
+    /// stays, so do not rescale after it (that would divide the values by the primes of a level).
+    /// Any other constant (0.25, 1.5, 2+1j) is encoded at the scale of the primes the next
+    /// `rescale` drops: the result's scale is a's times those primes, and `rescale` right after it
+    /// brings the scale back to a's (using a level).
     fn mul_const(&self, py: Python<'_>, a: &CiphertextBatch, c: Complex64) -> PyResult<CiphertextBatch> {
         on_dev!(self.ckks("mul_const")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.mul_const(x, c)))
     }
 
     /// CKKS: rotates the slots left by `steps` (right when negative); needs its Galois key
-    /// (`ctx.keygen(rotations=[steps])`).
+    /// (`ctx.keygen(rotations=[steps])`). A rotation by a multiple of N/2 (0 among them) leaves
+    /// every slot in place: it returns a copy and needs no key.
     fn rotate(&self, py: Python<'_>, a: &CiphertextBatch, steps: i64) -> PyResult<CiphertextBatch> {
-        on_dev!(self.ckks("rotate")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.rotate(x, steps)))
+        on_dev!(self.ckks("rotate")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| {
+            if moves_nothing(e, steps) { unmoved(e, x) } else { e.rotate(x, steps) }
+        }))
     }
 
-    /// CKKS: rotations by each of `steps`, hoisted.
+    /// CKKS: rotations by each of `steps`, hoisted, in the order of `steps` (a step that moves
+    /// nothing gives a copy, as in `rotate`).
     fn rotate_hoisted(&self, py: Python<'_>, a: &CiphertextBatch, steps: Vec<i64>) -> PyResult<Vec<CiphertextBatch>> {
-        on_dev!(self.ckks("rotate_hoisted")?, B, ev => many::<CkksContext, B>(py, ev, a, |e, x| e.rotate_hoisted(x, &steps)))
+        on_dev!(self.ckks("rotate_hoisted")?, B, ev => many::<CkksContext, B>(py, ev, a, |e, x| {
+            let moving: Vec<i64> = steps.iter().copied().filter(|&s| !moves_nothing(e, s)).collect();
+            // The library hoists for the keys of the moving steps only (none: nothing to hoist).
+            let mut rotated = if moving.is_empty() { Vec::new() } else { e.rotate_hoisted(x, &moving)? }.into_iter();
+            steps
+                .iter()
+                .map(|&s| if moves_nothing(e, s) { unmoved(e, x) } else { Ok(rotated.next().expect("one per moving step")) })
+                .collect()
+        }))
     }
 
     /// CKKS: the complex conjugate of every slot (`ctx.keygen(conjugation=True)`).

@@ -2,24 +2,37 @@
 //! (`SecretKey`, `PublicKey`, `RelinKey`, `GaloisKeys`); the secret key leaves Rust only as its
 //! encoding (`serial.rs`), and the library overwrites it with zeros when it is dropped.
 
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use pimhe_math::Sampler;
 use pimhe_schemes::ckks::CkksContext;
 use pimhe_schemes::rlwe::{self, KeyGenerator, RlweScheme};
+use pimhe_schemes::SchemeError;
 
 use crate::backend::DevHandle;
 use crate::context::{AnyContext, Context};
-use crate::errors::{mismatch, parameter, IntoPy};
+use crate::errors::{mismatch, parameter, scheme_error, IntoPy};
 use crate::family::{ByScheme, Family, Scheme};
 use crate::{by_scheme, on_dev};
+
+/// A kind of key: each key knows the parameters it was made under.
+pub trait KeyFamily: Family {
+    fn context<S: Scheme>(key: &Self::Of<S>) -> &Arc<S>;
+}
 
 macro_rules! key_family {
     ($family:ident, $ty:ident) => {
         pub struct $family;
         impl Family for $family {
             type Of<S: Scheme> = rlwe::$ty<S>;
+        }
+        impl KeyFamily for $family {
+            fn context<S: Scheme>(key: &rlwe::$ty<S>) -> &Arc<S> {
+                key.context()
+            }
         }
     };
 }
@@ -28,10 +41,23 @@ key_family!(PublicF, PublicKey);
 key_family!(RelinF, RelinKey);
 key_family!(GaloisF, GaloisKeys);
 
-/// The key of scheme S in `key`, or the error naming both schemes.
-pub fn key_of<'k, F: Family, S: Scheme>(key: &'k ByScheme<F>, what: &str) -> PyResult<&'k F::Of<S>> {
-    S::get::<F>(key)
-        .ok_or_else(|| mismatch(format!("the {what} is a {} key; this context is {}", key.label(), S::LABEL)))
+/// The key of scheme S in `key`, made under `ctx`'s parameters (a context of equal parameters is
+/// the same context), or the error naming the schemes or parameters that differ. Every object
+/// made from a key works under the key's parameters: one of another context's would silently
+/// encrypt or decrypt for that context instead.
+pub fn key_of<'k, F: KeyFamily, S: Scheme>(key: &'k ByScheme<F>, ctx: &Arc<S>, what: &str) -> PyResult<&'k F::Of<S>> {
+    let key = S::get::<F>(key)
+        .ok_or_else(|| mismatch(format!("the {what} is a {} key; this context is {}", key.label(), S::LABEL)))?;
+    let made_under = F::context::<S>(key);
+    if !Arc::ptr_eq(made_under, ctx) && made_under.params() != ctx.params() {
+        return Err(scheme_error(SchemeError::ParameterMismatch(format!(
+            "the {what} came from a context of other parameters, [{}], not this context's [{}]: use keys made under \
+             this context's parameters",
+            made_under.params(),
+            ctx.params()
+        ))));
+    }
+    Ok(key)
 }
 
 /// The secret key s. It stays in Rust unless asked for its encoding (`to_bytes`, `save`:
@@ -164,7 +190,7 @@ struct Made<S: Scheme> {
 
 fn generate<S: Scheme, B: crate::family::Dev>(
     backend: &B,
-    ctx: &std::sync::Arc<S>,
+    ctx: &Arc<S>,
     sampler: Sampler,
     relin: bool,
     elements: &[usize],

@@ -1,8 +1,8 @@
 //! Serialization of parameters, keys and ciphertext batches over the library's versioned
 //! binary format (`pimhe_schemes::serial`, docs/SERIALIZATION.md): `to_bytes` / `from_bytes`,
-//! `save` / `load` (the library's `serial::save` / `serial::load`), pickling of contexts. Every
-//! check is the library's loader's; this module only erases the scheme and backend types and
-//! hands bytes across.
+//! `save` / `load` (the library's `serial::save_with` / `serial::load`; a secret key's file is
+//! its owner's only), pickling of contexts. Every check is the library's loader's; this module
+//! only erases the scheme and backend types and hands bytes across.
 //!
 //! Keys and ciphertexts are only meaningful under their parameters, so their loaders take the
 //! context, and pickling them is refused with a `TypeError` that says so; a context pickles as
@@ -20,7 +20,7 @@ use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvContext, BgvParameters};
 use pimhe_schemes::ckks::{CkksContext, CkksParameters};
 use pimhe_schemes::rlwe;
-use pimhe_schemes::serial::{self, SerialScheme, HEADER_LEN};
+use pimhe_schemes::serial::{self, Access, Existing, SerialScheme, HEADER_LEN};
 use pimhe_schemes::SchemeError;
 
 use crate::backend::resolve;
@@ -49,9 +49,10 @@ fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<Zeroizing<Vec<u8>>> {
     py.allow_threads(|| serial::load(&path)).py_err()
 }
 
-/// Writes `bytes` to a file (created or truncated).
-fn write_file(py: Python<'_>, path: PathBuf, bytes: &[u8]) -> PyResult<()> {
-    py.allow_threads(|| serial::save(&path, bytes)).py_err()
+/// Writes `bytes` to a file (created, or an existing one replaced atomically) readable as
+/// `access` says: a secret key's file by its owner only, whatever the umask.
+fn write_file(py: Python<'_>, path: PathBuf, bytes: &[u8], access: Access) -> PyResult<()> {
+    py.allow_threads(|| serial::save_with(&path, bytes, access, Existing::Replace)).py_err()
 }
 
 /// The `TypeError` of pickling an object that needs its context to be loaded.
@@ -100,7 +101,7 @@ impl Context {
     /// Writes the parameters to a file (`Context.load` reads it).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let bytes = by_scheme!(&self.inner, S, c => c.params().to_bytes());
-        write_file(py, path, &bytes)
+        write_file(py, path, &bytes, Access::Public)
     }
 
     /// The context of the parameters in a file written by `Context.save`.
@@ -209,7 +210,7 @@ macro_rules! key_methods {
             /// Writes `to_bytes(compressed)` to a file (`load` reads it).
             #[pyo3(signature = (path, compressed=false))]
             fn save(&self, py: Python<'_>, path: PathBuf, compressed: bool) -> PyResult<()> {
-                write_file(py, path, &encode_key(&self.inner, compressed)?)
+                write_file(py, path, &encode_key(&self.inner, compressed)?, Access::Public)
             }
         }
     };
@@ -226,9 +227,10 @@ impl SecretKey {
         Ok(PyBytes::new(py, &encode_key(&self.inner, false)?))
     }
 
-    /// Writes the secret key to a file: keep it private (whoever reads it can decrypt).
+    /// Writes the secret key to a file readable by its owner only (mode 0600 on POSIX, whatever
+    /// the umask; a file already there is replaced): whoever reads it can decrypt.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        write_file(py, path, &encode_key(&self.inner, false)?)
+        write_file(py, path, &encode_key(&self.inner, false)?, Access::Secret)
     }
 }
 
@@ -302,7 +304,7 @@ impl CiphertextBatch {
 
     /// Writes `to_bytes()` to a file (`CiphertextBatch.load` reads it).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        write_file(py, path, &self.encode(py)?)
+        write_file(py, path, &self.encode(py)?, Access::Public)
     }
 
     /// The batch of `ctx` in `data` (written by `to_bytes` or `Encryptor.encrypt_seeded`),

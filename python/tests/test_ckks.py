@@ -63,6 +63,47 @@ def test_rotations_and_conjugation(ckks, cpu, rng):
         ev.rotate(c, 5)
 
 
+def test_rotating_by_no_step_is_a_copy_and_needs_no_key(ckks, cpu, rng):
+    ctx, keys = ckks
+    enc, dec, with_keys = tools(ctx, keys, cpu)
+    without_keys = ctx.evaluator(cpu)
+    x = rng.uniform(-1, 1, size=ctx.slots)
+    c = enc.encrypt(x)
+    # A multiple of the slot count is no rotation either.
+    for steps in (0, ctx.slots, -2 * ctx.slots):
+        same = without_keys.rotate(c, steps)
+        assert (same.level, same.scale, same.size) == (c.level, c.scale, c.size)
+        np.testing.assert_allclose(dec.decrypt(same)[0], x, atol=TOL)
+    (same,) = without_keys.rotate_hoisted(c, [0])
+    np.testing.assert_allclose(dec.decrypt(same)[0], x, atol=TOL)
+    # Hoisted beside real rotations, in the order asked.
+    left, same, right = with_keys.rotate_hoisted(c, [1, 0, -1])
+    np.testing.assert_allclose(dec.decrypt(left)[0], np.roll(x, -1), atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(same)[0], x, atol=TOL)
+    np.testing.assert_allclose(dec.decrypt(right)[0], np.roll(x, 1), atol=TOL)
+    with pytest.raises(pimhe.MissingKeyError, match="Galois"):
+        without_keys.rotate(c, 1)
+
+
+def test_mul_const_integers_keep_level_and_scale_other_constants_need_a_rescale(ckks, cpu, rng):
+    # What the docstring of Evaluator.mul_const says.
+    ctx, keys = ckks
+    enc, dec, ev = tools(ctx, keys, cpu)
+    x = rng.uniform(-1, 1, size=(2, ctx.slots))
+    c = enc.encrypt(x)
+    for whole in (3, -2, 3.0):
+        product = ev.mul_const(c, whole)
+        assert (product.level, product.scale) == (c.level, c.scale)
+        np.testing.assert_allclose(dec.decrypt(product), whole * x, atol=TOL)
+    scaled = ev.mul_const(c, 0.25)
+    assert scaled.level == c.level
+    rescaled = ev.rescale(scaled)
+    dropped = ctx.primes[rescaled.level + 1 : c.level + 1]
+    assert scaled.scale == pytest.approx(c.scale * np.prod([float(q) for q in dropped]))
+    assert rescaled.scale == pytest.approx(c.scale)
+    np.testing.assert_allclose(dec.decrypt(rescaled), 0.25 * x, atol=TOL)
+
+
 def test_polynomial(ckks, cpu, rng):
     ctx, keys = ckks
     enc, dec, ev = tools(ctx, keys, cpu)

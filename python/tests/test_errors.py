@@ -1,5 +1,7 @@
 """Errors carry the Rust library's message and a class that says what went wrong."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -76,8 +78,6 @@ def test_unknown_backend_and_settings(bgv):
         pimhe.Backend.upmem_emu(mode="diagonal")
     with pytest.raises(pimhe.ParameterError, match="variant"):
         pimhe.Backend.upmem_emu(variant="fastest")
-    with pytest.raises(pimhe.BackendError, match="DPUs requested"):
-        ctx.evaluator(pimhe.Backend.upmem_emu(dpus=5000))
     with pytest.raises(pimhe.BackendError, match="threads requested"):
         pimhe.Backend.cpu(0)
 
@@ -111,3 +111,59 @@ def test_ckks_has_no_noise_budget(ckks, cpu):
         ctx.decryptor(keys.secret_key, cpu).noise_budget(c)
     with pytest.raises(pimhe.MismatchError, match="CKKS"):
         pimhe.Context.bgv(n=4096).keygen(rotations=[1])
+
+
+def test_messages_name_python_arguments_not_cli_flags():
+    # The library words these for the CLI (`--batch 0 is not allowed`); Python names its arguments.
+    cases = [
+        (lambda: pimhe.advise("ntt", 1024, 8), "workload=ntt is not known"),
+        (lambda: pimhe.advise("pipeline", 1024, 0), "batch=0 is not allowed"),
+        (lambda: pimhe.advise("pipeline", 1024, 8, what_ifs=["bogus"]), 'what_ifs="bogus" is not allowed'),
+        (lambda: pimhe._pimhe.bench_kernel("ntt", 1024, 1), "ntt needs primes"),
+        (
+            lambda: pimhe._pimhe.bench_kernel("ntt", 1024, 1, primes=1, backend="upmem-emu", threads=2),
+            "threads applies to backend=cpu only",
+        ),
+        (lambda: pimhe._pimhe.reproduce_dramatic("barrett", "zzz"), "rows=zzz selects no row"),
+        (lambda: pimhe.Backend.nearbank(buffer_entries=0), "buffer_entries: "),
+        (lambda: pimhe.Backend.nearbank("h100"), "system: unknown system"),
+        (lambda: pimhe.stats.mean(np.ones((3, 1)), n=1000), "n=1000: invalid parameters"),
+    ]
+    for call, words in cases:
+        with pytest.raises(pimhe.ParameterError) as caught:
+            call()
+        message = str(caught.value)
+        assert words in message and "--" not in message, message
+
+
+def test_upmem_emu_refuses_dpu_counts_at_construction():
+    for dpus in (0, 2561):
+        with pytest.raises(pimhe.ParameterError, match=rf"dpus={dpus} is not allowed: .*1 \.\.= 2560"):
+            pimhe.Backend.upmem_emu(dpus=dpus)
+    with pytest.raises(pimhe.ParameterError, match="tasklets=0"):
+        pimhe.Backend.upmem_emu(tasklets=0)
+    assert pimhe.Backend.upmem_emu(dpus=2560).dpus == 2560
+
+
+def test_keys_of_other_parameters_are_refused_by_every_key_taking_entry_point(bgv, cpu):
+    ctx, keys = bgv
+    # Same scheme and N, another plaintext modulus: another context.
+    other = pimhe.Context.bgv(n=4096, plain_modulus=40961)
+    refusals = [
+        (lambda: other.encryptor(keys.public_key, cpu), "public key"),
+        (lambda: other.encryptor(keys.secret_key, cpu), "secret key"),
+        (lambda: other.decryptor(keys.secret_key, cpu), "secret key"),
+        (lambda: other.evaluator(cpu, relin_key=keys.relin_key), "relinearization key"),
+    ]
+    galois = ctx.keygen(seed=4, galois_elements=[3]).galois_keys
+    refusals.append((lambda: other.evaluator(cpu, galois_keys=galois), "Galois keys"))
+    for call, what in refusals:
+        with pytest.raises(pimhe.MismatchError) as caught:
+            call()
+        assert re.search(rf"^parameter mismatch: the {what} came from a context of other parameters, \[N=4096 t=65537 .*\], "
+                         r"not this context's \[N=4096 t=40961 .*\]", str(caught.value)), str(caught.value)
+    # A context of the same parameters is the same context: its keys work there.
+    same = pimhe.Context.bgv(n=4096)
+    x = np.arange(8, dtype=np.uint64)
+    c = same.encryptor(keys.public_key, cpu).encrypt(x)
+    np.testing.assert_array_equal(same.decryptor(keys.secret_key, cpu).decrypt(c)[0, :8], x)

@@ -2,7 +2,9 @@
 decrypting loaded ciphertexts against numpy, loaded keys at work, compressed forms, pickling,
 and damaged or foreign data refused with FormatError (never a crash)."""
 
+import os
 import pickle
+import stat
 
 import numpy as np
 import pytest
@@ -242,6 +244,28 @@ def test_random_damage_is_refused_or_loads_never_crashes(bgv, cpu):
             ctx.ciphertext_from_bytes(bytes(damaged), cpu)
         except pimhe.FormatError:
             pass  # a flipped residue bit may still be a valid residue: then it loads
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_a_secret_key_file_is_its_owners_only_whatever_the_umask(bgv, cpu, tmp_path):
+    ctx, (sk, pk, _, _) = bgv
+    secret, replaced, public = tmp_path / "secret.pimhe", tmp_path / "replaced.pimhe", tmp_path / "public.pimhe"
+    replaced.write_bytes(b"an older file, readable by everyone")
+    replaced.chmod(0o644)
+    umask = os.umask(0)
+    try:
+        sk.save(secret)
+        sk.save(replaced)
+        pk.save(public)
+    finally:
+        os.umask(umask)
+    mode = lambda path: stat.S_IMODE(os.stat(path).st_mode)  # noqa: E731
+    assert mode(secret) == 0o600 and mode(replaced) == 0o600
+    assert mode(public) == 0o666  # public material: the umask decides
+    x = np.arange(4, dtype=np.uint64)
+    batch = ctx.encryptor(pk, cpu).encrypt(x)
+    for path in (secret, replaced):
+        np.testing.assert_array_equal(ctx.decryptor(pimhe.SecretKey.load(ctx, path), cpu).decrypt(batch)[0, :4], x)
 
 
 def test_file_errors_are_os_errors(bgv, tmp_path):

@@ -66,6 +66,16 @@ def test_stats_errors(data):
         pimhe.stats.mean(data, ["a", "b"])
 
 
+def test_a_column_named_twice_is_refused(data, tmp_path):
+    # Silently reading the first column twice would give a wrong statistic.
+    with pytest.raises(pimhe.ParameterError, match="columns: 'a' is named twice; name each column once"):
+        pimhe.stats.mean(data, ["a", "a", "y"])
+    path = tmp_path / "users.csv"
+    np.savetxt(path, data, delimiter=",", header="a,b,y", comments="", fmt="%.2f")
+    with pytest.raises(pimhe.ParameterError, match="'y' is named twice"):
+        pimhe.stats.variance(path, ["y", "a", "y"])
+
+
 def test_progress_reports_every_user_encrypted(data):
     class Recorder:
         def __init__(self):
