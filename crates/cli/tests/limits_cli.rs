@@ -106,3 +106,25 @@ fn keys_from_a_seed_are_labelled_insecure() {
     let json: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
     assert_eq!(json["keys"], "insecure: keys from a fixed seed", "{json}");
 }
+
+#[test]
+fn repeat_counts_beyond_the_maximum_are_refused_before_allocating() {
+    // 2^32 timings were 32 GiB allocated up front: an abort.
+    let runs: [&[&str]; 3] = [
+        &["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1"],
+        &["bench", "bfv-add", "--n", "4096", "--batch", "2"],
+        &["bench", "scheme", "--n", "4096", "--batch", "1"],
+    ];
+    for command in runs {
+        let args: Vec<&str> = command.iter().copied().chain(["--repeat", "4294967296"]).collect();
+        let output = pimhe(&args);
+        refused(&output, "--repeat 4294967296 is not allowed: at most 100000");
+        assert!(stderr(&output).contains("(allowed 1..=100000)"), "{args:?}");
+    }
+    // The maximum itself is allowed (a run of tiny NTTs).
+    let args = ["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--repeat", "100000", "--json"];
+    let output = pimhe(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["repeats"], 100_000);
+}
