@@ -128,3 +128,28 @@ fn repeat_counts_beyond_the_maximum_are_refused_before_allocating() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["repeats"], 100_000);
 }
+
+#[test]
+fn a_short_csv_of_wide_rows_is_charged_for_its_rows_only() {
+    // Two rows of 8,192 columns: the memory check charged them as 65,536 rows, 8 GiB, and
+    // refused them within a 3 GiB `ulimit -v`; they take a few MB.
+    let dir = std::env::temp_dir().join(format!("pimhe-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wide.csv");
+    let names: Vec<String> = (0..8192).map(|i| format!("c{i}")).collect();
+    let row = |cell: &str| vec![cell; 8192].join(",");
+    std::fs::write(&path, format!("{}\n{}\n{}\n", names.join(","), row("1.5"), row("-2"))).unwrap();
+    let limited = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 3145728 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_pimhe")])
+        .args(["stats", "mean", "--input", path.to_str().unwrap(), "--columns", &names.join(",")])
+        .args(["--n", "16384", "--threads", "1", "--json"])
+        .output()
+        .expect("sh runs");
+    assert!(limited.status.success(), "{}", stderr(&limited));
+    let json: serde_json::Value = serde_json::from_slice(&limited.stdout).unwrap();
+    assert_eq!(json["users"], 2);
+    let estimates = json["estimates"].as_array().unwrap();
+    assert_eq!(estimates.len(), 8192);
+    assert!(estimates.iter().all(|e| e["encrypted"].as_f64() == Some(-0.25)), "{}", estimates[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
