@@ -55,7 +55,9 @@ impl Dataset {
     /// fixed-point value: times 10^places, within the range of `i64`. The scale is 10^d for
     /// the most decimal places `d` seen in the selected columns, unless `decimals` fixes it
     /// (cells with more places are errors); every value must stay in `i64` at that scale. A
-    /// file whose rows would not fit in memory is refused as they accumulate.
+    /// file whose rows would not fit in memory is refused as they accumulate, a record longer
+    /// than [`MAX_RECORD_BYTES`] or a cell longer than [`MAX_CELL_BYTES`] as it is read, and a
+    /// column selected twice, or named twice in the header, up front.
     ///
     /// ```
     /// use pimhe_workloads::stats::Dataset;
@@ -63,6 +65,9 @@ impl Dataset {
     /// let data = Dataset::from_csv(csv.as_bytes(), &["age", "income"], None).unwrap();
     /// assert_eq!(data.decimals(), 2);
     /// assert_eq!(data.rows(), &[vec![3400, 5150], vec![2900, 4825]]);
+    /// // Which "age" would be meant?
+    /// let twice = Dataset::from_csv("age,age\n1,2\n".as_bytes(), &["age"], None).unwrap_err();
+    /// assert!(twice.to_string().contains("names column 'age' more than once"));
     /// ```
     pub fn from_csv(reader: impl Read, columns: &[&str], decimals: Option<u32>) -> Result<Self, StatsError> {
         Self::from_csv_within(reader, columns, decimals, ensure_fits)
