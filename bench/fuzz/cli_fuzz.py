@@ -154,7 +154,7 @@ def stats_case(rng, case):
         if dataset.columns is not None:
             case.expect.oracle = {"kind": "stats", "statistic": statistic, "names": dataset.selection,
                                   "columns": dataset.columns}
-    stats_option_flags(rng, case)
+    stats_option_flags(rng, case, synthetic="--synthetic" in case.argv)
 
 
 def stats_n_flag(rng, case, statistic):
@@ -177,7 +177,7 @@ def stats_n_flag(rng, case, statistic):
     return value
 
 
-def stats_option_flags(rng, case):
+def stats_option_flags(rng, case, synthetic):
     """Scheme, backend, threads, decimals, seed, json: mostly valid, sometimes not."""
     scheme = flag(rng, case, "scheme", ["bgv", "bfv"], ["ckks", "BGV", ""], p_invalid=0.02, p_omit=0.7)
     backend = flag(rng, case, "backend", ["cpu", "cpu", "cpu", "cpu", "upmem-emu"], ["gpu", "upmem", ""],
@@ -188,10 +188,15 @@ def stats_option_flags(rng, case):
                     p_invalid=0.05, p_limit=0.02)
         if scheme == "bfv" and dpus in ("8", "16"):
             case.expect.lenient.append("--dpus below BFV's prime count")
+    elif rng.random() < 0.03:
+        case.argv += ["--dpus", "16"]
+        case.expect.problems.append("--dpus without --backend upmem-emu")
     threads_flag(rng, case)
     decimals = flag(rng, case, "decimals", [str(d) for d in range(10)], ["-1", "x"], ["10", "20", "4294967295"],
                     p_invalid=0.1, p_limit=0.2, p_omit=0.88)
-    if decimals is not None:
+    if decimals is not None and synthetic:
+        case.expect.problems.append("--decimals with --synthetic")
+    elif decimals is not None:
         case.expect.lenient.append("--decimals may be below a cell's places")
     seed_flag(rng, case)
     if rng.random() < 0.95:
@@ -272,9 +277,12 @@ def generate_dataset(rng, statistic, n):
         count = rng.choice([1, 1, 2, 3, 4])
         selection = pick_names(rng, count)
         columns = [profile_values(rng, pick_profile(rng), rows) for _ in range(count)]
-    if statistic != "linreg" and len(selection) > 1 and rng.random() < 0.05:
-        selection[1], columns[1] = selection[0], columns[0]  # the same column twice
+    twice = statistic != "linreg" and len(selection) > 1 and rng.random() < 0.05
+    if twice:
+        selection[1], columns[1] = selection[0], columns[0]
     dataset = table(rng, selection, columns)
+    if twice:
+        dataset.problems.append("a column selected twice")
     if rng.random() < 0.22:
         corrupt(rng, dataset)
     return dataset
@@ -423,8 +431,10 @@ def table(rng, selection, columns):
     header = list(unique)
     for _ in range(rng.choice([0, 0, 1, 2])):
         header.insert(rng.randint(0, len(header)), rng.choice(["name", "id", "note", "\u00e9t\u00e9", "  "]))
+    problems = []
     if rng.random() < 0.05:
-        header.append(unique[0])  # a later duplicate: the first one is the column
+        header.append(unique[0])
+        problems.append("a selected column named twice in the header")
     rows = len(columns[0])
     records = []
     for r in range(rows):
@@ -437,7 +447,7 @@ def table(rng, selection, columns):
                 record.append(rng.choice(JUNK_CELLS))
         records.append(record)
     header = [pad(rng, h) for h in header]
-    return Dataset(header, records, list(selection), [data[name] for name in selection])
+    return Dataset(header, records, list(selection), [data[name] for name in selection], problems)
 
 
 def pad(rng, text):
@@ -570,9 +580,12 @@ def bench_op_case(rng, case):
              p_omit=0.6)
         if batch in HUGE:
             case.expect.lenient.append("a huge batch the model may price")
+        if rng.random() < 0.03:
+            case.argv += ["--repeat", "2"]
+            case.expect.problems.append("--repeat without --backend cpu: one emulated run")
     else:
         threads_flag(rng, case)
-    flag(rng, case, "repeat", ["1", "2"], ["x", "-1"], ["0"], p_invalid=0.03, p_limit=0.03)
+        flag(rng, case, "repeat", ["1", "2"], ["x", "-1"], ["0", "4294967296"], p_invalid=0.03, p_limit=0.03)
     if rng.random() < 0.7:
         case.argv.append("--json")
 
@@ -583,7 +596,7 @@ def bench_scheme_case(rng, case):
     flag(rng, case, "n", ["4096"], ["1024", "1000", "x"], [U64_MAX], p_invalid=0.06, p_limit=0.02)
     flag(rng, case, "batch", ["1", "2", "4"], ["0"], HUGE, p_invalid=0.04, p_limit=0.04)
     flag(rng, case, "backend", ["cpu"], ["upmem-emu", "gpu"], p_invalid=0.05, p_omit=0.5)
-    flag(rng, case, "repeat", ["1"], ["x"], ["0"], p_invalid=0.03, p_limit=0.03)
+    flag(rng, case, "repeat", ["1"], ["x"], ["0", "4294967296"], p_invalid=0.03, p_limit=0.03)
     # At N = 4096, dnum 1 and 2 leave two data primes: no noise budget for the product (refused).
     dnum = flag(rng, case, "dnum", ["1", "3"], ["x"], ["0", "100", U64_MAX], p_invalid=0.03, p_limit=0.1, p_omit=0.8)
     if dnum == "1":

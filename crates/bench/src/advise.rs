@@ -29,7 +29,7 @@ use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvParameters, DEGREES};
 use serde::Serialize;
 
-use crate::error::{check_threads, BenchError, Result};
+use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::kernels::{self, KernelConfig, KernelReport, Op};
 use crate::scheme::median;
@@ -638,9 +638,7 @@ fn validate(config: &AdviseConfig) -> Result<Checked> {
         })
         .collect::<Result<Vec<_>>>()?;
     check_threads(config.threads)?;
-    if config.repeat == 0 {
-        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 CPU run is needed"));
-    }
+    check_repeat(config.repeat, "CPU run")?;
     Ok(Checked { workload, mode, primes, dpus, what_ifs, max_batch })
 }
 

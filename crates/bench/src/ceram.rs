@@ -33,7 +33,7 @@ use pimhe_schemes::security::max_log_q_128;
 use pimhe_workloads::progress::Progress;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{BenchError, Result};
+use crate::error::{check_repeat, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::scheme::special::measure_special_bfv_ops;
 use crate::scheme::{measure_bfv_ops, BfvOpsReport};
@@ -643,9 +643,7 @@ fn seal_column(
 /// The CPU columns: pimhe's cpu backend at [`cpu_params`] (batch 1, one ciphertext per call as
 /// SEAL), then SEAL at the same primes' sizes and at its default modulus, or n/a.
 pub fn measure_cpus(config: &CeramConfig, progress: &dyn Progress) -> Result<Vec<CpuColumn>> {
-    if config.repeat == 0 {
-        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
-    }
+    check_repeat(config.repeat, "round")?;
     let params = cpu_params(config.n)?;
     let report = measure_bfv_ops(&params, 1, config.repeat, config.threads, config.seed, progress)?;
     let pimhe = pimhe_column(&report, config.n);

@@ -77,5 +77,36 @@ pub fn check_threads(threads: Option<usize>) -> Result<()> {
     }
 }
 
+/// The most timed repeats (or rounds) `--repeat` may ask for, on every command: a timing's best
+/// and mean or median settle long before (a few to a few hundred runs), the timings stay a few
+/// MB (8 bytes per repeat, per operation for `bench scheme`), and the fastest kernel is through
+/// them in seconds. Without a bound, `--repeat 4294967296` asked for 32 GiB of timings up front
+/// and aborted.
+pub const MAX_REPEAT: usize = 100_000;
+
+/// `--repeat`, the same for every command: 1 ..= [`MAX_REPEAT`]; `unit` names one repeat in
+/// the message ("repeat", "round", "CPU run").
+pub fn check_repeat(repeat: usize, unit: &str) -> Result<()> {
+    match repeat {
+        0 => Err(BenchError::usage(format!("--repeat 0 is not allowed: at least 1 {unit} is needed"))),
+        r if r > MAX_REPEAT => Err(BenchError::usage(format!(
+            "--repeat {r} is not allowed: at most {MAX_REPEAT} {unit}s (allowed 1..={MAX_REPEAT})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses flags that only mean something on `--backend applies_to` on a run of `backend`:
+/// `flags` pairs each flag with whether it was given. A flag a backend ignores would otherwise
+/// look as if it had been used.
+pub fn reject_flags_off(applies_to: &str, backend: &str, flags: &[(&str, bool)]) -> Result<()> {
+    match flags.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(BenchError::usage(format!(
+            "{flag} applies to --backend {applies_to} only (this run uses --backend {backend})"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Shorthand for results of this crate.
 pub type Result<T> = std::result::Result<T, BenchError>;

@@ -15,7 +15,7 @@ use pimhe_nearbank::trace::Trace;
 use pimhe_nearbank::NearbankBackend;
 use serde::Serialize;
 
-use crate::error::{BenchError, Result};
+use crate::error::{reject_flags_off, BenchError, Result};
 use crate::format::format_seconds;
 use crate::scheme::OpObserver;
 
@@ -31,14 +31,11 @@ pub fn model(system: Option<&str>, buffer_entries: Option<usize>) -> Result<Mode
 
 /// Refuses the near-bank flags on a run of another backend.
 pub fn reject_flags(backend: &str, system: Option<&str>, buffer_entries: Option<usize>) -> Result<()> {
-    for (flag, given) in [("--system", system.is_some()), ("--buffer-entries", buffer_entries.is_some())] {
-        if given {
-            return Err(BenchError::usage(format!(
-                "{flag} applies to --backend nearbank only (this run uses --backend {backend})"
-            )));
-        }
-    }
-    Ok(())
+    reject_flags_off(
+        "nearbank",
+        backend,
+        &[("--system", system.is_some()), ("--buffer-entries", buffer_entries.is_some())],
+    )
 }
 
 /// A program's modeled cost on one system, beside "w/o PIM" (`--json` serialises it flat).

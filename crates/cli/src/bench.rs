@@ -7,7 +7,7 @@ use pimhe_bench::kernels::{self, KernelConfig, Op};
 use pimhe_bench::scheme::{self, SchemeConfig};
 use pimhe_bench::Render;
 
-use crate::error::{CliError, Result};
+use crate::error::{reject_flags_off, CliError, Result};
 use crate::progress::TermProgress;
 
 /// The operation to time.
@@ -139,9 +139,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Number of timed repeats (cpu); the best is reported as wall time, the mean alongside.
-    #[arg(long, default_value_t = 3)]
-    pub repeat: usize,
+    /// cpu: number of timed repeats, 1..=100000; the best is reported as wall time, the mean
+    /// alongside [default: 3]. (upmem-emu and nearbank run once and model the run.)
+    #[arg(long)]
+    pub repeat: Option<usize>,
 
     /// Seed of the input generator (ChaCha20).
     #[arg(long, default_value_t = 1)]
@@ -165,7 +166,7 @@ impl From<&BenchArgs> for KernelConfig {
             what_if: args.what_if.clone(),
             system: args.system.clone(),
             buffer_entries: args.buffer_entries,
-            repeat: args.repeat,
+            repeat: args.repeat.unwrap_or(kernels::DEFAULT_REPEAT),
             seed: args.seed,
         }
     }
@@ -257,7 +258,15 @@ pub fn run(command: &BenchCommand) -> Result<()> {
             let report = scheme::measure(&args.into(), &TermProgress::new(args.json))?;
             print_report(&report, args.json)
         }
-        (None, Some(args)) => print_report(&kernels::run(&args.into())?, args.json),
+        (None, Some(args)) => {
+            // --repeat times cpu runs; the other backends run once, so a count there would be
+            // silently ignored. An unknown backend is left to the library's own message.
+            if args.backend != "cpu" {
+                kernels::check_backend(&args.backend)?;
+                reject_flags_off("cpu", &args.backend, &[("--repeat", args.repeat.is_some())])?;
+            }
+            print_report(&kernels::run(&args.into())?, args.json)
+        }
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
              bfv-add, bgv-mul-relin with --n and --batch), or \

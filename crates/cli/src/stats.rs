@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use pimhe_bench::settings::PimSettings;
+use pimhe_bench::settings::{PimSettings, DEFAULT_DPUS};
 use pimhe_bench::stats::{self, Server, StatsOutput};
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
@@ -18,7 +18,7 @@ use pimhe_nearbank::NearbankBackend;
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 
 use crate::bench::print_report;
-use crate::error::{check_threads, CliError, Result};
+use crate::error::{check_threads, reject_flags_off, CliError, Result};
 use crate::progress::TermProgress;
 
 /// Arguments of `pimhe stats`.
@@ -34,8 +34,9 @@ pub struct StatsArgs {
     /// Numeric columns to use, comma separated (linreg: features, then the response).
     #[arg(long, value_delimiter = ',', required = true)]
     columns: Vec<String>,
-    /// Fixed-point decimal places [default: the most found in the selected columns].
-    #[arg(long)]
+    /// Fixed-point decimal places of --input [default: the most found in the selected columns]
+    /// (synthetic data has 2).
+    #[arg(long, conflicts_with = "synthetic")]
     decimals: Option<u32>,
     /// Generate this many users instead of reading --input (columns x1..x8, y).
     #[arg(long, requires = "synthetic")]
@@ -50,9 +51,9 @@ pub struct StatsArgs {
     /// on this host, the server's work modeled).
     #[arg(long, default_value = "cpu")]
     backend: String,
-    /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime).
-    #[arg(long, default_value_t = 64)]
-    dpus: usize,
+    /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime) [default: 64].
+    #[arg(long)]
+    dpus: Option<usize>,
     /// nearbank: the system of Anaheim's Table III, a100-nearbank, a100-custom-hbm or
     /// rtx4090-nearbank [default: a100-nearbank].
     #[arg(long)]
@@ -88,12 +89,16 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         return Err(CliError::usage(format!("--scheme {}: allowed: bgv, bfv", args.scheme)));
     }
     check_threads(args.threads)?;
+    let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
     match args.backend.as_str() {
         "cpu" => {}
         // The range now; the DPUs per prime once the parameters are known.
-        "upmem-emu" => drop(PimSettings::parallel(args.dpus, 1)?),
+        "upmem-emu" => drop(PimSettings::parallel(dpus, 1)?),
         "nearbank" => {}
         other => return Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu, nearbank"))),
+    }
+    if args.backend != "upmem-emu" {
+        reject_flags_off("upmem-emu", &args.backend, &[("--dpus", args.dpus.is_some())])?;
     }
     if args.backend != "nearbank" {
         pimhe_bench::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
@@ -128,7 +133,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}")))?,
     };
     let make_pim = |primes: &[u32]| {
-        PimSettings::parallel(args.dpus, primes.len())
+        PimSettings::parallel(dpus, primes.len())
             .and_then(|settings| settings.backend(args.n, primes))
             .map_err(|e| StatsError::Input(e.to_string()))
     };

@@ -258,3 +258,23 @@ fn bench_bfv_ops_refuse_what_does_not_apply() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--primes"), "{}", stderr(&output));
 }
+
+#[test]
+fn repeat_is_refused_where_the_backend_runs_once() {
+    // upmem-emu emulates one run and nearbank models one: a repeat count there did nothing.
+    for (op, backend) in [("ntt", "upmem-emu"), ("ntt", "nearbank"), ("bfv-add", "upmem-emu"), ("bfv-add", "nearbank")]
+    {
+        let mut args = vec!["bench", op, "--n", "4096", "--batch", "2", "--backend", backend, "--repeat", "2"];
+        if op == "ntt" {
+            args.extend(["--primes", "1"]);
+        }
+        let output = pimhe(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        let expected = format!("error: --repeat applies to --backend cpu only (this run uses --backend {backend})\n");
+        assert_eq!(stderr(&output), expected, "{args:?}");
+    }
+    // An unknown backend is named as such, whatever else is given.
+    let output =
+        pimhe(&["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--backend", "gpu", "--repeat", "2"]);
+    assert!(stderr(&output).contains("backend gpu is not available"), "{}", stderr(&output));
+}

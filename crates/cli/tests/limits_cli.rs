@@ -106,3 +106,50 @@ fn keys_from_a_seed_are_labelled_insecure() {
     let json: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
     assert_eq!(json["keys"], "insecure: keys from a fixed seed", "{json}");
 }
+
+#[test]
+fn repeat_counts_beyond_the_maximum_are_refused_before_allocating() {
+    // 2^32 timings were 32 GiB allocated up front: an abort.
+    let runs: [&[&str]; 3] = [
+        &["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1"],
+        &["bench", "bfv-add", "--n", "4096", "--batch", "2"],
+        &["bench", "scheme", "--n", "4096", "--batch", "1"],
+    ];
+    for command in runs {
+        let args: Vec<&str> = command.iter().copied().chain(["--repeat", "4294967296"]).collect();
+        let output = pimhe(&args);
+        refused(&output, "--repeat 4294967296 is not allowed: at most 100000");
+        assert!(stderr(&output).contains("(allowed 1..=100000)"), "{args:?}");
+    }
+    // The maximum itself is allowed (a run of tiny NTTs).
+    let args = ["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--repeat", "100000", "--json"];
+    let output = pimhe(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["repeats"], 100_000);
+}
+
+#[test]
+fn a_short_csv_of_wide_rows_is_charged_for_its_rows_only() {
+    // Two rows of 8,192 columns: the memory check charged them as 65,536 rows, 8 GiB, and
+    // refused them within a 3 GiB `ulimit -v`; they take a few MB.
+    let dir = std::env::temp_dir().join(format!("pimhe-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wide.csv");
+    let names: Vec<String> = (0..8192).map(|i| format!("c{i}")).collect();
+    let row = |cell: &str| vec![cell; 8192].join(",");
+    std::fs::write(&path, format!("{}\n{}\n{}\n", names.join(","), row("1.5"), row("-2"))).unwrap();
+    let limited = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 3145728 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_pimhe")])
+        .args(["stats", "mean", "--input", path.to_str().unwrap(), "--columns", &names.join(",")])
+        .args(["--n", "16384", "--threads", "1", "--json"])
+        .output()
+        .expect("sh runs");
+    assert!(limited.status.success(), "{}", stderr(&limited));
+    let json: serde_json::Value = serde_json::from_slice(&limited.stdout).unwrap();
+    assert_eq!(json["users"], 2);
+    let estimates = json["estimates"].as_array().unwrap();
+    assert_eq!(estimates.len(), 8192);
+    assert!(estimates.iter().all(|e| e["encrypted"].as_f64() == Some(-0.25)), "{}", estimates[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

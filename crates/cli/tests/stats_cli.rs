@@ -17,22 +17,11 @@ fn mean_of_a_csv_matches_the_plaintext_mean_on_both_backends() {
     }
     std::fs::write(&path, csv).unwrap();
     let expected = values.iter().map(|v| v.parse::<f64>().unwrap()).sum::<f64>() / values.len() as f64;
-    for backend in ["cpu", "upmem-emu"] {
-        let output = pimhe(&[
-            "stats",
-            "mean",
-            "--input",
-            path.to_str().unwrap(),
-            "--columns",
-            "value",
-            "--backend",
-            backend,
-            "--dpus",
-            "8",
-            "--seed",
-            "1",
-            "--json",
-        ]);
+    for (backend, dpus) in [("cpu", &[][..]), ("upmem-emu", &["--dpus", "8"][..])] {
+        let mut args =
+            vec!["stats", "mean", "--input", path.to_str().unwrap(), "--columns", "value", "--backend", backend];
+        args.extend(dpus.iter().chain(&["--seed", "1", "--json"]));
+        let output = pimhe(&args);
         assert!(output.status.success(), "{backend}: {}", stderr(&output));
         let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(json["aggregates_exact"], true, "{json}");
@@ -59,23 +48,13 @@ fn bfv_variance_matches_bgv_and_the_plaintext_on_both_backends() {
     let expected = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len() as f64;
     let mut estimates = Vec::new();
     for (scheme, backend) in [("bgv", "cpu"), ("bfv", "cpu"), ("bfv", "upmem-emu")] {
-        let output = pimhe(&[
-            "stats",
-            "variance",
-            "--input",
-            path.to_str().unwrap(),
-            "--columns",
-            "value",
-            "--scheme",
-            scheme,
-            "--backend",
-            backend,
-            "--dpus",
-            "32",
-            "--seed",
-            "3",
-            "--json",
-        ]);
+        let path = path.to_str().unwrap();
+        let mut args = vec!["stats", "variance", "--input", path, "--columns", "value", "--scheme", scheme];
+        args.extend(["--backend", backend, "--seed", "3", "--json"]);
+        if backend == "upmem-emu" {
+            args.extend(["--dpus", "32"]);
+        }
+        let output = pimhe(&args);
         assert!(output.status.success(), "{scheme} {backend}: {}", stderr(&output));
         let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(json["scheme"], scheme);
@@ -123,5 +102,55 @@ fn unusable_input_is_a_usage_error_naming_the_row_and_column() {
     let output = pimhe(&["stats", "linreg", "--users", "10", "--synthetic", "1", "--columns", "y"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("feature columns"), "{}", stderr(&output));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Exit status 2 and `needle` in the message.
+fn refused(args: &[&str], needle: &str) {
+    let output = pimhe(args);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
+    assert!(message.contains(needle) && !message.contains("panicked"), "{args:?}: {message}");
+    assert!(output.stdout.is_empty(), "{args:?}");
+}
+
+#[test]
+fn flags_the_run_does_not_use_are_refused() {
+    let synthetic = ["stats", "mean", "--users", "3", "--synthetic", "1", "--columns", "x1", "--n", "4096"];
+    let with = |flags: &[&'static str]| synthetic.iter().chain(flags).copied().collect::<Vec<_>>();
+    // --dpus sizes the emulated DPUs: with the default cpu backend, or nearbank, it did nothing.
+    refused(&with(&["--dpus", "8"]), "--dpus applies to --backend upmem-emu only (this run uses --backend cpu)");
+    refused(
+        &with(&["--backend", "nearbank", "--dpus", "8"]),
+        "--dpus applies to --backend upmem-emu only (this run uses --backend nearbank)",
+    );
+    // Synthetic data has its own two decimals: --decimals only applies to --input.
+    refused(&with(&["--decimals", "3"]), "'--synthetic <SYNTHETIC>' cannot be used with '--decimals <DECIMALS>'");
+    // Without them the same run is answered.
+    let output = pimhe(&synthetic);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn csv_input_without_end_or_with_duplicate_columns_is_refused() {
+    // /dev/zero has no line break: the header would be read until memory runs out.
+    refused(
+        &["stats", "mean", "--input", "/dev/zero", "--columns", "a"],
+        "the CSV header is longer than 1048576 bytes, the most a CSV record may have",
+    );
+    let dir = std::env::temp_dir().join(format!("pimhe-stats-duplicates-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("twice.csv");
+    std::fs::write(&path, "a,b,a\n1,2,3\n4,5,6\n").unwrap();
+    let input = path.to_str().unwrap();
+    refused(
+        &["stats", "mean", "--input", input, "--columns", "a"],
+        "the CSV header names column 'a' more than once (columns 1 and 3)",
+    );
+    refused(&["stats", "mean", "--input", input, "--columns", "b,b"], "column 'b' is selected twice");
+    refused(
+        &["stats", "mean", "--users", "3", "--synthetic", "1", "--columns", "x1,x1"],
+        "column 'x1' is selected twice",
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

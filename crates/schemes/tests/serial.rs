@@ -295,7 +295,7 @@ fn plaintexts_round_trip() {
     for plain in [
         encoder.encode(&values, case.ctx.default_scale()).unwrap(),
         encoder.encode_sparse(&values, 4, 2f64.powi(80)).unwrap(),
-        encoder.encode(&[], 1.0).unwrap(),
+        encoder.encode(&[], CkksParameters::MIN_SCALE).unwrap(),
     ] {
         let bytes = plain.to_bytes(&case.ctx).unwrap();
         assert_eq!(CkksPlaintext::from_bytes(&case.ctx, &bytes).unwrap(), plain);

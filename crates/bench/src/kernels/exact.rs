@@ -35,7 +35,7 @@ use super::{
     check_memory, random_slots, reject_upmem_flags, seed_stream, CpuReport, KernelConfig, KernelReport, NearbankReport,
     Op, PimReport, Workload,
 };
-use crate::error::{check_threads, BenchError, Result};
+use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
 use crate::nearbank::{self, NearbankOutcome};
 use crate::settings::{self, Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_DPUS};
@@ -355,9 +355,7 @@ fn validate(args: &KernelConfig) -> Result<()> {
         ));
     }
     check_threads(args.threads)?;
-    if args.repeat == 0 {
-        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
-    }
+    check_repeat(args.repeat, "repeat")?;
     if args.batch < 2 || !args.batch.is_multiple_of(2) {
         return Err(BenchError::usage(format!(
             "--batch {} is not allowed for {op}: ciphertexts are combined in pairs, so the batch must be even and \

@@ -41,7 +41,7 @@ use serde::Serialize;
 
 use pimhe_nearbank::NearbankBackend;
 
-use crate::error::{check_threads, BenchError, Result};
+use crate::error::{check_repeat, check_threads, reject_flags_off, BenchError, Result};
 use crate::format::{format_seconds, format_si, Render};
 use crate::nearbank::{self, NearbankOutcome};
 use crate::settings::{self, PimOutcome, PimSettings};
@@ -120,6 +120,9 @@ impl Op {
     }
 }
 
+/// Timed repeats of a cpu run when none are asked for.
+pub const DEFAULT_REPEAT: usize = 3;
+
 /// What `pimhe bench OP` runs: the operation, the ring, the batch, the backend and its
 /// settings. The strings are validated by [`run`] (in the CLI's order, with its messages).
 #[derive(Debug, Clone, PartialEq)]
@@ -154,7 +157,8 @@ pub struct KernelConfig {
     pub system: Option<String>,
     /// nearbank: PIM data-buffer entries B [default: the system's].
     pub buffer_entries: Option<usize>,
-    /// Timed repeats on cpu [default: 3].
+    /// Timed repeats on cpu, 1..=[`crate::error::MAX_REPEAT`] [default: [`DEFAULT_REPEAT`]]
+    /// (the other backends run once).
     pub repeat: usize,
     /// Seed of the input generator [default: 1].
     pub seed: u64,
@@ -162,7 +166,7 @@ pub struct KernelConfig {
 
 impl KernelConfig {
     /// `op` over `n` and `batch` with the defaults: `primes` primes of 30 bits, on cpu with all
-    /// cores, 3 repeats, seed 1.
+    /// cores, [`DEFAULT_REPEAT`] repeats, seed 1.
     pub fn new(op: Op, n: usize, primes: Option<usize>, batch: usize) -> Self {
         Self {
             op,
@@ -179,7 +183,7 @@ impl KernelConfig {
             what_if: Vec::new(),
             system: None,
             buffer_entries: None,
-            repeat: 3,
+            repeat: DEFAULT_REPEAT,
             seed: 1,
         }
     }
@@ -291,9 +295,7 @@ pub fn run(config: &KernelConfig) -> Result<KernelReport> {
         return run_nearbank(config).map(KernelReport::Nearbank);
     }
     check_threads(config.threads)?;
-    if config.repeat == 0 {
-        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 repeat is needed"));
-    }
+    check_repeat(config.repeat, "repeat")?;
     let workload = workload(config)?;
     check_memory(&workload, memory::available_memory())?;
 
@@ -316,19 +318,13 @@ fn workload(config: &KernelConfig) -> Result<Workload> {
 
 /// Refuses the settings that only describe an emulated UPMEM system on a run of another backend.
 pub(crate) fn reject_upmem_flags(config: &KernelConfig) -> Result<()> {
-    for (flag, given) in [
+    let flags = [
         ("--dpus", config.dpus.is_some()),
         ("--mode", config.mode.is_some()),
         ("--kernel", config.kernel.is_some()),
         ("--emulate", config.emulate.is_some()),
-    ] {
-        if given {
-            return Err(BenchError::usage(format!(
-                "{flag} applies to --backend upmem-emu only (this run uses --backend {})",
-                config.backend
-            )));
-        }
-    }
+    ];
+    reject_flags_off("upmem-emu", &config.backend, &flags)?;
     what_if::reject_on(&config.backend, &config.what_if)
 }
 

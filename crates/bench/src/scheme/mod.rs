@@ -27,7 +27,7 @@ use pimhe_schemes::SchemeError;
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
-use crate::error::{check_threads, BenchError, Result};
+use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
 use crate::kernels::{random_slots, seed_stream};
 use crate::nearbank::{self, ModeledOps, OpRecorder};
@@ -292,9 +292,7 @@ fn validate_common(args: &SchemeConfig) -> Result<()> {
         return Err(BenchError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
     }
     check_threads(args.threads)?;
-    if args.repeat == 0 {
-        return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 round is needed"));
-    }
+    check_repeat(args.repeat, "round")?;
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use pimhe_schemes::bfv::special::{
 use pimhe_schemes::encoder::BatchEncoder;
 
 use super::{check_product, check_slots, time_rounds, OpTiming, Rounds};
-use crate::error::{BenchError, Result};
+use crate::error::{check_repeat, Result};
 use crate::kernels::{random_slots, seed_stream};
 use pimhe_workloads::progress::Progress;
 
@@ -21,9 +21,7 @@ pub fn measure_special_bfv_ops(
     seed: u64,
     progress: &dyn Progress,
 ) -> Result<Vec<OpTiming>> {
-    if repeat == 0 {
-        return Err(BenchError::usage("--repeat must be at least 1"));
-    }
+    check_repeat(repeat, "round")?;
     let ctx = SpecialBfvContext::new(params)?;
     let mut keys = seed_stream(seed, 0);
     let secret = SecretKey::generate(&ctx, &mut keys);

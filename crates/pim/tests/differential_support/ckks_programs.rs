@@ -11,8 +11,10 @@
 //! decryption). Keys (relinearization, Galois keys of [`ROTATION_STEPS`] and conjugation) are
 //! made once per parameter set, on the CPU, with a seeded sampler, and used by every backend.
 //! Some steps are built to be refused (rescaling at the last level, scales or slot counts that
-//! do not match, a missing Galois key, a level that is not one of the chain's), and every
-//! backend must refuse them with the same words.
+//! do not match, a missing Galois key, a level that is not one of the chain's, a scale its level
+//! cannot hold: below [`CkksParameters::MIN_SCALE`] after a rescaling of what was not
+//! multiplied, or reaching half the level's modulus after a product), and every backend must
+//! refuse them with the same words.
 //!
 //! Besides the traces, a run decrypts against a plaintext shadow: the same operations on the
 //! complex slot values, with a rough estimate of the error each register carries (fresh noise,
@@ -299,8 +301,8 @@ impl CkksFixture {
 pub struct CkksCheck {
     /// Ciphertexts that decrypted to the shadow's values within the estimated error.
     pub agreed: usize,
-    /// Ciphertexts whose message no longer fits the modulus of their level, or whose scale no
-    /// longer leaves it any precision (a second rescaling without a product): not comparable.
+    /// Ciphertexts whose message (scale x values) no longer fits the modulus of their level, or
+    /// whose error estimate leaves it no precision: not comparable.
     pub out_of_depth: usize,
     /// The largest ratio of an error seen to its estimate (below 1 where all agreed).
     pub worst: f64,
@@ -766,6 +768,13 @@ fn same_scale(a: f64, b: f64) -> bool {
     (a / b - 1.0).abs() <= 1e-9
 }
 
+/// Whether a ciphertext at `level` may carry `scale`, by the evaluator's rule: at least
+/// [`CkksParameters::MIN_SCALE`], below half the level's modulus.
+fn holds(ctx: &CkksContext, scale: f64, level: usize) -> bool {
+    let log_q = ctx.level_basis(level).expect("a level of the chain").log_modulus();
+    scale >= CkksParameters::MIN_SCALE && scale.log2() < log_q - 1.0
+}
+
 /// The product of the primes a rescaling from `level` drops, as the evaluator computes it.
 fn dropped(ctx: &CkksContext, level: usize) -> f64 {
     let primes = ctx.level_basis(level).expect("a level of the chain").primes();
@@ -792,9 +801,10 @@ fn aligned(ctx: &CkksContext, x: &Cipher, y: &Cipher) -> Option<(usize, f64)> {
 }
 
 /// The level and scale of `x * y` (the levels meet at the lower one), or `None` where refused.
-fn multiplied(x: &Cipher, y: &Cipher) -> Option<(usize, f64)> {
-    let fits = x.size == 2 && y.size == 2 && x.count == y.count && x.slots == y.slots;
-    fits.then_some((x.level.min(y.level), x.scale * y.scale))
+fn multiplied(ctx: &CkksContext, x: &Cipher, y: &Cipher) -> Option<(usize, f64)> {
+    let (level, scale) = (x.level.min(y.level), x.scale * y.scale);
+    let fits = x.size == 2 && y.size == 2 && x.count == y.count && x.slots == y.slots && holds(ctx, scale, level);
+    fits.then_some((level, scale))
 }
 
 impl CkksProgram {
@@ -988,8 +998,9 @@ impl CkksGenerator {
                 };
                 let magnitude = x.magnitude * c.value().norm();
                 // Another constant is encoded at the scale of the primes the next rescaling
-                // drops: refused at the last level.
-                let valid = c.is_integer() || ctx.depth_left(x.level) > 0;
+                // drops: refused at the last level, and where the product's scale would not fit.
+                let valid = c.is_integer()
+                    || ctx.depth_left(x.level) > 0 && holds(&ctx, x.scale * dropped(&ctx, x.level), x.level);
                 let scale = if c.is_integer() || !valid { x.scale } else { x.scale * dropped(&ctx, x.level) };
                 self.output(CkksOp::MulConst { dst, a, c }, valid, dst, Cipher { scale, magnitude, ..x });
             }
@@ -1010,9 +1021,9 @@ impl CkksGenerator {
                 let a = self.operand(&[], &near_default);
                 let x = self.cipher(a);
                 let (plains, slots) = self.plain_operands(&x);
-                let valid = (plains == 1 || plains == x.count) && slots == x.slots;
-                let values = self.rng.word();
                 let (scale, magnitude) = (x.scale * ctx.default_scale(), x.magnitude * sqrt2);
+                let valid = (plains == 1 || plains == x.count) && slots == x.slots && holds(&ctx, scale, x.level);
+                let values = self.rng.word();
                 let op = CkksOp::MulPlain { dst, a, values, plains, slots };
                 self.output(op, valid, dst, Cipher { scale, magnitude, ..x });
             }
@@ -1023,9 +1034,13 @@ impl CkksGenerator {
                 let a = self.operand(&[], |c| (c.size == 2) == want && near_default(c));
                 let x = self.cipher(a);
                 let square = self.rng.chance(30);
-                let b = if square { a } else { self.operand(&[a], |c| multiplied(&x, c).is_some() && near_default(c)) };
+                let b = if square {
+                    a
+                } else {
+                    self.operand(&[a], |c| multiplied(&ctx, &x, c).is_some() && near_default(c))
+                };
                 let y = self.cipher(b);
-                let product = multiplied(&x, &y);
+                let product = multiplied(&ctx, &x, &y);
                 let (level, scale) = product.unwrap_or((x.level, x.scale));
                 let out = Cipher { level, scale, size: 3, magnitude: x.magnitude * y.magnitude, ..x };
                 let op = if square { CkksOp::Square { dst, a } } else { CkksOp::Multiply { dst, a, b } };
@@ -1038,8 +1053,8 @@ impl CkksGenerator {
                 self.output(CkksOp::Relinearize { dst, a }, x.size == 3, dst, Cipher { size: 2, ..x });
             }
             12 | 13 => {
-                // Mostly a product waiting for its rescaling (another one leaves no precision); at
-                // the last level, refused.
+                // Mostly a product waiting for its rescaling (another one, whose scale would fall
+                // below the floor, is refused); at the last level, refused.
                 let waiting = self.live(|c| !near_default(c) && ctx.depth_left(c.level) > 0);
                 let last = self.live(|c| ctx.depth_left(c.level) == 0);
                 let a = if !waiting.is_empty() && self.rng.chance(85) {
@@ -1050,7 +1065,7 @@ impl CkksGenerator {
                     self.operand(&[], |_| true)
                 };
                 let x = self.cipher(a);
-                let valid = ctx.depth_left(x.level) > 0;
+                let valid = ctx.depth_left(x.level) > 0 && holds(&ctx, x.scale / dropped(&ctx, x.level), x.level - per);
                 let out = if valid {
                     Cipher { level: x.level - per, scale: x.scale / dropped(&ctx, x.level), ..x }
                 } else {
@@ -1062,9 +1077,11 @@ impl CkksGenerator {
                 let want = !self.rng.chance(8);
                 let a = self.operand(&[], |c| (c.size == 2 && ctx.depth_left(c.level) > 0) == want && near_default(c));
                 let x = self.cipher(a);
-                let b = self.operand(&[a], |c| multiplied(&x, c).is_some() && near_default(c));
+                let b = self.operand(&[a], |c| multiplied(&ctx, &x, c).is_some() && near_default(c));
                 let y = self.cipher(b);
-                let product = multiplied(&x, &y).filter(|&(level, _)| ctx.depth_left(level) > 0);
+                let product = multiplied(&ctx, &x, &y).filter(|&(level, scale)| {
+                    ctx.depth_left(level) > 0 && holds(&ctx, scale / dropped(&ctx, level), level - per)
+                });
                 let out = match product {
                     Some((level, scale)) => Cipher {
                         level: level - per,
@@ -1078,12 +1095,12 @@ impl CkksGenerator {
                 self.output(CkksOp::MultiplyRelinRescale { dst, a, b }, product.is_some(), dst, out);
             }
             15 => {
-                // Any level of the primes: above the ciphertext's, or not one of the chain's,
-                // is refused.
+                // Any level of the primes: above the ciphertext's, or not one of the chain's, or
+                // one whose modulus cannot hold the scale, is refused.
                 let a = self.operand(&[], |_| true);
                 let x = self.cipher(a);
                 let level = self.rng.below(ctx.max_level() + 1);
-                let valid = self.is_level(level) && level <= x.level;
+                let valid = self.is_level(level) && level <= x.level && holds(&ctx, x.scale, level);
                 self.output(CkksOp::DropToLevel { dst, a, level }, valid, dst, Cipher { level, ..x });
             }
             16 | 17 => {
@@ -1145,6 +1162,7 @@ impl CkksGenerator {
                 let valid = x.size == 2
                     && slots == x.slots
                     && ctx.depth_left(x.level) > 0
+                    && holds(&ctx, x.scale * dropped(&ctx, x.level), x.level)
                     && rotations.iter().all(|&s| self.has_key(s));
                 let out = if valid {
                     // (scale x P) / P, as the evaluator computes it.

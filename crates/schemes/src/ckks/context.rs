@@ -131,6 +131,25 @@ impl CkksContext {
         elements
     }
 
+    /// Refuses a ciphertext scale outside what its level can hold with precision: below
+    /// [`CkksParameters::MIN_SCALE`], or at least Q_level / 2, where not even a message of
+    /// magnitude 1 fits the centred range of the level's modulus. `what` names the result
+    /// that would carry the scale (checked before any work), for the message.
+    pub(crate) fn check_scale(&self, scale: f64, level: usize, what: &str) -> Result<()> {
+        self.params.check_min_scale(scale, what)?;
+        let log_q = self.level_basis(level)?.log_modulus();
+        if scale.log2() >= log_q - 1.0 {
+            return Err(SchemeError::InvalidParameters(format!(
+                "{what} would have scale 2^{:.2} at level {level}, whose modulus Q is 2^{log_q:.2}: not even a \
+                 value of magnitude 1 would fit (allowed scales are below Q/2 = 2^{:.2}); rescale the operands \
+                 first, or multiply at a higher level",
+                scale.log2(),
+                log_q - 1.0
+            )));
+        }
+        Ok(())
+    }
+
     pub(crate) fn encoder(&self) -> &CkksEncoder {
         &self.encoder
     }
@@ -178,6 +197,7 @@ impl RlweScheme for CkksContext {
                 tag.slots
             )));
         }
+        self.check_scale(tag.scale, self.max_level(), "the encryption")?;
         let buffer = upload_plaintexts(backend, self, plains, self.rlwe.top_basis())?;
         Ok((MessageTerms::Device(buffer), tag))
     }

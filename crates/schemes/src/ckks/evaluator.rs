@@ -33,13 +33,15 @@ pub(crate) fn multiply<B: Backend>(
 ) -> Result<Batch<B>> {
     check_slots(a, b)?;
     let level = a.level.min(b.level);
+    let scale = a.tag.scale * b.tag.scale;
+    evaluator.ctx.check_scale(scale, level, "the product")?;
     let (a_parts, b_parts) = (at_level(evaluator, a, level)?, at_level(evaluator, b, level)?);
     let [d0, d1, d2] = if std::ptr::eq(a, b) {
         evaluator.backend.tensor_square(&a_parts[0], &a_parts[1])?
     } else {
         evaluator.backend.tensor(&a_parts[0], &a_parts[1], &b_parts[0], &b_parts[1])?
     };
-    Ok(a.derive(vec![d0, d1, d2], level, CkksTag { scale: a.tag.scale * b.tag.scale, ..a.tag }))
+    Ok(a.derive(vec![d0, d1, d2], level, CkksTag { scale, ..a.tag }))
 }
 
 /// Brings two operands of an addition to one level and scale. At one level the scales must
@@ -127,7 +129,8 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         Ok(a.derive(parts, a.level, a.tag))
     }
 
-    /// Slot-wise `a * m`; the scales multiply (rescale afterwards).
+    /// Slot-wise `a * m`; the scales multiply (rescale afterwards). Refused where the product's
+    /// scale would reach half the modulus of a's level.
     pub fn mul_plain(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<Batch<B>> {
         self.check_batch(a)?;
         self.check_plains(a, plains)?;
@@ -137,6 +140,9 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
                 "plaintext {index} has another scale than plaintext 0; multiply by plaintexts of one scale"
             )));
         }
+        // A loaded plaintext was not checked by the encoder.
+        self.ctx.params().check_min_scale(scale, "the plaintext")?;
+        self.ctx.check_scale(a.tag.scale * scale, a.level, "the product")?;
         let plain = upload_plaintexts(self.backend, &self.ctx, plains, self.ctx.level_basis(a.level)?)?;
         let parts = a.parts.iter().map(|p| self.backend.mul(p, &plain)).collect::<pimhe_exec::Result<Vec<_>>>()?;
         Ok(a.derive(parts, a.level, CkksTag { scale: a.tag.scale * scale, ..a.tag }))
@@ -162,7 +168,8 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
     /// Multiplies every slot by the constant `c`. An integer (|c| < 2^53) costs no level: the
     /// ciphertext is multiplied by it and the scale stays. Any other constant is encoded at the
     /// scale of the primes the next [`Evaluator::rescale`] drops, so that rescaling brings the
-    /// scale back to a's (call it next); the result's scale is a's times that.
+    /// scale back to a's (call it next); the result's scale is a's times that, refused where it
+    /// would reach half the modulus of a's level (a product still waiting for its rescaling).
     pub fn mul_const(&self, a: &Batch<B>, c: Complex64) -> Result<Batch<B>> {
         self.check_batch(a)?;
         check_finite(c)?;
@@ -178,6 +185,7 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         }
         let dropped = self.dropped_primes(a.level)?;
         let scale: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        self.ctx.check_scale(a.tag.scale * scale, a.level, "the product")?;
         let parts = if c.im == 0.0 {
             let constants = residues(scaled(c.re, scale)?, &primes);
             a.parts
@@ -198,11 +206,33 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
 
     /// Divides by the primes of the current level (one or two, [`crate::ckks::CkksParameters::primes_per_level`])
     /// and drops them: the scale is divided by their product. Fails when only the base primes
-    /// are left.
+    /// are left, and where the scale would fall below [`crate::ckks::CkksParameters::MIN_SCALE`]
+    /// (a ciphertext that was not multiplied since its last rescaling).
+    ///
+    /// ```
+    /// # use pimhe_exec::CpuBackend;
+    /// # use pimhe_schemes::ckks::*;
+    /// # use num_complex::Complex64;
+    /// # let backend = CpuBackend::new(Some(1)).unwrap();
+    /// # let ctx = CkksContext::new(CkksParameters::builder(2048).depth(2).allow_insecure().build().unwrap()).unwrap();
+    /// # let mut keygen = KeyGenerator::new(&backend, &ctx).unwrap();
+    /// # let secret = keygen.secret_key().unwrap();
+    /// # let plain = Encoder::new(&ctx).encode_real(&[1.0, 2.0, 3.0], ctx.default_scale()).unwrap();
+    /// # let x = Encryptor::with_secret_key(&backend, &secret).unwrap().encrypt(&[plain]).unwrap();
+    /// let evaluator = Evaluator::new(&backend, &ctx);
+    /// // A product rescaled: back to about the scale 2^40.
+    /// let scaled = evaluator.rescale(&evaluator.mul_const(&x, Complex64::new(0.5, 0.0)).unwrap()).unwrap();
+    /// assert!((scaled.tag().scale.log2() - 40.0).abs() < 0.1);
+    /// // An integer constant keeps the scale: rescaling after it would leave 2^0, refused.
+    /// let doubled = evaluator.mul_const(&x, Complex64::new(2.0, 0.0)).unwrap();
+    /// assert!(evaluator.rescale(&doubled).unwrap_err().to_string().contains("too small"));
+    /// ```
     pub fn rescale(&self, a: &Batch<B>) -> Result<Batch<B>> {
         self.check_batch(a)?;
         let dropped = self.dropped_primes(a.level)?;
         let product: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        let (level, scale) = (a.level - dropped.len(), a.tag.scale / product);
+        self.ctx.check_scale(scale, level, "the rescaled ciphertext")?;
         let parts = a
             .parts
             .iter()
@@ -211,7 +241,7 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
                 count => self.backend.mod_down(p, count, None),
             })
             .collect::<pimhe_exec::Result<Vec<_>>>()?;
-        Ok(a.derive(parts, a.level - dropped.len(), CkksTag { scale: a.tag.scale / product, ..a.tag }))
+        Ok(a.derive(parts, level, CkksTag { scale, ..a.tag }))
     }
 
     /// `a * b`, relinearized and rescaled: the usual product.
@@ -220,13 +250,15 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
     }
 
     /// The same ciphertexts over the primes of a lower `level` (a level a rescaling reaches
-    /// from the top): the scale is unchanged, the extra primes are dropped.
+    /// from the top): the scale is unchanged, the extra primes are dropped. Refused where the
+    /// scale would reach half the lower level's modulus (a product waiting for its rescaling).
     pub fn drop_to_level(&self, a: &Batch<B>, level: usize) -> Result<Batch<B>> {
         self.check_batch(a)?;
         self.check_level(level)?;
         if level > a.level {
             return Err(SchemeError::LevelMismatch { left: a.level, right: level });
         }
+        self.ctx.check_scale(a.tag.scale, level, "the dropped ciphertext")?;
         let parts = at_level(self, a, level)?;
         let parts = match parts {
             Parts::Borrowed(_) => self.copy_parts(a)?,

@@ -183,6 +183,8 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         if a.size() != 2 {
             return Err(SchemeError::WrongSize { operation: "linear transform", expected: 2, found: a.size() });
         }
+        let tag = CkksTag { scale: a.tag.scale * transform.scale, ..a.tag };
+        self.ctx.check_scale(tag.scale, a.level, "the transform's products")?;
         let backend = self.backend;
         let baby_needed: Vec<i64> = (1..transform.baby_steps)
             .filter(|&i| transform.giant.values().any(|terms| terms.iter().any(|&(b, _)| b == i)))
@@ -210,7 +212,6 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
                 }
             }
             let (c0, c1) = sum.expect("a giant step has at least one term");
-            let tag = CkksTag { scale: a.tag.scale * transform.scale, ..a.tag };
             let inner = a.derive(vec![c0, c1], a.level, tag);
             let inner = if j == 0 { inner } else { self.rotate(&inner, (transform.baby_steps * j) as i64)? };
             result = Some(match result {

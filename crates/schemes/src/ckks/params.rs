@@ -17,6 +17,12 @@ pub const DEGREES: [usize; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
 /// The largest prime pimhe's residues hold: primes are below 2^30.
 const PRIME_BITS: u32 = 30;
 
+/// The smallest scale a parameter set may have, 2^20: the noise of an encryption and of a
+/// product's relinearization and rescaling reaches about N/2 units of the scale in the worst
+/// slot (2^10.5 measured at N = 2^11), so 2^20 keeps about 10 bits of a value at N = 2^11,
+/// fewer at larger N, and a smaller scale next to nothing.
+const MIN_SCALE_BITS: u32 = 20;
+
 /// A CKKS parameter set. Build one with [`CkksParameters::builder`] or take a
 /// [`CkksParameters::preset`].
 ///
@@ -79,8 +85,10 @@ impl CkksParametersBuilder {
         self
     }
 
-    /// Bits of the base modulus, which holds scale x message at the last level: more than the
-    /// scale, at most 90 (default 60: two primes of 30 bits).
+    /// Bits of the base modulus, which holds scale x message at the last level: at least two
+    /// more than the scale, at most 90 (default 60: two primes of 30 bits). Two bits, because
+    /// the last product, scale^2 x message over the base and one level, must hold a message of
+    /// magnitude 1 with its sign ([`CkksParameters::MIN_SCALE`] tells the rule products keep).
     pub fn first_prime_bits(mut self, bits: u32) -> Self {
         self.first_prime_bits = bits;
         self
@@ -110,9 +118,10 @@ impl CkksParametersBuilder {
         let n = self.degree;
         check_degree(n, &DEGREES)?;
         let s = self.scale_bits;
-        if !(20..=2 * (PRIME_BITS - 1)).contains(&s) {
+        if !(MIN_SCALE_BITS..=2 * (PRIME_BITS - 1)).contains(&s) {
             return Err(SchemeError::InvalidParameters(format!(
-                "a scale of 2^{s} is not supported; allowed 2^20..=2^58 (one prime per level up to 2^29, two above)"
+                "a scale of 2^{s} is not supported; allowed 2^{MIN_SCALE_BITS}..=2^58 (one prime per level up to \
+                 2^29, two above)"
             )));
         }
         if self.depth == 0 {
@@ -121,10 +130,11 @@ impl CkksParametersBuilder {
             ));
         }
         let first = self.first_prime_bits;
-        if first <= s || first > 3 * PRIME_BITS {
+        if first < s + 2 || first > 3 * PRIME_BITS {
             return Err(SchemeError::InvalidParameters(format!(
-                "first_prime_bits = {first} must exceed the scale's {s} bits (the base holds scale x message at the \
-                 last level) and be at most {} (three primes)",
+                "first_prime_bits = {first} must exceed the scale's {s} bits by at least 2 (the base and one level \
+                 hold the last product, scale^2 x message, which needs room for a message of magnitude 1 and its \
+                 sign) and be at most {} (three primes)",
                 3 * PRIME_BITS
             )));
         }
@@ -186,6 +196,48 @@ impl CkksParametersBuilder {
 }
 
 impl CkksParameters {
+    /// The smallest scale a plaintext or ciphertext may carry: 2^19, one bit below the smallest
+    /// scale a parameter set may have (2^20, which keeps about 10 bits of a value above the
+    /// noise at N = 2^11, and fewer at larger N). The bit of slack is for the legitimate drift
+    /// of exactly tracked scales: a level's primes multiply to within a few hundredths of a
+    /// bit of 2^scale_bits (a chain of products at 2^20 ends near 2^19.9), and polynomial
+    /// evaluation keeps its powers within a factor 1.5 of the default. What it
+    /// refuses loses a whole level at once: rescaling what was not multiplied (an integer
+    /// `mul_const` keeps the scale and costs no level), rescaling a product twice, encoding
+    /// at a scale like 1.
+    ///
+    /// The other bound every ciphertext keeps: its scale stays below Q_level / 2, half the
+    /// modulus of its level, so that the centred range (-Q/2, Q/2) holds scale x m for a
+    /// message m of magnitude 1 (products that would break it are refused; the builder's base
+    /// of at least scale_bits + 2 bits keeps it for the last product of the chain).
+    ///
+    /// ```
+    /// use pimhe_schemes::ckks::{CkksParameters, Encoder, CkksContext};
+    /// assert_eq!(CkksParameters::MIN_SCALE, 2f64.powi(19));
+    /// let ctx = CkksContext::new(CkksParameters::preset(8192).unwrap()).unwrap();
+    /// let encoder = Encoder::new(&ctx);
+    /// assert!(encoder.encode_real(&[1.0, 2.0], 1.0).unwrap_err().to_string().contains("too small"));
+    /// assert!(encoder.encode_real(&[1.0, 2.0], CkksParameters::MIN_SCALE).is_ok());
+    /// ```
+    pub const MIN_SCALE: f64 = (1u64 << (MIN_SCALE_BITS - 1)) as f64;
+
+    /// Refuses a scale below [`CkksParameters::MIN_SCALE`]; `what` names whose scale it is
+    /// (the encoding, the rescaling's result) for the message.
+    pub(crate) fn check_min_scale(&self, scale: f64, what: &str) -> Result<()> {
+        if scale.is_nan() || scale < Self::MIN_SCALE {
+            let shown = if scale > 0.0 { format!("2^{:.2}", scale.log2()) } else { scale.to_string() };
+            return Err(SchemeError::InvalidParameters(format!(
+                "{what} has scale {shown}, too small for CKKS precision: allowed scales are at least 2^{} (these \
+                 parameters' scale is 2^{}); a rescaling divides the scale by about 2^{}, so rescale only a product \
+                 (of ciphertexts, a plaintext or a non-integer constant; an integer mul_const keeps the scale), once",
+                MIN_SCALE_BITS - 1,
+                self.scale_bits,
+                self.scale_bits
+            )));
+        }
+        Ok(())
+    }
+
     /// A builder for ring degree `degree` with the defaults: depth 1, scale 2^40, a 60-bit base,
     /// the fewest digits that fit, a ternary secret.
     pub fn builder(degree: usize) -> CkksParametersBuilder {
@@ -238,9 +290,9 @@ impl CkksParameters {
     /// 128-bit bound (unless allowed).
     pub(crate) fn from_parts(rlwe: RlweParameters, depth: usize, scale_bits: u32, base_primes: usize) -> Result<Self> {
         check_degree(rlwe.degree(), &DEGREES)?;
-        if !(20..=2 * (PRIME_BITS - 1)).contains(&scale_bits) {
+        if !(MIN_SCALE_BITS..=2 * (PRIME_BITS - 1)).contains(&scale_bits) {
             return Err(SchemeError::InvalidParameters(format!(
-                "a scale of 2^{scale_bits} is not supported; allowed 2^20..=2^58"
+                "a scale of 2^{scale_bits} is not supported; allowed 2^{MIN_SCALE_BITS}..=2^58"
             )));
         }
         let params = Self { rlwe, depth, scale_bits, base_primes };

@@ -77,8 +77,10 @@ impl Encoder {
     }
 
     /// Complex values into `slots` slots (a power of two up to N/2: sparse packing, whose
-    /// rotations act on the `slots`-vector).
+    /// rotations act on the `slots`-vector). Refuses a scale below
+    /// [`crate::ckks::CkksParameters::MIN_SCALE`], which would leave the values no precision.
     pub fn encode_sparse(&self, values: &[Complex64], slots: usize, scale: f64) -> Result<CkksPlaintext> {
+        self.ctx.params().check_min_scale(scale, "the encoding")?;
         let coefficients = self.ctx.encoder().encode(values, slots, scale)?;
         Ok(CkksPlaintext { coefficients, scale, slots })
     }

@@ -1,8 +1,10 @@
 //! The users' data: numeric columns read from a CSV file or generated, held exactly as
 //! fixed-point integers (no floating point between the file and the plaintext encoding).
 
+use std::cell::Cell;
+use std::collections::HashSet;
 use std::fmt;
-use std::io::Read;
+use std::io::{self, Read};
 
 use pimhe_ring::memory::{bytes, ensure_fits, OutOfMemory};
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -13,9 +15,30 @@ use super::StatsError;
 /// Most decimal places a column may carry (10^9 still leaves room in an i64 mantissa).
 pub const MAX_DECIMALS: u32 = 9;
 
-/// CSV rows read between two checks of the memory budget: a check reads /proc/meminfo, so not
-/// one per row, and a chunk's cells are small beside a budget.
+/// Most CSV rows read between two checks of the memory budget: a check reads /proc/meminfo, so
+/// not one per row. The checks come after 1, 2, 4, ... rows up to this many, then every this
+/// many, so that a short file of wide rows is not charged for rows it does not have.
 const ROWS_PER_MEMORY_CHECK: usize = 1 << 16;
+
+/// Most bytes one CSV record (a row, or the header) may take, its line break included: a row of
+/// 8,192 columns of 127 bytes each, or 65,536 columns of 15, beyond the 16,384 columns
+/// spreadsheets write. Finite, so that a file without line breaks (`/dev/zero`) or with a quote
+/// left open is refused after reading this much, instead of being buffered whole by the CSV
+/// reader until memory runs out.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// Most bytes one cell may take: a number needs a few dozen, and the text columns beside the
+/// numbers (names, notes) rarely a few hundred; spreadsheets stop a cell at 32,767 characters.
+pub const MAX_CELL_BYTES: usize = 1 << 16;
+
+/// The CSV reader's own read buffer, in bytes: it may read this far past the record it parses.
+const READ_BUFFER_BYTES: usize = 1 << 16;
+
+/// Characters of a cell that a message quotes: an error about a 200 MB cell stays one line.
+const QUOTED_CHARS: usize = 40;
+
+/// Column names a message lists: a header of 8,192 names is not echoed whole.
+const LISTED_COLUMNS: usize = 16;
 
 /// Selected numeric columns, one row per user, as integers scaled by 10^decimals.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +55,9 @@ impl Dataset {
     /// fixed-point value: times 10^places, within the range of `i64`. The scale is 10^d for
     /// the most decimal places `d` seen in the selected columns, unless `decimals` fixes it
     /// (cells with more places are errors); every value must stay in `i64` at that scale. A
-    /// file whose rows would not fit in memory is refused as they accumulate.
+    /// file whose rows would not fit in memory is refused as they accumulate, a record longer
+    /// than [`MAX_RECORD_BYTES`] or a cell longer than [`MAX_CELL_BYTES`] as it is read, and a
+    /// column selected twice, or named twice in the header, up front.
     ///
     /// ```
     /// use pimhe_workloads::stats::Dataset;
@@ -40,6 +65,9 @@ impl Dataset {
     /// let data = Dataset::from_csv(csv.as_bytes(), &["age", "income"], None).unwrap();
     /// assert_eq!(data.decimals(), 2);
     /// assert_eq!(data.rows(), &[vec![3400, 5150], vec![2900, 4825]]);
+    /// // Which "age" would be meant?
+    /// let twice = Dataset::from_csv("age,age\n1,2\n".as_bytes(), &["age"], None).unwrap_err();
+    /// assert!(twice.to_string().contains("names column 'age' more than once"));
     /// ```
     pub fn from_csv(reader: impl Read, columns: &[&str], decimals: Option<u32>) -> Result<Self, StatsError> {
         Self::from_csv_within(reader, columns, decimals, ensure_fits)
@@ -55,41 +83,48 @@ impl Dataset {
         if columns.is_empty() {
             return Err(StatsError::Input("no columns selected (--columns a,b,...)".into()));
         }
-        let mut csv = csv::ReaderBuilder::new().has_headers(true).trim(csv::Trim::All).from_reader(reader);
-        let header = csv.headers().map_err(|e| StatsError::Input(format!("cannot read the CSV header: {e}")))?.clone();
-        let positions = columns
-            .iter()
-            .map(|&name| {
-                header.iter().position(|h| h == name).ok_or_else(|| {
-                    let known: Vec<&str> = header.iter().collect();
-                    StatsError::Input(format!("no column '{name}' in the CSV header; it has {known:?}"))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        check_unique(columns)?;
+        let mut csv = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .trim(csv::Trim::All)
+            .buffer_capacity(READ_BUFFER_BYTES)
+            .from_reader(Bounded::new(reader));
+        let mut header = csv::StringRecord::new();
+        if !read_record(&mut csv, &mut header, "the CSV header")? {
+            return Err(StatsError::Input("the CSV is empty: it needs a header row".into()));
+        }
+        let positions = columns.iter().map(|&name| position(&header, name)).collect::<Result<Vec<_>, _>>()?;
         // The file's length is unknown up front, so the budget is checked as rows accumulate,
-        // before each chunk, for what is not allocated yet: that chunk's cells, and per row read
-        // so far its row in the dataset and its place in the list of rows when that doubles.
+        // before each chunk, for what is not allocated yet: the CSV reader's record (its bytes
+        // and, at worst, one field per byte, each buffer up to twice its use), the chunk's
+        // cells, and for every row up to the chunk's end its row in the dataset, its place in
+        // that list and up to two in the list of cells (which grows by doubling). Every list is
+        // allocated at its exact length otherwise, so these bytes bound what is allocated.
+        let reader_bytes = bytes(&[2 * (MAX_RECORD_BYTES + 1)], 1 + size_of::<usize>()) + READ_BUFFER_BYTES as u128;
         let cell_row = row_bytes::<Decimal>(columns.len());
-        let row_so_far = row_bytes::<i64>(columns.len()).saturating_add(size_of::<Vec<Decimal>>());
+        let row_to_come = row_bytes::<i64>(columns.len()).saturating_add(3 * size_of::<Vec<i64>>());
         let mut cells: Vec<Vec<Decimal>> = Vec::new();
-        for (index, record) in csv.records().enumerate() {
-            if index % ROWS_PER_MEMORY_CHECK == 0 {
-                let needed = bytes(&[ROWS_PER_MEMORY_CHECK], cell_row).saturating_add(bytes(&[index], row_so_far));
+        let mut record = csv::StringRecord::new();
+        let mut next_check = 0;
+        // Row 1 is the header, so the first data row is row 2 of the file.
+        for row in 2.. {
+            let index = row - 2;
+            if index == next_check {
+                next_check = index + index.clamp(1, ROWS_PER_MEMORY_CHECK);
+                let needed = reader_bytes + bytes(&[next_check - index], cell_row) + bytes(&[next_check], row_to_come);
                 fits(&format!("the CSV's rows (more than {index} of them)"), needed)?;
             }
-            // Row 1 is the header, so the first data row is row 2 of the file.
-            let row = index + 2;
-            let record = record.map_err(|e| StatsError::Input(format!("row {row}: {e}")))?;
-            let values = positions
-                .iter()
-                .zip(columns)
-                .map(|(&position, &column)| {
-                    let cell = record.get(position).unwrap_or("");
-                    Decimal::parse(cell).map_err(|problem| {
-                        StatsError::Input(format!("row {row}, column '{column}': the cell '{cell}' {problem}"))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            if !read_record(&mut csv, &mut record, &format!("row {row}"))? {
+                break;
+            }
+            let mut values = Vec::with_capacity(columns.len());
+            for (&position, &column) in positions.iter().zip(columns) {
+                let cell = record.get(position).unwrap_or("");
+                let value = Decimal::parse(cell).map_err(|problem| {
+                    StatsError::Input(format!("row {row}, column '{column}': the cell {} {problem}", quoted(cell)))
+                })?;
+                values.push(value);
+            }
             cells.push(values);
         }
         if cells.is_empty() {
@@ -102,20 +137,16 @@ impl Dataset {
         if decimals > MAX_DECIMALS {
             return Err(StatsError::Input(format!("{decimals} decimal places; at most {MAX_DECIMALS} are supported")));
         }
-        let rows = cells
-            .into_iter()
-            .enumerate()
-            .map(|(index, row)| {
-                row.iter()
-                    .zip(columns)
-                    .map(|(cell, column)| {
-                        cell.scaled(decimals).map_err(|problem| {
-                            StatsError::Input(format!("row {}, column '{column}': {cell} {problem}", index + 2))
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut rows = Vec::with_capacity(cells.len());
+        for (index, row) in cells.into_iter().enumerate() {
+            let mut values = Vec::with_capacity(columns.len());
+            for (cell, column) in row.iter().zip(columns) {
+                values.push(cell.scaled(decimals).map_err(|problem| {
+                    StatsError::Input(format!("row {}, column '{column}': {cell} {problem}", index + 2))
+                })?);
+            }
+            rows.push(values);
+        }
         Ok(Self { columns: columns.iter().map(|c| c.to_string()).collect(), rows, decimals })
     }
 
@@ -129,6 +160,7 @@ impl Dataset {
         if users == 0 {
             return Err(StatsError::Input("--users must be at least 1".into()));
         }
+        check_unique(columns)?;
         let positions = columns
             .iter()
             .map(|c| {
@@ -177,6 +209,121 @@ impl Dataset {
     /// The scale 10^decimals as a float, for reporting.
     pub fn scale(&self) -> f64 {
         10f64.powi(self.decimals as i32)
+    }
+}
+
+/// Refuses a selection that names a column twice: each column is one variable of the
+/// statistics, and a repeated one would silently count twice.
+fn check_unique(columns: &[&str]) -> Result<(), StatsError> {
+    let mut seen = HashSet::new();
+    match columns.iter().find(|&&name| !seen.insert(name)) {
+        Some(name) => {
+            Err(StatsError::Input(format!("column {} is selected twice; select each column once", quoted(name))))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The position of the column `name` in the header, refused where the header has no such
+/// column or several (which one would be meant?).
+fn position(header: &csv::StringRecord, name: &str) -> Result<usize, StatsError> {
+    let mut found = header.iter().enumerate().filter(|&(_, h)| h == name).map(|(i, _)| i);
+    match (found.next(), found.next()) {
+        (Some(first), None) => Ok(first),
+        (Some(first), Some(second)) => Err(StatsError::Input(format!(
+            "the CSV header names column {} more than once (columns {} and {}); column names must be unique to \
+             be selected",
+            quoted(name),
+            first + 1,
+            second + 1
+        ))),
+        (None, _) => {
+            let mut known: Vec<String> = header.iter().take(LISTED_COLUMNS).map(quoted).collect();
+            if header.len() > LISTED_COLUMNS {
+                known.push(format!("... ({} columns in all)", header.len()));
+            }
+            Err(StatsError::Input(format!("no column {} in the CSV header; it has {}", quoted(name), known.join(", "))))
+        }
+    }
+}
+
+/// `text` in quotes for a message, cut to its first [`QUOTED_CHARS`] characters (then an
+/// ellipsis and its length) so that a huge cell does not make a huge message.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => format!("'{text}'"),
+        Some((end, _)) => format!("'{}...' ({} bytes)", &text[..end], text.len()),
+    }
+}
+
+/// Reads the next record of `csv` into `record` (`what` names it for messages: "row 7"):
+/// false at the end of the file. Refuses a record longer than [`MAX_RECORD_BYTES`] (cut off
+/// by [`Bounded`] while it is read, or measured once read) and a cell longer than
+/// [`MAX_CELL_BYTES`].
+fn read_record<R: Read>(
+    csv: &mut csv::Reader<Bounded<R>>,
+    record: &mut csv::StringRecord,
+    what: &str,
+) -> Result<bool, StatsError> {
+    let start = csv.position().byte();
+    let too_long = || {
+        StatsError::Input(format!(
+            "{what} is longer than {MAX_RECORD_BYTES} bytes, the most a CSV record may have (a file without line \
+             breaks, or a quote left open?)"
+        ))
+    };
+    let more = match csv.read_record(record) {
+        Ok(more) => more,
+        Err(_) if csv.get_ref().cut_off.get() => return Err(too_long()),
+        Err(e) => return Err(StatsError::Input(format!("{what}: {e}"))),
+    };
+    let end = csv.position().byte();
+    csv.get_ref().record_start.set(end);
+    if end - start > MAX_RECORD_BYTES as u64 {
+        return Err(too_long());
+    }
+    if let Some((index, cell)) = record.iter().enumerate().find(|(_, cell)| cell.len() > MAX_CELL_BYTES) {
+        return Err(StatsError::Input(format!(
+            "{what}, column {}: the cell {} is longer than {MAX_CELL_BYTES} bytes, the most a CSV cell may have",
+            index + 1,
+            quoted(cell)
+        )));
+    }
+    Ok(more)
+}
+
+/// The input as the CSV reader sees it, cut off with an error once the record being read runs
+/// past [`MAX_RECORD_BYTES`] (plus the reader's buffer, which may run that far ahead): the
+/// CSV reader itself would buffer a record without end. [`read_record`] moves the record's
+/// start after each record.
+struct Bounded<R> {
+    inner: R,
+    /// Bytes handed to the CSV reader so far.
+    read: u64,
+    /// Where the record being read starts, in bytes from the start of the input.
+    record_start: Cell<u64>,
+    /// Whether the input was cut off (so the CSV reader's error is this one).
+    cut_off: Cell<bool>,
+}
+
+impl<R> Bounded<R> {
+    fn new(inner: R) -> Self {
+        Self { inner, read: 0, record_start: Cell::new(0), cut_off: Cell::new(false) }
+    }
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let limit = self.record_start.get() + (MAX_RECORD_BYTES + READ_BUFFER_BYTES) as u64;
+        let room = limit.saturating_sub(self.read);
+        if room == 0 {
+            self.cut_off.set(true);
+            return Err(io::Error::other(format!("a CSV record longer than {MAX_RECORD_BYTES} bytes")));
+        }
+        let length = buffer.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let count = self.inner.read(&mut buffer[..length])?;
+        self.read += count as u64;
+        Ok(count)
     }
 }
 
@@ -302,6 +449,8 @@ impl fmt::Display for Decimal {
 
 #[cfg(test)]
 mod tests {
+    use std::rc::Rc;
+
     use pimhe_ring::memory::ensure_fits_in;
 
     use super::*;
@@ -351,16 +500,16 @@ mod tests {
         );
     }
 
-    /// A CSV of endless rows, read with a budget of 16 MiB of available memory: refused once
-    /// the rows read so far (as a dataset) and the next chunk's cells pass 75% of it, instead
-    /// of growing until the allocator aborts.
+    /// A CSV of endless rows, read with a budget of 64 MiB of available memory: refused once
+    /// the CSV reader's record, the rows read so far (as a dataset) and the next chunk's cells
+    /// pass 75% of it, instead of growing until the allocator aborts.
     #[test]
     fn a_csv_larger_than_memory_is_refused_as_it_is_read() {
         let rows = std::iter::once(&b"v\n"[..]).chain(std::iter::repeat_n(&b"1\n"[..], 4_000_000)).flatten().copied();
         let endless: Vec<u8> = rows.collect();
-        let budget = |what: &str, needed| ensure_fits_in(what, needed, Some(16 << 20));
+        let budget = |what: &str, needed| ensure_fits_in(what, needed, Some(64 << 20));
         let Err(refused) = Dataset::from_csv_within(endless.as_slice(), &["v"], None, budget) else {
-            panic!("4 million rows read within a budget of 16 MiB");
+            panic!("4 million rows read within a budget of 64 MiB");
         };
         let refused = refused.to_string();
         assert!(
@@ -369,6 +518,156 @@ mod tests {
         );
         // The same budget holds a smaller file.
         assert_eq!(Dataset::from_csv_within(&endless[..200_000], &["v"], None, budget).unwrap().users(), 99_999);
+    }
+
+    /// The largest estimate a read asked the budget for, and the read's result.
+    fn largest_estimate(csv: &[u8], columns: &[&str]) -> (u128, Result<Dataset, StatsError>) {
+        let largest = Cell::new(0);
+        let result = Dataset::from_csv_within(csv, columns, None, |_, needed| {
+            largest.set(largest.get().max(needed));
+            Ok(())
+        });
+        (largest.get(), result)
+    }
+
+    #[test]
+    fn the_memory_estimate_follows_the_rows_read() {
+        // Two rows of 8,192 columns: the estimate was for 65,536 rows of them, 8 GiB.
+        let names: Vec<String> = (0..8192).map(|i| format!("c{i}")).collect();
+        let row = vec!["1.5"; 8192].join(",");
+        let csv = format!("{}\n{row}\n{row}\n", names.join(","));
+        let columns: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (largest, data) = largest_estimate(csv.as_bytes(), &columns);
+        assert_eq!(data.unwrap().users(), 2);
+        // The reader's record (at most 18 MiB) and two rows: far below 8 GiB, yet above what
+        // the rows take as a dataset and as cells.
+        assert!(largest < 20 << 20, "{largest}");
+        let held = bytes(&[2], row_bytes::<i64>(8192) + row_bytes::<Decimal>(8192));
+        assert!(largest > held, "{largest} <= {held}");
+        // Still refused where the budget cannot take that much.
+        let budget = |what: &str, needed| ensure_fits_in(what, needed, Some(16 << 20));
+        let refused = Dataset::from_csv_within(csv.as_bytes(), &columns, None, budget).unwrap_err().to_string();
+        assert!(refused.starts_with("the CSV's rows (more than 0 of them)"), "{refused}");
+        // Many narrow rows: checked every 2^16 rows once past them, with the rows to come.
+        let csv: Vec<u8> =
+            std::iter::once(&b"v\n"[..]).chain(std::iter::repeat_n(&b"1\n"[..], 200_000)).flatten().copied().collect();
+        let (largest, data) = largest_estimate(&csv, &["v"]);
+        assert_eq!(data.unwrap().users(), 200_000);
+        assert!(largest > bytes(&[200_000], row_bytes::<i64>(1)), "{largest}");
+    }
+
+    #[test]
+    fn duplicate_columns_are_refused_and_named() {
+        let header = Dataset::from_csv("a,b,a\n1,2,3\n".as_bytes(), &["a"], None).unwrap_err().to_string();
+        assert_eq!(
+            header,
+            "the CSV header names column 'a' more than once (columns 1 and 3); column names must be unique to be \
+             selected"
+        );
+        // A duplicate that is not selected is no ambiguity.
+        assert_eq!(Dataset::from_csv("a,b,a\n1,2,3\n".as_bytes(), &["b"], None).unwrap().rows(), &[vec![2]]);
+        let selected = Dataset::from_csv("a,b\n1,2\n".as_bytes(), &["a", "b", "a"], None).unwrap_err().to_string();
+        assert_eq!(selected, "column 'a' is selected twice; select each column once");
+        let synthetic = Dataset::synthetic(5, 1, &["x1", "x1"]).unwrap_err().to_string();
+        assert_eq!(synthetic, "column 'x1' is selected twice; select each column once");
+    }
+
+    /// Endless bytes of one value, counting how many were read.
+    struct Endless {
+        byte: u8,
+        read: Rc<Cell<usize>>,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            buffer.fill(self.byte);
+            self.read.set(self.read.get() + buffer.len());
+            Ok(buffer.len())
+        }
+    }
+
+    #[test]
+    fn an_endless_record_is_refused_after_the_limit_not_buffered() {
+        // /dev/zero, a header without end, a row without end, and a quote left open over
+        // endless line breaks.
+        let cases: [(&[u8], u8, &str); 4] = [
+            (b"", 0, "the CSV header"),
+            (b"", b'7', "the CSV header"),
+            (b"a,b\n1,", b'7', "row 2"),
+            (b"a\n1\n\"", b'\n', "row 3"),
+        ];
+        for (start, byte, what) in cases {
+            let read = Rc::new(Cell::new(0));
+            let input = start.chain(Endless { byte, read: read.clone() });
+            let message = Dataset::from_csv(input, &["a"], None).unwrap_err().to_string();
+            assert_eq!(
+                message,
+                format!(
+                    "{what} is longer than 1048576 bytes, the most a CSV record may have (a file without line breaks, \
+                     or a quote left open?)"
+                )
+            );
+            // Read up to the limit and the reader's buffer, not on.
+            assert!(read.get() <= MAX_RECORD_BYTES + 2 * READ_BUFFER_BYTES, "{what}: {} bytes read", read.get());
+        }
+    }
+
+    #[test]
+    fn records_and_cells_up_to_their_limits_are_read_and_past_them_refused() {
+        // 32 cells of 32 KiB less a byte and the comma or line break after each: a record of
+        // exactly MAX_RECORD_BYTES.
+        let header: Vec<String> = (0..32).map(|i| format!("c{i}")).collect();
+        let cell = "1".repeat(MAX_CELL_BYTES / 2 - 1);
+        let record = |last: &str| {
+            let mut cells = vec![cell.as_str(); 31];
+            cells.push(last);
+            cells.join(",")
+        };
+        let csv = |last: &str| format!("{}\n{}\n", header.join(","), record(last));
+        // Cells of 32767 digits are too large as numbers, but read: the error is the value's.
+        let at_limit = csv(&cell);
+        assert_eq!(at_limit.len() - header.join(",").len() - 1, MAX_RECORD_BYTES);
+        let message = Dataset::from_csv(at_limit.as_bytes(), &["c0"], None).unwrap_err().to_string();
+        assert!(message.contains("row 2, column 'c0'") && message.contains("is too large"), "{message}");
+        let past = csv(&format!("{cell}1"));
+        let message = Dataset::from_csv(past.as_bytes(), &["c0"], None).unwrap_err().to_string();
+        assert!(message.starts_with("row 2 is longer than 1048576 bytes"), "{message}");
+        // One cell past its own limit, in a short record: named by row and column, quoted short.
+        let long = "9".repeat(MAX_CELL_BYTES + 1);
+        let message = Dataset::from_csv(format!("a,b\n1,{long}\n").as_bytes(), &["a"], None).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "row 2, column 2: the cell '{}...' (65537 bytes) is longer than 65536 bytes, the most a CSV cell may \
+                 have",
+                "9".repeat(40)
+            )
+        );
+        let message = Dataset::from_csv(format!("{long}\n1\n").as_bytes(), &["a"], None).unwrap_err().to_string();
+        assert!(message.starts_with("the CSV header, column 1: the cell '999"), "{message}");
+    }
+
+    #[test]
+    fn messages_quote_a_short_prefix_of_long_cells_and_headers() {
+        let cell = "x".repeat(20_000);
+        let message = Dataset::from_csv(format!("a\n{cell}\n").as_bytes(), &["a"], None).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "row 2, column 'a': the cell '{}...' (20000 bytes) is not a plain decimal number (like -12.5, 3 or \
+                 0.25)",
+                "x".repeat(40)
+            )
+        );
+        // Characters, not bytes, are counted: the cut falls between characters.
+        assert_eq!(quoted(&"é".repeat(50)), format!("'{}...' (100 bytes)", "é".repeat(40)));
+        assert_eq!(quoted("short"), "'short'");
+        // A header of many columns is listed in part.
+        let names: Vec<String> = (0..1000).map(|i| format!("{}{i}", "n".repeat(100))).collect();
+        let csv = format!("{}\n{}\n", names.join(","), vec!["1"; 1000].join(","));
+        let message = Dataset::from_csv(csv.as_bytes(), &["z"], None).unwrap_err().to_string();
+        assert!(message.starts_with("no column 'z' in the CSV header; it has 'nnnn"), "{message}");
+        assert!(message.ends_with("... (1000 columns in all)") && message.len() < 1500, "{message}");
     }
 
     #[test]
