@@ -143,20 +143,6 @@ fn many<S: SchemeOps, B: Dev>(
     Ok(out.into_iter().map(|b| wrap::<S, B>(b, ev.backend().clone())).collect())
 }
 
-/// Whether rotating CKKS slots by `steps` leaves each in place: its automorphism is X -> X^1, for
-/// which the library would ask a Galois key like any other.
-fn moves_nothing<B: Dev>(e: &rlwe::Evaluator<'_, B, CkksContext>, steps: i64) -> bool {
-    e.context().rotation_element(steps) == 1
-}
-
-/// A copy of `a`: dropping it to its own level copies its components.
-fn unmoved<B: Dev>(
-    e: &rlwe::Evaluator<'_, B, CkksContext>,
-    a: &Batch<B, CkksContext>,
-) -> SResult<Batch<B, CkksContext>> {
-    e.drop_to_level(a, a.level())
-}
-
 impl Evaluator {
     fn bgv(&self, operation: &str) -> PyResult<&OnDev<EvF<BgvContext>>> {
         match &self.inner {
@@ -299,23 +285,13 @@ impl Evaluator {
     /// (`ctx.keygen(rotations=[steps])`). A rotation by a multiple of N/2 (0 among them) leaves
     /// every slot in place: it returns a copy and needs no key.
     fn rotate(&self, py: Python<'_>, a: &CiphertextBatch, steps: i64) -> PyResult<CiphertextBatch> {
-        on_dev!(self.ckks("rotate")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| {
-            if moves_nothing(e, steps) { unmoved(e, x) } else { e.rotate(x, steps) }
-        }))
+        on_dev!(self.ckks("rotate")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.rotate(x, steps)))
     }
 
     /// CKKS: rotations by each of `steps`, hoisted, in the order of `steps` (a step that moves
     /// nothing gives a copy, as in `rotate`).
     fn rotate_hoisted(&self, py: Python<'_>, a: &CiphertextBatch, steps: Vec<i64>) -> PyResult<Vec<CiphertextBatch>> {
-        on_dev!(self.ckks("rotate_hoisted")?, B, ev => many::<CkksContext, B>(py, ev, a, |e, x| {
-            let moving: Vec<i64> = steps.iter().copied().filter(|&s| !moves_nothing(e, s)).collect();
-            // The library hoists for the keys of the moving steps only (none: nothing to hoist).
-            let mut rotated = if moving.is_empty() { Vec::new() } else { e.rotate_hoisted(x, &moving)? }.into_iter();
-            steps
-                .iter()
-                .map(|&s| if moves_nothing(e, s) { unmoved(e, x) } else { Ok(rotated.next().expect("one per moving step")) })
-                .collect()
-        }))
+        on_dev!(self.ckks("rotate_hoisted")?, B, ev => many::<CkksContext, B>(py, ev, a, |e, x| e.rotate_hoisted(x, &steps)))
     }
 
     /// CKKS: the complex conjugate of every slot (`ctx.keygen(conjugation=True)`).

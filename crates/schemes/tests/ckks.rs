@@ -189,6 +189,31 @@ fn rotations_in_both_directions_conjugation_and_hoisting() {
 }
 
 #[test]
+fn a_rotation_that_moves_nothing_is_a_copy_without_a_key() {
+    let mut f = Fixture::small();
+    let slots = f.ctx.max_slots();
+    let x = vec![f.random(slots)];
+    let cx = f.encrypt(&x, slots);
+    // An evaluator with no Galois key at all.
+    let ev = Evaluator::new(&f.backend, &f.ctx);
+    let original = f.decrypt(&cx);
+    for steps in [0, slots as i64, -2 * slots as i64] {
+        let same = ev.rotate(&cx, steps).unwrap();
+        assert_eq!((same.level(), same.tag()), (cx.level(), cx.tag()));
+        assert_eq!(f.decrypt(&same), original, "rotate {steps}: the same ciphertext");
+    }
+    assert_eq!(ev.rotate_hoisted(&cx, &[0, 0]).unwrap().len(), 2);
+    // With keys, hoisting mixes the copies with real rotations in the order asked.
+    let ev = f.evaluator();
+    let mixed = ev.rotate_hoisted(&cx, &[1, 0, -1]).unwrap();
+    for (h, s) in mixed.iter().zip([1, 0, -1]) {
+        assert_close(&f.decrypt(h), &[rotated(&x[0], s)], 1e-5, &format!("hoisted {s}"));
+    }
+    // A rotation that moves slots still needs its key.
+    assert!(Evaluator::new(&f.backend, &f.ctx).rotate(&cx, 1).is_err());
+}
+
+#[test]
 fn linear_transform_matches_the_matrix_product() {
     let mut f = Fixture::small();
     for n in [64usize, 16] {

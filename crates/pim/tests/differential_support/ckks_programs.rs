@@ -79,8 +79,8 @@ impl CkksSet {
 pub const ROTATION_STEPS: [i64; 7] = [1, 2, 4, 8, -1, 3, -5];
 
 /// Rotation steps without a key (none is congruent to a step with one modulo any slot count
-/// the parameter sets have).
-const STEPS_WITHOUT_KEY: [i64; 4] = [0, 6, -2, 9];
+/// the parameter sets have, nor to 0, a rotation that moves nothing and needs no key).
+const STEPS_WITHOUT_KEY: [i64; 4] = [10, 6, -2, 9];
 
 /// Sparse slot counts (besides the full packing N/2).
 const SPARSE_SLOTS: [usize; 3] = [4, 8, 16];
@@ -875,9 +875,11 @@ impl CkksGenerator {
         move |c| c.scale < 1.5 * default
     }
 
-    /// Whether there is a key for a rotation by `steps`.
+    /// Whether a rotation by `steps` has what it needs: a key, or none when it moves nothing
+    /// (element 1, a copy).
     fn has_key(&self, steps: i64) -> bool {
-        self.elements.contains(&self.ctx.rotation_element(steps))
+        let element = self.ctx.rotation_element(steps);
+        element == 1 || self.elements.contains(&element)
     }
 
     /// A valid CKKS level (the base primes, then whole rescaling levels) not above the top.

@@ -123,11 +123,16 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
     }
 
     /// The automorphism X -> X^k of every ciphertext, brought back under s by the Galois key of
-    /// k: the message polynomial m(X) becomes m(X^k) (a slot rotation or conjugation).
+    /// k: the message polynomial m(X) becomes m(X^k) (a slot rotation or conjugation). k = 1 is
+    /// the identity (a rotation by 0, or by a multiple of the slot count): a copy, no key needed,
+    /// so that code rotating by computed amounts needs no special case.
     pub fn automorphism(&self, a: &CiphertextBatch<B, S>, k: usize) -> Result<CiphertextBatch<B, S>> {
         self.check_batch(a)?;
         if a.size() != 2 {
             return Err(SchemeError::WrongSize { operation: "automorphism", expected: 2, found: a.size() });
+        }
+        if k == 1 {
+            return Ok(a.derive(self.copy_parts(a)?, a.level, a.tag));
         }
         let key = self.galois_key(k)?;
         let backend = self.backend;
@@ -142,26 +147,36 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
     /// (ModUp) of the ciphertexts' second component is made once and shared by every element,
     /// so each further element costs the inner product of the digits, mapped by X -> X^k, with
     /// its key and the ModDown, one backend call ([`Backend::key_switch_decomposed`]; Halevi and
-    /// Shoup). Results in the order of `elements`.
+    /// Shoup). Results in the order of `elements`; an element 1 gives a copy, as in
+    /// [`Evaluator::automorphism`], and nothing is decomposed when every element is 1.
     pub fn automorphisms(&self, a: &CiphertextBatch<B, S>, elements: &[usize]) -> Result<Vec<CiphertextBatch<B, S>>> {
         self.check_batch(a)?;
         if a.size() != 2 {
             return Err(SchemeError::WrongSize { operation: "automorphism", expected: 2, found: a.size() });
         }
-        let keys = elements.iter().map(|&k| self.galois_key(k)).collect::<Result<Vec<_>>>()?;
+        let keys = elements.iter().filter(|&&k| k != 1).map(|&k| self.galois_key(k)).collect::<Result<Vec<_>>>()?;
         let backend = self.backend;
-        let basis = self.key_switch_basis()?;
         let plain_modulus = self.ctx.key_switch_modulus();
-        let decomposition = basis.decompose(backend, &a.parts[1])?;
+        let decomposition = match keys.is_empty() {
+            true => None,
+            false => {
+                let basis = self.key_switch_basis()?;
+                Some((basis, basis.decompose(backend, &a.parts[1])?))
+            }
+        };
+        let mut keys = keys.into_iter();
         elements
             .iter()
-            .zip(keys)
-            .map(|(&k, key)| {
-                // The digits are mapped by X -> X^k inside the backend's inner product.
-                let (mut c0, c1) = key.switch_decomposed(backend, basis, &decomposition, Some(k), plain_modulus)?;
-                backend.add_assign(&mut c0, &backend.automorphism(&a.parts[0], k)?)?;
-                debug_assert_eq!(decomposition.level, a.level);
-                Ok(a.derive(vec![c0, c1], a.level, a.tag))
+            .map(|&k| match (k, &decomposition) {
+                (1, _) | (_, None) => Ok(a.derive(self.copy_parts(a)?, a.level, a.tag)),
+                (k, Some((basis, decomposition))) => {
+                    let key = keys.next().expect("one key per element other than 1");
+                    // The digits are mapped by X -> X^k inside the backend's inner product.
+                    let (mut c0, c1) = key.switch_decomposed(backend, basis, decomposition, Some(k), plain_modulus)?;
+                    backend.add_assign(&mut c0, &backend.automorphism(&a.parts[0], k)?)?;
+                    debug_assert_eq!(decomposition.level, a.level);
+                    Ok(a.derive(vec![c0, c1], a.level, a.tag))
+                }
             })
             .collect()
     }
