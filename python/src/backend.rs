@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use pyo3::prelude::*;
 
-use pimhe_bench::nearbank::NearbankOutcome;
+use pimhe_bench::target::nearbank::NearbankOutcome;
 use pimhe_exec::CpuBackend;
 use pimhe_nearbank::model::Model;
 use pimhe_nearbank::NearbankBackend;
@@ -118,7 +118,7 @@ impl Backend {
         match name {
             "cpu" => Self::cpu(None),
             "upmem-emu" | "upmem_emu" => Self::upmem_emu(64, "parallel", "best", None),
-            "nearbank" => Self::nearbank(pimhe_bench::nearbank::DEFAULT_SYSTEM, None, None),
+            "nearbank" => Self::nearbank(pimhe_bench::target::nearbank::DEFAULT_SYSTEM, None, None),
             other => Err(parameter(format!("backend {other:?} is not known; choose cpu, upmem-emu or nearbank"))),
         }
     }
@@ -255,7 +255,7 @@ impl Backend {
     #[staticmethod]
     #[pyo3(signature = (system="a100-nearbank", buffer_entries=None, threads=None))]
     pub fn nearbank(system: &str, buffer_entries: Option<usize>, threads: Option<usize>) -> PyResult<Self> {
-        let model = pimhe_bench::nearbank::model(Some(system), buffer_entries).py_err()?;
+        let model = pimhe_bench::target::nearbank::model(Some(system), buffer_entries).py_err()?;
         let backend = NearbankBackend::new(threads).py_err()?;
         Ok(Self { inner: Inner::Nearbank(Arc::new(backend), Box::new(model)) })
     }

@@ -1,14 +1,14 @@
 //! `reproduce_dramatic`, `bench_kernel` and `advise_json`: the library's reproduction of
-//! DRAMatic's tables (`pimhe_bench::reproduce`, what `pimhe bench reproduce dramatic` prints),
-//! its polynomial kernel benchmark (`pimhe_bench::kernels`, `pimhe bench OP`) and the CPU-vs-PIM
+//! DRAMatic's tables (`pimhe_bench::reproduce::dramatic`, what `pimhe bench reproduce dramatic` prints),
+//! its polynomial kernel benchmark (`pimhe_bench::measure::kernels`, `pimhe bench OP`) and the CPU-vs-PIM
 //! verdict (`pimhe_bench::advise`, `pimhe advise`), as plain Python data for `pimhe.plots` and
 //! `pimhe.advise`.
 
 use pyo3::prelude::*;
 
 use pimhe_bench::advise::{self, AdviseConfig};
-use pimhe_bench::kernels::{self, KernelConfig, Op};
-use pimhe_bench::reproduce::{reproduce, ReproduceConfig};
+use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
+use pimhe_bench::reproduce::dramatic::{reproduce, ReproduceConfig};
 use pimhe_bench::NoProgress;
 
 use crate::errors::{error, IntoPy, Kind};

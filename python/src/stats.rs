@@ -1,13 +1,13 @@
 //! The statistics workload of seed 002 (`pimhe.stats`): mean, variance and linear regression
 //! over users' rows, each user's row encrypted separately and aggregated by the server, over
 //! `pimhe_workloads::stats` (`Dataset`, `StatsPlan`) and the run `pimhe stats` makes
-//! (`pimhe_bench::stats`).
+//! (`pimhe_bench::measure::stats`).
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use pimhe_bench::stats::{self, Server, ServerCost, StatsOutput};
+use pimhe_bench::measure::stats::{self, Server, ServerCost, StatsOutput};
 use pimhe_bench::Progress;
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::PimBackend;

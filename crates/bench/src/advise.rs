@@ -31,10 +31,10 @@ use serde::Serialize;
 
 use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render};
-use crate::kernels::{self, KernelConfig, KernelReport, Op};
-use crate::scheme::median;
-use crate::settings::{self, PimOutcome, PimSettings};
-use crate::what_if::{WhatIf, TABLE_CAVEAT};
+use crate::measure::kernels::{self, KernelConfig, KernelReport, Op};
+use crate::measure::scheme::median;
+use crate::target::upmem::{self, PimOutcome, PimSettings};
+use crate::target::what_if::{WhatIf, TABLE_CAVEAT};
 
 /// The workloads `--workload` names.
 pub const WORKLOADS: [&str; 3] = ["pipeline", "bgv-mul-relin", "bfv-mul-relin"];
@@ -615,7 +615,7 @@ fn validate(config: &AdviseConfig) -> Result<Checked> {
     let mut dpus = if config.dpus.is_empty() { DEFAULT_DPUS.to_vec() } else { config.dpus.clone() };
     dpus.sort_unstable();
     dpus.dedup();
-    let mode = settings::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
+    let mode = upmem::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
     if mode == Mode::Sequential {
         return Err(BenchError::usage(
             "--mode sequential is not allowed for advise: its launches are emulated per prime in full only; \

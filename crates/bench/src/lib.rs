@@ -9,8 +9,8 @@
 //! - [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
 //! - [`what_if`]: DRAMatic section 5's hardware what-ifs of an emulated UPMEM run (`--what-if
 //!   mul-cycles=N`, `--what-if zero-copy`), applied to its model;
-//! - [`settings`]: the emulated UPMEM system of a run ([`settings::PimSettings`]), its
-//!   backend, and what a run on it reported ([`settings::PimOutcome`]);
+//! - [`settings`]: the emulated UPMEM system of a run ([`upmem::PimSettings`]), its
+//!   backend, and what a run on it reported ([`upmem::PimOutcome`]);
 //! - [`nearbank`]: the GPU + near-bank PIM system of a run (`--system`, `--buffer-entries`)
 //!   and what the `anaheim-nb` model says a recorded program costs there
 //!   ([`nearbank::NearbankOutcome`]);
@@ -36,7 +36,7 @@
 //! [`Progress`] ([`NoProgress`] reports nothing).
 //!
 //! ```
-//! use pimhe_bench::kernels::{self, KernelConfig, KernelReport, Op};
+//! use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
 //! use pimhe_bench::Render;
 //!
 //! // The forward NTT of 2 ciphertexts (4 polynomials) of N = 16 over one prime, on the cpu.
@@ -54,17 +54,11 @@
 //! ```
 
 pub mod advise;
-pub mod anaheim;
-pub mod ceram;
 pub mod error;
 pub mod format;
-pub mod kernels;
-pub mod nearbank;
+pub mod measure;
 pub mod reproduce;
-pub mod scheme;
-pub mod settings;
-pub mod stats;
-pub mod what_if;
+pub mod target;
 
 pub use error::{BenchError, Result};
 pub use format::Render;

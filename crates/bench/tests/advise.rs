@@ -3,8 +3,8 @@
 //! synthetic numbers, the what-ifs, and its usage errors. Nothing here asserts a time.
 
 use pimhe_bench::advise::{self, AdviseConfig, AdviseReport, Bottleneck, Candidate, PimBreakdown, Verdict};
-use pimhe_bench::kernels::{self, KernelConfig, KernelReport, Op};
-use pimhe_bench::settings::PimOutcome;
+use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
+use pimhe_bench::target::upmem::PimOutcome;
 use pimhe_bench::{BenchError, Render};
 
 fn config(workload: &str, n: usize, dpus: &[usize], what_ifs: &[&str]) -> AdviseConfig {

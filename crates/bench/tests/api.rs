@@ -1,9 +1,9 @@
 //! The library as the CLI and the Python package call it: configurations in, reports out, and
 //! progress reported on the long runs.
 
-use pimhe_bench::kernels::{self, KernelConfig, KernelReport, Op};
-use pimhe_bench::reproduce::{self, ReproduceConfig, Reproduction};
-use pimhe_bench::scheme::{self, SchemeBenchReport, SchemeConfig};
+use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
+use pimhe_bench::measure::scheme::{self, SchemeBenchReport, SchemeConfig};
+use pimhe_bench::reproduce::dramatic::{self, ReproduceConfig, Reproduction};
 use pimhe_bench::{BenchError, NoProgress, Render};
 use pimhe_workloads::progress::Recorded as Recorder;
 
@@ -52,7 +52,7 @@ fn kernels_run_on_the_emulated_backend() {
 fn reproduction_rows_are_counted_and_render_as_the_table() {
     let config = ReproduceConfig { rows: Some("t2-ntt-1,t2-intt-4".into()), ..ReproduceConfig::default() };
     let recorder = Recorder::default();
-    let report = reproduce::reproduce(&config, &recorder).unwrap();
+    let report = dramatic::reproduce(&config, &recorder).unwrap();
     assert_eq!(recorder.calls(), ["start 2 rows", "advance 1", "advance 1", "finish"]);
     assert_eq!(report.rows.len(), 2);
     assert!(report.target.is_none());
@@ -108,7 +108,7 @@ fn what_ifs_lower_the_modeled_compute_and_remove_the_transfers() {
 fn section5_rows_render_beside_what_the_text_states() {
     let config =
         ReproduceConfig { rows: Some("s5-bgv-mul".into()), max_emulation_s: 2.0, ..ReproduceConfig::default() };
-    let report = reproduce::reproduce(&config, &NoProgress).unwrap();
+    let report = dramatic::reproduce(&config, &NoProgress).unwrap();
     let ids: Vec<String> =
         report.rows.iter().map(|r| serde_json::to_value(r).unwrap()["id"].as_str().unwrap().to_string()).collect();
     assert_eq!(

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use pimhe_bench::ceram::{self, CeramConfig, CeramReport, RatioTable};
 use pimhe_bench::format::to_json;
+use pimhe_bench::reproduce::ceram::{self, CeramConfig, CeramReport, RatioTable};
 use pimhe_bench::{NoProgress, Render};
 use pimhe_ceram::model::CeramModel;
 use pimhe_ceram::params::Params;
@@ -196,7 +196,7 @@ fn cpu_side_measures_pimhe_and_reports_a_missing_seal_as_na() {
 
 #[test]
 fn special_moduli_bfv_is_timed_with_every_result_checked() {
-    use pimhe_bench::scheme::special::measure_special_bfv_ops;
+    use pimhe_bench::measure::scheme::special::measure_special_bfv_ops;
     use pimhe_schemes::bfv::special::{SpecialBfvParameters, SpecialCase};
     let base = SpecialCase::B.base().unwrap();
     let params = SpecialBfvParameters::new(64, 65537, base, true).unwrap().allow_insecure();

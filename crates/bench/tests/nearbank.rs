@@ -2,9 +2,9 @@
 //! a recorded program beside "w/o PIM", the flags it takes and refuses, and Anaheim's
 //! reproduction.
 
-use pimhe_bench::anaheim::{self, AnaheimConfig};
-use pimhe_bench::kernels::{self, KernelConfig, KernelReport, Op};
-use pimhe_bench::scheme::{self, SchemeConfig};
+use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
+use pimhe_bench::measure::scheme::{self, SchemeConfig};
+use pimhe_bench::reproduce::anaheim::{self, AnaheimConfig};
 use pimhe_bench::{BenchError, NoProgress, Render};
 
 fn json(report: &impl serde::Serialize) -> serde_json::Value {

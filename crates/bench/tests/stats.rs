@@ -2,7 +2,7 @@
 //! plaintext column, on the CPU, on emulated DPUs and on the near-bank recorder, with the
 //! modeled cost reported for the latter two only.
 
-use pimhe_bench::stats::{self, Server, StatsOutput};
+use pimhe_bench::measure::stats::{self, Server, StatsOutput};
 use pimhe_bench::Render;
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
@@ -19,7 +19,7 @@ fn the_mean_is_the_plaintext_mean_on_the_cpu_on_emulated_dpus_and_on_nearbank() 
         PimBackend::new(PimConfig::new(16, Mode::Parallel), n, primes).map_err(|e| StatsError::Scheme(e.into()))
     };
     let nearbank = NearbankBackend::new(Some(2)).unwrap();
-    let model = pimhe_bench::nearbank::model(None, None).unwrap();
+    let model = pimhe_bench::target::nearbank::model(None, None).unwrap();
     let servers = [
         (Server::Cpu(&cpu), "cpu"),
         (Server::Pim(&pim), "upmem-emu"),

@@ -1,10 +1,10 @@
 //! `pimhe bench`: the arguments of `bench OP` and `bench scheme`, turned into the library's
-//! configurations ([`pimhe_bench::kernels`], [`pimhe_bench::scheme`]) and printed as text or
+//! configurations ([`pimhe_bench::measure::kernels`], [`pimhe_bench::measure::scheme`]) and printed as text or
 //! JSON; `bench reproduce` is [`crate::reproduce`].
 
 use clap::{ArgAction, Args, Subcommand, ValueEnum};
-use pimhe_bench::kernels::{self, KernelConfig, Op};
-use pimhe_bench::scheme::{self, SchemeConfig};
+use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
+use pimhe_bench::measure::scheme::{self, SchemeConfig};
 use pimhe_bench::Render;
 
 use crate::error::{reject_flags_off, CliError, Result};

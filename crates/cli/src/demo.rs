@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use pimhe_bench::format::format_seconds;
-use pimhe_bench::nearbank::NearbankOutcome;
-use pimhe_bench::settings::{ModeledServer, PimSettings, DEFAULT_DPUS};
-use pimhe_bench::what_if::WhatIf;
+use pimhe_bench::target::nearbank::NearbankOutcome;
+use pimhe_bench::target::upmem::{ModeledServer, PimSettings, DEFAULT_DPUS};
+use pimhe_bench::target::what_if::WhatIf;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_nearbank::NearbankBackend;
@@ -88,7 +88,7 @@ pub struct DemoArgs {
 /// the model with `--what-if` applied.
 pub(crate) fn upmem_settings(args: &DemoArgs, dpus: usize, primes: usize, switches: bool) -> Result<PimSettings> {
     let mode = match &args.mode {
-        Some(mode) => pimhe_bench::settings::parse_mode(mode)?,
+        Some(mode) => pimhe_bench::target::upmem::parse_mode(mode)?,
         None => Mode::choose(switches),
     };
     let what_if = WhatIf::parse(&args.what_if)?;
@@ -148,11 +148,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         return Err(CliError::usage("--mode applies to --backend upmem-emu only"));
     }
     if args.backend != "upmem-emu" {
-        pimhe_bench::what_if::reject_on(&args.backend, &args.what_if)?;
+        pimhe_bench::target::what_if::reject_on(&args.backend, &args.what_if)?;
     }
     WhatIf::parse(&args.what_if)?;
     if args.backend != "nearbank" {
-        pimhe_bench::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
+        pimhe_bench::target::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
     }
     check_threads(args.threads)?;
     match args.scheme.as_str() {
@@ -189,7 +189,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     ensure_budget_for_one_product(&cpu, &client)?;
 
     if args.backend == "nearbank" {
-        let model = pimhe_bench::nearbank::model(args.system.as_deref(), args.buffer_entries)?;
+        let model = pimhe_bench::target::nearbank::model(args.system.as_deref(), args.buffer_entries)?;
         let nearbank = NearbankBackend::new(args.threads)?;
         let (cx, cy) = step(Some("encode + encrypt (both batches)"), || encrypt(&nearbank, &client))?.0;
         let evaluator = evaluator(&nearbank, &client)?;

@@ -11,8 +11,8 @@ use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
 
 use pimhe_bench::format::format_seconds;
-use pimhe_bench::nearbank::NearbankOutcome;
-use pimhe_bench::settings::{ModeledServer, DEFAULT_DPUS};
+use pimhe_bench::target::nearbank::NearbankOutcome;
+use pimhe_bench::target::upmem::{ModeledServer, DEFAULT_DPUS};
 
 use crate::demo::DemoArgs;
 use crate::error::{CliError, Result};
@@ -44,7 +44,7 @@ pub fn run(args: &DemoArgs, n: usize) -> Result<()> {
         }
     };
     let precision = if args.backend == "nearbank" {
-        let model = pimhe_bench::nearbank::model(args.system.as_deref(), args.buffer_entries)?;
+        let model = pimhe_bench::target::nearbank::model(args.system.as_deref(), args.buffer_entries)?;
         let nearbank = NearbankBackend::new(args.threads)?;
         let (x, y) = pipeline.encrypt(&nearbank)?;
         let evaluator = pipeline.evaluator(&nearbank)?;

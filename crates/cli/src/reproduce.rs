@@ -1,14 +1,14 @@
 //! `pimhe bench reproduce dramatic|anaheim|ceram`: the arguments, and the rows printed as
-//! [`pimhe_bench::reproduce`], [`pimhe_bench::anaheim`] and [`pimhe_bench::ceram`] make them (a
+//! [`pimhe_bench::reproduce::dramatic`], [`pimhe_bench::reproduce::anaheim`] and [`pimhe_bench::reproduce::ceram`] make them (a
 //! progress bar on stderr counts them).
 
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-use pimhe_bench::anaheim::{self, AnaheimConfig};
-use pimhe_bench::ceram::{self, CeramConfig};
 use pimhe_bench::format::to_json;
-use pimhe_bench::reproduce::{Experiment, ReproduceConfig, Reproduction, DEFAULT_MAX_EMULATION_S};
+use pimhe_bench::reproduce::anaheim::{self, AnaheimConfig};
+use pimhe_bench::reproduce::ceram::{self, CeramConfig};
+use pimhe_bench::reproduce::dramatic::{Experiment, ReproduceConfig, Reproduction, DEFAULT_MAX_EMULATION_S};
 use pimhe_bench::Render;
 
 use crate::error::{CliError, Result};

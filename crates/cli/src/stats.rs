@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use pimhe_bench::settings::{PimSettings, DEFAULT_DPUS};
-use pimhe_bench::stats::{self, Server, StatsOutput};
+use pimhe_bench::measure::stats::{self, Server, StatsOutput};
+use pimhe_bench::target::upmem::{PimSettings, DEFAULT_DPUS};
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
 use pimhe_nearbank::NearbankBackend;
@@ -101,10 +101,10 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         reject_flags_off("upmem-emu", &args.backend, &[("--dpus", args.dpus.is_some())])?;
     }
     if args.backend != "nearbank" {
-        pimhe_bench::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
+        pimhe_bench::target::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
     }
     let model = match args.backend.as_str() {
-        "nearbank" => Some(pimhe_bench::nearbank::model(args.system.as_deref(), args.buffer_entries)?),
+        "nearbank" => Some(pimhe_bench::target::nearbank::model(args.system.as_deref(), args.buffer_entries)?),
         _ => None,
     };
     let max_bits = stats::max_plain_bits(&args.scheme, args.n).map_err(stats_error)?;

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use pimhe_bench::settings::PimSettings;
+use pimhe_bench::target::upmem::PimSettings;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_pim::runtime::OffloadReport;
 use pimhe_workloads::stats::study::{

@@ -51,7 +51,7 @@ impl WhatIf {
     /// what-if twice with different values is a usage error.
     ///
     /// ```
-    /// use pimhe_bench::what_if::WhatIf;
+    /// use pimhe_bench::target::what_if::WhatIf;
     /// use pimhe_pim::model::MultiplierCycles;
     /// let w = WhatIf::parse(&["mul-cycles=2".into(), "zero-copy".into()]).unwrap();
     /// assert_eq!(w.multiplier, Some(MultiplierCycles::DRAMATIC_DUMMY));
@@ -103,7 +103,7 @@ impl WhatIf {
     /// The `--what-if` values that give this what-if, comma-separated (`none` for none).
     ///
     /// ```
-    /// let w = pimhe_bench::what_if::WhatIf::parse(&["zero-copy,mul-cycles=3".into()]).unwrap();
+    /// let w = pimhe_bench::target::what_if::WhatIf::parse(&["zero-copy,mul-cycles=3".into()]).unwrap();
     /// assert_eq!(w.describe(), "mul-cycles=3/6,zero-copy");
     /// ```
     pub fn describe(&self) -> String {

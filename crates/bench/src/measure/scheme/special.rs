@@ -9,7 +9,7 @@ use pimhe_schemes::encoder::BatchEncoder;
 
 use super::{check_product, check_slots, time_rounds, OpTiming, Rounds};
 use crate::error::{check_repeat, Result};
-use crate::kernels::{random_slots, seed_stream};
+use crate::measure::kernels::{random_slots, seed_stream};
 use pimhe_workloads::progress::Progress;
 
 /// Times encrypt, decrypt, add, sub and multiply + relinearize (`multiply_relin`) of one

@@ -37,9 +37,9 @@ use super::{
 };
 use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
-use crate::nearbank::{self, NearbankOutcome};
-use crate::settings::{self, Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_DPUS};
-use crate::what_if::WhatIf;
+use crate::target::nearbank::{self, NearbankOutcome};
+use crate::target::upmem::{self, Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_DPUS};
+use crate::target::what_if::WhatIf;
 use pimhe_nearbank::NearbankBackend;
 
 /// The operations of this module.
@@ -223,13 +223,13 @@ fn run_upmem<S: PresetScheme>(
     workload: &Workload,
     prime_bits: u32,
 ) -> Result<KernelReport> {
-    let mode = settings::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
-    let variant = settings::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
-    let emulate = settings::parse_emulate(args.emulate.as_deref().unwrap_or("full"))?;
+    let mode = upmem::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
+    let variant = upmem::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
+    let emulate = upmem::parse_emulate(args.emulate.as_deref().unwrap_or("full"))?;
     let primes = ctx.backend_primes();
     let what_if = WhatIf::parse(&args.what_if)?;
-    let settings = PimSettings::new(args.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, primes.len())?
-        .with_what_if(what_if);
+    let settings =
+        PimSettings::new(args.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, primes.len())?.with_what_if(what_if);
     let full = match emulate {
         Emulate::Full => true,
         Emulate::Subset => false,

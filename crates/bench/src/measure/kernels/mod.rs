@@ -9,9 +9,9 @@
 //!
 //! On `upmem-emu` the same operations run on emulated DPUs and are reported as the
 //! `upmem-v1b` model's transfer / compute / retrieve seconds and energy (see [`pim`]);
-//! [`crate::reproduce`] runs DRAMatic's experiments that way. On `nearbank` one run is
+//! [`crate::reproduce::dramatic`] runs DRAMatic's experiments that way. On `nearbank` one run is
 //! recorded, planned into GPU kernels and PIM instructions and priced by the `anaheim-nb`
-//! model ([`crate::nearbank`]).
+//! model ([`crate::target::nearbank`]).
 //!
 //! Operations, for a batch of C input ciphertexts of two polynomials each:
 //! - `ntt`: forward NTT of the 2C polynomials (coefficient form in), one `ntt` call;
@@ -43,9 +43,9 @@ use pimhe_nearbank::NearbankBackend;
 
 use crate::error::{check_repeat, check_threads, reject_flags_off, BenchError, Result};
 use crate::format::{format_seconds, format_si, Render};
-use crate::nearbank::{self, NearbankOutcome};
-use crate::settings::{self, PimOutcome, PimSettings};
-use crate::what_if::{self, WhatIf};
+use crate::target::nearbank::{self, NearbankOutcome};
+use crate::target::upmem::{self, PimOutcome, PimSettings};
+use crate::target::what_if::{self, WhatIf};
 
 /// The backends this build can run, as `--backend` spells them.
 pub const BACKENDS: &[&str] = &["cpu", "upmem-emu", "nearbank"];
@@ -142,7 +142,7 @@ pub struct KernelConfig {
     pub backend: String,
     /// Worker threads of the cpu backend (`None`: all cores).
     pub threads: Option<usize>,
-    /// upmem-emu: DPUs of the modeled system [default: [`settings::DEFAULT_DPUS`]].
+    /// upmem-emu: DPUs of the modeled system [default: [`upmem::DEFAULT_DPUS`]].
     pub dpus: Option<usize>,
     /// upmem-emu: `parallel` or `sequential` [default: parallel].
     pub mode: Option<String>,
@@ -151,9 +151,9 @@ pub struct KernelConfig {
     /// upmem-emu: `full`, `subset` or `auto` [default: auto].
     pub emulate: Option<String>,
     /// upmem-emu: hardware what-ifs (`mul-cycles=N`, `mul-cycles=N/M`, `zero-copy`; each value
-    /// may list several, comma-separated; [`crate::what_if`]) [default: none].
+    /// may list several, comma-separated; [`crate::target::what_if`]) [default: none].
     pub what_if: Vec<String>,
-    /// nearbank: the system of Anaheim's Table III [default: [`crate::nearbank::DEFAULT_SYSTEM`]].
+    /// nearbank: the system of Anaheim's Table III [default: [`crate::target::nearbank::DEFAULT_SYSTEM`]].
     pub system: Option<String>,
     /// nearbank: PIM data-buffer entries B [default: the system's].
     pub buffer_entries: Option<usize>,
@@ -335,12 +335,12 @@ fn run_upmem(config: &KernelConfig) -> Result<PimReport> {
             "--threads applies to --backend cpu only (the emulator uses every core of this host)",
         ));
     }
-    let mode = settings::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
-    let variant = settings::parse_kernel(config.kernel.as_deref().unwrap_or("best"))?;
-    let emulate = settings::parse_emulate(config.emulate.as_deref().unwrap_or("auto"))?;
+    let mode = upmem::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
+    let variant = upmem::parse_kernel(config.kernel.as_deref().unwrap_or("best"))?;
+    let emulate = upmem::parse_emulate(config.emulate.as_deref().unwrap_or("auto"))?;
     let workload = workload(config)?;
     let what_if = WhatIf::parse(&config.what_if)?;
-    let settings = PimSettings::new(config.dpus.unwrap_or(settings::DEFAULT_DPUS), mode, variant, workload.primes())?
+    let settings = PimSettings::new(config.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, workload.primes())?
         .with_what_if(what_if);
     let outcome = pim::run(&workload, &settings, emulate, None)?;
     Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome))
@@ -441,7 +441,7 @@ impl PimReport {
             dpus: settings.dpus,
             ranks: settings.ranks(),
             mode: settings.mode.name(),
-            kernel: settings::kernel_name(settings.variant),
+            kernel: upmem::kernel_name(settings.variant),
             seed: workload.seed,
             what_if: settings.what_if.is_active().then(|| settings.what_if.describe()),
             what_if_caveat: (settings.what_if.multiplier.is_some() && settings.variant == Variant::Best)

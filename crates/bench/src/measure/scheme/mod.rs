@@ -29,11 +29,13 @@ use serde::Serialize;
 
 use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
-use crate::kernels::{random_slots, seed_stream};
-use crate::nearbank::{self, ModeledOps, OpRecorder};
+use crate::measure::kernels::{random_slots, seed_stream};
+use crate::measure::scheme::modeled::{ModeledOps, OpRecorder};
+use crate::target::nearbank;
 use pimhe_nearbank::NearbankBackend;
 
 pub mod ckks;
+pub mod modeled;
 pub mod special;
 
 /// The schemes `--scheme` names.
@@ -62,7 +64,7 @@ pub struct SchemeConfig {
     pub dnum: Option<usize>,
     /// CKKS only: the scale 2^bits instead of the preset's.
     pub scale_bits: Option<u32>,
-    /// nearbank: the system of Anaheim's Table III [default: [`crate::nearbank::DEFAULT_SYSTEM`]].
+    /// nearbank: the system of Anaheim's Table III [default: [`crate::target::nearbank::DEFAULT_SYSTEM`]].
     pub system: Option<String>,
     /// nearbank: PIM data-buffer entries B [default: the system's].
     pub buffer_entries: Option<usize>,
@@ -429,7 +431,7 @@ pub(crate) trait BenchOnBackend<T> {
 }
 
 /// Told when each timed operation starts and ends (the near-bank backend's recorder,
-/// [`crate::nearbank::OpRecorder`], cuts its trace there).
+/// [`crate::target::nearbank::OpRecorder`], cuts its trace there).
 pub trait OpObserver {
     /// `op` is about to run.
     fn before(&self, op: &'static str);

@@ -35,8 +35,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{check_repeat, BenchError, Result};
 use crate::format::{format_seconds, Render};
-use crate::scheme::special::measure_special_bfv_ops;
-use crate::scheme::{measure_bfv_ops, BfvOpsReport};
+use crate::measure::scheme::special::measure_special_bfv_ops;
+use crate::measure::scheme::{measure_bfv_ops, BfvOpsReport};
 
 /// The target: modeled ratios within 25% of the published ones.
 pub const TOLERANCE: f64 = 0.25;

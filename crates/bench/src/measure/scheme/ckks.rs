@@ -25,8 +25,8 @@ use serde::Serialize;
 use super::{on_backend, ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds, SchemeConfig};
 use crate::error::{BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};
-use crate::kernels::seed_stream;
-use crate::nearbank::{ModeledOps, OpRecorder};
+use crate::measure::kernels::seed_stream;
+use crate::measure::scheme::modeled::{ModeledOps, OpRecorder};
 use pimhe_nearbank::isa::Program;
 use pimhe_nearbank::NearbankBackend;
 

@@ -24,9 +24,9 @@ use serde::Serialize;
 
 use crate::error::{BenchError, Result};
 use crate::format::Render;
-use crate::nearbank::NearbankOutcome;
-use crate::scheme::ckks;
-use crate::scheme::SchemeConfig;
+use crate::measure::scheme::ckks;
+use crate::measure::scheme::SchemeConfig;
+use crate::target::nearbank::NearbankOutcome;
 
 /// The data-buffer sizes Fig. 9 sweeps.
 pub const BUFFER_SWEEP: [usize; 5] = [4, 8, 16, 32, 64];

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
-use crate::what_if::WhatIf;
+use crate::target::what_if::WhatIf;
 
 /// Default `--dpus`: one rank.
 pub const DEFAULT_DPUS: usize = 64;

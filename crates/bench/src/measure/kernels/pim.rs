@@ -37,7 +37,7 @@ use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
 use super::{check_memory, execute, generate_inputs, random_batch, Op, Workload};
 use crate::error::{BenchError, Result};
-use crate::settings::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_BYTES, AUTO_FULL_MAX_DPUS};
+use crate::target::upmem::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_BYTES, AUTO_FULL_MAX_DPUS};
 
 /// MRAM the runtime reserves at the start of every DPU: header and command list.
 const RESERVED_MRAM_BYTES: usize = layout::HEADER_BYTES + 256 * layout::COMMAND_BYTES;

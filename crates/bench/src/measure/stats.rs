@@ -12,7 +12,7 @@ use pimhe_workloads::stats::{Bfv, Bgv, HeScheme, ModulusRun, SchemeStats, StatsE
 use serde::Serialize;
 
 use crate::format::{Render, FIXED_SEED_KEYS};
-use crate::nearbank::NearbankOutcome;
+use crate::target::nearbank::NearbankOutcome;
 
 /// Where the server of each plaintext modulus runs.
 pub enum Server<'a> {

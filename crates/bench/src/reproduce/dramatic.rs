@@ -3,7 +3,7 @@
 //! measurements that `shared/reference/dramatic_calibration.csv` holds, and the hardware
 //! what-ifs of its section 5 (rows `s5-...`) beside what the section's text states.
 //!
-//! Every row runs on the emulated UPMEM backend with the subset method of [`crate::kernels::pim`]:
+//! Every row runs on the emulated UPMEM backend with the subset method of [`crate::measure::kernels::pim`]:
 //! the busiest DPU of each prime group is emulated (compute, energy), transfers and
 //! retrievals are priced by the model on the full system's bytes. A row whose busiest share
 //! would take longer than the emulation budget (20 s by default) is emulated in whole rounds
@@ -45,9 +45,9 @@ use serde::Serialize;
 
 use crate::error::{BenchError, Result};
 use crate::format::Render;
-use crate::kernels::{pim, Op, Workload};
-use crate::settings::{self, PimOutcome, PimSettings};
-use crate::what_if::WhatIf;
+use crate::measure::kernels::{pim, Op, Workload};
+use crate::target::upmem::{self, PimOutcome, PimSettings};
+use crate::target::what_if::WhatIf;
 
 /// Emulation budget of one row, seconds (see the module documentation).
 pub const DEFAULT_MAX_EMULATION_S: f64 = 20.0;
@@ -77,7 +77,7 @@ pub struct ReproduceConfig {
     pub rows: Option<String>,
     /// Emulation budget of one row in seconds [default: [`DEFAULT_MAX_EMULATION_S`]].
     pub max_emulation_s: f64,
-    /// `--what-if` values applied to the Tables 2-5 rows ([`crate::what_if`]; the section-5
+    /// `--what-if` values applied to the Tables 2-5 rows ([`crate::target::what_if`]; the section-5
     /// rows have their own) [default: none].
     pub what_if: Vec<String>,
 }
@@ -602,7 +602,7 @@ impl RowReport {
             dpus: spec.dpus,
             ranks: spec.dpus.div_ceil(64) as u32,
             mode: spec.mode.name(),
-            kernel: settings::kernel_name(variant),
+            kernel: upmem::kernel_name(variant),
             backend: "upmem-emu",
             emulation: outcome.emulation.clone(),
             wall_s: outcome.wall_s,
@@ -756,7 +756,7 @@ impl Reproduction {
     /// Validates `config` (kernel, budget, row filter) and loads the published values (a
     /// missing reference file is not an error: the rows then have our numbers only).
     pub fn new(config: &ReproduceConfig) -> Result<Self> {
-        let variant = settings::parse_kernel(&config.kernel)?;
+        let variant = upmem::parse_kernel(&config.kernel)?;
         if config.max_emulation_s.is_nan() || config.max_emulation_s <= 0.0 {
             return Err(BenchError::usage("--max-emulation-s must be positive"));
         }
@@ -818,7 +818,7 @@ impl Reproduction {
             format!(
                 "DRAMatic (Tables 2-5) on the emulated UPMEM backend, kernel {}: modeled by {}{}; section 5's what-ifs as \
                  rows s5",
-                settings::kernel_name(self.variant),
+                upmem::kernel_name(self.variant),
                 UpmemModel::v1b().label(),
                 if self.what_if.is_active() {
                     format!("; Tables 2-5 with --what-if {}", self.what_if.describe())
@@ -1086,7 +1086,7 @@ fn footer(reports: &[RowReport], variant: Variant) -> String {
         );
     }
     if variant == Variant::Best && reports.iter().any(|r| r.what_if.as_deref().is_some_and(|w| w.contains("mul-"))) {
-        lines.push(format!("  what-if caveat: {}", crate::what_if::TABLE_CAVEAT));
+        lines.push(format!("  what-if caveat: {}", crate::target::what_if::TABLE_CAVEAT));
     }
     if let Some(&(first_row, first)) = claims.first() {
         let within = claims.iter().filter(|(_, c)| (c.ratio - 1.0).abs() <= 0.1).count();

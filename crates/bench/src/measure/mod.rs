@@ -1,0 +1,7 @@
+//! What pimhe measures: polynomial kernels and operations on real ciphertexts
+//! ([`kernels`]), each scheme's operations per batch ([`scheme`]), and the statistics of seed
+//! 002 ([`stats`]), on any [`crate::target`].
+
+pub mod kernels;
+pub mod scheme;
+pub mod stats;
