@@ -71,7 +71,7 @@ def bench_kernel(
     backend: str = "cpu",
     dpus: Optional[int] = None,
     threads: Optional[int] = None,
-    repeat: int = 3,
+    repeat: Optional[int] = None,
 ) -> str:
     """One ``pimhe bench OP`` run as JSON (measured on cpu, modeled on upmem-emu)."""
 

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use pyo3::prelude::*;
 
 use pimhe_bench::target::nearbank::NearbankOutcome;
+use pimhe_bench::target::upmem::DEFAULT_DPUS;
+use pimhe_bench::target::{BackendKind, NearbankTarget, Target, UpmemTarget};
 use pimhe_exec::CpuBackend;
 use pimhe_nearbank::model::Model;
 use pimhe_nearbank::NearbankBackend;
@@ -100,6 +102,10 @@ enum Inner {
 /// what a GPU with near-bank PIM (Anaheim) would take for the work run on it (`report()`).
 #[pyclass(frozen, module = "pimhe._pimhe")]
 pub struct Backend {
+    /// Where it computes, as the library's commands take it (`pimhe_bench::target`): what the
+    /// workloads (`pimhe.stats`, the benchmarks) run on.
+    target: Target,
+    /// The live device the context-level objects (keys, ciphertexts, evaluators) use.
     inner: Inner,
 }
 
@@ -113,14 +119,19 @@ fn variant(name: &str) -> PyResult<Variant> {
 }
 
 impl Backend {
-    /// A backend by name, as the CLI spells them.
+    /// A backend by name, as the CLI spells them (`upmem_emu` too), with its defaults.
     pub fn named(name: &str) -> PyResult<Self> {
-        match name {
-            "cpu" => Self::cpu(None),
-            "upmem-emu" | "upmem_emu" => Self::upmem_emu(64, "parallel", "best", None),
-            "nearbank" => Self::nearbank(pimhe_bench::target::nearbank::DEFAULT_SYSTEM, None, None),
-            other => Err(parameter(format!("backend {other:?} is not known; choose cpu, upmem-emu or nearbank"))),
+        let kind = BackendKind::parse(&name.replace('_', "-"), &BackendKind::ALL).py_err()?;
+        match kind {
+            BackendKind::Cpu => Self::cpu(None),
+            BackendKind::UpmemEmu => Self::upmem_emu(DEFAULT_DPUS, "parallel", "best", None),
+            BackendKind::Nearbank => Self::nearbank(pimhe_bench::target::nearbank::DEFAULT_SYSTEM, None, None),
         }
+    }
+
+    /// Where it computes, for the library's workloads.
+    pub fn target(&self) -> &Target {
+        &self.target
     }
 
     /// The backend for `ctx`'s operations (setting up the PIM device on first use).
@@ -217,7 +228,7 @@ impl Backend {
     #[staticmethod]
     #[pyo3(signature = (threads=None))]
     pub fn cpu(threads: Option<usize>) -> PyResult<Self> {
-        Ok(Self { inner: Inner::Cpu(Arc::new(CpuBackend::new(threads).py_err()?)) })
+        Ok(Self { target: Target::Cpu { threads }, inner: Inner::Cpu(Arc::new(CpuBackend::new(threads).py_err()?)) })
     }
 
     /// Emulated UPMEM DPUs (`PimConfig`): `dpus` (1..=2560), `mode` "parallel" (a DPU group per
@@ -244,7 +255,13 @@ impl Backend {
             }
             config.emulator.tasklets = t;
         }
-        Ok(Self { inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })
+        let target = Target::UpmemEmu(UpmemTarget {
+            mode: Some(mode),
+            variant: config.variant,
+            tasklets,
+            ..UpmemTarget::new(dpus)
+        });
+        Ok(Self { target, inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })
     }
 
     /// Anaheim's GPU with near-bank PIM: `system` "a100-nearbank", "a100-custom-hbm" or
@@ -257,7 +274,8 @@ impl Backend {
     pub fn nearbank(system: &str, buffer_entries: Option<usize>, threads: Option<usize>) -> PyResult<Self> {
         let model = pimhe_bench::target::nearbank::model(Some(system), buffer_entries).py_err()?;
         let backend = NearbankBackend::new(threads).py_err()?;
-        Ok(Self { inner: Inner::Nearbank(Arc::new(backend), Box::new(model)) })
+        let target = Target::Nearbank(NearbankTarget { model: model.clone(), threads });
+        Ok(Self { target, inner: Inner::Nearbank(Arc::new(backend), Box::new(model)) })
     }
 
     /// A backend by name: "cpu", "upmem-emu" or "nearbank" (with its defaults).
@@ -269,11 +287,7 @@ impl Backend {
     /// "cpu", "upmem-emu" or "nearbank".
     #[getter]
     fn name(&self) -> &'static str {
-        match &self.inner {
-            Inner::Cpu(_) => "cpu",
-            Inner::Pim(_) => "upmem-emu",
-            Inner::Nearbank(..) => "nearbank",
-        }
+        self.target.name()
     }
 
     /// CPU worker threads (the host threads of the emulator's fallbacks for upmem-emu).

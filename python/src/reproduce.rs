@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pimhe_bench::advise::{self, AdviseConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
 use pimhe_bench::reproduce::dramatic::{reproduce, ReproduceConfig};
+use pimhe_bench::target::TargetFlags;
 use pimhe_bench::NoProgress;
 
 use crate::errors::{error, IntoPy, Kind};
@@ -28,8 +29,9 @@ pub fn reproduce_dramatic(py: Python<'_>, kernel: &str, rows: Option<String>) ->
 /// One run of `pimhe bench OP` (`op`: ntt, intt, bgv-mul, pipeline, bfv-mul, bfv-add,
 /// bgv-mul-relin) as a JSON string: on `cpu` the measured seconds (`wall_s`), on `upmem-emu` the modeled
 /// `transfer_s`, `compute_s`, `retrieve_s`, `total_s` with the model's name (`--json`'s fields).
+/// `repeat` (cpu only) times that many runs [default: 3].
 #[pyfunction]
-#[pyo3(signature = (op, n, batch, *, primes=None, backend="cpu", dpus=None, threads=None, repeat=3))]
+#[pyo3(signature = (op, n, batch, *, primes=None, backend="cpu", dpus=None, threads=None, repeat=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn bench_kernel(
     py: Python<'_>,
@@ -40,14 +42,18 @@ pub fn bench_kernel(
     backend: &str,
     dpus: Option<usize>,
     threads: Option<usize>,
-    repeat: usize,
+    repeat: Option<usize>,
 ) -> PyResult<String> {
     let op = Op::from_name(op).ok_or_else(|| {
         let names: Vec<&str> = Op::ALL.iter().map(|op| op.name()).collect();
         error(Kind::Parameter, format!("op {op:?} is not known; choose one of {names:?}"))
     })?;
-    let config =
-        KernelConfig { backend: backend.to_string(), dpus, threads, repeat, ..KernelConfig::new(op, n, primes, batch) };
+    let flags = TargetFlags { backend: Some(backend.to_string()), dpus, threads, ..TargetFlags::default() };
+    let config = KernelConfig {
+        target: flags.parse(&kernels::RULES).py_err()?,
+        repeat,
+        ..KernelConfig::new(op, n, primes, batch)
+    };
     let report = py.allow_threads(|| kernels::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

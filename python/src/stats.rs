@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use pimhe_bench::measure::stats::{self, Server, ServerCost, StatsOutput};
+use pimhe_bench::measure::stats::{self, ServerCost, StatsOutput};
+use pimhe_bench::target::Target;
 use pimhe_bench::Progress;
 use pimhe_math::Sampler;
-use pimhe_pim::runtime::PimBackend;
-use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
+use pimhe_workloads::stats::{Dataset, Statistic, StatsPlan};
 
 use crate::backend::{default_cpu, report_object, Backend};
 use crate::errors::{error, parameter, stats_error, Kind};
@@ -65,30 +65,25 @@ pub fn run_stats(
         "linreg" | "linear_regression" => Statistic::Linreg,
         other => return Err(parameter(format!("statistic {other:?} is not known; choose mean, variance or linreg"))),
     };
-    // The server is a CPU backend, a PIM configuration (one backend per parameter set is made
-    // from it) or the near-bank recorder with its model.
-    let (cpu_server, backend_name, config, nearbank) = match backend {
-        None => (Some(default_cpu()?), "cpu", None, None),
-        Some(b) if b.is_none() => (Some(default_cpu()?), "cpu", None, None),
-        Some(b) => {
-            let named;
-            let backend: &Backend = if let Ok(backend) = b.downcast::<Backend>() {
-                backend.get()
-            } else if let Ok(name) = b.extract::<String>() {
-                named = Backend::named(&name)?;
-                &named
-            } else {
-                return Err(parameter("backend must be a pimhe.Backend or a name (cpu, upmem-emu, nearbank)"));
-            };
-            match (backend.cpu_backend(), backend.pim_config(), backend.nearbank_backend()) {
-                (Some(cpu), _, _) => (Some(cpu), "cpu", None, None),
-                (None, Some(config), _) => (None, "upmem-emu", Some(config.clone()), None),
-                (None, None, nearbank) => (None, "nearbank", None, nearbank),
-            }
-        }
+    // The server's target (a PIM backend is made per parameter set from it); the client is the
+    // CPU backend given, or the default one.
+    let named;
+    let backend: Option<&Backend> = match backend {
+        None => None,
+        Some(b) if b.is_none() => None,
+        Some(b) => Some(if let Ok(backend) = b.downcast::<Backend>() {
+            backend.get()
+        } else if let Ok(name) = b.extract::<String>() {
+            named = Backend::named(&name)?;
+            &named
+        } else {
+            return Err(parameter("backend must be a pimhe.Backend or a name (cpu, upmem-emu, nearbank)"));
+        }),
     };
-    let client = match &cpu_server {
-        Some(cpu) => cpu.clone(),
+    let target = backend.map_or(Target::Cpu { threads: None }, |b| b.target().clone());
+    let config = backend.and_then(|b| b.pim_config().cloned());
+    let client = match backend.and_then(Backend::cpu_backend) {
+        Some(cpu) => cpu,
         None => default_cpu()?,
     };
     let names: Vec<&str> = columns.iter().map(String::as_str).collect();
@@ -108,21 +103,12 @@ pub fn run_stats(
         if let Some(bar) = progress {
             plan = plan.with_progress(Arc::new(PyProgress(bar)));
         }
-        let pim = |primes: &[u32]| {
-            let config = config.clone().ok_or_else(|| StatsError::Input("no PIM configuration".into()))?;
-            PimBackend::new(config, n, primes).map_err(|e| StatsError::Scheme(e.into()))
-        };
-        let server = match (&cpu_server, &nearbank) {
-            (Some(cpu), _) => Server::Cpu(cpu),
-            (None, Some((backend, model))) => Server::Nearbank(backend, model),
-            (None, None) => Server::Pim(&pim),
-        };
-        let result = stats::run(scheme_name, &plan, n, &client, &server, &mut sampler).map_err(stats_error)?;
+        let result = stats::run(scheme_name, &plan, n, &client, &target, &mut sampler).map_err(stats_error)?;
         let upmem = match &result.1 {
             Some(ServerCost::Upmem(report)) => Some(report.clone()),
             _ => None,
         };
-        Ok((StatsOutput::new(scheme_name, backend_name, n, result, seed.is_some()), upmem))
+        Ok((StatsOutput::new(scheme_name, target.name(), n, result, seed.is_some()), upmem))
     })?;
     let json = serde_json::to_string(&output).map_err(|e| error(Kind::Base, e.to_string()))?;
     let upmem = match (upmem, config) {

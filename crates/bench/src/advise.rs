@@ -33,8 +33,9 @@ use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::measure::kernels::{self, KernelConfig, KernelReport, Op};
 use crate::measure::scheme::median;
-use crate::target::upmem::{self, PimOutcome, PimSettings};
+use crate::target::upmem::{self, Emulate, PimOutcome, PimSettings};
 use crate::target::what_if::{WhatIf, TABLE_CAVEAT};
+use crate::target::{Target, UpmemTarget};
 
 /// The workloads `--workload` names.
 pub const WORKLOADS: [&str; 3] = ["pipeline", "bgv-mul-relin", "bfv-mul-relin"];
@@ -488,6 +489,8 @@ type Modeled = std::result::Result<PimPoint, String>;
 /// Runs the PIM points of one workload through `bench`, each once.
 struct PimRuns<'a> {
     config: &'a AdviseConfig,
+    /// The validated `--mode`.
+    mode: Mode,
     op: Op,
     /// `--primes` of the kernel workloads (`None` for the real-ciphertext ones).
     primes: Option<usize>,
@@ -503,13 +506,15 @@ impl PimRuns<'_> {
         if let Some(point) = self.memo.get(&key) {
             return Ok(point.clone());
         }
+        let what_if_values = if what_if == "none" { Vec::new() } else { vec![what_if.to_string()] };
         let mut bench = KernelConfig::new(self.op, self.config.n, self.primes, batch);
-        bench.backend = "upmem-emu".to_string();
-        bench.dpus = Some(dpus);
-        bench.emulate = Some("subset".to_string());
-        bench.mode = self.config.mode.clone();
+        bench.target = Target::UpmemEmu(UpmemTarget {
+            mode: Some(self.mode),
+            emulate: Some(Emulate::Subset),
+            what_if: WhatIf::parse(&what_if_values)?,
+            ..UpmemTarget::new(dpus)
+        });
         bench.seed = self.config.seed;
-        bench.what_if = if what_if == "none" { Vec::new() } else { vec![what_if.to_string()] };
         let fallback_s = self.fallback_per_ciphertext_s * batch as f64;
         let point = match kernels::run(&bench) {
             Ok(KernelReport::Pim(r)) => Ok(pim_point(r.outcome(), fallback_s)),
@@ -536,8 +541,7 @@ fn measure_fallbacks(op: Op, config: &AdviseConfig, primes: usize) -> Result<f64
         return Ok(0.0);
     }
     let mut bench = KernelConfig::new(op, config.n, None, config.batch);
-    bench.backend = "upmem-emu".to_string();
-    bench.dpus = Some(primes);
+    bench.target = Target::UpmemEmu(UpmemTarget::new(primes));
     bench.seed = config.seed;
     let times = (0..config.repeat)
         .map(|_| match kernels::run(&bench)? {
@@ -651,8 +655,8 @@ pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
     // modulus a product works on); the real-ciphertext workloads take the preset as it is.
     let kernel_primes = (workload == Workload::Pipeline).then_some(primes);
     let mut cpu_bench = KernelConfig::new(op, config.n, kernel_primes, config.batch);
-    cpu_bench.threads = config.threads;
-    cpu_bench.repeat = config.repeat;
+    cpu_bench.target = Target::Cpu { threads: config.threads };
+    cpu_bench.repeat = Some(config.repeat);
     cpu_bench.seed = config.seed;
     let (times_s, threads, computation) = match kernels::run(&cpu_bench)? {
         KernelReport::Cpu(r) => (r.times_s().to_vec(), r.threads(), "NTT, BGV tensor, inverse NTT (random residues)"),
@@ -678,7 +682,8 @@ pub fn run(config: &AdviseConfig) -> Result<AdviseReport> {
     // The ciphertext-major mode has no fallback: everything runs on the DPUs.
     let fallback_per_ciphertext_s =
         if mode == Mode::CiphertextMajor { 0.0 } else { measure_fallbacks(op, config, primes)? };
-    let mut runs = PimRuns { config, op, primes: kernel_primes, fallback_per_ciphertext_s, memo: BTreeMap::new() };
+    let mut runs =
+        PimRuns { config, mode, op, primes: kernel_primes, fallback_per_ciphertext_s, memo: BTreeMap::new() };
     let mut rows = Vec::new();
     for (name, _) in &what_ifs {
         for &d in &dpus {

@@ -96,17 +96,5 @@ pub fn check_repeat(repeat: usize, unit: &str) -> Result<()> {
     }
 }
 
-/// Refuses flags that only mean something on `--backend applies_to` on a run of `backend`:
-/// `flags` pairs each flag with whether it was given. A flag a backend ignores would otherwise
-/// look as if it had been used.
-pub fn reject_flags_off(applies_to: &str, backend: &str, flags: &[(&str, bool)]) -> Result<()> {
-    match flags.iter().find(|(_, given)| *given) {
-        Some((flag, _)) => Err(BenchError::usage(format!(
-            "{flag} applies to --backend {applies_to} only (this run uses --backend {backend})"
-        ))),
-        None => Ok(()),
-    }
-}
-
 /// Shorthand for results of this crate.
 pub type Result<T> = std::result::Result<T, BenchError>;

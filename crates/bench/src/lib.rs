@@ -54,6 +54,7 @@
 //! ```
 
 pub mod advise;
+pub mod demo;
 pub mod error;
 pub mod format;
 pub mod measure;

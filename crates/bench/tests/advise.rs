@@ -5,6 +5,7 @@
 use pimhe_bench::advise::{self, AdviseConfig, AdviseReport, Bottleneck, Candidate, PimBreakdown, Verdict};
 use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
 use pimhe_bench::target::upmem::PimOutcome;
+use pimhe_bench::target::TargetFlags;
 use pimhe_bench::{BenchError, Render};
 
 fn config(workload: &str, n: usize, dpus: &[usize], what_ifs: &[&str]) -> AdviseConfig {
@@ -22,10 +23,14 @@ fn config(workload: &str, n: usize, dpus: &[usize], what_ifs: &[&str]) -> Advise
 /// its real share, every transfer priced on the bytes it moved.
 fn emulated_in_full(op: Op, n: usize, primes: Option<usize>, dpus: usize, what_if: &str) -> PimOutcome {
     let mut bench = KernelConfig::new(op, n, primes, 8);
-    bench.backend = "upmem-emu".into();
-    bench.dpus = Some(dpus);
-    bench.emulate = Some("full".into());
-    bench.what_if = if what_if == "none" { Vec::new() } else { vec![what_if.to_string()] };
+    let flags = TargetFlags {
+        backend: Some("upmem-emu".into()),
+        dpus: Some(dpus),
+        emulate: Some("full".into()),
+        what_if: if what_if == "none" { Vec::new() } else { vec![what_if.to_string()] },
+        ..TargetFlags::default()
+    };
+    bench.target = flags.parse(&kernels::RULES).unwrap();
     match kernels::run(&bench).unwrap() {
         KernelReport::Pim(r) => r.outcome().clone(),
         KernelReport::ExactPim(r) => r.report().outcome().clone(),

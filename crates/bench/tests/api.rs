@@ -4,12 +4,27 @@
 use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
 use pimhe_bench::measure::scheme::{self, SchemeBenchReport, SchemeConfig};
 use pimhe_bench::reproduce::dramatic::{self, ReproduceConfig, Reproduction};
+use pimhe_bench::target::{Target, TargetFlags};
 use pimhe_bench::{BenchError, NoProgress, Render};
 use pimhe_workloads::progress::Recorded as Recorder;
 
+/// The target of `bench OP`'s flags `flags` (the CLI's `--backend upmem-emu --dpus 4` ...).
+fn target(flags: TargetFlags) -> Result<Target, BenchError> {
+    flags.parse(&kernels::RULES)
+}
+
+fn upmem(dpus: usize) -> TargetFlags {
+    TargetFlags { backend: Some("upmem-emu".into()), dpus: Some(dpus), ..TargetFlags::default() }
+}
+
 #[test]
 fn scheme_rounds_are_reported_and_the_report_renders() {
-    let config = SchemeConfig { batch: 1, threads: Some(1), repeat: 2, ..SchemeConfig::new("bgv", 4096) };
+    let config = SchemeConfig {
+        batch: 1,
+        target: Target::Cpu { threads: Some(1) },
+        repeat: 2,
+        ..SchemeConfig::new("bgv", 4096)
+    };
     let recorder = Recorder::default();
     let report = scheme::measure(&config, &recorder).unwrap();
     assert!(matches!(report, SchemeBenchReport::Exact(_)));
@@ -29,17 +44,19 @@ fn invalid_configurations_are_usage_errors_with_the_cli_messages() {
     }
     let mut kernel = KernelConfig::new(Op::Ntt, 1024, None, 2);
     assert_eq!(kernels::run(&kernel).unwrap_err(), BenchError::usage("ntt needs --primes"));
+    let gpu = target(TargetFlags { backend: Some("gpu".into()), ..TargetFlags::default() }).unwrap_err();
+    assert_eq!(gpu.to_string(), "--backend gpu is not allowed: choose cpu, upmem-emu or nearbank");
     kernel.primes = Some(1);
-    kernel.backend = "gpu".into();
-    assert!(kernels::run(&kernel).unwrap_err().to_string().starts_with("backend gpu is not available"));
+    kernel.target = target(upmem(4)).unwrap();
+    kernel.repeat = Some(2);
+    assert!(kernels::run(&kernel).unwrap_err().to_string().starts_with("--repeat applies to --backend cpu only"));
     let rows = ReproduceConfig { rows: Some("nothing".into()), ..ReproduceConfig::default() };
     assert!(Reproduction::new(&rows).err().unwrap().to_string().starts_with("--rows nothing selects no row"));
 }
 
 #[test]
 fn kernels_run_on_the_emulated_backend() {
-    let config =
-        KernelConfig { backend: "upmem-emu".into(), dpus: Some(4), ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4) };
+    let config = KernelConfig { target: target(upmem(4)).unwrap(), ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4) };
     let report = kernels::run(&config).unwrap();
     let KernelReport::Pim(pim) = &report else { panic!("a PIM report") };
     let json: serde_json::Value = serde_json::from_str(&pimhe_bench::format::to_json(pim).unwrap()).unwrap();
@@ -64,14 +81,12 @@ fn reproduction_rows_are_counted_and_render_as_the_table() {
 
 #[test]
 fn what_ifs_lower_the_modeled_compute_and_remove_the_transfers() {
-    let base = KernelConfig {
-        backend: "upmem-emu".into(),
-        dpus: Some(2),
-        kernel: Some("barrett".into()),
-        ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4)
-    };
+    let base = TargetFlags { kernel: Some("barrett".into()), ..upmem(2) };
+    let with =
+        |what_if: &[&str]| TargetFlags { what_if: what_if.iter().map(|s| s.to_string()).collect(), ..base.clone() };
     let run = |what_if: &[&str]| {
-        let config = KernelConfig { what_if: what_if.iter().map(|s| s.to_string()).collect(), ..base.clone() };
+        let config =
+            KernelConfig { target: target(with(what_if)).unwrap(), ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4) };
         let report = kernels::run(&config).unwrap();
         let text = report.render();
         let KernelReport::Pim(pim) = report else { panic!("a PIM report") };
@@ -96,11 +111,9 @@ fn what_ifs_lower_the_modeled_compute_and_remove_the_transfers() {
     assert!(plain.get("what_if").is_none());
 
     // Usage errors name the flag; what-ifs belong to upmem-emu.
-    let bad = KernelConfig { what_if: vec!["mul-cycles=0".into()], ..base.clone() };
-    let error = kernels::run(&bad).unwrap_err();
+    let error = target(with(&["mul-cycles=0"])).unwrap_err();
     assert!(error.is_usage() && error.to_string().starts_with("--what-if mul-cycles=0 is not allowed"), "{error}");
-    let on_cpu = KernelConfig { what_if: vec!["zero-copy".into()], ..KernelConfig::new(Op::Ntt, 1024, Some(2), 4) };
-    let error = kernels::run(&on_cpu).unwrap_err();
+    let error = target(TargetFlags { what_if: vec!["zero-copy".into()], ..TargetFlags::default() }).unwrap_err();
     assert!(error.is_usage() && error.to_string().contains("--what-if applies to --backend upmem-emu only"), "{error}");
 }
 

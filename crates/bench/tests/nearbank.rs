@@ -5,7 +5,13 @@
 use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
 use pimhe_bench::measure::scheme::{self, SchemeConfig};
 use pimhe_bench::reproduce::anaheim::{self, AnaheimConfig};
+use pimhe_bench::target::{Target, TargetFlags};
 use pimhe_bench::{BenchError, NoProgress, Render};
+
+/// The target of `bench OP`'s flags: the near-bank backend with `flags`.
+fn nearbank(flags: TargetFlags) -> Result<Target, BenchError> {
+    TargetFlags { backend: Some("nearbank".into()), ..flags }.parse(&kernels::RULES)
+}
 
 fn json(report: &impl serde::Serialize) -> serde_json::Value {
     serde_json::from_str(&pimhe_bench::format::to_json(report).unwrap()).unwrap()
@@ -13,10 +19,9 @@ fn json(report: &impl serde::Serialize) -> serde_json::Value {
 
 #[test]
 fn a_kernel_is_planned_and_priced_beside_the_gpu_alone() {
+    let flags = TargetFlags { threads: Some(1), system: Some("rtx4090-nearbank".into()), ..TargetFlags::default() };
     let config = KernelConfig {
-        backend: "nearbank".into(),
-        threads: Some(1),
-        system: Some("rtx4090-nearbank".into()),
+        target: nearbank(flags).unwrap(),
         // Large enough that the GPU's DRAM traffic outweighs the switch to the PIM side.
         ..KernelConfig::new(Op::BgvMul, 8192, Some(8), 16)
     };
@@ -36,27 +41,29 @@ fn a_kernel_is_planned_and_priced_beside_the_gpu_alone() {
 
 #[test]
 fn near_bank_flags_are_checked_and_refused_elsewhere() {
-    let base = KernelConfig { backend: "nearbank".into(), ..KernelConfig::new(Op::Ntt, 1024, Some(1), 2) };
-    let unknown = KernelConfig { system: Some("h100".into()), ..base.clone() };
-    let error = kernels::run(&unknown).unwrap_err();
+    let error = nearbank(TargetFlags { system: Some("h100".into()), ..TargetFlags::default() }).unwrap_err();
     assert!(error.is_usage() && error.to_string().contains("a100-nearbank"), "{error}");
-    let empty = KernelConfig { buffer_entries: Some(0), ..base.clone() };
-    assert!(kernels::run(&empty).unwrap_err().to_string().starts_with("--buffer-entries"));
-    let on_cpu = KernelConfig { system: Some("a100-nearbank".into()), ..KernelConfig::new(Op::Ntt, 1024, Some(1), 2) };
+    let empty = nearbank(TargetFlags { buffer_entries: Some(0), ..TargetFlags::default() }).unwrap_err();
+    assert!(empty.to_string().starts_with("--buffer-entries"));
+    let on_cpu = TargetFlags { system: Some("a100-nearbank".into()), ..TargetFlags::default() };
     assert_eq!(
-        kernels::run(&on_cpu).unwrap_err(),
+        on_cpu.parse(&kernels::RULES).unwrap_err(),
         BenchError::usage("--system applies to --backend nearbank only (this run uses --backend cpu)")
     );
-    let dpus = KernelConfig { dpus: Some(4), ..base };
-    assert!(kernels::run(&dpus).unwrap_err().to_string().starts_with("--dpus applies to --backend upmem-emu only"));
+    let dpus = nearbank(TargetFlags { dpus: Some(4), ..TargetFlags::default() }).unwrap_err();
+    assert!(dpus.to_string().starts_with("--dpus applies to --backend upmem-emu only"));
+    // A target built elsewhere (a Python Backend) is refused where the command does not run it.
+    let upmem = Target::UpmemEmu(pimhe_bench::target::UpmemTarget::new(4));
+    let config = SchemeConfig { target: upmem, ..SchemeConfig::new("bgv", 4096) };
+    let error = scheme::measure(&config, &NoProgress).unwrap_err();
+    assert_eq!(error.to_string(), "--backend upmem-emu is not allowed: choose cpu or nearbank");
 }
 
 #[test]
 fn scheme_operations_are_modeled_one_by_one() {
     let config = SchemeConfig {
-        backend: "nearbank".into(),
+        target: nearbank(TargetFlags { threads: Some(1), ..TargetFlags::default() }).unwrap(),
         batch: 1,
-        threads: Some(1),
         repeat: 1,
         ..SchemeConfig::new("bgv", 4096)
     };

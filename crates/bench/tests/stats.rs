@@ -2,28 +2,25 @@
 //! plaintext column, on the CPU, on emulated DPUs and on the near-bank recorder, with the
 //! modeled cost reported for the latter two only.
 
-use pimhe_bench::measure::stats::{self, Server, StatsOutput};
+use pimhe_bench::measure::stats::{self, StatsOutput};
+use pimhe_bench::target::{Target, TargetFlags, TargetRules};
 use pimhe_bench::Render;
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
-use pimhe_nearbank::NearbankBackend;
-use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{PimBackend, PimConfig};
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 
 #[test]
 fn the_mean_is_the_plaintext_mean_on_the_cpu_on_emulated_dpus_and_on_nearbank() {
     let n = 4096;
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let pim = |primes: &[u32]| {
-        PimBackend::new(PimConfig::new(16, Mode::Parallel), n, primes).map_err(|e| StatsError::Scheme(e.into()))
+    let server = |backend: &str, dpus: Option<usize>| -> Target {
+        let flags = TargetFlags { backend: Some(backend.into()), threads: Some(2), dpus, ..TargetFlags::default() };
+        flags.parse(&TargetRules::SERVER).unwrap()
     };
-    let nearbank = NearbankBackend::new(Some(2)).unwrap();
-    let model = pimhe_bench::target::nearbank::model(None, None).unwrap();
     let servers = [
-        (Server::Cpu(&cpu), "cpu"),
-        (Server::Pim(&pim), "upmem-emu"),
-        (Server::Nearbank(&nearbank, &model), "nearbank"),
+        (server("cpu", None), "cpu"),
+        (server("upmem-emu", Some(16)), "upmem-emu"),
+        (server("nearbank", None), "nearbank"),
     ];
     for (server, backend) in servers {
         let data = Dataset::from_csv("a,b\n1.5,-2\n2.25,7\n-4,0.5\n".as_bytes(), &["a", "b"], None).unwrap();

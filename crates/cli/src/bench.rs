@@ -2,13 +2,15 @@
 //! configurations ([`pimhe_bench::measure::kernels`], [`pimhe_bench::measure::scheme`]) and printed as text or
 //! JSON; `bench reproduce` is [`crate::reproduce`].
 
-use clap::{ArgAction, Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
 use pimhe_bench::measure::scheme::{self, SchemeConfig};
+use pimhe_bench::target::TargetFlags;
 use pimhe_bench::Render;
 
-use crate::error::{reject_flags_off, CliError, Result};
+use crate::error::{CliError, Result};
 use crate::progress::TermProgress;
+use crate::target::TargetArgs;
 
 /// The operation to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -68,8 +70,10 @@ pub enum BenchAction {
 /// Arguments of `pimhe bench OP`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
-    /// Operation to time.
-    #[arg(value_enum)]
+    /// Operation to time. (It names this struct's argument group by hand: clap leaves the group
+    /// of a struct with a flattened one empty, and `bench` tells `bench OP` from its
+    /// subcommands by whether that group is present.)
+    #[arg(value_enum, group = "BenchArgs")]
     pub op: OpArg,
 
     /// Ring degree N: a power of two from 16 (2^4) to 131072 (2^17).
@@ -90,48 +94,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub batch: usize,
 
-    /// Backend to run on: cpu, upmem-emu (emulated UPMEM DPUs, modeled times) or nearbank (a GPU
-    /// with near-bank PIM, Anaheim; results computed on this host, modeled times).
-    #[arg(long, default_value = "cpu")]
-    pub backend: String,
-
-    /// Worker threads of the cpu backend (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-
-    /// upmem-emu: number of DPUs of the modeled system, 1..=2560 [default: 64].
-    #[arg(long)]
-    pub dpus: Option<usize>,
-
-    /// upmem-emu: parallel (a DPU group per prime) or sequential (all DPUs, one prime after
-    /// another) [default: parallel].
-    #[arg(long)]
-    pub mode: Option<String>,
-
-    /// upmem-emu: DPU kernel arithmetic, barrett (DRAMatic's) or best [default: best].
-    #[arg(long)]
-    pub kernel: Option<String>,
-
-    /// upmem-emu: emulate every DPU (full), only the busiest DPU of each prime group and
-    /// extrapolate (subset), or full below 256 MiB of MRAM and 64 DPUs, else subset (auto)
-    /// [default: auto].
-    #[arg(long)]
-    pub emulate: Option<String>,
-
-    /// upmem-emu: a hardware what-if of DRAMatic's section 5, applied to the model:
-    /// mul-cycles=N (32x32 multiplies of N cycles, 2N for a 64-bit product), mul-cycles=N/M
-    /// (N and M cycles), zero-copy (no host <-> DPU transfer). Repeatable, or comma-separated.
-    #[arg(long = "what-if", value_name = "WHAT-IF", action = ArgAction::Append)]
-    pub what_if: Vec<String>,
-
-    /// nearbank: the GPU + near-bank PIM system of Anaheim's Table III: a100-nearbank,
-    /// a100-custom-hbm or rtx4090-nearbank [default: a100-nearbank].
-    #[arg(long)]
-    pub system: Option<String>,
-
-    /// nearbank: entries B of each PIM unit's data buffer [default: the system's, 16 or 32].
-    #[arg(long)]
-    pub buffer_entries: Option<usize>,
+    /// Where it runs [default: cpu; upmem-emu: parallel mode, auto emulation; no --threads,
+    /// the emulator uses every core].
+    #[command(flatten)]
+    pub target: TargetArgs,
 
     /// Print one JSON object (op, backend, n, primes, prime_bits, batch, wall_s, ...; for
     /// upmem-emu also transfer_s, compute_s, retrieve_s, energy_j, model, ...; for nearbank
@@ -149,26 +115,20 @@ pub struct BenchArgs {
     pub seed: u64,
 }
 
-impl From<&BenchArgs> for KernelConfig {
-    fn from(args: &BenchArgs) -> Self {
-        Self {
+impl BenchArgs {
+    /// The library's configuration, the target flags parsed under `bench OP`'s rules.
+    fn config(&self) -> Result<KernelConfig> {
+        let (args, target) = (self, TargetFlags::from(&self.target).parse(&kernels::RULES)?);
+        Ok(KernelConfig {
             op: args.op.into(),
             n: args.n,
             primes: args.primes,
             prime_bits: args.prime_bits,
             batch: args.batch,
-            backend: args.backend.clone(),
-            threads: args.threads,
-            dpus: args.dpus,
-            mode: args.mode.clone(),
-            kernel: args.kernel.clone(),
-            emulate: args.emulate.clone(),
-            what_if: args.what_if.clone(),
-            system: args.system.clone(),
-            buffer_entries: args.buffer_entries,
-            repeat: args.repeat.unwrap_or(kernels::DEFAULT_REPEAT),
+            target,
+            repeat: args.repeat,
             seed: args.seed,
-        }
+        })
     }
 }
 
@@ -189,14 +149,10 @@ pub struct SchemeArgs {
     #[arg(long, default_value_t = 8)]
     pub batch: usize,
 
-    /// Backend to run on: cpu, or nearbank (the results computed on this host, and each
+    /// Where it runs: cpu (default) or nearbank (the results computed on this host, and each
     /// operation's modeled cost on a GPU with near-bank PIM, Anaheim).
-    #[arg(long, default_value = "cpu")]
-    pub backend: String,
-
-    /// Worker threads of the cpu backend (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub target: TargetArgs,
 
     /// Number of timed rounds (after one untimed warm-up); the best and the median are reported.
     #[arg(long, default_value_t = 5)]
@@ -216,15 +172,6 @@ pub struct SchemeArgs {
     #[arg(long)]
     pub scale_bits: Option<u32>,
 
-    /// nearbank: the GPU + near-bank PIM system of Anaheim's Table III: a100-nearbank,
-    /// a100-custom-hbm or rtx4090-nearbank [default: a100-nearbank].
-    #[arg(long)]
-    pub system: Option<String>,
-
-    /// nearbank: entries B of each PIM unit's data buffer [default: the system's, 16 or 32].
-    #[arg(long)]
-    pub buffer_entries: Option<usize>,
-
     /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
     /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
     /// times_s]; nearbank: modeled{model, ops[op, gpu_s, pim_s, ...]}) instead of a table.
@@ -232,21 +179,19 @@ pub struct SchemeArgs {
     pub json: bool,
 }
 
-impl From<&SchemeArgs> for SchemeConfig {
-    fn from(args: &SchemeArgs) -> Self {
-        Self {
-            scheme: args.scheme.clone(),
-            n: args.n,
-            batch: args.batch,
-            backend: args.backend.clone(),
-            threads: args.threads,
-            repeat: args.repeat,
-            seed: args.seed,
-            dnum: args.dnum,
-            scale_bits: args.scale_bits,
-            system: args.system.clone(),
-            buffer_entries: args.buffer_entries,
-        }
+impl SchemeArgs {
+    /// The library's configuration, the target flags parsed under `bench scheme`'s rules.
+    fn config(&self) -> Result<SchemeConfig> {
+        Ok(SchemeConfig {
+            scheme: self.scheme.clone(),
+            n: self.n,
+            batch: self.batch,
+            target: TargetFlags::from(&self.target).parse(&scheme::RULES)?,
+            repeat: self.repeat,
+            seed: self.seed,
+            dnum: self.dnum,
+            scale_bits: self.scale_bits,
+        })
     }
 }
 
@@ -255,18 +200,10 @@ pub fn run(command: &BenchCommand) -> Result<()> {
     match (&command.action, &command.args) {
         (Some(BenchAction::Reproduce(args)), _) => crate::reproduce::run(args),
         (Some(BenchAction::Scheme(args)), _) => {
-            let report = scheme::measure(&args.into(), &TermProgress::new(args.json))?;
+            let report = scheme::measure(&args.config()?, &TermProgress::new(args.json))?;
             print_report(&report, args.json)
         }
-        (None, Some(args)) => {
-            // --repeat times cpu runs; the other backends run once, so a count there would be
-            // silently ignored. An unknown backend is left to the library's own message.
-            if args.backend != "cpu" {
-                kernels::check_backend(&args.backend)?;
-                reject_flags_off("cpu", &args.backend, &[("--repeat", args.repeat.is_some())])?;
-            }
-            print_report(&kernels::run(&args.into())?, args.json)
-        }
+        (None, Some(args)) => print_report(&kernels::run(&args.config()?)?, args.json),
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
              bfv-add, bgv-mul-relin with --n and --batch), or \

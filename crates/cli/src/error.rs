@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-pub use pimhe_bench::error::{check_threads, reject_flags_off};
+pub use pimhe_bench::error::check_threads;
 pub use pimhe_bench::{BenchError as CliError, Result};
 
 /// The exit status of a failed command.

@@ -7,13 +7,13 @@
 mod advise;
 mod bench;
 mod demo;
-mod demo_ckks;
 mod error;
 mod params;
 mod progress;
 mod reproduce;
 mod stats;
 mod study;
+mod target;
 
 use std::process::ExitCode;
 

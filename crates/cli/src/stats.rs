@@ -10,16 +10,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use pimhe_bench::measure::stats::{self, Server, StatsOutput};
-use pimhe_bench::target::upmem::{PimSettings, DEFAULT_DPUS};
+use pimhe_bench::measure::stats::{self, StatsOutput};
+use pimhe_bench::target::{TargetFlags, TargetRules};
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
-use pimhe_nearbank::NearbankBackend;
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 
 use crate::bench::print_report;
-use crate::error::{check_threads, reject_flags_off, CliError, Result};
+use crate::error::{CliError, Result};
 use crate::progress::TermProgress;
+use crate::target::TargetArgs;
 
 /// Arguments of `pimhe stats`.
 #[derive(Debug, Args)]
@@ -47,26 +47,13 @@ pub struct StatsArgs {
     /// Scheme: bgv or bfv (BEHZ full-RNS).
     #[arg(long, default_value = "bgv")]
     scheme: String,
-    /// Server backend: cpu, upmem-emu or nearbank (a GPU with near-bank PIM, Anaheim: computed
-    /// on this host, the server's work modeled).
-    #[arg(long, default_value = "cpu")]
-    backend: String,
-    /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime) [default: 64].
-    #[arg(long)]
-    dpus: Option<usize>,
-    /// nearbank: the system of Anaheim's Table III, a100-nearbank, a100-custom-hbm or
-    /// rtx4090-nearbank [default: a100-nearbank].
-    #[arg(long)]
-    system: Option<String>,
-    /// nearbank: entries B of each PIM unit's data buffer [default: the system's].
-    #[arg(long)]
-    buffer_entries: Option<usize>,
+    /// The server's backend: cpu (default), upmem-emu (parallel mode, a DPU group per prime)
+    /// or nearbank; --threads sets the client's CPU threads too.
+    #[command(flatten)]
+    target: TargetArgs,
     /// Ring degree (a 128-bit preset).
     #[arg(long, default_value_t = 8192)]
     n: usize,
-    /// CPU threads.
-    #[arg(long)]
-    threads: Option<usize>,
     /// Seed of keys and encryption randomness, for reproducible tests only: anyone with the seed
     /// can make the secret key (the output says "insecure") [default: from the OS].
     #[arg(long)]
@@ -88,25 +75,7 @@ pub fn run(args: &StatsArgs) -> Result<()> {
     if !["bgv", "bfv"].contains(&args.scheme.as_str()) {
         return Err(CliError::usage(format!("--scheme {}: allowed: bgv, bfv", args.scheme)));
     }
-    check_threads(args.threads)?;
-    let dpus = args.dpus.unwrap_or(DEFAULT_DPUS);
-    match args.backend.as_str() {
-        "cpu" => {}
-        // The range now; the DPUs per prime once the parameters are known.
-        "upmem-emu" => drop(PimSettings::parallel(dpus, 1)?),
-        "nearbank" => {}
-        other => return Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu, nearbank"))),
-    }
-    if args.backend != "upmem-emu" {
-        reject_flags_off("upmem-emu", &args.backend, &[("--dpus", args.dpus.is_some())])?;
-    }
-    if args.backend != "nearbank" {
-        pimhe_bench::target::nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
-    }
-    let model = match args.backend.as_str() {
-        "nearbank" => Some(pimhe_bench::target::nearbank::model(args.system.as_deref(), args.buffer_entries)?),
-        _ => None,
-    };
+    let target = TargetFlags::from(&args.target).parse(&TargetRules::SERVER)?;
     let max_bits = stats::max_plain_bits(&args.scheme, args.n).map_err(stats_error)?;
     let names: Vec<&str> = args.columns.iter().map(String::as_str).collect();
     let data = match (&args.input, args.users, args.synthetic) {
@@ -127,24 +96,13 @@ pub fn run(args: &StatsArgs) -> Result<()> {
     let plan = StatsPlan::new(statistic, data, args.n, max_bits)
         .map_err(stats_error)?
         .with_progress(Arc::new(TermProgress::new(args.json)));
-    let client = CpuBackend::new(args.threads)?;
+    let client = CpuBackend::new(target.threads())?;
     let mut sampler = match args.seed {
         Some(seed) => Sampler::from_seed_u64(seed),
         None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}")))?,
     };
-    let make_pim = |primes: &[u32]| {
-        PimSettings::parallel(dpus, primes.len())
-            .and_then(|settings| settings.backend(args.n, primes))
-            .map_err(|e| StatsError::Input(e.to_string()))
-    };
-    let nearbank = model.as_ref().map(|_| NearbankBackend::new(args.threads)).transpose()?;
-    let server = match (args.backend.as_str(), &nearbank, &model) {
-        ("cpu", _, _) => Server::Cpu(&client),
-        (_, Some(nearbank), Some(model)) => Server::Nearbank(nearbank, model),
-        _ => Server::Pim(&make_pim),
-    };
-    let result = stats::run(&args.scheme, &plan, args.n, &client, &server, &mut sampler).map_err(stats_error)?;
-    let output = StatsOutput::new(&args.scheme, &args.backend, args.n, result, args.seed.is_some());
+    let result = stats::run(&args.scheme, &plan, args.n, &client, &target, &mut sampler).map_err(stats_error)?;
+    let output = StatsOutput::new(&args.scheme, target.name(), args.n, result, args.seed.is_some());
     print_report(&output, args.json)
 }
 

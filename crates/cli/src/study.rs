@@ -14,8 +14,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use pimhe_bench::target::upmem::PimSettings;
+use pimhe_bench::target::nearbank::NearbankOutcome;
+use pimhe_bench::target::{Cost, Device, DeviceNeeds, Job, TargetFlags, TargetRules};
 use pimhe_exec::{Backend, CpuBackend};
+use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::OffloadReport;
 use pimhe_workloads::stats::study::{
     decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, DecryptOutcome, EncryptOutcome, EvalOutcome,
@@ -27,6 +29,7 @@ use serde::Serialize;
 use crate::bench::print_report;
 use crate::error::{check_threads, CliError, Result};
 use crate::progress::TermProgress;
+use crate::target::TargetArgs;
 use pimhe_bench::format::{format_seconds, Render};
 
 /// Arguments of `pimhe keygen`.
@@ -120,15 +123,10 @@ pub struct EvalArgs {
     /// Replace --out if it exists.
     #[arg(long)]
     force: bool,
-    /// Server backend: cpu or upmem-emu.
-    #[arg(long, default_value = "cpu")]
-    backend: String,
-    /// upmem-emu: number of DPUs, in parallel mode (a DPU group per prime) [default: 64].
-    #[arg(long)]
-    dpus: Option<usize>,
-    /// CPU threads.
-    #[arg(long)]
-    threads: Option<usize>,
+    /// The server's backend: cpu (default), upmem-emu (parallel mode, a DPU group per prime)
+    /// or nearbank.
+    #[command(flatten)]
+    target: TargetArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -176,8 +174,10 @@ impl From<StatisticArg> for Statistic {
 struct EvalOutput {
     #[serde(flatten)]
     outcome: EvalOutcome,
-    backend: String,
+    backend: &'static str,
     upmem: Option<OffloadReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nearbank: Option<NearbankOutcome>,
 }
 
 /// A library outcome, printed by the CLI.
@@ -232,38 +232,35 @@ pub fn encrypt(args: &EncryptArgs) -> Result<()> {
 }
 
 pub fn eval(args: &EvalArgs) -> Result<()> {
-    check_threads(args.threads)?;
-    match args.backend.as_str() {
-        "cpu" => {
-            if args.dpus.is_some() {
-                return Err(CliError::usage("--dpus applies to --backend upmem-emu only; --backend cpu has no DPUs"));
-            }
-            eval_on(args, &CpuBackend::new(args.threads)?, None::<fn() -> Result<OffloadReport>>)
-        }
-        "upmem-emu" => {
-            // One backend holds every prime of every plaintext modulus's parameters.
-            let study = read_study(&args.public_dir).map_err(study_error)?;
-            let primes = study.backend_primes().map_err(study_error)?;
-            let pim = PimSettings::parallel(args.dpus.unwrap_or(64), primes.len())?.backend(study.n, &primes)?;
-            eval_on(args, &pim, Some(|| Ok(pim.report()?)))
-        }
-        other => Err(CliError::usage(format!("--backend {other}: allowed: cpu, upmem-emu"))),
-    }
+    let target = TargetFlags::from(&args.target).parse(&TargetRules::SERVER)?;
+    let study = read_study(&args.public_dir).map_err(study_error)?;
+    // One backend holds every prime of every plaintext modulus's parameters; parallel mode, as
+    // the server has always been modeled.
+    let needs =
+        DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(study_error)?, default_mode: Mode::Parallel };
+    let ran = target.run(&needs, Evaluation { args, progress: &TermProgress::new(args.json) })?;
+    let (upmem, nearbank) = match ran.cost {
+        Cost::Cpu { .. } => (None, None),
+        Cost::Upmem(report) => (Some(report), None),
+        Cost::Nearbank(outcome) => (None, Some(outcome)),
+    };
+    print_report(&EvalOutput { outcome: ran.output, backend: target.name(), upmem, nearbank }, args.json)
 }
 
-/// The server on `backend`; `modeled` reads a PIM backend's modeled report.
-fn eval_on<B: Backend>(
-    args: &EvalArgs,
-    backend: &B,
-    modeled: Option<impl Fn() -> Result<OffloadReport>>,
-) -> Result<()> {
-    let progress = TermProgress::new(args.json);
-    let outcome =
-        evaluate_files(backend, &args.public_dir, &args.submissions, &args.out, overwrite(args.force), &progress)
-            .map_err(study_error)?;
-    let output =
-        EvalOutput { outcome, backend: args.backend.clone(), upmem: modeled.map(|report| report()).transpose()? };
-    print_report(&output, args.json)
+/// The server's evaluation, on whichever backend the target builds.
+struct Evaluation<'a> {
+    args: &'a EvalArgs,
+    progress: &'a TermProgress,
+}
+
+impl Job for Evaluation<'_> {
+    type Output = EvalOutcome;
+
+    fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<EvalOutcome> {
+        let a = self.args;
+        evaluate_files(device.backend, &a.public_dir, &a.submissions, &a.out, overwrite(a.force), self.progress)
+            .map_err(study_error)
+    }
 }
 
 pub fn decrypt(args: &DecryptArgs) -> Result<()> {
@@ -340,6 +337,9 @@ impl Render for EvalOutput {
             format_seconds(o.load_s),
             format_seconds(o.server_s)
         );
+        if let Some(n) = &self.nearbank {
+            out += &format!("\n  server on {}:\n{}", n.system, n.render());
+        }
         if let Some(u) = &self.upmem {
             out += &format!(
                 "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy \

@@ -39,7 +39,7 @@ fn stats_checks_every_flag_before_reading_or_generating_the_data() {
     let users = ["stats", "mean", "--users", "1000000000000", "--synthetic", "1", "--columns", "x1"];
     for (flags, needle) in [
         (&["--backend", "upmem-emu", "--dpus", "2561"][..], "--dpus 2561 is not allowed"),
-        (&["--backend", "gpu"][..], "--backend gpu: allowed: cpu, upmem-emu"),
+        (&["--backend", "gpu"][..], "--backend gpu is not allowed: choose cpu, upmem-emu or nearbank"),
         (&["--n", "1000"][..], "--n 1000"),
     ] {
         let args: Vec<&str> = users.iter().chain(flags).copied().collect();
@@ -62,7 +62,7 @@ fn an_address_space_limit_counts_as_the_memory_there_is() {
 #[test]
 fn a_preset_without_budget_for_the_demo_is_refused_before_the_batch_runs() {
     let output = pimhe(&["demo", "--n", "1024", "--backend", "cpu"]);
-    refused(&output, "leaves no noise budget after one multiplication; use --n 2048 or more");
+    refused(&output, "leaves no noise budget after one multiplication; use a ring degree of 2048 or more");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(!stdout.contains("encode + encrypt"), "{stdout}");
     let smallest = pimhe(&["demo", "--n", "2048", "--batch", "1", "--backend", "cpu"]);

@@ -292,7 +292,7 @@ fn demo_on_the_emulated_upmem_backend_prints_ok() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).contains("OK: all 1 x 2048"));
     for (args, expected) in [
-        (&["demo", "--backend", "fpga"][..], "--backend fpga is not allowed: choose upmem-emu or cpu"),
+        (&["demo", "--backend", "fpga"][..], "--backend fpga is not allowed: choose upmem-emu, cpu or nearbank"),
         (&["demo", "--backend", "cpu", "--dpus", "4"], "--dpus applies to --backend upmem-emu only"),
         (&["demo", "--dpus", "3", "--mode", "parallel"], "--dpus 3 is not allowed"),
         (&["demo", "--mode", "diagonal"], "--mode diagonal is not allowed"),

@@ -2,9 +2,11 @@
 //!
 //! The workloads of the papers pimhe implements, written once against the schemes and so run
 //! on every backend: encrypted statistics over many users (seed 002: mean, variance, linear
-//! regression) and the CKKS pipeline of the demo (a product, a rotation, a polynomial); and the
-//! [`progress::Progress`] hook through which long runs report how far they got.
+//! regression) and the pipelines of the demo (BGV: a product, relinearized and switched down a
+//! modulus; CKKS: a product, a rotation, a polynomial); and the [`progress::Progress`] hook
+//! through which long runs report how far they got.
 
+pub mod bgv_pipeline;
 pub mod ckks_pipeline;
 pub mod progress;
 pub mod stats;

@@ -5,24 +5,15 @@
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_nearbank::model::Model;
 use pimhe_nearbank::NearbankBackend;
+use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_workloads::stats::{Bfv, Bgv, HeScheme, ModulusRun, SchemeStats, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::format::{Render, FIXED_SEED_KEYS};
 use crate::target::nearbank::NearbankOutcome;
-
-/// Where the server of each plaintext modulus runs.
-pub enum Server<'a> {
-    /// On this CPU backend.
-    Cpu(&'a CpuBackend),
-    /// On a PIM backend per parameter set, made by the function from the primes it must hold.
-    Pim(&'a dyn Fn(&[u32]) -> Result<PimBackend, StatsError>),
-    /// On the near-bank backend (computed on the host), its work priced with the model.
-    Nearbank(&'a NearbankBackend, &'a Model),
-}
+use crate::target::Target;
 
 /// What a PIM server's work cost, modeled.
 #[derive(Debug, Clone)]
@@ -44,14 +35,15 @@ pub fn max_plain_bits(scheme: &str, n: usize) -> Result<u32, StatsError> {
 }
 
 /// Runs `plan` with `scheme` ("bgv" or "bfv") at ring degree `n`: keys, encryption and
-/// decryption on `client`, the aggregation on `server`; with a PIM server, also the modeled
-/// cost of its work.
+/// decryption on `client`, the aggregation on `server` (upmem-emu: one emulated system per
+/// plaintext modulus, in parallel mode unless set); with a PIM server, also the modeled cost of
+/// its work.
 pub fn run(
     scheme: &str,
     plan: &StatsPlan,
     n: usize,
     client: &CpuBackend,
-    server: &Server<'_>,
+    server: &Target,
     sampler: &mut Sampler,
 ) -> Result<(StatsReport, Option<ServerCost>), StatsError> {
     match scheme {
@@ -65,20 +57,26 @@ fn run_with<S: HeScheme>(
     plan: &StatsPlan,
     n: usize,
     client: &CpuBackend,
-    server: &Server<'_>,
+    server: &Target,
     sampler: &mut Sampler,
 ) -> Result<(StatsReport, Option<ServerCost>), StatsError> {
     let contexts =
         plan.plain_moduli().iter().map(|&t| S::context(S::parameters(n, t)?)).collect::<Result<Vec<_>, _>>()?;
+    let input = |e: crate::BenchError| StatsError::Input(e.to_string());
     match server {
-        Server::Cpu(cpu) => Ok((on_one_server::<S, _>(plan, client, *cpu, contexts, sampler)?, None)),
-        Server::Nearbank(nearbank, model) => {
+        Target::Cpu { .. } => Ok((on_one_server::<S, _>(plan, client, client, contexts, sampler)?, None)),
+        Target::Nearbank(nearbank) => {
+            let backend = NearbankBackend::new(nearbank.threads).map_err(|e| StatsError::Scheme(e.into()))?;
             // The keys' generation is the client's: only what runs from here on is planned.
-            nearbank.take_trace();
-            let report = on_one_server::<S, _>(plan, client, *nearbank, contexts, sampler)?;
-            Ok((report, Some(ServerCost::Nearbank(NearbankOutcome::of(model, &nearbank.take_trace())))))
+            backend.take_trace();
+            let report = on_one_server::<S, _>(plan, client, &backend, contexts, sampler)?;
+            Ok((report, Some(ServerCost::Nearbank(NearbankOutcome::of(&nearbank.model, &backend.take_trace())))))
         }
-        Server::Pim(make) => {
+        Target::UpmemEmu(upmem) => {
+            let make = |primes: &[u32]| {
+                let settings = upmem.settings_in(upmem.mode.unwrap_or(Mode::Parallel), primes.len()).map_err(input)?;
+                settings.backend(n, primes).map_err(input)
+            };
             let servers = contexts.iter().map(|ctx| make(&S::backend_primes(ctx))).collect::<Result<Vec<_>, _>>()?;
             let mut schemes = contexts
                 .into_iter()

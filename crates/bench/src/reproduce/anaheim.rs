@@ -27,6 +27,7 @@ use crate::format::Render;
 use crate::measure::scheme::ckks;
 use crate::measure::scheme::SchemeConfig;
 use crate::target::nearbank::NearbankOutcome;
+use crate::target::Target;
 
 /// The data-buffer sizes Fig. 9 sweeps.
 pub const BUFFER_SWEEP: [usize; 5] = [4, 8, 16, 32, 64];
@@ -269,7 +270,7 @@ pub fn workload_rows(
     let args = SchemeConfig {
         batch: 1,
         repeat: 1,
-        threads,
+        target: Target::Cpu { threads },
         dnum: (degree == MICRO_DEGREE).then_some(PAPER_DNUM),
         ..SchemeConfig::new("ckks", degree)
     };

@@ -12,7 +12,7 @@ use pimhe_nearbank::planner::plan;
 use pimhe_nearbank::trace::Trace;
 use serde::Serialize;
 
-use crate::error::{reject_flags_off, BenchError, Result};
+use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
 
 /// `--system` when none is given: Anaheim's main configuration.
@@ -23,15 +23,6 @@ pub fn model(system: Option<&str>, buffer_entries: Option<usize>) -> Result<Mode
     let system =
         System::named(system.unwrap_or(DEFAULT_SYSTEM)).map_err(|e| BenchError::usage(format!("--system: {e}")))?;
     Model::new(system, buffer_entries).map_err(|e| BenchError::usage(format!("--buffer-entries: {e}")))
-}
-
-/// Refuses the near-bank flags on a run of another backend.
-pub fn reject_flags(backend: &str, system: Option<&str>, buffer_entries: Option<usize>) -> Result<()> {
-    reject_flags_off(
-        "nearbank",
-        backend,
-        &[("--system", system.is_some()), ("--buffer-entries", buffer_entries.is_some())],
-    )
 }
 
 /// A program's modeled cost on one system, beside "w/o PIM" (`--json` serialises it flat).

@@ -36,6 +36,17 @@ pub enum Emulate {
     Auto,
 }
 
+impl Emulate {
+    /// The name `--emulate` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Emulate::Full => "full",
+            Emulate::Subset => "subset",
+            Emulate::Auto => "auto",
+        }
+    }
+}
+
 /// The `upmem-emu` settings of a run, validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PimSettings {
@@ -47,6 +58,8 @@ pub struct PimSettings {
     pub variant: Variant,
     /// Hardware what-ifs applied to the model (`--what-if`; none by default).
     pub what_if: WhatIf,
+    /// Tasklets per DPU; `None` for the emulator's default (the Python package sets it).
+    pub tasklets: Option<u32>,
 }
 
 /// `--kernel` names.
@@ -87,15 +100,15 @@ impl PimSettings {
         Self::checked(dpus, mode, variant, primes, true)
     }
 
-    /// [`PimSettings::new`] in parallel mode with the best kernel, for the commands that have
-    /// no `--mode` (`stats`, `demo`): the same checks, with advice that names no `--mode`.
-    pub fn parallel(dpus: usize, primes: usize) -> Result<Self> {
-        Self::checked(dpus, Mode::Parallel, Variant::Best, primes, false)
-    }
-
     /// The checks of [`PimSettings::new`]; `has_mode_flag` says whether the command has
     /// `--mode`, so the advice may point to it.
-    fn checked(dpus: usize, mode: Mode, variant: Variant, primes: usize, has_mode_flag: bool) -> Result<Self> {
+    pub(crate) fn checked(
+        dpus: usize,
+        mode: Mode,
+        variant: Variant,
+        primes: usize,
+        has_mode_flag: bool,
+    ) -> Result<Self> {
         if !(1..=MAX_DPUS).contains(&dpus) {
             return Err(BenchError::usage(format!(
                 "--dpus {dpus} is not allowed: choose 1..={MAX_DPUS} DPUs (an UPMEM system has at most {MAX_DPUS})"
@@ -109,7 +122,7 @@ impl PimSettings {
                  one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
             )));
         }
-        Ok(Self { dpus, mode, variant, what_if: WhatIf::NONE })
+        Ok(Self { dpus, mode, variant, what_if: WhatIf::NONE, tasklets: None })
     }
 
     /// These settings with the hardware what-ifs `what_if` applied to the model of every run.
@@ -126,6 +139,9 @@ impl PimSettings {
     /// model is the default, `upmem-v1b`, with these settings' what-ifs).
     pub fn config(&self, dpus: usize, mode: Mode) -> PimConfig {
         let mut config = PimConfig::new(dpus, mode);
+        if let Some(tasklets) = self.tasklets {
+            config.emulator.tasklets = tasklets;
+        }
         config.variant = self.variant;
         self.what_if.apply(&mut config.model);
         config
@@ -229,19 +245,18 @@ pub struct ModeledServer {
 }
 
 impl ModeledServer {
-    /// Models a server computation on `pim` (of `dpus` DPUs over `primes` primes, in its mode)
-    /// from its `report`. `inputs` = (polynomials, their primes' slots, batch, N): the
-    /// input ciphertexts a server would receive, whose upload is priced by the model.
+    /// Models a server computation on a system of `config` (over `primes` primes) from its
+    /// `report`. `inputs` = (polynomials, their primes' slots, batch, N): the input ciphertexts
+    /// a server would receive, whose upload is priced by the model.
     pub fn new(
-        pim: &PimBackend,
+        config: &PimConfig,
         report: &OffloadReport,
-        dpus: usize,
         primes: usize,
         (polys, data_slots, batch, n): (usize, &[usize], usize, usize),
         what: &str,
     ) -> Result<Self> {
-        let model = &pim.config().model;
-        let plan = Plan::new(pim.config().mode, dpus, primes).map_err(BenchError::Failed)?;
+        let (model, dpus) = (&config.model, config.dpus);
+        let plan = Plan::new(config.mode, dpus, primes).map_err(BenchError::Failed)?;
         let inputs_s = polys as f64 * model.transfer_seconds(&push_bytes_per_dpu(&plan, data_slots, batch, n));
         let transfer_s = inputs_s + report.transfer_s;
         let total_s = transfer_s + report.compute_s + report.retrieve_s;

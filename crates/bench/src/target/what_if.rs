@@ -136,17 +136,6 @@ fn parse_cycles(value: &str, cycles: &str) -> Result<MultiplierCycles> {
     })
 }
 
-/// Refuses `--what-if` on a backend other than `upmem-emu`.
-pub fn reject_on(backend: &str, values: &[String]) -> Result<()> {
-    if values.is_empty() {
-        return Ok(());
-    }
-    Err(BenchError::usage(format!(
-        "--what-if applies to --backend upmem-emu only (this run uses --backend {backend}): the what-ifs change \
-         the UPMEM model"
-    )))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,8 +171,5 @@ mod tests {
         }
         let e = parse(&["mul-cycles=1", "mul-cycles=2"]).unwrap_err().to_string();
         assert!(e.contains("conflicts"), "{e}");
-        let e = reject_on("cpu", &["zero-copy".into()]).unwrap_err().to_string();
-        assert!(e.contains("--what-if applies to --backend upmem-emu only") && e.contains("cpu"), "{e}");
-        assert!(reject_on("cpu", &[]).is_ok());
     }
 }

@@ -32,14 +32,14 @@ use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyG
 use serde::Serialize;
 
 use super::{
-    check_memory, random_slots, reject_upmem_flags, seed_stream, CpuReport, KernelConfig, KernelReport, NearbankReport,
-    Op, PimReport, Workload,
+    check_memory, random_slots, seed_stream, CpuReport, KernelConfig, KernelReport, NearbankReport, Op, PimReport,
+    Workload,
 };
-use crate::error::{check_repeat, check_threads, BenchError, Result};
+use crate::error::{BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
-use crate::target::nearbank::{self, NearbankOutcome};
-use crate::target::upmem::{self, Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_DPUS};
-use crate::target::what_if::WhatIf;
+use crate::target::nearbank::NearbankOutcome;
+use crate::target::upmem::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_DPUS};
+use crate::target::{NearbankTarget, Target, UpmemTarget};
 use pimhe_nearbank::NearbankBackend;
 
 /// The operations of this module.
@@ -143,65 +143,76 @@ struct Inputs<S: ExactScheme> {
     expected: Vec<Vec<u64>>,
 }
 
-/// Runs `pimhe bench bfv-mul|bfv-add|bgv-mul-relin` (the backend's name is checked by the
-/// caller).
-pub fn run(args: &KernelConfig) -> Result<KernelReport> {
+/// Runs `pimhe bench bfv-mul|bfv-add|bgv-mul-relin` with `repeat` timed repeats on the cpu
+/// (the target's flags are checked by the caller).
+pub fn run(args: &KernelConfig, repeat: usize) -> Result<KernelReport> {
     validate(args)?;
     match args.op {
-        Op::BgvMulRelin => run_with::<BgvContext>(args),
-        _ => run_with::<BfvContext>(args),
+        Op::BgvMulRelin => run_with::<BgvContext>(args, repeat),
+        _ => run_with::<BfvContext>(args, repeat),
     }
 }
 
-fn run_with<S: PresetScheme>(args: &KernelConfig) -> Result<KernelReport> {
-    let client = CpuBackend::new(if args.backend == "upmem-emu" { None } else { args.threads })?;
+fn run_with<S: PresetScheme>(args: &KernelConfig, repeats: usize) -> Result<KernelReport> {
+    // The client (keys, encryption, the check) is the target's CPU threads, or all cores.
+    let client = CpuBackend::new(args.target.threads())?;
     let ctx = S::preset(args.n)?;
     let workload = Workload { op: args.op, basis: ctx.rlwe().top_basis().clone(), batch: args.batch, seed: args.seed };
     let prime_bits = workload.basis.primes().iter().map(|p| 32 - p.leading_zeros()).max().unwrap_or(0);
-    if args.backend == "upmem-emu" {
-        return run_upmem(args, &client, ctx, &workload, prime_bits);
-    }
+    let nearbank = match &args.target {
+        Target::UpmemEmu(upmem) => return run_upmem(args, upmem, &client, ctx, &workload, prime_bits),
+        Target::Cpu { .. } => None,
+        Target::Nearbank(nearbank) => Some(nearbank),
+    };
     // Before the keys and ciphertexts are allocated.
     check_memory(&workload, pimhe_ring::memory::available_memory())?;
     let inputs = prepare(&client, ctx, args.op, args.batch, args.seed)?;
-    let computation = computation(args.op);
-    if args.backend == "cpu" {
-        let evaluator = evaluator(&client, &inputs)?;
-        let mut times = Vec::with_capacity(args.repeat);
-        for repeat in 0..args.repeat {
-            let start = Instant::now();
-            let result = apply(&evaluator, args.op, &inputs.a, &inputs.b)?;
-            times.push(start.elapsed().as_secs_f64());
-            if repeat == 0 {
-                check(&client, &inputs, &result)?;
-            }
-        }
-        let report = CpuReport::new(&workload, "cpu", client.threads(), prime_bits, times);
-        return Ok(KernelReport::ExactCpu(ExactReport {
-            report,
-            computation,
-            keys: FIXED_SEED_KEYS,
-            checked: true,
-            host_fallback_s: None,
-        }));
+    if let Some(nearbank) = nearbank {
+        return run_nearbank(args, nearbank, &client, &inputs, &workload, prime_bits);
     }
+    let evaluator = evaluator(&client, &inputs)?;
+    let mut times = Vec::with_capacity(repeats);
+    for repeat in 0..repeats {
+        let start = Instant::now();
+        let result = apply(&evaluator, args.op, &inputs.a, &inputs.b)?;
+        times.push(start.elapsed().as_secs_f64());
+        if repeat == 0 {
+            check(&client, &inputs, &result)?;
+        }
+    }
+    let report = CpuReport::new(&workload, "cpu", client.threads(), prime_bits, times);
+    Ok(KernelReport::ExactCpu(ExactReport {
+        report,
+        computation: computation(args.op),
+        keys: FIXED_SEED_KEYS,
+        checked: true,
+        host_fallback_s: None,
+    }))
+}
 
-    // nearbank, the last backend `kernels::run` lets through.
-    let model = nearbank::model(args.system.as_deref(), args.buffer_entries)?;
-    let backend = NearbankBackend::new(args.threads)?;
-    let evaluator = evaluator(&backend, &inputs)?;
-    let (a, b) = (inputs.a.transfer(&client, &backend)?, inputs.b.transfer(&client, &backend)?);
+/// `--backend nearbank`: the operation recorded on the host and priced by the model.
+fn run_nearbank<S: PresetScheme>(
+    args: &KernelConfig,
+    nearbank: &NearbankTarget,
+    client: &CpuBackend,
+    inputs: &Inputs<S>,
+    workload: &Workload,
+    prime_bits: u32,
+) -> Result<KernelReport> {
+    let backend = NearbankBackend::new(nearbank.threads)?;
+    let evaluator = evaluator(&backend, inputs)?;
+    let (a, b) = (inputs.a.transfer(client, &backend)?, inputs.b.transfer(client, &backend)?);
     // Only the operation is planned: keys and operands are resident, as in Anaheim's runs.
     backend.take_trace();
     let start = Instant::now();
     let result = apply(&evaluator, args.op, &a, &b)?;
     let wall_s = start.elapsed().as_secs_f64();
-    let outcome = NearbankOutcome::of(&model, &backend.take_trace());
-    check(&client, &inputs, &result.transfer(&backend, &client)?)?;
-    let report = NearbankReport::new(&workload, prime_bits, wall_s, outcome);
+    let outcome = NearbankOutcome::of(&nearbank.model, &backend.take_trace());
+    check(client, inputs, &result.transfer(&backend, client)?)?;
+    let report = NearbankReport::new(workload, prime_bits, wall_s, outcome);
     Ok(KernelReport::ExactNearbank(ExactReport {
         report,
-        computation,
+        computation: computation(args.op),
         keys: FIXED_SEED_KEYS,
         checked: true,
         host_fallback_s: None,
@@ -218,18 +229,16 @@ fn run_with<S: PresetScheme>(args: &KernelConfig) -> Result<KernelReport> {
 /// linear in the batch). Either way the emulated result is decrypted and checked.
 fn run_upmem<S: PresetScheme>(
     args: &KernelConfig,
+    upmem: &UpmemTarget,
     client: &CpuBackend,
     ctx: Arc<S>,
     workload: &Workload,
     prime_bits: u32,
 ) -> Result<KernelReport> {
-    let mode = upmem::parse_mode(args.mode.as_deref().unwrap_or("parallel"))?;
-    let variant = upmem::parse_kernel(args.kernel.as_deref().unwrap_or("best"))?;
-    let emulate = upmem::parse_emulate(args.emulate.as_deref().unwrap_or("full"))?;
+    let mode = upmem.mode.unwrap_or(Mode::Parallel);
+    let emulate = upmem.emulate.unwrap_or(Emulate::Full);
     let primes = ctx.backend_primes();
-    let what_if = WhatIf::parse(&args.what_if)?;
-    let settings =
-        PimSettings::new(args.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, primes.len())?.with_what_if(what_if);
+    let settings = PimSettings::new(upmem.dpus, mode, upmem.variant, primes.len())?.with_what_if(upmem.what_if);
     let full = match emulate {
         Emulate::Full => true,
         Emulate::Subset => false,
@@ -239,7 +248,7 @@ fn run_upmem<S: PresetScheme>(
         return Err(BenchError::usage(format!(
             "--emulate {} is not allowed for {} with --mode sequential: the representative system has one DPU \
              per prime (parallel mode) or one DPU for all primes (ciphertext-major); use --emulate full",
-            args.emulate.as_deref().unwrap_or_default(),
+            emulate.name(),
             args.op.name()
         )));
     }
@@ -347,15 +356,6 @@ fn validate(args: &KernelConfig) -> Result<()> {
             "--primes does not apply to {op}: it runs on the 128-bit preset of --n (see `pimhe params`)"
         )));
     }
-    if args.backend != "upmem-emu" {
-        reject_upmem_flags(args)?;
-    } else if args.threads.is_some() {
-        return Err(BenchError::usage(
-            "--threads applies to --backend cpu only (the emulator uses every core of this host)",
-        ));
-    }
-    check_threads(args.threads)?;
-    check_repeat(args.repeat, "repeat")?;
     if args.batch < 2 || !args.batch.is_multiple_of(2) {
         return Err(BenchError::usage(format!(
             "--batch {} is not allowed for {op}: ciphertexts are combined in pairs, so the batch must be even and \

@@ -35,20 +35,18 @@ use std::time::Instant;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::{ntt_primes, MathError, Modulus, Sampler};
+use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::layout::Variant;
+use pimhe_pim::runtime::placement::Mode;
 use pimhe_ring::{memory, PolyBatch, Representation, RingBasis};
 use serde::Serialize;
 
-use pimhe_nearbank::NearbankBackend;
-
-use crate::error::{check_repeat, check_threads, reject_flags_off, BenchError, Result};
+use crate::error::{check_repeat, BenchError, Result};
 use crate::format::{format_seconds, format_si, Render};
-use crate::target::nearbank::{self, NearbankOutcome};
-use crate::target::upmem::{self, PimOutcome, PimSettings};
-use crate::target::what_if::{self, WhatIf};
-
-/// The backends this build can run, as `--backend` spells them.
-pub const BACKENDS: &[&str] = &["cpu", "upmem-emu", "nearbank"];
+use crate::target::nearbank::NearbankOutcome;
+use crate::target::upmem::{self, Emulate, PimOutcome, PimSettings};
+use crate::target::what_if;
+use crate::target::{BackendKind, NearbankTarget, Target, TargetRules, UpmemFlags, UpmemTarget};
 
 /// Smallest and largest ring degree the benchmark accepts (log2).
 const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
@@ -123,8 +121,16 @@ impl Op {
 /// Timed repeats of a cpu run when none are asked for.
 pub const DEFAULT_REPEAT: usize = 3;
 
-/// What `pimhe bench OP` runs: the operation, the ring, the batch, the backend and its
-/// settings. The strings are validated by [`run`] (in the CLI's order, with its messages).
+/// What `bench OP` accepts of the target flags: every backend and every UPMEM flag; no
+/// `--threads` on upmem-emu, whose emulator uses every core.
+pub const RULES: TargetRules = TargetRules {
+    backends: &BackendKind::ALL,
+    default: BackendKind::Cpu,
+    upmem: UpmemFlags { mode: true, kernel: true, emulate: true, what_if: true },
+    threads_beside_upmem: false,
+};
+
+/// What `pimhe bench OP` runs: the operation, the ring, the batch and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelConfig {
     /// Operation to time.
@@ -138,28 +144,11 @@ pub struct KernelConfig {
     pub prime_bits: u32,
     /// Number C of input ciphertexts (two polynomials each); even for the paired operations.
     pub batch: usize,
-    /// `cpu` or `upmem-emu` [default: cpu].
-    pub backend: String,
-    /// Worker threads of the cpu backend (`None`: all cores).
-    pub threads: Option<usize>,
-    /// upmem-emu: DPUs of the modeled system [default: [`upmem::DEFAULT_DPUS`]].
-    pub dpus: Option<usize>,
-    /// upmem-emu: `parallel` or `sequential` [default: parallel].
-    pub mode: Option<String>,
-    /// upmem-emu: `barrett` or `best` [default: best].
-    pub kernel: Option<String>,
-    /// upmem-emu: `full`, `subset` or `auto` [default: auto].
-    pub emulate: Option<String>,
-    /// upmem-emu: hardware what-ifs (`mul-cycles=N`, `mul-cycles=N/M`, `zero-copy`; each value
-    /// may list several, comma-separated; [`crate::target::what_if`]) [default: none].
-    pub what_if: Vec<String>,
-    /// nearbank: the system of Anaheim's Table III [default: [`crate::target::nearbank::DEFAULT_SYSTEM`]].
-    pub system: Option<String>,
-    /// nearbank: PIM data-buffer entries B [default: the system's].
-    pub buffer_entries: Option<usize>,
-    /// Timed repeats on cpu, 1..=[`crate::error::MAX_REPEAT`] [default: [`DEFAULT_REPEAT`]]
-    /// (the other backends run once).
-    pub repeat: usize,
+    /// Where it runs ([`RULES`]; upmem-emu: parallel mode and auto emulation unless set).
+    pub target: Target,
+    /// Timed repeats on cpu, 1..=[`crate::error::MAX_REPEAT`] [default: [`DEFAULT_REPEAT`]];
+    /// refused on the other backends, which run once and model the run.
+    pub repeat: Option<usize>,
     /// Seed of the input generator [default: 1].
     pub seed: u64,
 }
@@ -168,23 +157,23 @@ impl KernelConfig {
     /// `op` over `n` and `batch` with the defaults: `primes` primes of 30 bits, on cpu with all
     /// cores, [`DEFAULT_REPEAT`] repeats, seed 1.
     pub fn new(op: Op, n: usize, primes: Option<usize>, batch: usize) -> Self {
-        Self {
-            op,
-            n,
-            primes,
-            prime_bits: 30,
-            batch,
-            backend: "cpu".to_string(),
-            threads: None,
-            dpus: None,
-            mode: None,
-            kernel: None,
-            emulate: None,
-            what_if: Vec::new(),
-            system: None,
-            buffer_entries: None,
-            repeat: DEFAULT_REPEAT,
-            seed: 1,
+        Self { op, n, primes, prime_bits: 30, batch, target: Target::Cpu { threads: None }, repeat: None, seed: 1 }
+    }
+
+    /// The timed repeats: refused off the cpu backend, checked on it.
+    fn repeats(&self) -> Result<usize> {
+        match (&self.target, self.repeat) {
+            (Target::Cpu { .. }, repeat) => {
+                let repeat = repeat.unwrap_or(DEFAULT_REPEAT);
+                check_repeat(repeat, "repeat")?;
+                Ok(repeat)
+            }
+            (_, None) => Ok(1),
+            // The other backends run once and model the run: a count would do nothing.
+            (target, Some(_)) => Err(BenchError::usage(format!(
+                "--repeat applies to --backend cpu only (this run uses --backend {})",
+                target.name()
+            ))),
         }
     }
 }
@@ -280,34 +269,21 @@ impl Workload {
 /// the report (cpu: timed repeats; upmem-emu: the modeled figures; bfv-mul, bfv-add and
 /// bgv-mul-relin: the checked operation on real ciphertexts, see [`exact`]).
 pub fn run(config: &KernelConfig) -> Result<KernelReport> {
-    check_backend(&config.backend)?;
-    if config.backend != "nearbank" {
-        nearbank::reject_flags(&config.backend, config.system.as_deref(), config.buffer_entries)?;
-    }
+    let repeat = config.repeats()?;
     if exact::OPS.contains(&config.op) {
-        return exact::run(config);
+        return exact::run(config, repeat);
     }
-    if config.backend == "upmem-emu" {
-        return run_upmem(config).map(KernelReport::Pim);
-    }
-    reject_upmem_flags(config)?;
-    if config.backend == "nearbank" {
-        return run_nearbank(config).map(KernelReport::Nearbank);
-    }
-    check_threads(config.threads)?;
-    check_repeat(config.repeat, "repeat")?;
-    let workload = workload(config)?;
-    check_memory(&workload, memory::available_memory())?;
-
-    // One arm per backend: build it, run the generic benchmark on it.
-    let (times, threads) = match config.backend.as_str() {
-        "cpu" => {
-            let backend = CpuBackend::new(config.threads)?;
-            (run_op(&backend, &workload, config.repeat)?, backend.threads())
+    match &config.target {
+        Target::Cpu { threads } => {
+            let workload = workload(config)?;
+            check_memory(&workload, memory::available_memory())?;
+            let backend = CpuBackend::new(*threads)?;
+            let times = run_op(&backend, &workload, repeat)?;
+            Ok(KernelReport::Cpu(CpuReport::new(&workload, "cpu", backend.threads(), config.prime_bits, times)))
         }
-        other => return Err(unknown_backend(other)),
-    };
-    Ok(KernelReport::Cpu(CpuReport::new(&workload, &config.backend, threads, config.prime_bits, times)))
+        Target::UpmemEmu(upmem) => run_upmem(config, upmem).map(KernelReport::Pim),
+        Target::Nearbank(nearbank) => run_nearbank(config, nearbank).map(KernelReport::Nearbank),
+    }
 }
 
 /// The workload of a kernel operation's configuration.
@@ -316,44 +292,22 @@ fn workload(config: &KernelConfig) -> Result<Workload> {
     Workload::new(config.op, config.n, primes, config.prime_bits, config.batch, config.seed)
 }
 
-/// Refuses the settings that only describe an emulated UPMEM system on a run of another backend.
-pub(crate) fn reject_upmem_flags(config: &KernelConfig) -> Result<()> {
-    let flags = [
-        ("--dpus", config.dpus.is_some()),
-        ("--mode", config.mode.is_some()),
-        ("--kernel", config.kernel.is_some()),
-        ("--emulate", config.emulate.is_some()),
-    ];
-    reject_flags_off("upmem-emu", &config.backend, &flags)?;
-    what_if::reject_on(&config.backend, &config.what_if)
-}
-
-/// `pimhe bench OP --backend upmem-emu`.
-fn run_upmem(config: &KernelConfig) -> Result<PimReport> {
-    if config.threads.is_some() {
-        return Err(BenchError::usage(
-            "--threads applies to --backend cpu only (the emulator uses every core of this host)",
-        ));
-    }
-    let mode = upmem::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
-    let variant = upmem::parse_kernel(config.kernel.as_deref().unwrap_or("best"))?;
-    let emulate = upmem::parse_emulate(config.emulate.as_deref().unwrap_or("auto"))?;
+/// `pimhe bench OP --backend upmem-emu`: parallel mode and auto emulation unless set.
+fn run_upmem(config: &KernelConfig, upmem: &UpmemTarget) -> Result<PimReport> {
     let workload = workload(config)?;
-    let what_if = WhatIf::parse(&config.what_if)?;
-    let settings = PimSettings::new(config.dpus.unwrap_or(upmem::DEFAULT_DPUS), mode, variant, workload.primes())?
-        .with_what_if(what_if);
-    let outcome = pim::run(&workload, &settings, emulate, None)?;
+    let settings =
+        PimSettings::new(upmem.dpus, upmem.mode.unwrap_or(Mode::Parallel), upmem.variant, workload.primes())?
+            .with_what_if(upmem.what_if);
+    let outcome = pim::run(&workload, &settings, upmem.emulate.unwrap_or(Emulate::Auto), None)?;
     Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome))
 }
 
 /// `pimhe bench OP --backend nearbank`: one run of the operation on the recording backend,
 /// planned and priced.
-fn run_nearbank(config: &KernelConfig) -> Result<NearbankReport> {
-    check_threads(config.threads)?;
-    let model = nearbank::model(config.system.as_deref(), config.buffer_entries)?;
+fn run_nearbank(config: &KernelConfig, nearbank: &NearbankTarget) -> Result<NearbankReport> {
     let workload = workload(config)?;
     check_memory(&workload, memory::available_memory())?;
-    let backend = NearbankBackend::new(config.threads)?;
+    let backend = NearbankBackend::new(nearbank.threads)?;
     let mut inputs = generate_inputs(&workload)?
         .into_iter()
         .map(|batch| backend.upload(batch))
@@ -362,7 +316,7 @@ fn run_nearbank(config: &KernelConfig) -> Result<NearbankReport> {
     let start = Instant::now();
     execute(&backend, workload.op, &mut inputs)?;
     let wall_s = start.elapsed().as_secs_f64();
-    let outcome = NearbankOutcome::of(&model, &backend.take_trace());
+    let outcome = NearbankOutcome::of(&nearbank.model, &backend.take_trace());
     Ok(NearbankReport::new(&workload, config.prime_bits, wall_s, outcome))
 }
 
@@ -533,20 +487,6 @@ impl Render for NearbankReport {
             format_seconds(self.host_wall_s),
             self.outcome.render()
         )
-    }
-}
-
-/// The error for a `--backend` this build lacks.
-pub fn unknown_backend(name: &str) -> BenchError {
-    BenchError::usage(format!("backend {name} is not available; available: {}", BACKENDS.join(", ")))
-}
-
-/// Refuses a backend this build lacks.
-pub fn check_backend(name: &str) -> Result<()> {
-    if BACKENDS.contains(&name) {
-        Ok(())
-    } else {
-        Err(unknown_backend(name))
     }
 }
 
@@ -913,7 +853,6 @@ mod tests {
         assert!(message(Workload::new(Op::Pipeline, 16, 1, 30, 1, 1)).contains("even"));
         assert!(message(Workload::new(Op::Ntt, 4096, 1000, 20, 1, 1)).starts_with("--primes 1000"));
         assert!(Workload::new(Op::Ntt, 16, 1, 30, 1, 1).is_ok());
-        assert!(unknown_backend("nope").to_string().contains("backend nope is not available; available: cpu"));
     }
 
     #[test]

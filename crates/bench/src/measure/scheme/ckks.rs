@@ -221,7 +221,7 @@ pub fn programs(args: &SchemeConfig, progress: &dyn Progress) -> Result<(usize, 
     let params = parameters(args)?;
     let dnum = params.rlwe().dnum();
     let ctx = CkksContext::new(params)?;
-    let backend = NearbankBackend::new(args.threads)?;
+    let backend = NearbankBackend::new(args.target.threads())?;
     let recorder = OpRecorder::new(&backend);
     bench(&backend, &ctx, args, progress, Some(&recorder))?;
     Ok((dnum, recorder.programs()))
@@ -369,6 +369,7 @@ fn bench<B: Backend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::Target;
 
     #[test]
     fn input_values_are_in_range_and_match_the_python_twin() {
@@ -384,14 +385,11 @@ mod tests {
             scheme: "ckks".into(),
             n: 16384,
             batch: 1,
-            backend: "cpu".into(),
-            threads: Some(1),
+            target: Target::Cpu { threads: Some(1) },
             repeat: 1,
             seed: 1,
             dnum,
             scale_bits,
-            system: None,
-            buffer_entries: None,
         };
         let preset = CkksParameters::preset(16384).unwrap();
         assert_eq!(parameters(&args(None, None)).unwrap(), preset);

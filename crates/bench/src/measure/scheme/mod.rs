@@ -31,7 +31,7 @@ use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
 use crate::measure::kernels::{random_slots, seed_stream};
 use crate::measure::scheme::modeled::{ModeledOps, OpRecorder};
-use crate::target::nearbank;
+use crate::target::{BackendKind, Target, TargetRules, UpmemFlags};
 use pimhe_nearbank::NearbankBackend;
 
 pub mod ckks;
@@ -41,9 +41,18 @@ pub mod special;
 /// The schemes `--scheme` names.
 const SCHEMES: &[&str] = &["bgv", "bfv", "ckks"];
 
+/// What `bench scheme` accepts of the target flags: cpu or nearbank (its operations need key
+/// switching on the device, which the emulated UPMEM kernels of `bench OP` measure instead).
+pub const RULES: TargetRules = TargetRules {
+    backends: &[BackendKind::Cpu, BackendKind::Nearbank],
+    default: BackendKind::Cpu,
+    upmem: UpmemFlags { mode: false, kernel: false, emulate: false, what_if: false },
+    threads_beside_upmem: false,
+};
+
 /// What `pimhe bench scheme` measures. The strings are validated by [`measure`] (with the
 /// CLI's messages).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SchemeConfig {
     /// `bgv`, `bfv` or `ckks` [default: bgv].
     pub scheme: String,
@@ -52,10 +61,8 @@ pub struct SchemeConfig {
     pub n: usize,
     /// Ciphertexts in each operand batch [default: 8].
     pub batch: usize,
-    /// `cpu` or `nearbank` [default: cpu].
-    pub backend: String,
-    /// Worker threads of the cpu backend (`None`: all cores).
-    pub threads: Option<usize>,
+    /// Where it runs: cpu or nearbank ([`RULES`]).
+    pub target: Target,
     /// Timed rounds after one untimed warm-up [default: 5].
     pub repeat: usize,
     /// Seed of the keys, the encryption randomness and the plaintext slots [default: 1].
@@ -64,10 +71,6 @@ pub struct SchemeConfig {
     pub dnum: Option<usize>,
     /// CKKS only: the scale 2^bits instead of the preset's.
     pub scale_bits: Option<u32>,
-    /// nearbank: the system of Anaheim's Table III [default: [`crate::target::nearbank::DEFAULT_SYSTEM`]].
-    pub system: Option<String>,
-    /// nearbank: PIM data-buffer entries B [default: the system's].
-    pub buffer_entries: Option<usize>,
 }
 
 impl SchemeConfig {
@@ -78,14 +81,11 @@ impl SchemeConfig {
             scheme: scheme.to_string(),
             n,
             batch: 8,
-            backend: "cpu".to_string(),
-            threads: None,
+            target: Target::Cpu { threads: None },
             repeat: 5,
             seed: 1,
             dnum: None,
             scale_bits: None,
-            system: None,
-            buffer_entries: None,
         }
     }
 }
@@ -280,20 +280,10 @@ fn validate_common(args: &SchemeConfig) -> Result<()> {
             SCHEMES.join(", ")
         )));
     }
-    if args.backend != "cpu" && args.backend != "nearbank" {
-        return Err(BenchError::usage(format!(
-            "--backend {} is not supported by `bench scheme` yet; it runs on cpu or nearbank (the kernels run \
-             on upmem-emu with `pimhe bench ntt|intt|bgv-mul|pipeline --backend upmem-emu`)",
-            args.backend
-        )));
-    }
-    if args.backend != "nearbank" {
-        nearbank::reject_flags(&args.backend, args.system.as_deref(), args.buffer_entries)?;
-    }
+    RULES.check(&args.target)?;
     if args.batch == 0 {
         return Err(BenchError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
     }
-    check_threads(args.threads)?;
     check_repeat(args.repeat, "round")?;
     Ok(())
 }
@@ -412,16 +402,21 @@ pub(crate) fn on_backend<T>(
     args: &SchemeConfig,
     run: impl BenchOnBackend<T>,
 ) -> Result<(&'static str, usize, T, Option<ModeledOps>)> {
-    if args.backend == "nearbank" {
-        let model = nearbank::model(args.system.as_deref(), args.buffer_entries)?;
-        let backend = NearbankBackend::new(args.threads)?;
-        let recorder = OpRecorder::new(&backend);
-        let value = run.call(&backend, Some(&recorder))?;
-        return Ok(("nearbank", backend.threads(), value, Some(ModeledOps::of(&model, &recorder.programs()))));
+    match &args.target {
+        Target::Nearbank(nearbank) => {
+            let backend = NearbankBackend::new(nearbank.threads)?;
+            let recorder = OpRecorder::new(&backend);
+            let value = run.call(&backend, Some(&recorder))?;
+            let modeled = ModeledOps::of(&nearbank.model, &recorder.programs());
+            Ok(("nearbank", backend.threads(), value, Some(modeled)))
+        }
+        Target::Cpu { threads } => {
+            let backend = CpuBackend::new(*threads)?;
+            let value = run.call(&backend, None)?;
+            Ok(("cpu", backend.threads(), value, None))
+        }
+        Target::UpmemEmu(_) => Err(RULES.check(&args.target).expect_err("bench scheme does not run on upmem-emu")),
     }
-    let backend = CpuBackend::new(args.threads)?;
-    let value = run.call(&backend, None)?;
-    Ok(("cpu", backend.threads(), value, None))
 }
 
 /// A benchmark generic over the backend (a closure cannot be generic; this trait is).
@@ -688,6 +683,7 @@ pub fn measure_bfv_ops(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::UpmemTarget;
     use pimhe_workloads::progress::NoProgress;
 
     fn args(n: usize) -> SchemeConfig {
@@ -695,14 +691,11 @@ mod tests {
             scheme: "bgv".into(),
             n,
             batch: 2,
-            backend: "cpu".into(),
-            threads: Some(2),
+            target: Target::Cpu { threads: Some(2) },
             repeat: 2,
             seed: 3,
             dnum: None,
             scale_bits: None,
-            system: None,
-            buffer_entries: None,
         }
     }
 
@@ -795,10 +788,9 @@ mod tests {
         };
         assert!(with(|a| a.batch = 0).starts_with("--batch 0"));
         assert!(with(|a| a.repeat = 0).starts_with("--repeat 0"));
-        assert!(with(|a| a.threads = Some(0)).starts_with("--threads 0"));
         let dnum = with(|a| a.dnum = Some(4));
         assert!(dnum.starts_with("--dnum 4 is not allowed at --n 4096") && dnum.contains("allowed 1..=3"), "{dnum}");
-        let backend = with(|a| a.backend = "upmem-emu".into());
+        let backend = with(|a| a.target = Target::UpmemEmu(UpmemTarget::new(8)));
         assert!(backend.starts_with("--backend upmem-emu") && backend.contains("cpu or nearbank"), "{backend}");
         let unknown = with(|a| a.scheme = "ckks2".into());
         assert!(unknown.starts_with("--scheme ckks2 is not known") && unknown.contains("bgv, bfv"), "{unknown}");

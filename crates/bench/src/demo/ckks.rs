@@ -1,0 +1,140 @@
+//! The CKKS demo: [`CkksPipeline`] (sigmoid(rot(x y, 1))) on the target, measured in bits of
+//! precision against the plaintext computation; on emulated DPUs the server's modeled cost
+//! beside the same computation measured on the CPU backend.
+
+use std::time::Duration;
+
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_schemes::ckks::precision::PrecisionStats;
+use pimhe_schemes::ckks::CkksParameters;
+use pimhe_workloads::ckks_pipeline::CkksPipeline;
+
+use super::DemoConfig;
+use crate::error::{BenchError, Result};
+use crate::format::format_seconds;
+use crate::target::upmem::ModeledServer;
+use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target};
+
+/// Bits of precision below which the demo fails: far below what any preset gives (about 20 bits
+/// after the sigmoid's approximation), far above what a wrong computation gives (none).
+const REQUIRED_BITS: f64 = 8.0;
+
+/// Runs the CKKS demo (the configuration is checked by the caller).
+pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> {
+    let (n, batch) = (config.n, config.batch);
+    let params = CkksParameters::preset(n).map_err(|e| BenchError::usage(format!("--n {n}: {e}")))?;
+    let cpu = CpuBackend::new(config.target.threads())?;
+    out(&format!(
+        "pimhe demo: CKKS sigmoid(rot(x y, 1)) on two encrypted batches of real vectors, {} backend",
+        config.target.name()
+    ));
+    out(&format!("  parameters: {params}"));
+    let pipeline = CkksPipeline::new(&cpu, params, batch, config.seed)?;
+    out(&format!(
+        "  batch: {batch} vector pairs x {} slots, sigmoid of degree {} on [-1, 1], {} CPU threads",
+        pipeline.context().max_slots(),
+        pipeline.sigmoid_degree(),
+        cpu.threads()
+    ));
+    // The product relinearizes and rescales, the rotation switches keys.
+    let needs = DeviceNeeds { n, primes: pipeline.primes(), default_mode: Mode::choose(true) };
+    let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out })?;
+    let precision = ran.output.precision;
+    match ran.cost {
+        Cost::Cpu { .. } => {}
+        Cost::Nearbank(outcome) => {
+            out(&format!("  server on {} (product, rotation, polynomial):\n{}", outcome.system, outcome.render()))
+        }
+        Cost::Upmem(report) => {
+            let Target::UpmemEmu(upmem) = &config.target else { unreachable!("an upmem-emu cost") };
+            out("  server on cpu (same computation, measured):");
+            let (x, y) = pipeline.encrypt(&cpu)?;
+            let mut cpu_time = Duration::ZERO;
+            let result = pipeline.serve(&cpu, &x, &y, |name, time| {
+                cpu_time += time;
+                out(&step_line("  ", name, time));
+            })?;
+            pipeline.check(&cpu, &result)?;
+            let data_slots: Vec<usize> = (0..pipeline.context().params().rlwe().data_primes().len()).collect();
+            let settings = upmem.settings(&needs)?;
+            let modeled = ModeledServer::new(
+                &settings.config(settings.dpus, settings.mode),
+                &report,
+                needs.primes.len(),
+                (4, &data_slots, batch, n),
+                "product, rotation, polynomial, result retrieved",
+            )?;
+            out(&modeled.render());
+            out(&format!(
+                "    launches {}, fallbacks {} ({} on the host, measured)",
+                report.launches,
+                report.fallbacks,
+                format_seconds(report.host_fallback_s)
+            ));
+            out(&format!(
+                "  side by side: upmem-emu {} modeled (+ {} host fallback) vs cpu {} measured ({} threads)",
+                format_seconds(modeled.total_s),
+                format_seconds(report.host_fallback_s),
+                format_seconds(cpu_time.as_secs_f64()),
+                cpu.threads()
+            ));
+        }
+    }
+    out(&format!("  precision against the plaintext computation: {precision}"));
+    if precision.min_bits < REQUIRED_BITS {
+        return Err(BenchError::Failed(format!(
+            "MISMATCH: the decrypted result has {:.1} bits of precision at worst, below the {REQUIRED_BITS} expected",
+            precision.min_bits
+        )));
+    }
+    out(&format!("OK: all {batch} x {} slots match the plaintext computation", pipeline.context().max_slots()));
+    Ok(())
+}
+
+/// A step's line under `indent` (the CKKS demo pads the name after its indentation).
+fn step_line(indent: &str, name: &str, time: Duration) -> String {
+    format!("  {indent}{name:<40} {:>10.3} ms", time.as_secs_f64() * 1e3)
+}
+
+/// What the server's run gave: the result's precision after the client's check.
+struct Served {
+    precision: PrecisionStats,
+}
+
+/// The client's encryption, the server's computation (priced) and the client's check on one
+/// backend, each step's line sent to `out`.
+struct Serve<'p, 'o> {
+    pipeline: &'p CkksPipeline,
+    kind: BackendKind,
+    out: &'o mut dyn FnMut(&str),
+}
+
+impl Job for Serve<'_, '_> {
+    type Output = Served;
+
+    fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Served> {
+        let Serve { pipeline, kind, out } = self;
+        let (x, y) = pipeline.encrypt(device.backend)?;
+        let evaluator = pipeline.evaluator(device.backend)?;
+        device.start_pricing()?;
+        let indent = match kind {
+            BackendKind::Cpu => "",
+            BackendKind::UpmemEmu => {
+                out("  server on upmem-emu (emulator wall time):");
+                "  "
+            }
+            BackendKind::Nearbank => {
+                // Only the server computation is planned (keys and inputs resident, as in Anaheim).
+                out("  server (computed on this host, recorded):");
+                "  "
+            }
+        };
+        let result = pipeline.serve_with(&evaluator, &x, &y, |name, time| out(&step_line(indent, name, time)))?;
+        if kind == BackendKind::UpmemEmu {
+            result.parts().iter().try_for_each(|p| device.backend.download(p).map(drop))?;
+        }
+        device.stop_pricing()?;
+        Ok(Served { precision: pipeline.check(device.backend, &result)? })
+    }
+}
