@@ -147,6 +147,37 @@ fn a_secret_directory_that_is_the_public_one_or_inside_or_around_it_is_refused()
 
 #[cfg(unix)]
 #[test]
+fn a_link_to_the_public_directory_is_followed_before_it_exists() {
+    // L points at X, which keygen is about to create as the public directory.
+    for secret in ["L/sub", "L"] {
+        let root = scratch(&format!("link-{}", secret.replace('/', "-")));
+        std::os::unix::fs::symlink("X", root.join("L")).unwrap();
+        refused(&keygen_in(&root, "X", secret), 2, &["same, or one is inside the other"]);
+        assert!(!root.join("X/sub/secret-keys.pimhe").exists() && !root.join("X/secret-keys.pimhe").exists());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
+
+#[test]
+fn a_secret_key_anywhere_under_the_public_directory_is_refused() {
+    let study = Study::new("nested-leak", &[1, 2], &["--seed", "3"]);
+    let deep = study.public.join("a/b");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::copy(study.secret_file(), deep.join("secret-keys.pimhe")).unwrap();
+    refused(&study.encrypt(&study.root.join("subs")), 2, &["a/b/secret-keys.pimhe is in the public directory"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_huge_secret_keys_file_is_refused_not_allocated() {
+    let study = Study::new("huge-secret", &[1, 2], &["--seed", "3"]);
+    let (_, agg) = study.submit_and_eval();
+    std::fs::OpenOptions::new().write(true).open(study.secret_file()).unwrap().set_len(1 << 40).unwrap();
+    refused(&study.decrypt(&agg), 2, &["secret-keys.pimhe has 1099511627776 bytes"]);
+}
+
+#[cfg(unix)]
+#[test]
 fn secret_keys_are_the_owners_only_whatever_the_umask() {
     use std::os::unix::fs::PermissionsExt;
     let root = scratch("umask");

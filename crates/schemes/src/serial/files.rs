@@ -132,7 +132,8 @@ pub fn create_dir(dir: impl AsRef<Path>, access: Access) -> Result<()> {
 }
 
 /// Reads a file written by [`save`], for an object's `from_bytes`. The bytes are wiped when
-/// dropped, since they may hold a secret key. Refuses what is not a regular file.
+/// dropped, since they may hold a secret key. Refuses what is not a regular file, or is larger
+/// than [`MAX_FILE_BYTES`].
 ///
 /// ```
 /// use pimhe_schemes::bfv::BfvParameters;
@@ -144,8 +145,12 @@ pub fn create_dir(dir: impl AsRef<Path>, access: Access) -> Result<()> {
 /// std::fs::remove_file(&path).unwrap();
 /// ```
 pub fn load(path: impl AsRef<Path>) -> Result<Zeroizing<Vec<u8>>> {
-    load_at_most(path, u64::MAX)
+    load_at_most(path, MAX_FILE_BYTES)
 }
+
+/// The most bytes [`load`] reads: far above any pimhe object (the largest, a full set of Galois
+/// keys at N = 2^16, is a few GiB), far below what a sparse file can claim.
+pub const MAX_FILE_BYTES: u64 = 1 << 34;
 
 /// [`load`], refusing a file of more than `max_bytes` bytes before reading it (a legitimate
 /// file's size is known from its parameters: anything larger is another file or an attack).
@@ -173,7 +178,17 @@ pub fn load_at_most(path: impl AsRef<Path>, max_bytes: u64) -> Result<Zeroizing<
             metadata.len()
         )));
     }
-    let mut bytes = Zeroizing::new(Vec::with_capacity(metadata.len() as usize));
+    let mut bytes = Zeroizing::new(Vec::new());
+    // A sparse file can claim terabytes: its room is asked for, not assumed, so that a file too
+    // large for this machine is an error rather than an abort.
+    let room = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
+    bytes.try_reserve_exact(room).map_err(|_| {
+        SchemeError::Io(format!(
+            "{} has {} bytes, more than this machine can hold in memory to read it",
+            path.display(),
+            metadata.len()
+        ))
+    })?;
     // The file may grow between the check and the read: read one byte past the bound at most.
     File::open(path).and_then(|f| f.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)).map_err(failed)?;
     if bytes.len() as u64 > max_bytes {
@@ -304,6 +319,11 @@ mod tests {
         assert_eq!(load_at_most(&path, 100).unwrap().len(), 100);
         assert!(load_at_most(&path, 99).unwrap_err().to_string().contains("at most 99"));
         assert!(load(&dir).unwrap_err().to_string().contains("directory"));
+        // A sparse file of a terabyte: refused for its size, not read, not aborted on.
+        let huge = dir.join("huge");
+        std::fs::File::create(&huge).unwrap().set_len(1 << 40).unwrap();
+        assert!(load_at_most(&huge, 1 << 20).unwrap_err().to_string().contains("at most"));
+        assert!(load(&huge).unwrap_err().to_string().contains(&format!("at most {MAX_FILE_BYTES}")));
         #[cfg(unix)]
         {
             let fifo = dir.join("fifo");

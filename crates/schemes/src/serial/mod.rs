@@ -57,7 +57,7 @@ mod seeded;
 
 pub use crate::rlwe::SeededCiphertexts;
 pub use bundle::{Bundle, BUNDLE_MAGIC, BUNDLE_VERSION};
-pub use files::{create_dir, load, load_at_most, save, save_secret, save_with, Access, Existing};
+pub use files::{create_dir, load, load_at_most, save, save_secret, save_with, Access, Existing, MAX_FILE_BYTES};
 pub use format::{parameter_digest, Kind, Reader, Writer, HEADER_LEN, MAGIC, VERSION};
 pub(crate) use params::{CkksFields, IntegerFields};
 pub use scheme::SerialScheme;

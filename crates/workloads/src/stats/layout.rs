@@ -185,8 +185,10 @@ impl Layout {
     /// `max_value`: every count slot holds `users`, every total is within `users` times its
     /// term's bound, and the sums of squares are consistent with the sums they go with
     /// (Cauchy-Schwarz: (sum u w)^2 <= (sum u^2)(sum w^2) over users, so a variance is never
-    /// negative). Values past the declared bound that wrapped around the plaintext modulus, a
-    /// rewritten user count or an altered aggregate fail one of these; the message says which.
+    /// negative). A rewritten user count, an altered aggregate, or values past the declared
+    /// bound fail one of these unless their totals stay within the bounds; a client that wraps
+    /// its values around the plaintext modulus on purpose can land its totals there, which is
+    /// why the clients must be honest (the study's threat model). The message says what failed.
     pub(crate) fn check_totals(&self, users: usize, max_value: u64, totals: &[Vec<i128>]) -> Result<(), String> {
         let users_big = BigInt::from(users);
         for (a, total) in totals.iter().enumerate() {

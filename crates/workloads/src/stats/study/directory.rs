@@ -281,7 +281,7 @@ pub fn decrypt_files<B: Backend>(
         )));
     }
     let public = read_study(public_dir)?;
-    let secret_bytes = serial::load(secret_dir.join(SECRET_KEYS_FILE))?;
+    let secret_bytes = serial::load_at_most(secret_dir.join(SECRET_KEYS_FILE), MAX_SECRET_KEYS_BYTES)?;
     let study = Study::kept_in(&secret_bytes)?;
     public.expect_declaration(&study)?;
     with_scheme!(study, S => {
@@ -293,10 +293,21 @@ pub fn decrypt_files<B: Backend>(
     })
 }
 
-/// The study of a public directory, refused if the directory holds a secret key.
+/// The most bytes a study's secret keys file can have: the declaration (at most 1 MiB of JSON)
+/// and one secret key per plaintext modulus (at most [`crate::stats::MAX_PLAIN_MODULI`]), each
+/// a ternary polynomial over every prime of the largest preset (N = 32768, under 32 primes, 4
+/// bytes a residue at most): about 17 MiB, doubled for the headers and the framing.
+const MAX_SECRET_KEYS_BYTES: u64 = 64 << 20;
+
+/// How deep [`find_secret_key`] looks into a public directory, and how many entries it reads:
+/// a study's public directory holds two files, so these bound the look, not what it finds.
+const SCAN_DEPTH: usize = 4;
+const SCAN_ENTRIES: usize = 10_000;
+
+/// The study of a public directory, refused if the directory holds a secret key (in it or in a
+/// directory under it, links followed: wherever the server reading it would find one).
 pub fn read_study(public_dir: &Path) -> Result<Study, StatsError> {
-    let leaked = public_dir.join(SECRET_KEYS_FILE);
-    if leaked.exists() {
+    if let Some(leaked) = find_secret_key(public_dir, SCAN_DEPTH, &mut SCAN_ENTRIES.clone()) {
         return Err(StatsError::Input(format!(
             "{} is in the public directory, which the server reads: move it to the analyst's secret directory (and \
              make new keys if anyone else could read it); nothing is read from this directory until then",
@@ -327,6 +338,31 @@ impl Study {
     fn file_bound(&self, kind: StudyFile) -> Result<u64, StatsError> {
         with_scheme!(self, S => self.max_file_bytes::<S>(kind))
     }
+}
+
+/// A secret keys file in `dir` or under it (at most `depth` directories down, `budget` entries
+/// read in all).
+fn find_secret_key(dir: &Path, depth: usize, budget: &mut usize) -> Option<PathBuf> {
+    let candidate = dir.join(SECRET_KEYS_FILE);
+    if candidate.exists() {
+        return Some(candidate);
+    }
+    if depth == 0 {
+        return None;
+    }
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let path = entry.path();
+        if path.is_dir() {
+            if let Some(found) = find_secret_key(&path, depth - 1, budget) {
+                return Some(found);
+            }
+        }
+    }
+    None
 }
 
 /// The bytes of `path`, a regular file of at most the size of a `kind` of `study` (wiped when
@@ -373,25 +409,46 @@ fn same_or_nested(a: &Path, b: &Path) -> Result<bool, StatsError> {
     Ok(a.starts_with(&b) || b.starts_with(&a))
 }
 
-/// The absolute path `path` names, with every link of its existing part resolved and its `.`
-/// and `..` applied: what [`Path::canonicalize`] gives, also for a path whose last components
-/// do not exist yet (those cannot be links, so they are applied as written).
+/// The absolute path `path` names, as the kernel would walk it: every link followed (also one
+/// whose target does not exist yet, which creating the directory would follow), `.` skipped and
+/// `..` applied after the links before it, so that `./X/`, `$PWD/X`, `a/../X` and a link to X
+/// all resolve to the same path whether or not X exists.
 fn resolve(path: &Path) -> Result<PathBuf, StatsError> {
+    use std::collections::VecDeque;
     use std::path::Component;
+    /// Links followed before giving up (the kernel's own limit is 40).
+    const MAX_LINKS: usize = 40;
     let failed = |e: std::io::Error| StatsError::Input(format!("cannot resolve the directory {}: {e}", path.display()));
     let mut resolved = if path.is_absolute() { PathBuf::new() } else { std::env::current_dir().map_err(failed)? };
-    for component in path.components() {
-        match component {
-            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => resolved.push(component),
-            Component::CurDir => {}
-            Component::ParentDir => {
+    let mut pending: VecDeque<PathBuf> = path.components().map(|c| PathBuf::from(c.as_os_str())).collect();
+    let mut links = 0;
+    while let Some(part) = pending.pop_front() {
+        match part.components().next() {
+            Some(Component::Prefix(_) | Component::RootDir) => resolved = part,
+            Some(Component::CurDir) | None => {}
+            Some(Component::ParentDir) => {
                 resolved.pop();
             }
-        }
-        // Each existing prefix is resolved as the file system sees it (links followed), so a
-        // later `..` leaves what the link points to, as the kernel does.
-        if resolved.exists() {
-            resolved = resolved.canonicalize().map_err(failed)?;
+            Some(Component::Normal(name)) => {
+                let next = resolved.join(name);
+                let is_link = std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
+                if !is_link {
+                    resolved = next;
+                    continue;
+                }
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(StatsError::Input(format!(
+                        "cannot resolve the directory {}: more than {MAX_LINKS} links",
+                        path.display()
+                    )));
+                }
+                // The link's target replaces it: relative to the link's directory, or absolute.
+                let target = std::fs::read_link(&next).map_err(failed)?;
+                for component in target.components().rev() {
+                    pending.push_front(PathBuf::from(component.as_os_str()));
+                }
+            }
         }
     }
     Ok(resolved)
