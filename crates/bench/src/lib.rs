@@ -1,47 +1,34 @@
 //! # pimhe-bench
 //!
-//! Benchmarks, reproductions and PIM settings shared by the `pimhe` CLI and the Python
-//! package: everything those commands do but parse arguments and print.
+//! Everything the `pimhe` CLI and the Python package do but parse arguments and print: where
+//! a run computes, what pimhe measures, the seed papers' reproductions, the demo and the
+//! CPU-vs-PIM verdict. The modules are layered, each using only those before it (no module
+//! imports a later one, and no two files import each other):
 //!
-//! The modules are layered, each using only those before it:
-//!
-//! - [`error`]: [`BenchError`] (a usage error or a failed run, with the CLI's messages);
-//! - [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
-//! - [`what_if`]: DRAMatic section 5's hardware what-ifs of an emulated UPMEM run (`--what-if
-//!   mul-cycles=N`, `--what-if zero-copy`), applied to its model;
-//! - [`settings`]: the emulated UPMEM system of a run ([`upmem::PimSettings`]), its
-//!   backend, and what a run on it reported ([`upmem::PimOutcome`]);
-//! - [`nearbank`]: the GPU + near-bank PIM system of a run (`--system`, `--buffer-entries`)
-//!   and what the `anaheim-nb` model says a recorded program costs there
-//!   ([`nearbank::NearbankOutcome`]);
-//! - [`kernels`]: polynomial workloads (NTT, inverse NTT, BGV tensor, the pipeline; BFV's
-//!   multiply and add on real ciphertexts) on the cpu and upmem-emu backends
-//!   ([`kernels::run`]);
-//! - [`scheme`]: BGV, BFV and CKKS operations timed per ciphertext batch, every result checked
-//!   against the plaintext computation ([`scheme::measure`]);
-//! - [`reproduce`]: DRAMatic's experiments on the emulated backend beside the published
-//!   numbers ([`reproduce::reproduce`]);
-//! - [`anaheim`]: Anaheim's Fig. 9 microbenchmark and CKKS operations on the GPU + near-bank
-//!   PIM model beside the published numbers ([`anaheim::reproduce`]);
-//! - [`ceram`]: the CE-RAM B/FV paper's Tables 2, 3, 4 and 6 from the `ceram` model beside the
-//!   published ratios, Table 6's CPU side measured (pimhe's cpu backend, SEAL if installed)
-//!   ([`ceram::reproduce`]);
-//! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
-//!   upmem-emu ([`stats::run`]);
+//! - [`error`]: [`BenchError`] (a usage error or a failed run, with the CLI's messages) and
+//!   [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
+//! - [`target`]: where a run computes, one type ([`target::Target`]: cpu, the emulated UPMEM
+//!   system with DRAMatic's what-ifs, the GPU + near-bank PIM system), parsed from one flag
+//!   group in one place, and one way to run a job on it ([`target::Target::run`]);
+//! - [`measure`]: polynomial kernels and operations on real ciphertexts
+//!   ([`measure::kernels::run`]), each scheme's operations per batch
+//!   ([`measure::scheme::measure`]), the statistics of seed 002 ([`measure::stats::run`]), and
+//!   their seeded inputs;
+//! - [`demo`]: `pimhe demo`'s pipelines end to end on a target;
+//! - [`reproduce`]: one module per seed paper, its experiments beside the published numbers;
 //! - [`advise`]: the CPU-vs-PIM verdict of a workload over DPU counts and what-ifs, from
-//!   `kernels` runs on both sides ([`advise::run`]).
+//!   `measure` runs on both sides ([`advise::run`]).
 //!
-//! Configurations are plain structs whose string fields are validated by the run itself, so
-//! that the errors name the CLI's flags whoever calls. Long runs report their progress to a
-//! [`Progress`] ([`NoProgress`] reports nothing).
+//! Long runs report their progress to a [`Progress`] ([`NoProgress`] reports nothing).
 //!
 //! ```
 //! use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
+//! use pimhe_bench::target::{Target, TargetFlags};
 //! use pimhe_bench::Render;
 //!
 //! // The forward NTT of 2 ciphertexts (4 polynomials) of N = 16 over one prime, on the cpu.
 //! let mut config = KernelConfig::new(Op::Ntt, 16, Some(1), 2);
-//! config.threads = Some(1);
+//! config.target = Target::Cpu { threads: Some(1) };
 //! let report = kernels::run(&config).unwrap();
 //! let KernelReport::Cpu(cpu) = &report else { panic!("a cpu report") };
 //! assert_eq!(cpu.times_s().len(), 3);
@@ -51,6 +38,8 @@
 //! config.batch = 0;
 //! let error = kernels::run(&config).unwrap_err();
 //! assert!(error.is_usage() && error.to_string().starts_with("--batch 0"));
+//! let flags = TargetFlags { backend: Some("gpu".into()), ..TargetFlags::default() };
+//! assert!(flags.parse(&kernels::RULES).unwrap_err().to_string().starts_with("--backend gpu is not allowed"));
 //! ```
 
 pub mod advise;

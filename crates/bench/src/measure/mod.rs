@@ -2,6 +2,7 @@
 //! ([`kernels`]), each scheme's operations per batch ([`scheme`]), and the statistics of seed
 //! 002 ([`stats`]), on any [`crate::target`].
 
+pub mod inputs;
 pub mod kernels;
 pub mod scheme;
 pub mod stats;

@@ -29,14 +29,13 @@ use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvContext, BgvParameters, DEGREES};
 use pimhe_schemes::encoder::{BatchEncoder, ExactScheme};
 use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, RelinKey, SecretKey};
-use serde::Serialize;
 
 use super::{
-    check_memory, random_slots, seed_stream, CpuReport, KernelConfig, KernelReport, NearbankReport, Op, PimReport,
-    Workload,
+    check_memory, CpuReport, ExactReport, KernelConfig, KernelReport, NearbankReport, Op, PimReport, Workload,
 };
 use crate::error::{BenchError, Result};
-use crate::format::{format_seconds, Render, FIXED_SEED_KEYS};
+use crate::format::FIXED_SEED_KEYS;
+use crate::measure::inputs::{random_slots, seed_stream};
 use crate::target::nearbank::NearbankOutcome;
 use crate::target::upmem::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_DPUS};
 use crate::target::{NearbankTarget, Target, UpmemTarget};
@@ -81,54 +80,6 @@ impl PresetScheme for BgvContext {
     /// The data primes and P.
     fn backend_primes(&self) -> Vec<u32> {
         self.params().primes()
-    }
-}
-
-/// A `bench` report of an exact scheme's operation: the common fields, what was computed, and
-/// that the result was checked.
-#[derive(Debug, Clone, Serialize)]
-pub struct ExactReport<R: Render> {
-    #[serde(flatten)]
-    report: R,
-    computation: &'static str,
-    /// Where the keys come from: always `--seed` here ([`FIXED_SEED_KEYS`]).
-    keys: &'static str,
-    /// The decrypted result equalled the plaintext one (always true in a printed report).
-    checked: bool,
-    /// upmem-emu: measured seconds of the steps that ran on the CPU instead of the DPUs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    host_fallback_s: Option<f64>,
-}
-
-impl<R: Render> ExactReport<R> {
-    /// The backend's report.
-    pub fn report(&self) -> &R {
-        &self.report
-    }
-
-    /// What was computed, e.g. `BGV multiply + relinearize, C/2 pairs`.
-    pub fn computation(&self) -> &'static str {
-        self.computation
-    }
-
-    /// upmem-emu: measured seconds of the steps that ran on the CPU instead of the DPUs.
-    pub fn host_fallback_s(&self) -> Option<f64> {
-        self.host_fallback_s
-    }
-}
-
-impl<R: Render> Render for ExactReport<R> {
-    fn render(&self) -> String {
-        let mut text = format!(
-            "{}\n  {}; result checked against the plaintext; {} (--seed)",
-            self.report.render(),
-            self.computation,
-            self.keys
-        );
-        if let Some(seconds) = self.host_fallback_s {
-            text += &format!("; host fallback steps {} measured", format_seconds(seconds));
-        }
-        text
     }
 }
 

@@ -35,8 +35,9 @@ use pimhe_pim::runtime::subset::{busiest_share, pull_bytes_per_dpu, push_bytes_p
 use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
-use super::{check_memory, execute, generate_inputs, random_batch, Op, Workload};
+use super::workload::{check_memory, execute, generate_inputs, Op, Workload};
 use crate::error::{BenchError, Result};
+use crate::measure::inputs::random_batch;
 use crate::target::upmem::{Emulate, PimOutcome, PimSettings, Sources, AUTO_FULL_MAX_BYTES, AUTO_FULL_MAX_DPUS};
 
 /// MRAM the runtime reserves at the start of every DPU: header and command list.

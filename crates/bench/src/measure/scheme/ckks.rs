@@ -22,10 +22,12 @@ use pimhe_schemes::SchemeError;
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
-use super::{on_backend, ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds, SchemeConfig};
+use super::config::SchemeConfig;
+use super::on_backend::on_backend;
+use super::rounds::{ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds};
 use crate::error::{BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};
-use crate::measure::kernels::seed_stream;
+use crate::measure::inputs::seed_stream;
 use crate::measure::scheme::modeled::{ModeledOps, OpRecorder};
 use pimhe_nearbank::isa::Program;
 use pimhe_nearbank::NearbankBackend;

@@ -9,12 +9,12 @@ use pimhe_nearbank::planner::plan;
 use pimhe_nearbank::NearbankBackend;
 use serde::Serialize;
 
-use super::OpObserver;
+use super::rounds::OpObserver;
 use crate::target::nearbank::NearbankOutcome;
 
 /// Records the program of each operation a benchmark round times on a [`NearbankBackend`]
 /// (the first time each runs: the model is deterministic) and plans it: the `bench scheme`
-/// observer of [`super::Rounds`].
+/// observer of [`super::rounds::Rounds`].
 pub struct OpRecorder<'a> {
     backend: &'a NearbankBackend,
     programs: RefCell<Vec<(&'static str, Program)>>,

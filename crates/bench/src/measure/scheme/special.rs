@@ -7,9 +7,9 @@ use pimhe_schemes::bfv::special::{
 };
 use pimhe_schemes::encoder::BatchEncoder;
 
-use super::{check_product, check_slots, time_rounds, OpTiming, Rounds};
+use super::rounds::{check_product, check_slots, time_rounds, OpTiming, Rounds};
 use crate::error::{check_repeat, Result};
-use crate::measure::kernels::{random_slots, seed_stream};
+use crate::measure::inputs::{random_slots, seed_stream};
 use pimhe_workloads::progress::Progress;
 
 /// Times encrypt, decrypt, add, sub and multiply + relinearize (`multiply_relin`) of one
