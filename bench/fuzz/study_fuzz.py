@@ -35,7 +35,7 @@ import struct
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_fuzz as cf  # noqa: E402  (beside this file)
@@ -54,7 +54,6 @@ CLASSES = ("ok", "caught", "refused") + DEFECTS
 # Refusals an honest study may get at keygen: its bounds need more plaintext capacity or noise
 # budget than the ring degree has (the declaration is drawn to fit, but the frontier is the CLI's).
 CAPACITY = re.compile(r"noise budget|2\^126|plaintext moduli|too few for parallel mode")
-SINGULAR = re.compile(r"singular")
 
 STUDY_FIELDS = ("id", "statistic", "columns", "decimals", "max_value", "max_users", "min_users", "scheme", "n",
                 "plain_moduli", "seeded_keys")
@@ -157,7 +156,7 @@ def moduli_size(statistic, m, decimals, users, n):
     return max(needed + 1, n.bit_length() - 1 + 3)
 
 
-def draw_declaration(rng, kind):
+def draw_declaration(rng):
     statistic = rng.choices(["mean", "variance", "linreg"], [4, 3, 3])[0]
     count = rng.randint(1, 4) if statistic != "linreg" else rng.choice([2, 2, 3, 3, 4])
     if statistic == "linreg" and rng.random() < 0.02:
@@ -432,7 +431,6 @@ class Scenario:
         self.binary, self.seed, self.index, self.root, self.verbose = binary, seed, index, root, verbose
         self.rng = random.Random(f"study:{seed}:{index}")
         self.log = []  # steps and file operations, for the report and the replay
-        self.refusals_seen = []
 
     def path(self, *parts):
         return os.path.join(self.root, *parts)
@@ -499,15 +497,15 @@ class Scenario:
     def check_decrypt(self, run, decl, submitted, is_json):
         """`submitted`: every row the aggregates hold, fixed point at decl.decimals, in the
         study's column order."""
-        if not is_json:
-            head = f"pimhe decrypt: {decl.statistic if decl.statistic != 'linreg' else 'linear regression'}"
-            if f"over {len(submitted)} users" not in run.stdout:
-                raise Stop("wrong", f"decrypt: human output without 'over {len(submitted)} users' ({head})")
-            return
-        try:
-            report = json.loads(run.stdout)
-        except ValueError:
-            raise Stop("wrong", "decrypt --json: output is not JSON")
+        if is_json:
+            try:
+                report = json.loads(run.stdout)
+            except ValueError:
+                raise Stop("wrong", "decrypt --json: output is not JSON")
+        else:
+            report = human_report(run.stdout)
+        if not isinstance(report, dict):
+            raise Stop("wrong", "decrypt --json: output is not a JSON object")
         oracle = {"statistic": decl.statistic, "names": decl.columns,
                   "columns": [[(row[c], decl.decimals) for row in submitted] for c in range(len(decl.columns))]}
         expected, condition = stats_expected(oracle)
@@ -521,22 +519,44 @@ class Scenario:
                                 f"{[name for name, _, _ in expected]}")
         for estimate, (name, value, tol) in zip(estimates, expected):
             got = estimate.get("value")
-            if not matches(got, value, tol):
+            # The text output prints 10 decimal places.
+            if not matches(got, value, tol if is_json else tol + 5e-11):
                 shown = "undefined (null)" if value is None else f"{float(value):.17g}"
                 raise Stop("wrong", f"decrypt: {name} printed {got}, exact {shown} (tolerance {tol:.3g})")
         if self.verbose:
             print("--- exact: " + ", ".join(
                 f"{name}={'null' if v is None else format(float(v), '.17g')}" for name, v, _ in expected))
 
-    def decrypt_expectation(self, decl, submitted):
-        """Honest aggregates: a regression may be refused as singular when it is, or when it is
-        ill-conditioned; anything else must be answered."""
+    @staticmethod
+    def decrypt_expectation(decl, submitted):
+        """Honest aggregates: a singular regression must be refused, an ill-conditioned one may
+        be (cli_fuzz's condition number above 10^6); anything else must be answered."""
         if decl.statistic != "linreg":
-            return "must", None
+            return "must"
         oracle = {"statistic": "linreg", "names": decl.columns,
                   "columns": [[(row[c], decl.decimals) for row in submitted] for c in range(len(decl.columns))]}
         _, condition = stats_expected(oracle)
-        return ("refuse" if condition == "singular" else "may" if condition == "ill" else "must"), SINGULAR
+        return "refuse" if condition == "singular" else "may" if condition == "ill" else "must"
+
+
+def human_report(stdout):
+    """decrypt's text output as its JSON would be: 'pimhe decrypt: S over N users', then one
+    line per estimate (name, value with 10 decimals), then the noise budget."""
+    lines = stdout.splitlines()
+    head = re.match(r"pimhe decrypt: .* over (\d+) users$", lines[0]) if lines else None
+    if not head:
+        raise Stop("wrong", f"decrypt: text output without its 'over N users' line: {stdout[:200]!r}")
+    estimates = []
+    for line in lines[1:]:
+        if line.strip().startswith("noise budget"):
+            break
+        name, _, value = line.strip().rpartition(" ")
+        try:
+            number = float(value)
+        except ValueError:
+            raise Stop("wrong", f"decrypt: text output line {line!r} is not 'name value'")
+        estimates.append({"name": name.strip(), "value": None if number != number else number})
+    return {"users": int(head.group(1)), "estimates": estimates}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,7 +569,7 @@ def scenario(sc):
     kinds = dict(KINDS, **ATTACKS) if WITH_ATTACKS else KINDS
     kind = rng.choices(list(kinds), list(kinds.values()))[0]
     sc.kind = kind
-    decl = draw_declaration(rng, kind)
+    decl = draw_declaration(rng)
     if kind == "wrap-attack":
         decl.statistic, decl.max_users, decl.min_users = "mean", rng.choice([50, 100, 1000]), None
     rows = None
@@ -640,12 +660,11 @@ def decrypt(sc, decl, submitted, expect=None, agg="agg.pimhe", public="pub", sec
     """The analyst's step and its oracle. `submitted` None: nothing may be printed (exit 0 is
     wrong); else the rows the aggregates hold."""
     rng = sc.rng
-    allow = None
     if expect is None:
-        expect, allow = sc.decrypt_expectation(decl, submitted) if submitted is not None else ("refuse", None)
+        expect = sc.decrypt_expectation(decl, submitted) if submitted is not None else "refuse"
     is_json = rng.random() < 0.95
     argv = ["decrypt", "--public-dir", public, "--secret-dir", secret, "--input", agg]
-    run = sc.run("decrypt", argv + (["--json"] if is_json else []) + threads_flag(rng), expect, allow=allow, exit1=True)
+    run = sc.run("decrypt", argv + (["--json"] if is_json else []) + threads_flag(rng), expect, exit1=True)
     if submitted is None:
         raise Stop("wrong", "decrypt printed a statistic where it must refuse")
     sc.check_decrypt(run, decl, submitted, is_json)
@@ -861,7 +880,8 @@ def damage_file(sc, decl, rows):
     """Bytes flipped, cut or added in a file some later step reads: that step must refuse."""
     rng = sc.rng
     target = rng.choice(["public-keys@encrypt", "public-keys@eval", "public-keys@decrypt", "submission@eval",
-                         "aggregates@decrypt", "secret-keys@decrypt", "version-1@eval", "version-1@decrypt"])
+                         "aggregates@decrypt", "secret-keys@decrypt", "version-1@encrypt", "version-1@eval",
+                         "version-1@decrypt"])
     what, stage = target.split("@")
 
     def hit(relative):
@@ -886,9 +906,9 @@ def damage_file(sc, decl, rows):
     # eval may add it up, and the analyst's checks must then refuse the garbage, or (the flip
     # fell on a submission's own identifier, say) print the exact statistic.
     refuse = "may" if what == "version-1" else "refuse"
-    if target == "public-keys@encrypt":
+    if stage == "encrypt":  # the public keys (a version 1 rewrite: a key encrypting into garbage)
         hit("pub/public-keys.pimhe")
-    encrypt(sc, refuse if target == "public-keys@encrypt" else "must")
+    encrypt(sc, refuse if stage == "encrypt" else "must")
     if stage == "eval":
         hit("pub/public-keys.pimhe" if what == "public-keys" else os.path.join("subs", rng.choice(sc.submissions())))
     evaluate(sc, refuse if stage == "eval" else "must")
