@@ -248,7 +248,12 @@ def study_meaning(data, last_wins=False):
 
     try:
         obj = json.loads(data.decode("utf-8"), object_pairs_hook=no_duplicates, parse_constant=no_constants)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        # edit_study's unknown field "nest", nested deeper than Python's parser goes: the CLI
+        # ignores unknown fields (its parser skips them without recursing), so judge the rest.
+        shallow = re.sub(rb'"nest": \[+\]+,', b"", data, count=1)
+        return study_meaning(shallow, last_wins) if shallow != data else None
+    except ValueError:
         return None
     if not isinstance(obj, dict) or any(f not in obj for f in STUDY_FIELDS):
         return None
