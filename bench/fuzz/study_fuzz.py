@@ -13,7 +13,7 @@ or 2 with an `error:` line); a decrypt that exits 0 must print exactly the stati
 values actually submitted (fractions.Fraction, from the CSV text); a perturbation that must be
 refused is `wrong` if the step that must refuse it exits 0.
 
-    python3 bench/fuzz/study_fuzz.py --cases 100 --seed 1 --jobs 2 --light      # CI
+    python3 bench/fuzz/study_fuzz.py --cases 200 --seed 1 --jobs 2 --light      # CI
     python3 bench/fuzz/study_fuzz.py --seed 1 --replay 42                        # one case
 
 Exit status: 0 if no case fell in a defect class, 1 otherwise, 2 on a harness usage error.
