@@ -215,9 +215,9 @@ pub fn run(command: &BenchCommand) -> Result<()> {
 /// Prints `report` as `--json` asks: one JSON object on one line, or its text.
 pub(crate) fn print_report(report: &impl Render, json: bool) -> Result<()> {
     if json {
-        println!("{}", pimhe_bench::format::to_json(report)?);
+        crate::output::line(&pimhe_bench::format::to_json(report)?);
     } else {
-        println!("{}", report.render());
+        crate::output::line(&report.render());
     }
     Ok(())
 }

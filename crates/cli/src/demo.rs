@@ -43,5 +43,5 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         target: TargetFlags::from(&args.target).parse(&demo::RULES)?,
         seed: args.seed,
     };
-    demo::run(&config, &mut |line| println!("{line}"))
+    demo::run(&config, &mut |line| crate::output::line(&line))
 }

@@ -8,6 +8,7 @@ mod advise;
 mod bench;
 mod demo;
 mod error;
+mod output;
 mod params;
 mod progress;
 mod reproduce;

@@ -65,14 +65,14 @@ fn run_ckks(args: &ParamsArgs) -> Result<()> {
         print_json_lines(&rows);
         return Ok(());
     }
-    println!("CKKS presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
-    println!(
+    crate::output::line("CKKS presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
+    crate::output::line(&format!(
         "{:>6} {:>6} {:>6} {:>6} {:>12} {:>10} {:>5} {:>7} {:>8} {:>9}",
         "N", "slots", "depth", "scale", "primes/level", "special", "dnum", "log Q", "max 128", "security"
-    );
+    ));
     for row in &rows {
         let security = row.security_bits.map_or("<128".to_string(), |b| format!("{b}-bit"));
-        println!(
+        crate::output::line(&format!(
             "{:>6} {:>6} {:>6} {:>6} {:>12} {:>10} {:>5} {:>7} {:>8} {:>9}",
             row.n,
             row.slots,
@@ -84,7 +84,7 @@ fn run_ckks(args: &ParamsArgs) -> Result<()> {
             row.log_q,
             row.max_log_q_128,
             security
-        );
+        ));
     }
     Ok(())
 }
@@ -123,11 +123,11 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
         print_json_lines(&rows);
         return Ok(());
     }
-    println!("BGV and BFV presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
-    println!(
+    crate::output::line("BGV and BFV presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
+    crate::output::line(&format!(
         "{:>6} {:>6} {:>22} {:>10} {:>5} {:>7} {:>8} {:>9} {:>7}",
         "N", "t", "data primes", "special", "dnum", "log Q", "max 128", "security", "relin"
-    );
+    ));
     for row in &rows {
         let bits = |p: u32| 32 - p.leading_zeros();
         let data = format!("{} x {} bits", row.data_primes.len(), bits(row.data_primes[0]));
@@ -137,7 +137,7 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
         };
         let security = row.security_bits.map_or("<128".to_string(), |b| format!("{b}-bit"));
         let dnum = if row.relinearization { row.dnum.to_string() } else { "-".to_string() };
-        println!(
+        crate::output::line(&format!(
             "{:>6} {:>6} {:>22} {:>10} {:>5} {:>7} {:>8} {:>9} {:>7}",
             row.n,
             row.plain_modulus,
@@ -148,7 +148,7 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
             row.max_log_q_128,
             security,
             if row.relinearization { "yes" } else { "no" }
-        );
+        ));
     }
     Ok(())
 }
@@ -156,6 +156,6 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
 /// One JSON object per row, one per line.
 fn print_json_lines<T: Serialize>(rows: &[T]) {
     for row in rows {
-        println!("{}", serde_json::to_string(row).expect("plain data serializes"));
+        crate::output::line(&serde_json::to_string(row).expect("plain data serializes"));
     }
 }

@@ -153,3 +153,19 @@ fn a_short_csv_of_wide_rows_is_charged_for_its_rows_only() {
     assert!(estimates.iter().all(|e| e["encrypted"].as_f64() == Some(-0.25)), "{}", estimates[0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_command_quietly() {
+    // `pimhe params | head -0`: the reader closes before the first line is written.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pimhe"))
+        .args(["params", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the pimhe binary runs");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let message = stderr(&output);
+    assert!(!message.contains("panicked"), "{message}");
+    assert_eq!(output.status.code(), Some(0), "{message}");
+}
