@@ -123,7 +123,9 @@ fn run_integer(args: &ParamsArgs) -> Result<()> {
         print_json_lines(&rows);
         return Ok(());
     }
-    crate::output::line("BGV and BFV presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)");
+    crate::output::line(
+        "BGV and BFV presets (HomomorphicEncryption.org standard, ternary secret; log Q counts every prime)",
+    );
     crate::output::line(&format!(
         "{:>6} {:>6} {:>22} {:>10} {:>5} {:>7} {:>8} {:>9} {:>7}",
         "N", "t", "data primes", "special", "dnum", "log Q", "max 128", "security", "relin"
