@@ -633,3 +633,13 @@ pub fn c_opcodes(out: &mut [u32]) -> usize {
     // SAFETY: the C function writes at most `out.len()` entries.
     unsafe { ffi::pimhe_emu_opcodes(out.as_mut_ptr(), out.len() as u32) as usize }
 }
+
+/// The limits and table sizes the kernel is compiled with: `PIMHE_MAGIC`, `PIMHE_N_MIN`,
+/// `PIMHE_N_MAX`, `PIMHE_LOG_N_MIN`, `PIMHE_LOG_N_MAX`, `PIMHE_Q_LIMIT` (`pimhe_dpu.h`), then the
+/// `best` kernel's `TABLE_MIN_N`, `TABLE_COUNT`, `TABLE_WORDS` and `TABLE_BYTES`
+/// (`dpu/kernels/context.h`); returns how many entries that is (written up to `out.len()`). For
+/// the cross-check of [`crate::layout`]'s constants.
+pub fn c_limits(out: &mut [u32]) -> usize {
+    // SAFETY: the C function writes at most `out.len()` entries.
+    unsafe { ffi::pimhe_emu_limits(out.as_mut_ptr(), out.len() as u32) as usize }
+}
