@@ -133,6 +133,10 @@ int pimhe_emu_launch(const pimhe_emu_launch_params_t *params, pimhe_emu_launch_r
  * declaration order followed by its sizeof; return how many entries that is. */
 uint32_t pimhe_emu_header_layout(uint32_t *offsets, uint32_t capacity);
 uint32_t pimhe_emu_command_layout(uint32_t *offsets, uint32_t capacity);
+/* Value probes for the same cross-check: fill values with a fixed list of the C side's
+ * constants (listed where each is defined) and return how many entries that is. */
+uint32_t pimhe_emu_opcodes(uint32_t *values, uint32_t capacity);
+uint32_t pimhe_emu_limits(uint32_t *values, uint32_t capacity); /* in kernel_entry.c */
 /* Constants the Rust side reports in errors. */
 uint32_t pimhe_emu_stack_size_default(void);
 uint32_t pimhe_emu_static_wram_bytes(void);

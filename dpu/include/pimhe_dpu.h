@@ -3,6 +3,8 @@
  *
  * Shared verbatim by the DPU kernel (dpu/kernels/main.c), the emulator shim and the Rust
  * mirrors in crates/pim/src/layout.rs. The contract is docs/PIM.md; this file is its C form.
+ * layout.rs's tests compare the struct offsets and every constant here with the Rust mirrors
+ * through the emulator's probes (dpu/emulator/shim.c, kernel_entry.c): change both together.
  * Plain C11, <stdint.h> and <stddef.h> only, so that UPMEM's dpu-upmem-dpurte-clang and the
  * host compiler see the same layout.
  *

@@ -21,7 +21,9 @@
  * twiddles each) multiply through shared WRAM tables of 4 x 256 words per twiddle (28 KiB),
  * which the host writes after each twiddle table's Shoup constants (twiddle_offset + 8N,
  * inv_twiddle_offset + 8N). The per-tasklet block shrinks to 1 KiB to make room; the three
- * table stages must stream from MRAM (N / 8 >= block), hence N >= 2048. */
+ * table stages must stream from MRAM (N / 8 >= block), hence N >= 2048. The host lays the tables
+ * out with its mirrors of these (crates/pim/src/layout.rs: TABLE_MIN_N, MUL_TABLES,
+ * MUL_TABLE_WORDS), which its tests compare with these values. */
 #define TABLE_STAGES 3u
 #define TABLE_COUNT 7u
 #define TABLE_WORDS 1024u

@@ -1,18 +1,50 @@
 """Type stubs of the Rust extension ``pimhe._pimhe`` (the classes are re-exported by ``pimhe``)."""
 
 from os import PathLike
-from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 from ._reports import NearbankReport, StatsResult, UpmemReport
 
+__all__ = [
+    "PimheError",
+    "ParameterError",
+    "PlaintextError",
+    "MismatchError",
+    "LevelError",
+    "NoiseBudgetError",
+    "MissingKeyError",
+    "BackendError",
+    "CapacityError",
+    "FormatError",
+    "Context",
+    "Backend",
+    "SecretKey",
+    "PublicKey",
+    "RelinKey",
+    "GaloisKeys",
+    "KeySet",
+    "CiphertextBatch",
+    "Encryptor",
+    "Decryptor",
+    "Evaluator",
+    "Chebyshev",
+    "presets",
+    "run_stats",
+    "reproduce_dramatic",
+    "bench_kernel",
+    "advise_json",
+    "__version__",
+]
+
 __version__: str
 
-ArrayLike = npt.ArrayLike
-BackendArg = Union["Backend", Literal["cpu", "upmem-emu", "nearbank"], None]
-PathArg = Union[str, "PathLike[str]"]
+# Type aliases for these stubs only (private: the compiled module has no such names).
+_ArrayLike = npt.ArrayLike
+_BackendArg = Union["Backend", Literal["cpu", "upmem-emu", "nearbank"], None]
+_PathArg = Union[str, "PathLike[str]"]
 
 class PimheError(Exception):
     """Base class of every error pimhe raises; the message is the Rust library's."""
@@ -85,7 +117,7 @@ def run_stats(
     *,
     decimals: Optional[int] = None,
     scheme: str = "bgv",
-    backend: BackendArg = None,
+    backend: _BackendArg = None,
     n: int = 8192,
     seed: Optional[int] = None,
     progress: Optional[Any] = None,
@@ -93,6 +125,7 @@ def run_stats(
     """The statistics workload over a CSV's bytes; use ``pimhe.stats`` instead. ``progress``:
     an object with ``start(total, label)``, ``advance(n)`` and ``finish()``."""
 
+@final
 class Context:
     """A scheme's parameters with everything precomputed from them."""
 
@@ -101,10 +134,10 @@ class Context:
     @classmethod
     def from_bytes(cls, data: bytes) -> "Context":
         """The context of parameters written by ``to_bytes``, of whichever scheme. Raises FormatError."""
-    def save(self, path: PathArg) -> None:
+    def save(self, path: _PathArg) -> None:
         """Writes ``to_bytes()`` to a file (OSError when it cannot)."""
     @classmethod
-    def load(cls, path: PathArg) -> "Context":
+    def load(cls, path: _PathArg) -> "Context":
         """The context of a file written by ``save``."""
     def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
         """Contexts pickle as their parameters' encoding."""
@@ -113,7 +146,7 @@ class Context:
         """Full or compressed encodings."""
     def relin_key_from_bytes(self, data: bytes) -> "RelinKey": ...
     def galois_keys_from_bytes(self, data: bytes) -> "GaloisKeys": ...
-    def ciphertext_from_bytes(self, data: bytes, backend: BackendArg = None) -> "CiphertextBatch":
+    def ciphertext_from_bytes(self, data: bytes, backend: _BackendArg = None) -> "CiphertextBatch":
         """A batch written by ``CiphertextBatch.to_bytes`` or ``Encryptor.encrypt_seeded``, onto ``backend``."""
 
     @staticmethod
@@ -195,24 +228,25 @@ class Context:
         galois_elements: Optional[Sequence[int]] = None,
         rotations: Optional[Sequence[int]] = None,
         conjugation: bool = False,
-        backend: BackendArg = None,
+        backend: _BackendArg = None,
     ) -> "KeySet":
         """Secret, public, relinearization and Galois keys (``seed``: reproducible, tests only)."""
     def encryptor(
-        self, key: Union["PublicKey", "SecretKey"], backend: BackendArg = None, *, seed: Optional[int] = None
+        self, key: Union["PublicKey", "SecretKey"], backend: _BackendArg = None, *, seed: Optional[int] = None
     ) -> "Encryptor":
         """An encryptor with a public key or the secret key. Keys made under other parameters (even of
         the same scheme and N) raise MismatchError; so do the decryptor's and evaluator's."""
-    def decryptor(self, secret_key: "SecretKey", backend: BackendArg = None) -> "Decryptor":
+    def decryptor(self, secret_key: "SecretKey", backend: _BackendArg = None) -> "Decryptor":
         """A decryptor (the secret key, made under this context's parameters, on the backend)."""
     def evaluator(
         self,
-        backend: BackendArg = None,
+        backend: _BackendArg = None,
         relin_key: Optional["RelinKey"] = None,
         galois_keys: Optional["GaloisKeys"] = None,
     ) -> "Evaluator":
         """An evaluator with the evaluation keys given (made under this context's parameters)."""
 
+@final
 class Backend:
     """Where ciphertexts live and operations run."""
 
@@ -248,6 +282,7 @@ class Backend:
         """upmem-emu, nearbank: the modeled cost of everything run so far; None for the CPU."""
     def reset_report(self) -> None: ...
 
+@final
 class SecretKey:
     """The secret key; it stays in Rust (unless written with ``to_bytes``/``save``) and is wiped when collected."""
 
@@ -255,64 +290,67 @@ class SecretKey:
     def scheme(self) -> str: ...
     def to_bytes(self) -> bytes:
         """Whoever holds these bytes can decrypt."""
-    def save(self, path: PathArg) -> None:
+    def save(self, path: _PathArg) -> None:
         """Writes ``to_bytes()`` to a file readable by its owner only (mode 0600 on POSIX, whatever
         the umask; a file already there is replaced): whoever reads it can decrypt."""
     @classmethod
     def from_bytes(cls, ctx: Context, data: bytes) -> "SecretKey":
         """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
     @classmethod
-    def load(cls, ctx: Context, path: PathArg) -> "SecretKey":
+    def load(cls, ctx: Context, path: _PathArg) -> "SecretKey":
         """The key of ``ctx`` in a file written by ``save``."""
     def __reduce__(self) -> Any:
         """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
 
+@final
 class PublicKey:
     @property
     def scheme(self) -> str: ...
     def to_bytes(self, compressed: bool = False) -> bytes:
         """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
-    def save(self, path: PathArg, compressed: bool = False) -> None:
+    def save(self, path: _PathArg, compressed: bool = False) -> None:
         """Writes ``to_bytes(compressed)`` to a file."""
     @classmethod
     def from_bytes(cls, ctx: Context, data: bytes) -> "PublicKey":
         """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
     @classmethod
-    def load(cls, ctx: Context, path: PathArg) -> "PublicKey":
+    def load(cls, ctx: Context, path: _PathArg) -> "PublicKey":
         """The key of ``ctx`` in a file written by ``save``."""
     def __reduce__(self) -> Any:
         """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
 
+@final
 class RelinKey:
     @property
     def scheme(self) -> str: ...
     def to_bytes(self, compressed: bool = False) -> bytes:
         """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
-    def save(self, path: PathArg, compressed: bool = False) -> None:
+    def save(self, path: _PathArg, compressed: bool = False) -> None:
         """Writes ``to_bytes(compressed)`` to a file."""
     @classmethod
     def from_bytes(cls, ctx: Context, data: bytes) -> "RelinKey":
         """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
     @classmethod
-    def load(cls, ctx: Context, path: PathArg) -> "RelinKey":
+    def load(cls, ctx: Context, path: _PathArg) -> "RelinKey":
         """The key of ``ctx`` in a file written by ``save``."""
     def __reduce__(self) -> Any:
         """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
     @property
     def size_bytes(self) -> int: ...
 
+@final
 class GaloisKeys:
     @property
     def scheme(self) -> str: ...
     def to_bytes(self, compressed: bool = False) -> bytes:
         """``compressed=True``: uniform parts as 32-byte seeds (half the size; keys made here only)."""
-    def save(self, path: PathArg, compressed: bool = False) -> None:
+    def save(self, path: _PathArg, compressed: bool = False) -> None:
         """Writes ``to_bytes(compressed)`` to a file."""
     @classmethod
     def from_bytes(cls, ctx: Context, data: bytes) -> "GaloisKeys":
         """The key of ``ctx`` in ``data`` (full or compressed). Raises FormatError."""
     @classmethod
-    def load(cls, ctx: Context, path: PathArg) -> "GaloisKeys":
+    def load(cls, ctx: Context, path: _PathArg) -> "GaloisKeys":
         """The key of ``ctx`` in a file written by ``save``."""
     def __reduce__(self) -> Any:
         """Raises TypeError: a key needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
@@ -321,6 +359,7 @@ class GaloisKeys:
     @property
     def size_bytes(self) -> int: ...
 
+@final
 class KeySet:
     """``sk, pk, rk, gk = ctx.keygen()``."""
 
@@ -330,6 +369,7 @@ class KeySet:
     galois_keys: Optional[GaloisKeys]
     def __iter__(self) -> Iterator[Any]: ...
 
+@final
 class CiphertextBatch:
     """``count`` ciphertexts at one level on one backend."""
 
@@ -356,36 +396,39 @@ class CiphertextBatch:
     def scheme(self) -> str: ...
     @property
     def backend(self) -> Literal["cpu", "upmem-emu"]: ...
-    def to(self, backend: BackendArg) -> "CiphertextBatch":
+    def to(self, backend: _BackendArg) -> "CiphertextBatch":
         """The same ciphertexts on another backend."""
     def to_bytes(self) -> bytes:
         """The batch in pimhe's binary format; load with ``CiphertextBatch.from_bytes(ctx, data)``."""
-    def save(self, path: PathArg) -> None:
+    def save(self, path: _PathArg) -> None:
         """Writes ``to_bytes()`` to a file."""
     @classmethod
-    def from_bytes(cls, ctx: Context, data: bytes, backend: BackendArg = None) -> "CiphertextBatch":
+    def from_bytes(cls, ctx: Context, data: bytes, backend: _BackendArg = None) -> "CiphertextBatch":
         """The batch of ``ctx`` in ``data`` (``to_bytes`` or ``Encryptor.encrypt_seeded``), onto ``backend``.
         Raises FormatError (also for data made under other parameters)."""
     @classmethod
-    def load(cls, ctx: Context, path: PathArg, backend: BackendArg = None) -> "CiphertextBatch":
+    def load(cls, ctx: Context, path: _PathArg, backend: _BackendArg = None) -> "CiphertextBatch":
         """The batch of ``ctx`` in a file written by ``save``, onto ``backend``."""
     def __reduce__(self) -> Any:
         """Raises TypeError: a batch needs its context; use ``to_bytes`` and ``from_bytes(ctx, data)``."""
 
+@final
 class Encryptor:
     @property
     def backend(self) -> str: ...
-    def encrypt(self, values: ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> CiphertextBatch:
+    def encrypt(self, values: _ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> CiphertextBatch:
         """Encrypts the rows of a 1-D or 2-D array into one batch."""
-    def encrypt_seeded(self, values: ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> bytes:
+    def encrypt_seeded(self, values: _ArrayLike, *, scale: Optional[float] = None, slots: Optional[int] = None) -> bytes:
         """Secret-key encryptors only: the compressed (seeded) encoding of the batch, about half the size."""
 
+@final
 class Decryptor:
     def decrypt(self, batch: CiphertextBatch, *, signed: bool = False, complex: bool = False) -> np.ndarray:
         """The slots of every ciphertext, 2-D (count x slots)."""
     def noise_budget(self, batch: CiphertextBatch) -> List[int]:
         """BGV/BFV: the remaining noise budget of each ciphertext, in bits."""
 
+@final
 class Chebyshev:
     """A Chebyshev series for CKKS polynomial evaluation."""
 
@@ -407,6 +450,7 @@ class Chebyshev:
     def depth(self) -> int: ...
     def evaluate_plain(self, x: float) -> float: ...
 
+@final
 class Evaluator:
     """Homomorphic operations on batches (the server side)."""
 
@@ -420,8 +464,8 @@ class Evaluator:
     def relinearize(self, a: CiphertextBatch) -> CiphertextBatch: ...
     def sum(self, a: CiphertextBatch) -> CiphertextBatch:
         """Slot-wise sum of all ciphertexts of the batch (a batch of one)."""
-    def add_plain(self, a: CiphertextBatch, values: ArrayLike) -> CiphertextBatch: ...
-    def mul_plain(self, a: CiphertextBatch, values: ArrayLike) -> CiphertextBatch: ...
+    def add_plain(self, a: CiphertextBatch, values: _ArrayLike) -> CiphertextBatch: ...
+    def mul_plain(self, a: CiphertextBatch, values: _ArrayLike) -> CiphertextBatch: ...
     def automorphism(self, a: CiphertextBatch, k: int) -> CiphertextBatch: ...
     def automorphisms(self, a: CiphertextBatch, elements: Sequence[int]) -> List[CiphertextBatch]: ...
     def has_galois_key(self, k: int) -> bool: ...

@@ -23,7 +23,9 @@ impl Chebyshev {
 
     /// The logistic function 1 / (1 + e^-x) on `interval`, of `degree`.
     #[staticmethod]
-    #[pyo3(signature = (interval=(-8.0, 8.0), degree=31))]
+    // PyO3 writes a default it cannot render (a tuple) as `...` in `__text_signature__`, which
+    // help() and the stub check (mypy's stubtest, .ci/run) read; spelled out here instead.
+    #[pyo3(signature = (interval=(-8.0, 8.0), degree=31), text_signature = "(interval=(-8.0, 8.0), degree=31)")]
     fn sigmoid(interval: (f64, f64), degree: usize) -> PyResult<Self> {
         Ok(Self { inner: ChebyshevSeries::sigmoid(interval, degree).py_err()? })
     }

@@ -796,6 +796,33 @@ mod tests {
     }
 
     #[test]
+    fn magic_limits_and_table_sizes_match_the_kernel() {
+        let mut c = [0u32; 16];
+        let entries = crate::emulator::c_limits(&mut c);
+        // The C side has log2 of the degree bounds where Rust derives them from N_MIN and N_MAX.
+        let rust = [
+            PIMHE_MAGIC,
+            N_MIN as u32,
+            N_MAX as u32,
+            N_MIN.trailing_zeros(),
+            N_MAX.trailing_zeros(),
+            Q_LIMIT,
+            TABLE_MIN_N as u32,
+            MUL_TABLES as u32,
+            MUL_TABLE_WORDS as u32,
+            (4 * MUL_TABLES * MUL_TABLE_WORDS) as u32,
+        ];
+        assert!(entries <= c.len(), "the probe has more entries than the buffer");
+        assert_eq!(&c[..entries], &rust[..]);
+        // The kernel reads a section's TABLE_BYTES of multiplication tables right after its N
+        // twiddles and N Shoup constants, and only from TABLE_MIN_N on: the section the host lays
+        // out must be exactly that long on both sides of the threshold.
+        let table_bytes = c[9] as usize;
+        assert_eq!(4 * table_words(TABLE_MIN_N), 8 * TABLE_MIN_N + table_bytes);
+        assert_eq!(4 * table_words(TABLE_MIN_N / 2), 8 * (TABLE_MIN_N / 2));
+    }
+
+    #[test]
     fn bytes_round_trip_in_field_order() {
         let tables = prime_tables(7681, 16).unwrap();
         let layout = MramLayout::new(16, 3);

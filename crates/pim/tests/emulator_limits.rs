@@ -7,7 +7,7 @@ mod emulator_support;
 
 use emulator_support::{residues, set, Dpu};
 use pimhe_pim::emulator::{DpuGeneration, DpuSet, EmulatorConfig, EmulatorError, LimitKind, SelfTest, MRAM_BYTES};
-use pimhe_pim::layout::{status, PimheCommand, PimheHeader, Variant, HEADER_BYTES};
+use pimhe_pim::layout::{status, PimheCommand, PimheHeader, Variant, HEADER_BYTES, N_MAX, N_MIN, PIMHE_MAGIC, Q_LIMIT};
 
 fn limit(err: EmulatorError) -> (LimitKind, String, String) {
     match err {
@@ -257,4 +257,63 @@ fn bad_headers_and_commands_are_rejected_by_the_kernel() {
     let mut dpus = set(1, EmulatorConfig::default());
     d.load(&mut dpus, 0, Variant::Best, &[PimheCommand::ntt(d.at(0), 1)]);
     dpus.launch(&[0]).unwrap();
+}
+
+/// A header with no commands for degree `n` and an odd modulus `q`, its constants computed as
+/// the kernel checks them: `setup` tests the congruences, not primality, so any odd q with
+/// q = 1 mod 2n passes, which lets the test sit on the exact edges of the kernel's ranges.
+fn bare_header(n: u32, q: u32, variant: Variant) -> PimheHeader {
+    let q64 = q as u64;
+    let half = q64.div_ceil(2); // 2^-1 mod q
+    let n_inv = (0..n.trailing_zeros()).fold(1, |x, _| x * half % q64);
+    let barrett = u64::MAX / q64;
+    PimheHeader {
+        magic: PIMHE_MAGIC,
+        n,
+        log_n: n.trailing_zeros(),
+        q,
+        barrett_lo: barrett as u32,
+        barrett_hi: (barrett >> 32) as u32,
+        n_inv: n_inv as u32,
+        n_inv_shoup: ((n_inv << 32) / q64) as u32,
+        variant: variant as u32,
+        twiddle_offset: HEADER_BYTES as u32,
+        inv_twiddle_offset: HEADER_BYTES as u32,
+        command_offset: HEADER_BYTES as u32,
+        command_count: 0,
+        status: status::OK,
+        reserved: [0; 2],
+    }
+}
+
+/// The kernel accepts exactly the degrees and moduli the host's constants promise (layout.rs:
+/// N_MIN ..= N_MAX, q < Q_LIMIT with q = 1 mod 2N): the first and last value inside each range
+/// run, the first outside is refused. The C constants themselves are cross-checked in layout.rs;
+/// this checks that the kernel's tests use them as the host does.
+#[test]
+fn the_kernel_accepts_exactly_the_hosts_degree_and_modulus_range() {
+    let top = |n: u32| Q_LIMIT - 2 * n + 1; // the largest q below Q_LIMIT that is 1 mod 2n
+    let (n_min, n_max) = (N_MIN as u32, N_MAX as u32);
+    let cases = [
+        (n_min, top(n_min), status::OK),
+        (n_max, top(n_max), status::OK),
+        (n_min, 2 * n_min + 1, status::OK),
+        (n_min, 1, status::ERR_MODULUS),
+        (n_min, Q_LIMIT + 1, status::ERR_MODULUS),
+        (n_max, Q_LIMIT + 1, status::ERR_MODULUS),
+        (n_min / 2, top(n_min / 2), status::ERR_DEGREE),
+        (2 * n_max, top(2 * n_max), status::ERR_DEGREE),
+    ];
+    for variant in Variant::ALL {
+        for (n, q, code) in cases {
+            let mut dpus = set(1, EmulatorConfig::default());
+            dpus.write(0, 0, &bare_header(n, q, variant).to_bytes()).unwrap();
+            let got = match dpus.launch(&[0]) {
+                Ok(_) => status::OK,
+                Err(EmulatorError::KernelStatus { status, .. }) => status,
+                Err(other) => panic!("n = {n}, q = {q}: {other:?}"),
+            };
+            assert_eq!(got, code, "{variant:?}, n = {n}, q = {q}");
+        }
+    }
 }

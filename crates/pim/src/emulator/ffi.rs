@@ -73,6 +73,7 @@ unsafe extern "C" {
     pub fn pimhe_emu_header_layout(offsets: *mut u32, capacity: u32) -> u32;
     pub fn pimhe_emu_command_layout(offsets: *mut u32, capacity: u32) -> u32;
     pub fn pimhe_emu_opcodes(values: *mut u32, capacity: u32) -> u32;
+    pub fn pimhe_emu_limits(values: *mut u32, capacity: u32) -> u32;
     pub fn pimhe_emu_stack_size_default() -> u32;
     pub fn pimhe_emu_static_wram_bytes() -> u32;
 }

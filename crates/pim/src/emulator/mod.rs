@@ -623,12 +623,23 @@ pub fn c_command_layout(out: &mut [u32]) -> usize {
     unsafe { ffi::pimhe_emu_command_layout(out.as_mut_ptr(), out.len() as u32) as usize }
 }
 
-/// The C header's opcodes `PIMHE_OP_NTT ..= PIMHE_OP_SUB_MULC` in numeric order, then
-/// `PIMHE_OP_FIRST`, `PIMHE_OP_LAST`, `PIMHE_FLAG_BROADCAST_SRC1`, `PIMHE_FLAG_NTT_FORM`,
-/// `PIMHE_VARIANT_BARRETT`, `PIMHE_VARIANT_BEST`, and `PIMHE_STATUS_OK`, `PIMHE_ERR_MAGIC ..=
-/// PIMHE_ERR_ALIAS` in numeric order; returns how many entries that is (written up to
-/// `out.len()`). For the opcode, variant and status cross-check.
+/// The C header's opcodes `PIMHE_OP_NTT ..= PIMHE_OP_SET_PRIME` in numeric order, then
+/// `PIMHE_OP_FIRST`, `PIMHE_OP_LAST`, the flags `PIMHE_FLAG_BROADCAST_SRC1`, `PIMHE_FLAG_NTT_FORM`,
+/// `PIMHE_FLAG_ACCUMULATE`, `PIMHE_FLAG_CENTRED`, `PIMHE_VARIANT_BARRETT`, `PIMHE_VARIANT_BEST`,
+/// and `PIMHE_STATUS_OK`, `PIMHE_ERR_MAGIC ..= PIMHE_ERR_CONVERSION` in numeric order; returns
+/// how many entries that is (written up to `out.len()`). For the opcode, variant and status
+/// cross-check.
 pub fn c_opcodes(out: &mut [u32]) -> usize {
     // SAFETY: the C function writes at most `out.len()` entries.
     unsafe { ffi::pimhe_emu_opcodes(out.as_mut_ptr(), out.len() as u32) as usize }
+}
+
+/// The limits and table sizes the kernel is compiled with: `PIMHE_MAGIC`, `PIMHE_N_MIN`,
+/// `PIMHE_N_MAX`, `PIMHE_LOG_N_MIN`, `PIMHE_LOG_N_MAX`, `PIMHE_Q_LIMIT` (`pimhe_dpu.h`), then the
+/// `best` kernel's `TABLE_MIN_N`, `TABLE_COUNT`, `TABLE_WORDS` and `TABLE_BYTES`
+/// (`dpu/kernels/context.h`); returns how many entries that is (written up to `out.len()`). For
+/// the cross-check of [`crate::layout`]'s constants.
+pub fn c_limits(out: &mut [u32]) -> usize {
+    // SAFETY: the C function writes at most `out.len()` entries.
+    unsafe { ffi::pimhe_emu_limits(out.as_mut_ptr(), out.len() as u32) as usize }
 }
