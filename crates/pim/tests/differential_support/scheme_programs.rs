@@ -246,7 +246,7 @@ impl ProgramScheme for BfvContext {
     }
 
     fn primes(&self) -> Vec<u32> {
-        self.all_primes()
+        self.backend_primes()
     }
 
     fn add_plain<B: Backend>(

@@ -152,7 +152,7 @@ impl HeScheme for Bfv {
 
     /// BEHZ's auxiliary primes and t besides q and P: base conversion runs on the backend.
     fn backend_primes(ctx: &BfvContext) -> Vec<u32> {
-        ctx.all_primes()
+        ctx.backend_primes()
     }
 
     fn context(params: BfvParameters) -> Result<Arc<BfvContext>, SchemeError> {
