@@ -20,7 +20,7 @@ use pimhe_schemes::rlwe::RlweScheme;
 use crate::by_scheme;
 use crate::context::AnyContext;
 use crate::errors::{error, parameter, IntoPy, Kind};
-use crate::family::{ByScheme, DevFamily, OnDev};
+use crate::family::{DevFamily, OnDev};
 
 /// `Arc<B>`: a backend.
 pub struct ArcF;
@@ -44,11 +44,7 @@ pub fn default_cpu() -> PyResult<Arc<CpuBackend>> {
 /// Every prime a backend must serve for a context's operations (BFV's BEHZ primes included),
 /// so that a PIM backend is built with all of them resident.
 pub fn backend_primes(ctx: &AnyContext) -> Vec<u32> {
-    match ctx {
-        ByScheme::Bgv(c) => c.params().primes(),
-        ByScheme::Bfv(c) => c.all_primes(),
-        ByScheme::Ckks(c) => c.params().rlwe().primes(),
-    }
+    by_scheme!(ctx, S, c => c.backend_primes())
 }
 
 /// A PIM backend: its configuration, and the device once a context has set it up (a

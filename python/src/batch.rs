@@ -12,7 +12,7 @@ use crate::backend::resolve;
 use crate::context::{AnyContext, CtxF};
 use crate::errors::{mismatch, IntoPy};
 use crate::family::{ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
-use crate::scheme::SchemeOps;
+use crate::scheme::PyScheme;
 use crate::{dispatch, on_dev};
 
 /// A batch and the backend its buffers live on (kept alive as long as the batch).
@@ -79,7 +79,7 @@ impl CiphertextBatch {
     }
 }
 
-fn describe<S: SchemeOps, B: Dev>(h: &Held<B, S>) -> String {
+fn describe<S: PyScheme, B: Dev>(h: &Held<B, S>) -> String {
     let b = &h.batch;
     let mut text = format!(
         "CiphertextBatch({}, backend={}, count={}, level={}, size={}",

@@ -10,8 +10,8 @@ use pyo3::types::PyDict;
 use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvContext, BgvParameters};
 use pimhe_schemes::ckks::{CkksContext, CkksParameters};
+use pimhe_schemes::encoder::ExactScheme;
 use pimhe_schemes::rlwe::RlweScheme;
-use pimhe_workloads::stats::{Bgv, HeScheme};
 
 use crate::by_scheme;
 use crate::errors::{parameter, IntoPy};
@@ -83,7 +83,7 @@ fn integer_parameters(
             if special_prime_bits.is_some() || dnum.is_some() {
                 return Err(parameter("special_prime_bits and dnum need prime_bits"));
             }
-            Bgv::parameters(n, t).py_err()?
+            BgvContext::preset_with_plain_modulus(n, t).py_err()?
         }
         (Some(bits), t) => {
             let t = t.unwrap_or(BgvParameters::preset(n).py_err()?.plain_modulus());

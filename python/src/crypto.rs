@@ -14,7 +14,7 @@ use crate::context::Context;
 use crate::errors::{error, parameter, IntoPy, Kind};
 use crate::family::{Anchored, Borrower, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
 use crate::keys::{key_of, PublicF, PublicKey, SecretF, SecretKey};
-use crate::scheme::{DecodeAs, EncodeAt, SchemeOps};
+use crate::scheme::{DecodeAs, EncodeAt, PyScheme};
 use crate::{by_scheme, dispatch, on_dev};
 
 /// `Encryptor<'a, B, S>` for every `'a`.
@@ -142,7 +142,7 @@ fn locked<S: Scheme, B: Dev, R: Send>(
         .map_err(|()| error(Kind::Base, "the encryptor's lock is poisoned"))
 }
 
-fn encrypt<S: SchemeOps, B: Dev>(
+fn encrypt<S: PyScheme, B: Dev>(
     py: Python<'_>,
     enc: &Enc<B, S>,
     values: &Bound<'_, PyAny>,
@@ -161,7 +161,7 @@ where
 }
 
 /// Secret-key encryptions of `values` in their compressed (seeded) encoding.
-fn encrypt_seeded<S: SchemeOps, B: Dev>(
+fn encrypt_seeded<S: PyScheme, B: Dev>(
     py: Python<'_>,
     enc: &Enc<B, S>,
     values: &Bound<'_, PyAny>,
@@ -239,7 +239,7 @@ impl Decryptor {
     fn noise_budget(&self, py: Python<'_>, batch: &CiphertextBatch) -> PyResult<Vec<u32>> {
         dispatch!(&self.inner, S, B, d => {
             let b = unwrap::<S, B>(batch, d.backend(), "the batch")?;
-            d.with_value(|dec| py.allow_threads(|| S::noise_budget(dec, b)))
+            d.with_value(|dec| py.allow_threads(|| dec.noise_budget(b))).py_err()
         })
     }
 

@@ -20,7 +20,7 @@ use crate::errors::{mismatch, IntoPy};
 use crate::family::{Anchored, Borrower, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
 use crate::keys::{key_of, GaloisF, GaloisKeys, RelinF, RelinKey};
 use crate::polynomial::Chebyshev;
-use crate::scheme::SchemeOps;
+use crate::scheme::PyScheme;
 use crate::{by_scheme, dispatch, on_dev};
 
 /// `Evaluator<'a, B, S>` for every `'a`.
@@ -84,7 +84,7 @@ impl Context {
 }
 
 /// `op(a)` with the GIL released.
-fn unary<S: SchemeOps, B: Dev>(
+fn unary<S: PyScheme, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
@@ -96,7 +96,7 @@ fn unary<S: SchemeOps, B: Dev>(
 }
 
 /// `op(a, b)` with the GIL released.
-fn binary<S: SchemeOps, B: Dev>(
+fn binary<S: PyScheme, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
@@ -110,7 +110,7 @@ fn binary<S: SchemeOps, B: Dev>(
 }
 
 /// `a (+|*) m` for plaintext rows `values`, encoded as the scheme does for a's operand.
-fn plain_op<S: SchemeOps, B: Dev>(
+fn plain_op<S: PyScheme, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
@@ -124,15 +124,13 @@ where
     let ctx = ev.with_value(|e| e.context().clone());
     let plains = S::encode(&ctx, values, S::operand_at(x, add))?;
     let out = ev
-        .with_value(|e| {
-            py.allow_threads(|| if add { S::add_plain(e, x, &plains) } else { S::mul_plain(e, x, &plains) })
-        })
+        .with_value(|e| py.allow_threads(|| if add { e.add_plain(x, &plains) } else { e.mul_plain(x, &plains) }))
         .py_err()?;
     Ok(wrap::<S, B>(out, ev.backend().clone()))
 }
 
 /// Several results.
-fn many<S: SchemeOps, B: Dev>(
+fn many<S: PyScheme, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,

@@ -1,7 +1,8 @@
 //! What differs per scheme at the Python boundary: numpy arrays to the library's plaintexts
-//! and back (BGV and BFV through the `BatchEncoder`, CKKS through its `Encoder`), the
-//! plaintext operands, and the batch's tag. Argument conversion only: encoding, scaling and
-//! every check are the library's.
+//! and back (BGV and BFV through the `BatchEncoder`, CKKS through its `Encoder`), how a
+//! plaintext operand's array is encoded, and the batch's tag as Python reads it. Argument
+//! conversion only: encoding, scaling, the operations (plaintext operands and the noise budget
+//! included) and every check are the library's, called through its scheme traits.
 
 use std::sync::Arc;
 
@@ -14,8 +15,8 @@ use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
 use pimhe_schemes::ckks::{CkksContext, CkksPlaintext, Encoder};
 use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, Plaintext};
-use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Evaluator};
-use pimhe_schemes::{Result as SResult, SchemeError};
+use pimhe_schemes::rlwe::CiphertextBatch;
+use pimhe_schemes::Result as SResult;
 
 use crate::errors::{error, Kind};
 use crate::family::Scheme;
@@ -71,34 +72,18 @@ fn to_numpy<T: numpy::Element>(py: Python<'_>, rows: Vec<Vec<T>>) -> PyResult<Py
     Ok(array.into_pyarray(py).into_any().unbind())
 }
 
-/// The per-scheme part of the bindings.
-pub trait SchemeOps: Scheme {
+/// The per-scheme part of the bindings: numpy arrays in and out, and the batch's tag read for
+/// Python.
+pub trait PyScheme: Scheme {
     /// Plaintexts of the rows of `values`, encoded as the library does for this scheme.
     fn encode(ctx: &Arc<Self>, values: &Bound<'_, PyAny>, at: EncodeAt) -> PyResult<Vec<Self::Plaintext>>;
 
     /// The slot values of decrypted plaintexts, as a 2-D array.
     fn decode(py: Python<'_>, ctx: &Arc<Self>, plains: Vec<Self::Plaintext>, how: DecodeAs) -> PyResult<PyObject>;
 
-    /// Slot-wise `a + m`.
-    fn add_plain<B: Backend>(
-        ev: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Self::Plaintext],
-    ) -> SResult<CiphertextBatch<B, Self>>;
-
-    /// Slot-wise `a * m`.
-    fn mul_plain<B: Backend>(
-        ev: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Self::Plaintext],
-    ) -> SResult<CiphertextBatch<B, Self>>;
-
     /// How to encode a plaintext operand of `a` (CKKS: at a's slot count; `add_plain` also at
     /// a's scale).
     fn operand_at(a: &CiphertextBatch<impl Backend, Self>, for_add: bool) -> EncodeAt;
-
-    /// The exact noise budget (BGV, BFV), or the error that the scheme has none.
-    fn noise_budget<B: Backend>(dec: &Decryptor<'_, B, Self>, a: &CiphertextBatch<B, Self>) -> PyResult<Vec<u32>>;
 
     /// The scale of a batch (CKKS).
     fn batch_scale<B: Backend>(batch: &CiphertextBatch<B, Self>) -> Option<f64>;
@@ -151,44 +136,17 @@ fn decode_integers<C: ExactScheme>(
     }
 }
 
-fn exact_budget<B: Backend, C: ExactScheme>(
-    dec: &Decryptor<'_, B, C>,
-    a: &CiphertextBatch<B, C>,
-) -> PyResult<Vec<u32>> {
-    dec.noise_budget(a).map_err(crate::errors::scheme_error)
-}
-
 macro_rules! integer_scheme {
     ($ctx:ty) => {
-        impl SchemeOps for $ctx {
+        impl PyScheme for $ctx {
             fn encode(ctx: &Arc<Self>, values: &Bound<'_, PyAny>, _at: EncodeAt) -> PyResult<Vec<Plaintext>> {
                 encode_integers(ctx, values)
             }
             fn decode(py: Python<'_>, ctx: &Arc<Self>, plains: Vec<Plaintext>, how: DecodeAs) -> PyResult<PyObject> {
                 decode_integers(py, ctx, plains, how)
             }
-            fn add_plain<B: Backend>(
-                ev: &Evaluator<'_, B, Self>,
-                a: &CiphertextBatch<B, Self>,
-                plains: &[Plaintext],
-            ) -> SResult<CiphertextBatch<B, Self>> {
-                ev.add_plain(a, plains)
-            }
-            fn mul_plain<B: Backend>(
-                ev: &Evaluator<'_, B, Self>,
-                a: &CiphertextBatch<B, Self>,
-                plains: &[Plaintext],
-            ) -> SResult<CiphertextBatch<B, Self>> {
-                ev.mul_plain(a, plains)
-            }
             fn operand_at(_a: &CiphertextBatch<impl Backend, Self>, _for_add: bool) -> EncodeAt {
                 EncodeAt::default()
-            }
-            fn noise_budget<B: Backend>(
-                dec: &Decryptor<'_, B, Self>,
-                a: &CiphertextBatch<B, Self>,
-            ) -> PyResult<Vec<u32>> {
-                exact_budget(dec, a)
             }
             fn batch_scale<B: Backend>(_batch: &CiphertextBatch<B, Self>) -> Option<f64> {
                 None
@@ -202,7 +160,7 @@ macro_rules! integer_scheme {
 integer_scheme!(BgvContext);
 integer_scheme!(BfvContext);
 
-impl SchemeOps for CkksContext {
+impl PyScheme for CkksContext {
     fn encode(ctx: &Arc<Self>, values: &Bound<'_, PyAny>, at: EncodeAt) -> PyResult<Vec<CkksPlaintext>> {
         let (array, kind) = as_2d(values)?;
         let encoder = Encoder::new(ctx);
@@ -241,35 +199,9 @@ impl SchemeOps for CkksContext {
         }
     }
 
-    fn add_plain<B: Backend>(
-        ev: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[CkksPlaintext],
-    ) -> SResult<CiphertextBatch<B, Self>> {
-        ev.add_plain(a, plains)
-    }
-
-    fn mul_plain<B: Backend>(
-        ev: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[CkksPlaintext],
-    ) -> SResult<CiphertextBatch<B, Self>> {
-        ev.mul_plain(a, plains)
-    }
-
     fn operand_at(a: &CiphertextBatch<impl Backend, Self>, for_add: bool) -> EncodeAt {
         let tag = a.tag();
         EncodeAt { scale: if for_add { Some(tag.scale) } else { None }, slots: Some(tag.slots) }
-    }
-
-    fn noise_budget<B: Backend>(_dec: &Decryptor<'_, B, Self>, _a: &CiphertextBatch<B, Self>) -> PyResult<Vec<u32>> {
-        Err(error(
-            Kind::Parameter,
-            SchemeError::InvalidParameters(
-                "CKKS is approximate and has no noise budget; measure precision instead".into(),
-            )
-            .to_string(),
-        ))
     }
 
     fn batch_scale<B: Backend>(batch: &CiphertextBatch<B, Self>) -> Option<f64> {

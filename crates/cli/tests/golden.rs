@@ -75,7 +75,7 @@ fn masked(line: &str) -> String {
                     while chars.peek() == Some(&' ') {
                         chars.next();
                     }
-                    (0..unit.len()).for_each(|_| drop(chars.next()));
+                    chars.nth(unit.len() - 1);
                     break;
                 }
             }

@@ -30,6 +30,7 @@ use pimhe_ring::PolyBatch;
 use pimhe_ring::Representation::Ntt;
 use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::rlwe::RlweScheme;
 use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
 use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -226,7 +227,7 @@ fn scheme_program<S: ProgramScheme>(
     let program = SchemeProgram::generate(seed, &fixture.preset);
     let reference = scheme_programs::run(cpu, fixture, &program);
     let mut r = rng(seed ^ PIM_DRAWS);
-    let (pim, description) = pim_backend(&mut r, program.degree, &fixture.keys.ctx.primes(), 96, 24..96);
+    let (pim, description) = pim_backend(&mut r, program.degree, &fixture.keys.ctx.backend_primes(), 96, 24..96);
     let candidate = scheme_programs::run(&pim, fixture, &program);
     let rounds = pim.report().map_or(0, |report| report.rounds);
     tally.add(&reference.events, &candidate.events, rounds, || context(&description, &program));
@@ -286,7 +287,7 @@ fn random_ckks_programs_agree_on_the_cpu_and_the_emulated_dpus_and_decrypt_close
         // Room for the evaluation keys on one DPU, and more; squeezed, little more.
         let keys = fixture.key_polynomials();
         let (pim, description) =
-            pim_backend(&mut r, fixture.set.degree, &fixture.primes(), keys + 512, keys + 32..keys + 256);
+            pim_backend(&mut r, fixture.set.degree, &fixture.ctx().backend_primes(), keys + 512, keys + 32..keys + 256);
         let candidate = ckks_programs::run(&pim, fixture, &program);
         let rounds = pim.report().map_or(0, |report| report.rounds);
         tally.add(&reference.events, &candidate.events, rounds, || context(&description));

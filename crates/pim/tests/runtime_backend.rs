@@ -349,6 +349,7 @@ fn an_upload_into_memory_freed_under_a_pending_command_does_not_corrupt_it() {
 #[test]
 fn bfv_on_the_emulated_dpus_matches_the_cpu_backend_bit_for_bit() {
     use pimhe_schemes::bfv::*;
+    use pimhe_schemes::rlwe::RlweScheme;
     let ctx = BfvContext::new(BfvParameters::preset(4096).unwrap()).unwrap();
     let t = ctx.params().plain_modulus() as u64;
     let x: Vec<u64> = (0..4096).map(|i| i * 7 % t).collect();
@@ -383,7 +384,7 @@ fn bfv_on_the_emulated_dpus_matches_the_cpu_backend_bit_for_bit() {
     // Parallel mode needs a DPU per prime: 12 here (q, P, m~, m_sk, gamma, B and t).
     for (dpus, mode) in [(16, Mode::Parallel), (8, Mode::Sequential)] {
         // Every prime BFV uses is resident, so the BEHZ steps with kernels run on the DPUs.
-        let pim = PimBackend::new(PimConfig::new(dpus, mode), 4096, &ctx.all_primes()).unwrap();
+        let pim = PimBackend::new(PimConfig::new(dpus, mode), 4096, &ctx.backend_primes()).unwrap();
         let (pim_parts, pim_plain) = run(&pim, &ctx, &plains, &swapped);
         assert_eq!(pim_parts, cpu_parts, "{mode:?}: ciphertexts differ from the CPU backend's");
         assert_eq!(pim_plain, cpu_plain, "{mode:?}");

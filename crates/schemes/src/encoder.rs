@@ -4,11 +4,10 @@
 
 use std::sync::Arc;
 
-use pimhe_exec::Backend;
 use pimhe_math::{bit_reverse, Modulus, NttTable};
 
 use crate::error::{Result, SchemeError};
-use crate::rlwe::{CiphertextBatch, Decryptor, RlweScheme};
+use crate::rlwe::RlweScheme;
 
 /// The plaintext space of a parameter set: t, the NTT table modulo t and where each slot sits
 /// in the (bit-reversed) NTT vector. Built once per context.
@@ -45,23 +44,38 @@ pub trait PlainContext {
 }
 
 /// An exact scheme on the integer plaintext space (BGV, BFV): decryption is exact while the
-/// noise stays under a budget, which can be measured.
+/// noise stays under a budget ([`crate::rlwe::Decryptor::noise_budget`]), and a plaintext
+/// modulus t is a choice of the parameters, which code generic over these schemes (the
+/// statistics, which pick t for the size of their results) makes through this trait.
+///
+/// ```
+/// use pimhe_schemes::bfv::BfvContext;
+/// use pimhe_schemes::bgv::BgvContext;
+/// use pimhe_schemes::encoder::ExactScheme;
+/// use pimhe_schemes::rlwe::RlweScheme;
+///
+/// /// The context of the preset of `n` with the largest plaintext modulus it allows (a prime
+/// /// t = 1 mod 2n, so that slots can be packed).
+/// fn widest<S: ExactScheme>(n: usize) -> std::sync::Arc<S> {
+///     let t = pimhe_math::ntt_primes(S::max_plain_bits(n).unwrap(), n, 1, &[]).unwrap()[0];
+///     S::from_params(S::preset_with_plain_modulus(n, t).unwrap()).unwrap()
+/// }
+/// let (bgv, bfv) = (widest::<BgvContext>(4096), widest::<BfvContext>(4096));
+/// assert_eq!(bgv.plain_modulus().value(), bfv.plain_modulus().value());
+/// assert_eq!(bgv.plain_modulus().value().ilog2() + 1, BgvContext::max_plain_bits(4096).unwrap());
+/// // One bit more is refused.
+/// let above = pimhe_math::ntt_primes(BgvContext::max_plain_bits(4096).unwrap() + 1, 4096, 1, &[]).unwrap()[0];
+/// assert!(BgvContext::preset_with_plain_modulus(4096, above).and_then(BgvContext::from_params).is_err());
+/// ```
 pub trait ExactScheme: RlweScheme<Plaintext = Plaintext> + PlainContext {
-    /// The remaining noise budget of each ciphertext in bits (0 when exhausted), measured
-    /// exactly; called by [`Decryptor::noise_budget`].
-    fn noise_budget<B: Backend>(
-        decryptor: &Decryptor<'_, B, Self>,
-        batch: &CiphertextBatch<B, Self>,
-    ) -> Result<Vec<u32>>;
-}
+    /// The parameters of the 128-bit preset of ring degree `n` with plaintext modulus `t`
+    /// instead of the preset's: primes of the preset's sizes (and its dnum), searched anew so
+    /// that none is t. Validated when the context is made ([`RlweScheme::from_params`]).
+    fn preset_with_plain_modulus(n: usize, t: u32) -> Result<Self::Params>;
 
-impl<B: Backend, S: ExactScheme> Decryptor<'_, B, S> {
-    /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
-    /// bits the noise may grow before decryption fails, measured exactly with big integers (a
-    /// diagnostic, off the decryption path).
-    pub fn noise_budget(&self, batch: &CiphertextBatch<B, S>) -> Result<Vec<u32>> {
-        S::noise_budget(self, batch)
-    }
+    /// The largest size, in bits, of a plaintext modulus t that
+    /// [`ExactScheme::preset_with_plain_modulus`] accepts for the preset of `n`.
+    fn max_plain_bits(n: usize) -> Result<u32>;
 }
 
 /// A plaintext polynomial: N coefficients modulo t, in coefficient form.

@@ -300,4 +300,7 @@ fn bad_input_gets_clear_errors() {
     let sparse = f.encrypt(&[short], 8);
     let err = f.evaluator().add(&cx, &sparse).unwrap_err().to_string();
     assert!(err.contains("slots"), "{err}");
+    // An approximate scheme has no noise budget to measure.
+    let err = Decryptor::new(&f.backend, &f.secret).unwrap().noise_budget(&cx).unwrap_err();
+    assert!(matches!(&err, SchemeError::InvalidParameters(m) if m.contains("measure precision instead")), "{err}");
 }

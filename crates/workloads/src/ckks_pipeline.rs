@@ -29,6 +29,7 @@ use pimhe_schemes::ckks::{
     CiphertextBatch, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, KeyGenerator,
     PublicKey, RelinKey, SecretKey,
 };
+use pimhe_schemes::rlwe::RlweScheme;
 use pimhe_schemes::{Result, SchemeError};
 
 /// The polynomial's interval: x y of values in [-1, 1] stays inside, so no change of variable
@@ -95,9 +96,10 @@ impl CkksPipeline {
         self.sigmoid.degree()
     }
 
-    /// Every prime a backend must hold for the pipeline (a PIM backend is built with them).
+    /// Every prime a backend must hold for the pipeline (a PIM backend is built with them): the
+    /// context's [`RlweScheme::backend_primes`].
     pub fn primes(&self) -> Vec<u32> {
-        self.ctx.params().rlwe().primes()
+        self.ctx.backend_primes()
     }
 
     /// Client: encodes and encrypts x and y with the public key on `backend`.

@@ -6,29 +6,37 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::{ntt_primes, Sampler};
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
-use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::encoder::ExactScheme;
+use pimhe_workloads::stats::{Dataset, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 
 const N: usize = 8192;
 
-fn on_cpu<S: HeScheme>(statistic: Statistic, data: Dataset) -> Result<StatsReport, StatsError> {
+fn on_cpu<S: ExactScheme>(statistic: Statistic, data: Dataset) -> Result<StatsReport, StatsError> {
     on_cpu_at::<S>(statistic, data, N)
 }
 
-fn on_cpu_at<S: HeScheme>(statistic: Statistic, data: Dataset, n: usize) -> Result<StatsReport, StatsError> {
+fn on_cpu_at<S: ExactScheme>(statistic: Statistic, data: Dataset, n: usize) -> Result<StatsReport, StatsError> {
     let plan = StatsPlan::new(statistic, data, n, S::max_plain_bits(n)?)?;
     let backend = CpuBackend::new(Some(2)).unwrap();
     run::<S, _>(&plan, n, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>())
 }
 
 /// The client on the CPU, the server on `backends` (one per plaintext modulus).
-fn run<S: HeScheme, B: Backend>(plan: &StatsPlan, n: usize, backends: &[&B]) -> Result<StatsReport, StatsError> {
+fn run<S: ExactScheme, B: Backend>(plan: &StatsPlan, n: usize, backends: &[&B]) -> Result<StatsReport, StatsError> {
     let client = &CpuBackend::new(Some(2)).unwrap();
     let mut schemes = plan
         .plain_moduli()
         .iter()
         .zip(backends)
         .map(|(&t, backend)| {
-            SchemeStats::<S, _, _>::new(client, *backend, S::parameters(n, t)?, Sampler::from_seed_u64(t.into()))
+            SchemeStats::<S, _, _>::new(
+                client,
+                *backend,
+                S::preset_with_plain_modulus(n, t)?,
+                Sampler::from_seed_u64(t.into()),
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
     plan.execute(&mut schemes)
@@ -49,7 +57,7 @@ fn assert_close(report: &StatsReport, tolerance: f64) {
     }
 }
 
-fn mean_and_variance_of_random_data<S: HeScheme>() {
+fn mean_and_variance_of_random_data<S: ExactScheme>() {
     let data = Dataset::synthetic(300, 5, &["x1", "x2", "y"]).unwrap();
     for statistic in [Statistic::Mean, Statistic::Variance] {
         let report = on_cpu::<S>(statistic, data.clone()).unwrap();
@@ -60,15 +68,15 @@ fn mean_and_variance_of_random_data<S: HeScheme>() {
 
 #[test]
 fn bgv_mean_and_variance_of_random_data_match_the_plaintext() {
-    mean_and_variance_of_random_data::<Bgv>();
+    mean_and_variance_of_random_data::<BgvContext>();
 }
 
 #[test]
 fn bfv_mean_and_variance_of_random_data_match_the_plaintext() {
-    mean_and_variance_of_random_data::<Bfv>();
+    mean_and_variance_of_random_data::<BfvContext>();
 }
 
-fn linear_regression<S: HeScheme>() {
+fn linear_regression<S: ExactScheme>() {
     let data = Dataset::synthetic(400, 9, &["x1", "x2", "x3", "y"]).unwrap();
     let report = on_cpu::<S>(Statistic::Linreg, data).unwrap();
     let names: Vec<&str> = report.estimates.iter().map(|e| e.name.as_str()).collect();
@@ -82,15 +90,15 @@ fn linear_regression<S: HeScheme>() {
 
 #[test]
 fn bgv_linear_regression_recovers_the_plaintext_fit() {
-    linear_regression::<Bgv>();
+    linear_regression::<BgvContext>();
 }
 
 #[test]
 fn bfv_linear_regression_recovers_the_plaintext_fit() {
-    linear_regression::<Bfv>();
+    linear_regression::<BfvContext>();
 }
 
-fn adversarial_data<S: HeScheme>() {
+fn adversarial_data<S: ExactScheme>() {
     let zeros = csv(&["a", "b"], &[vec!["0", "0"], vec!["0.0", "-0"]]);
     let report = on_cpu::<S>(Statistic::Variance, zeros).unwrap();
     assert_close(&report, 0.0);
@@ -121,34 +129,34 @@ fn adversarial_data<S: HeScheme>() {
 
 #[test]
 fn bgv_adversarial_data_zeros_one_user_negatives_and_large_values() {
-    adversarial_data::<Bgv>();
+    adversarial_data::<BgvContext>();
 }
 
 #[test]
 fn bfv_adversarial_data_zeros_one_user_negatives_and_large_values() {
-    adversarial_data::<Bfv>();
+    adversarial_data::<BfvContext>();
 }
 
 /// The plan may pick plaintext moduli of up to `max_plain_bits`: the scheme must accept all of
 /// them, and refuse the next size up.
-fn largest_plaintext_moduli_are_accepted<S: HeScheme>() {
+fn largest_plaintext_moduli_are_accepted<S: ExactScheme>() {
     for n in [4096, N] {
         let bits = S::max_plain_bits(n).unwrap();
         for t in ntt_primes(bits, n, 4, &[]).unwrap() {
-            S::context(S::parameters(n, t).unwrap()).unwrap();
+            S::from_params(S::preset_with_plain_modulus(n, t).unwrap()).unwrap();
         }
         let above = ntt_primes(bits + 1, n, 1, &[]).unwrap()[0];
-        assert!(S::parameters(n, above).and_then(S::context).is_err(), "N = {n}, t = {above}");
+        assert!(S::preset_with_plain_modulus(n, above).and_then(S::from_params).is_err(), "N = {n}, t = {above}");
     }
 }
 
 #[test]
 fn the_largest_plaintext_moduli_are_accepted() {
-    largest_plaintext_moduli_are_accepted::<Bgv>();
-    largest_plaintext_moduli_are_accepted::<Bfv>();
+    largest_plaintext_moduli_are_accepted::<BgvContext>();
+    largest_plaintext_moduli_are_accepted::<BfvContext>();
 }
 
-fn refusals<S: HeScheme>() {
+fn refusals<S: ExactScheme>() {
     let huge = csv(&["v"], &[vec!["9000000000000000000"], vec!["-9000000000000000000"]]);
     let message = on_cpu::<S>(Statistic::Variance, huge).unwrap_err().to_string();
     assert!(message.contains("plaintext moduli"), "{message}");
@@ -162,30 +170,30 @@ fn refusals<S: HeScheme>() {
 
 #[test]
 fn what_cannot_be_computed_exactly_is_refused_before_encryption() {
-    refusals::<Bgv>();
-    refusals::<Bfv>();
+    refusals::<BgvContext>();
+    refusals::<BfvContext>();
 }
 
 /// N = 4096 leaves too little noise budget for a sum of squares over many users.
 #[test]
 fn the_noise_budget_check_refuses_too_many_users() {
     let data = Dataset::synthetic(5000, 4, &["x1"]).unwrap();
-    let message = on_cpu_at::<Bgv>(Statistic::Variance, data, 4096).unwrap_err().to_string();
+    let message = on_cpu_at::<BgvContext>(Statistic::Variance, data, 4096).unwrap_err().to_string();
     assert!(message.contains("noise budget") && message.contains("--n") && message.contains("bgv"), "{message}");
     let data = Dataset::synthetic(5000, 4, &["x1"]).unwrap();
-    let message = on_cpu_at::<Bfv>(Statistic::Variance, data, 4096).unwrap_err().to_string();
+    let message = on_cpu_at::<BfvContext>(Statistic::Variance, data, 4096).unwrap_err().to_string();
     assert!(message.contains("noise budget") && message.contains("--n") && message.contains("bfv"), "{message}");
 }
 
 /// Per statistic, the estimates of `S` with the server on the CPU and on emulated DPUs.
-fn cpu_and_dpus<S: HeScheme>(statistic: Statistic, data: &Dataset) -> (StatsReport, StatsReport) {
+fn cpu_and_dpus<S: ExactScheme>(statistic: Statistic, data: &Dataset) -> (StatsReport, StatsReport) {
     let plan = StatsPlan::new(statistic, data.clone(), N, S::max_plain_bits(N).unwrap()).unwrap();
     let cpu = CpuBackend::new(Some(2)).unwrap();
     let pims: Vec<PimBackend> = plan
         .plain_moduli()
         .iter()
         .map(|&t| {
-            let primes = S::backend_primes(&S::context(S::parameters(N, t).unwrap()).unwrap());
+            let primes = S::from_params(S::preset_with_plain_modulus(N, t).unwrap()).unwrap().backend_primes();
             PimBackend::new(PimConfig::new(32, Mode::Parallel), N, &primes).unwrap()
         })
         .collect();
@@ -201,8 +209,8 @@ fn cpu_and_emulated_dpus_give_identical_results_and_bgv_and_bfv_agree() {
     let data = Dataset::synthetic(40, 2, &["x1", "x2", "y"]).unwrap();
     let values = |r: &StatsReport| r.estimates.iter().map(|e| e.encrypted).collect::<Vec<_>>();
     for statistic in [Statistic::Mean, Statistic::Variance, Statistic::Linreg] {
-        let (bgv_cpu, bgv_pim) = cpu_and_dpus::<Bgv>(statistic, &data);
-        let (bfv_cpu, bfv_pim) = cpu_and_dpus::<Bfv>(statistic, &data);
+        let (bgv_cpu, bgv_pim) = cpu_and_dpus::<BgvContext>(statistic, &data);
+        let (bfv_cpu, bfv_pim) = cpu_and_dpus::<BfvContext>(statistic, &data);
         for report in [&bgv_cpu, &bgv_pim, &bfv_cpu, &bfv_pim] {
             assert!(report.aggregates_exact, "{statistic:?}");
         }
@@ -219,12 +227,12 @@ fn users_aggregated_in_rounds_give_the_exact_totals_and_the_same_statistics() {
     let data = Dataset::synthetic(23, 9, &["x1", "x2", "y"]).unwrap();
     let backend = CpuBackend::new(Some(2)).unwrap();
     for statistic in [Statistic::Variance, Statistic::Linreg] {
-        let whole = on_cpu::<Bgv>(statistic, data.clone()).unwrap();
-        let plan = StatsPlan::new(statistic, data.clone(), N, Bgv::max_plain_bits(N).unwrap())
+        let whole = on_cpu::<BgvContext>(statistic, data.clone()).unwrap();
+        let plan = StatsPlan::new(statistic, data.clone(), N, BgvContext::max_plain_bits(N).unwrap())
             .unwrap()
             .with_users_per_round(5);
         let rounds =
-            run::<Bgv, _>(&plan, N, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>()).unwrap();
+            run::<BgvContext, _>(&plan, N, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>()).unwrap();
         assert_close(&rounds, 1e-9);
         for (a, b) in rounds.estimates.iter().zip(&whole.estimates) {
             assert_eq!((&a.name, a.encrypted), (&b.name, b.encrypted), "rounds change the result");
@@ -248,7 +256,7 @@ fn regressions_in_any_units_are_solved_exactly_and_only_singular_data_is_refused
         ),
     ];
     for (data, exact) in cases {
-        let report = on_cpu::<Bgv>(Statistic::Linreg, data).unwrap();
+        let report = on_cpu::<BgvContext>(Statistic::Linreg, data).unwrap();
         assert!(report.aggregates_exact);
         let encrypted: Vec<f64> = report.estimates.iter().map(|e| e.encrypted).collect();
         assert_eq!(encrypted, exact);
@@ -258,14 +266,14 @@ fn regressions_in_any_units_are_solved_exactly_and_only_singular_data_is_refused
     }
     // A constant feature: X^T X is singular, refused by the plan, before anything is encrypted.
     let constant = csv(&["x", "y"], &[vec!["2", "1"], vec!["2", "5"], vec!["2", "3"]]);
-    let refused = StatsPlan::new(Statistic::Linreg, constant, N, Bgv::max_plain_bits(N).unwrap()).unwrap_err();
+    let refused = StatsPlan::new(Statistic::Linreg, constant, N, BgvContext::max_plain_bits(N).unwrap()).unwrap_err();
     assert!(matches!(&refused, StatsError::Input(m) if m.contains("singular")), "{refused}");
 }
 
 /// Issue 16: N = 1024 has no special primes, so no relinearization key; key generation asked
 /// for one anyway and refused even a mean, which needs none. Now the noise check decides, up
 /// front: a mean over two users fits, a variance's squares do not.
-fn ring_degree_without_relinearization<S: HeScheme>() {
+fn ring_degree_without_relinearization<S: ExactScheme>() {
     let data = csv(&["v"], &[vec!["-3.5"], vec!["12"]]);
     let report = on_cpu_at::<S>(Statistic::Mean, data.clone(), 1024).unwrap();
     assert!(report.aggregates_exact);
@@ -274,17 +282,21 @@ fn ring_degree_without_relinearization<S: HeScheme>() {
     let plan = StatsPlan::new(Statistic::Variance, data, 1024, S::max_plain_bits(1024).unwrap()).unwrap();
     let client = CpuBackend::new(Some(2)).unwrap();
     let t = plan.plain_moduli()[0];
-    let mut scheme =
-        SchemeStats::<S, _, _>::new(&client, &client, S::parameters(1024, t).unwrap(), Sampler::from_seed_u64(3))
-            .unwrap();
+    let mut scheme = SchemeStats::<S, _, _>::new(
+        &client,
+        &client,
+        S::preset_with_plain_modulus(1024, t).unwrap(),
+        Sampler::from_seed_u64(3),
+    )
+    .unwrap();
     let refused = plan.check_noise_budget(&mut scheme).unwrap_err().to_string();
     assert!(refused.contains("noise budget") && refused.contains("--n 2048 or more"), "{refused}");
 }
 
 #[test]
 fn a_ring_degree_without_relinearization_runs_what_its_noise_budget_allows() {
-    ring_degree_without_relinearization::<Bgv>();
-    ring_degree_without_relinearization::<Bfv>();
+    ring_degree_without_relinearization::<BgvContext>();
+    ring_degree_without_relinearization::<BfvContext>();
 }
 
 /// Issue 16: a number outside i64 was "not a plain decimal number"; it is too large, and the
@@ -319,13 +331,14 @@ fn progress_counts_the_users_of_every_round() {
 
     let data = Dataset::synthetic(5, 1, &["x1"]).unwrap();
     let recorder = Arc::new(Recorded::default());
-    let plan = StatsPlan::new(Statistic::Mean, data, N, Bgv::max_plain_bits(N).unwrap())
+    let plan = StatsPlan::new(Statistic::Mean, data, N, BgvContext::max_plain_bits(N).unwrap())
         .unwrap()
         .with_users_per_round(2)
         .with_progress(recorder.clone());
     let moduli = plan.plain_moduli().len();
     let backend = CpuBackend::new(Some(2)).unwrap();
-    let report = run::<Bgv, _>(&plan, N, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>()).unwrap();
+    let report =
+        run::<BgvContext, _>(&plan, N, &plan.plain_moduli().iter().map(|_| &backend).collect::<Vec<_>>()).unwrap();
     assert!(report.aggregates_exact);
     let mut expected = vec![format!("start {} users encrypted", 5 * moduli)];
     for _ in 0..moduli {

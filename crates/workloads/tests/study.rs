@@ -6,15 +6,17 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{PimBackend, PimConfig};
+use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::encoder::ExactScheme;
+use pimhe_schemes::serial::SerialScheme;
 use pimhe_workloads::stats::study::{Identifier, Study, StudyKeys, StudyResult, StudySecret, StudySpec, Submission};
-
-use pimhe_workloads::stats::{Bfv, Bgv, Dataset, HeScheme, Statistic, StatsPlan};
+use pimhe_workloads::stats::{Dataset, Statistic, StatsPlan};
 
 const N: usize = 8192;
 
 /// A study of `spec` under scheme `S` with an identifier from `seed`.
-fn declare<S: HeScheme>(spec: &StudySpec, seed: u64) -> Study {
+fn declare<S: ExactScheme>(spec: &StudySpec, seed: u64) -> Study {
     Study::new::<S>(spec, Identifier::random(&mut Sampler::from_seed_u64(seed))).unwrap()
 }
 
@@ -28,7 +30,7 @@ fn spec_of(statistic: Statistic, data: &Dataset, max_value: u64, max_users: usiz
 /// keys and encrypts their row, the server loads the public keys and the submissions onto
 /// `server` and adds them up, the analyst loads the aggregates and decrypts. Everything that
 /// passes between them goes through bytes.
-fn run_study<S: HeScheme, B: Backend>(study: &Study, data: &Dataset, server: &B) -> StudyResult {
+fn run_study<S: ExactScheme + SerialScheme, B: Backend>(study: &Study, data: &Dataset, server: &B) -> StudyResult {
     let cpu = CpuBackend::new(Some(2)).unwrap();
     let study = Study::from_json(&study.to_json()).unwrap();
     let (secret, keys) = study.keygen::<S, _>(&cpu, Sampler::from_seed_u64(7)).unwrap();
@@ -58,7 +60,7 @@ fn run_study<S: HeScheme, B: Backend>(study: &Study, data: &Dataset, server: &B)
 }
 
 /// The plaintext estimates of the same statistic over the same data.
-fn plaintext<S: HeScheme>(statistic: Statistic, data: &Dataset) -> Vec<f64> {
+fn plaintext<S: ExactScheme>(statistic: Statistic, data: &Dataset) -> Vec<f64> {
     let plan = StatsPlan::new(statistic, data.clone(), N, S::max_plain_bits(N).unwrap()).unwrap();
     let cpu = CpuBackend::new(Some(2)).unwrap();
     let mut schemes = plan
@@ -68,7 +70,7 @@ fn plaintext<S: HeScheme>(statistic: Statistic, data: &Dataset) -> Vec<f64> {
             pimhe_workloads::stats::SchemeStats::<S, _, _>::new(
                 &cpu,
                 &cpu,
-                S::parameters(N, t).unwrap(),
+                S::preset_with_plain_modulus(N, t).unwrap(),
                 Sampler::from_seed_u64(1),
             )
         })
@@ -84,7 +86,7 @@ fn assert_matches(result: &StudyResult, expected: &[f64]) {
     }
 }
 
-fn every_statistic<S: HeScheme>() {
+fn every_statistic<S: ExactScheme + SerialScheme>() {
     // Synthetic features are tenths in [-200, 200] (fixed point 2 decimals: |v| <= 20000 for
     // features; the response a little more).
     let data = Dataset::synthetic(30, 3, &["x1", "x2", "y"]).unwrap();
@@ -99,33 +101,33 @@ fn every_statistic<S: HeScheme>() {
 
 #[test]
 fn every_statistic_matches_the_plaintext_with_bgv() {
-    every_statistic::<Bgv>();
+    every_statistic::<BgvContext>();
 }
 
 #[test]
 fn every_statistic_matches_the_plaintext_with_bfv() {
-    every_statistic::<Bfv>();
+    every_statistic::<BfvContext>();
 }
 
 #[test]
 fn large_declared_bounds_use_several_moduli_and_stay_exact() {
     // Values up to 10^9 (fixed point) squared and summed over 10^5 users need ~77 bits.
     let data = Dataset::from_csv("v\n999999.999\n-123456.789\n5\n".as_bytes(), &["v"], Some(3)).unwrap();
-    let study = declare::<Bgv>(&spec_of(Statistic::Variance, &data, 1_000_000_000, 100_000), 1);
+    let study = declare::<BgvContext>(&spec_of(Statistic::Variance, &data, 1_000_000_000, 100_000), 1);
     assert!(study.plain_moduli.len() > 1, "{:?}", study.plain_moduli);
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let result = run_study::<Bgv, _>(&study, &data, &cpu);
-    assert_matches(&result, &plaintext::<Bgv>(Statistic::Variance, &data));
+    let result = run_study::<BgvContext, _>(&study, &data, &cpu);
+    assert_matches(&result, &plaintext::<BgvContext>(Statistic::Variance, &data));
 }
 
 #[test]
 fn a_server_on_emulated_dpus_gives_the_cpu_servers_result() {
     let data = Dataset::synthetic(12, 9, &["x1", "y"]).unwrap();
-    let study = declare::<Bgv>(&spec_of(Statistic::Linreg, &data, 100_000, 64), 1);
+    let study = declare::<BgvContext>(&spec_of(Statistic::Linreg, &data, 100_000, 64), 1);
     let pim = PimBackend::new(PimConfig::new(8, Mode::Parallel), N, &study.backend_primes().unwrap()).unwrap();
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let on_pim = run_study::<Bgv, _>(&study, &data, &pim);
-    let on_cpu = run_study::<Bgv, _>(&study, &data, &cpu);
+    let on_pim = run_study::<BgvContext, _>(&study, &data, &pim);
+    let on_cpu = run_study::<BgvContext, _>(&study, &data, &cpu);
     assert!(pim.report().unwrap().launches > 0);
     assert_eq!(on_pim.estimates, on_cpu.estimates);
 }
@@ -133,38 +135,40 @@ fn a_server_on_emulated_dpus_gives_the_cpu_servers_result() {
 #[test]
 fn the_bounds_are_enforced_on_both_sides() {
     let cpu = CpuBackend::new(Some(2)).unwrap();
-    let study = declare::<Bgv>(&StudySpec::new(Statistic::Mean, &["a", "b"], 0, 100, 2, N), 1);
-    let (_secret, keys) = study.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
-    let message = study.encrypt_row::<Bgv, _>(&cpu, &keys, &[5, -101], Sampler::from_seed_u64(2)).err().unwrap();
+    let study = declare::<BgvContext>(&StudySpec::new(Statistic::Mean, &["a", "b"], 0, 100, 2, N), 1);
+    let (_secret, keys) = study.keygen::<BgvContext, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+    let message = study.encrypt_row::<BgvContext, _>(&cpu, &keys, &[5, -101], Sampler::from_seed_u64(2)).err().unwrap();
     assert!(message.to_string().contains("column 'b'"), "{message}");
-    let message = study.encrypt_row::<Bgv, _>(&cpu, &keys, &[5], Sampler::from_seed_u64(2)).err().unwrap();
+    let message = study.encrypt_row::<BgvContext, _>(&cpu, &keys, &[5], Sampler::from_seed_u64(2)).err().unwrap();
     assert!(message.to_string().contains("2 columns"), "{message}");
     let submissions: Vec<_> = (0..3)
-        .map(|i| study.encrypt_row::<Bgv, _>(&cpu, &keys, &[i, i], Sampler::from_seed_u64(3 + i as u64)).unwrap())
+        .map(|i| {
+            study.encrypt_row::<BgvContext, _>(&cpu, &keys, &[i, i], Sampler::from_seed_u64(3 + i as u64)).unwrap()
+        })
         .collect();
-    let message = study.aggregate::<Bgv, _>(&cpu, &keys, submissions.iter()).err().unwrap();
+    let message = study.aggregate::<BgvContext, _>(&cpu, &keys, submissions.iter()).err().unwrap();
     assert!(message.to_string().contains("more than the 2 users"), "{message}");
 }
 
 #[test]
 fn a_tampered_study_is_refused() {
-    let mut study = declare::<Bfv>(&StudySpec::new(Statistic::Mean, &["a"], 0, 100, 10, N), 1);
-    assert!(study.validate::<Bfv>().is_ok());
-    assert!(study.validate::<Bgv>().is_err(), "declared for BFV");
+    let mut study = declare::<BfvContext>(&StudySpec::new(Statistic::Mean, &["a"], 0, 100, 10, N), 1);
+    assert!(study.validate::<BfvContext>().is_ok());
+    assert!(study.validate::<BgvContext>().is_err(), "declared for BFV");
     study.max_users = 1 << 40;
-    let message = study.validate::<Bfv>().unwrap_err().to_string();
+    let message = study.validate::<BfvContext>().unwrap_err().to_string();
     assert!(message.contains("plaintext moduli"), "{message}");
     let cpu = CpuBackend::new(Some(1)).unwrap();
-    assert!(study.keygen::<Bfv, _>(&cpu, Sampler::from_seed_u64(1)).is_err());
+    assert!(study.keygen::<BfvContext, _>(&cpu, Sampler::from_seed_u64(1)).is_err());
 }
 
 #[test]
 fn files_of_another_study_or_damaged_files_are_refused() {
     let cpu = CpuBackend::new(Some(2)).unwrap();
     let spec = StudySpec::new(Statistic::Variance, &["a"], 0, 1000, 10, N);
-    let study = declare::<Bgv>(&spec, 1);
-    let (_, keys) = study.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
-    let submission = study.encrypt_row::<Bgv, _>(&cpu, &keys, &[3], Sampler::from_seed_u64(2)).unwrap();
+    let study = declare::<BgvContext>(&spec, 1);
+    let (_, keys) = study.keygen::<BgvContext, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+    let submission = study.encrypt_row::<BgvContext, _>(&cpu, &keys, &[3], Sampler::from_seed_u64(2)).unwrap();
     let bytes = submission.to_bytes(&cpu).unwrap();
     assert!(study.submission_from_bytes(&cpu, &keys, &bytes).is_ok());
     for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
@@ -176,17 +180,17 @@ fn files_of_another_study_or_damaged_files_are_refused() {
     assert!(message.contains("damaged"), "{message}");
     // A study of the same declaration is another study all the same: its keys, submissions
     // and aggregates are refused by name.
-    let other = declare::<Bgv>(&spec, 2);
+    let other = declare::<BgvContext>(&spec, 2);
     assert_eq!(other.plain_moduli, study.plain_moduli);
-    let (_, other_keys) = other.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+    let (_, other_keys) = other.keygen::<BgvContext, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
     let message = other.submission_from_bytes(&cpu, &other_keys, &bytes).err().unwrap().to_string();
     assert!(message.contains(&study.id.to_string()) && message.contains("another study"), "{message}");
-    assert!(other.keys_from_bytes::<Bgv>(&keys.to_bytes().unwrap()).is_err());
-    let foreign = other.encrypt_row::<Bgv, _>(&cpu, &other_keys, &[3], Sampler::from_seed_u64(2)).unwrap();
-    let message = study.aggregate::<Bgv, _>(&cpu, &keys, [&submission, &foreign]).err().unwrap().to_string();
+    assert!(other.keys_from_bytes::<BgvContext>(&keys.to_bytes().unwrap()).is_err());
+    let foreign = other.encrypt_row::<BgvContext, _>(&cpu, &other_keys, &[3], Sampler::from_seed_u64(2)).unwrap();
+    let message = study.aggregate::<BgvContext, _>(&cpu, &keys, [&submission, &foreign]).err().unwrap().to_string();
     assert!(message.contains("submission 1") && message.contains("another study"), "{message}");
     // Aggregates (two per modulus for a variance, and a user count) are not a submission.
-    let aggregates = study.aggregate::<Bgv, _>(&cpu, &keys, [&submission]).unwrap();
+    let aggregates = study.aggregate::<BgvContext, _>(&cpu, &keys, [&submission]).unwrap();
     let aggregate_bytes = aggregates.to_bytes(&cpu).unwrap();
     assert!(study.aggregates_from_bytes(&cpu, &keys, &aggregate_bytes).is_ok());
     assert!(study.submission_from_bytes(&cpu, &keys, &aggregate_bytes).is_err());
@@ -204,13 +208,13 @@ struct Setup {
 impl Setup {
     fn new(spec: &StudySpec) -> Self {
         let cpu = CpuBackend::new(Some(2)).unwrap();
-        let study = declare::<Bgv>(spec, 1);
-        let (secret, keys) = study.keygen::<Bgv, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
+        let study = declare::<BgvContext>(spec, 1);
+        let (secret, keys) = study.keygen::<BgvContext, _>(&cpu, Sampler::from_seed_u64(1)).unwrap();
         Self { cpu, study, secret, keys }
     }
 
     fn submit(&self, study: &Study, row: &[i64], seed: u64) -> Submission<CpuBackend, BgvContext> {
-        study.encrypt_row::<Bgv, _>(&self.cpu, &self.keys, row, Sampler::from_seed_u64(seed)).unwrap()
+        study.encrypt_row::<BgvContext, _>(&self.cpu, &self.keys, row, Sampler::from_seed_u64(seed)).unwrap()
     }
 
     fn decrypt(
@@ -219,11 +223,11 @@ impl Setup {
         stated_users: Option<usize>,
     ) -> Result<StudyResult, String> {
         let mut aggregates =
-            self.study.aggregate::<Bgv, _>(&self.cpu, &self.keys, submissions.iter().copied()).unwrap();
+            self.study.aggregate::<BgvContext, _>(&self.cpu, &self.keys, submissions.iter().copied()).unwrap();
         if let Some(users) = stated_users {
             aggregates.users = users;
         }
-        self.study.decrypt::<Bgv, _>(&self.cpu, &self.secret, &aggregates).map_err(|e| e.to_string())
+        self.study.decrypt::<BgvContext, _>(&self.cpu, &self.secret, &aggregates).map_err(|e| e.to_string())
     }
 }
 
@@ -280,7 +284,8 @@ fn slots_no_submission_uses_must_decrypt_to_zero() {
 fn a_submission_counts_once_and_a_statistic_needs_the_declared_fewest_users() {
     let setup = Setup::new(&StudySpec::new(Statistic::Mean, &["a"], 0, 100, 10, N));
     let one = setup.submit(&setup.study, &[7], 1);
-    let message = setup.study.aggregate::<Bgv, _>(&setup.cpu, &setup.keys, [&one, &one]).err().unwrap().to_string();
+    let message =
+        setup.study.aggregate::<BgvContext, _>(&setup.cpu, &setup.keys, [&one, &one]).err().unwrap().to_string();
     assert!(message.contains("submissions 0 and 1 are the same submission"), "{message}");
     // One user's mean is that user's value: refused under the default minimum of 2.
     let message = setup.decrypt(&[&one], None).unwrap_err();
@@ -293,11 +298,14 @@ fn a_submission_counts_once_and_a_statistic_needs_the_declared_fewest_users() {
 fn decryption_refuses_a_public_declaration_other_than_the_one_kept() {
     let setup = Setup::new(&StudySpec::new(Statistic::Mean, &["a"], 1, 1000, 10, N));
     let submissions = [setup.submit(&setup.study, &[75], 1), setup.submit(&setup.study, &[25], 2)];
-    let aggregates = setup.study.aggregate::<Bgv, _>(&setup.cpu, &setup.keys, submissions.iter()).unwrap();
+    let aggregates = setup.study.aggregate::<BgvContext, _>(&setup.cpu, &setup.keys, submissions.iter()).unwrap();
     // The server edits decimals: the mean would print 10 times too small.
     let mut edited = setup.study.clone();
     edited.decimals = 2;
-    let message = edited.decrypt::<Bgv, _>(&setup.cpu, &setup.secret, &aggregates).err().unwrap().to_string();
+    let message = edited.decrypt::<BgvContext, _>(&setup.cpu, &setup.secret, &aggregates).err().unwrap().to_string();
     assert!(message.contains("decimals 1 (kept) vs 2 (public)"), "{message}");
-    assert_eq!(setup.study.decrypt::<Bgv, _>(&setup.cpu, &setup.secret, &aggregates).unwrap().estimates[0].value, 5.0);
+    assert_eq!(
+        setup.study.decrypt::<BgvContext, _>(&setup.cpu, &setup.secret, &aggregates).unwrap().estimates[0].value,
+        5.0
+    );
 }

@@ -35,6 +35,7 @@ use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_schemes::bfv::{BfvContext, BfvParameters};
 use pimhe_schemes::bgv::{BgvParameters, DEGREES};
+use pimhe_schemes::rlwe::RlweScheme;
 
 use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::measure::kernels::{self, KernelConfig, KernelReport, Op};
@@ -245,7 +246,7 @@ fn backend_primes(workload: Workload, n: usize) -> Result<usize> {
     Ok(match workload {
         Workload::Pipeline => preset.data_primes().len(),
         Workload::BgvMulRelin => preset.primes().len(),
-        Workload::BfvMulRelin => BfvContext::new(BfvParameters::from(preset))?.all_primes().len(),
+        Workload::BfvMulRelin => BfvContext::new(BfvParameters::from(preset))?.backend_primes().len(),
     })
 }
 

@@ -8,7 +8,10 @@ use pimhe_math::Sampler;
 use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend};
-use pimhe_workloads::stats::{Bfv, Bgv, HeScheme, ModulusRun, SchemeStats, StatsError, StatsPlan, StatsReport};
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::encoder::ExactScheme;
+use pimhe_workloads::stats::{ModulusRun, SchemeStats, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::format::{Render, FIXED_SEED_KEYS};
@@ -27,8 +30,8 @@ pub enum ServerCost {
 /// The largest plaintext modulus, in bits, of `scheme` ("bgv" or "bfv") at ring degree `n`.
 pub fn max_plain_bits(scheme: &str, n: usize) -> Result<u32, StatsError> {
     let bits = match scheme {
-        "bgv" => Bgv::max_plain_bits(n),
-        "bfv" => Bfv::max_plain_bits(n),
+        "bgv" => BgvContext::max_plain_bits(n),
+        "bfv" => BfvContext::max_plain_bits(n),
         other => return Err(StatsError::Input(format!("--scheme {other}: allowed: bgv, bfv"))),
     };
     bits.map_err(|e| StatsError::Input(format!("--n {n}: {e}")))
@@ -47,21 +50,24 @@ pub fn run(
     sampler: &mut Sampler,
 ) -> Result<(StatsReport, Option<ServerCost>), StatsError> {
     match scheme {
-        "bgv" => run_with::<Bgv>(plan, n, client, server, sampler),
-        "bfv" => run_with::<Bfv>(plan, n, client, server, sampler),
+        "bgv" => run_with::<BgvContext>(plan, n, client, server, sampler),
+        "bfv" => run_with::<BfvContext>(plan, n, client, server, sampler),
         other => Err(StatsError::Input(format!("--scheme {other}: allowed: bgv, bfv"))),
     }
 }
 
-fn run_with<S: HeScheme>(
+fn run_with<S: ExactScheme>(
     plan: &StatsPlan,
     n: usize,
     client: &CpuBackend,
     server: &Target,
     sampler: &mut Sampler,
 ) -> Result<(StatsReport, Option<ServerCost>), StatsError> {
-    let contexts =
-        plan.plain_moduli().iter().map(|&t| S::context(S::parameters(n, t)?)).collect::<Result<Vec<_>, _>>()?;
+    let contexts = plan
+        .plain_moduli()
+        .iter()
+        .map(|&t| S::from_params(S::preset_with_plain_modulus(n, t)?))
+        .collect::<Result<Vec<_>, _>>()?;
     let input = |e: crate::BenchError| StatsError::Input(e.to_string());
     match server {
         Target::Cpu { .. } => Ok((on_one_server::<S, _>(plan, client, client, contexts, sampler)?, None)),
@@ -77,7 +83,7 @@ fn run_with<S: HeScheme>(
                 let settings = upmem.settings_in(upmem.mode.unwrap_or(Mode::Parallel), primes.len()).map_err(input)?;
                 settings.backend(n, primes).map_err(input)
             };
-            let servers = contexts.iter().map(|ctx| make(&S::backend_primes(ctx))).collect::<Result<Vec<_>, _>>()?;
+            let servers = contexts.iter().map(|ctx| make(&ctx.backend_primes())).collect::<Result<Vec<_>, _>>()?;
             let mut schemes = contexts
                 .into_iter()
                 .zip(&servers)
@@ -97,11 +103,11 @@ fn run_with<S: HeScheme>(
 }
 
 /// `plan` with every plaintext modulus's server on the one backend `server`.
-fn on_one_server<S: HeScheme, B: Backend>(
+fn on_one_server<S: ExactScheme, B: Backend>(
     plan: &StatsPlan,
     client: &CpuBackend,
     server: &B,
-    contexts: Vec<std::sync::Arc<S::Context>>,
+    contexts: Vec<std::sync::Arc<S>>,
     sampler: &mut Sampler,
 ) -> Result<StatsReport, StatsError> {
     let mut schemes = contexts

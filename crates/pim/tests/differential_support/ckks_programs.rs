@@ -283,11 +283,6 @@ impl CkksFixture {
         &self.keys.ctx
     }
 
-    /// Every prime the backends compute with: the data and special primes.
-    pub fn primes(&self) -> Vec<u32> {
-        self.ctx().params().rlwe().primes()
-    }
-
     /// How many polynomials of one prime the evaluation keys take on a device that holds them
     /// all (one DPU): a pair per digit of every switching key, over the data and special primes.
     pub fn key_polynomials(&self) -> usize {

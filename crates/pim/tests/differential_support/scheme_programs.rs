@@ -13,17 +13,17 @@
 //! that would exhaust it, so most decryptions are checked; the others still compare bit for
 //! bit across backends.
 //!
-//! The interpreter is generic over the scheme's context: keys, encryption, the shared
-//! evaluations and decryption are the RLWE core's types for both; [`ProgramScheme`] holds the
-//! little that differs (the preset's levels, the primes a device serves, the plaintext
-//! operands, BGV's modulus switches).
+//! The interpreter is generic over the scheme's context: the preset, the primes a device
+//! serves, keys, encryption, every evaluation (plaintext operands included) and decryption are
+//! the scheme traits' and the RLWE core's types for both; [`ProgramScheme`] holds only the
+//! modulus chain, which BGV has and BFV does not (the levels, the modulus switches).
 
 use std::sync::Arc;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_schemes::bfv::{BfvContext, BfvParameters};
-use pimhe_schemes::bgv::{BgvContext, BgvParameters};
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
 use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, Plaintext};
 use pimhe_schemes::rlwe::{
     CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey, RelinKey, RlweScheme, SecretKey,
@@ -40,6 +40,16 @@ const REGISTERS: usize = 5;
 pub enum SchemeKind {
     Bgv,
     Bfv,
+}
+
+impl SchemeKind {
+    /// The scheme's name, as its context's `RlweScheme::NAME` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemeKind::Bgv => BgvContext::NAME,
+            SchemeKind::Bfv => BfvContext::NAME,
+        }
+    }
 }
 
 /// One operation; registers are indices below 5. Values and samplers are given by seed.
@@ -151,36 +161,13 @@ pub struct Preset {
     pub relinearization: bool,
 }
 
-/// What differs between BGV and BFV for the interpreter; everything else (keys, encryption,
-/// the shared evaluations, decryption and the noise budget) is the RLWE core's, generic over
-/// the context.
+/// What the interpreter needs beyond the scheme traits (keys, encryption, every evaluation with
+/// ciphertext and plaintext operands, decryption and the noise budget are the RLWE core's,
+/// generic over the context): the modulus chain, which BGV has and BFV does not.
 pub trait ProgramScheme: ExactScheme {
-    /// The scheme, as programs name it.
-    const KIND: SchemeKind;
-
-    /// The preset context of ring degree `degree`.
-    fn preset_context(degree: usize) -> Result<Arc<Self>>;
-
     /// log2 of the ciphertext modulus at each level the generator may use (one for BFV, whose
     /// ciphertexts have no modulus chain).
     fn level_bits(&self) -> Result<Vec<f64>>;
-
-    /// Every prime the scheme computes with (what a device should serve).
-    fn primes(&self) -> Vec<u32>;
-
-    /// Slot-wise `a + m` (each scheme adds a plaintext its own way).
-    fn add_plain<B: Backend>(
-        evaluator: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, Self>>;
-
-    /// Slot-wise `a * m`.
-    fn mul_plain<B: Backend>(
-        evaluator: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, Self>>;
 
     /// BGV's modulus switch: to the next level (`None`) or down to `level`. Only drawn where the
     /// preset has more than one level.
@@ -192,34 +179,8 @@ pub trait ProgramScheme: ExactScheme {
 }
 
 impl ProgramScheme for BgvContext {
-    const KIND: SchemeKind = SchemeKind::Bgv;
-
-    fn preset_context(degree: usize) -> Result<Arc<Self>> {
-        BgvContext::new(BgvParameters::preset(degree)?)
-    }
-
     fn level_bits(&self) -> Result<Vec<f64>> {
         (0..=self.max_level()).map(|l| Ok(self.level_basis(l)?.log_modulus())).collect()
-    }
-
-    fn primes(&self) -> Vec<u32> {
-        self.params().primes()
-    }
-
-    fn add_plain<B: Backend>(
-        evaluator: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, Self>> {
-        evaluator.add_plain(a, plains)
-    }
-
-    fn mul_plain<B: Backend>(
-        evaluator: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, Self>> {
-        evaluator.mul_plain(a, plains)
     }
 
     fn mod_switch<B: Backend>(
@@ -235,34 +196,8 @@ impl ProgramScheme for BgvContext {
 }
 
 impl ProgramScheme for BfvContext {
-    const KIND: SchemeKind = SchemeKind::Bfv;
-
-    fn preset_context(degree: usize) -> Result<Arc<Self>> {
-        BfvContext::new(BfvParameters::preset(degree)?)
-    }
-
     fn level_bits(&self) -> Result<Vec<f64>> {
         Ok(vec![self.ciphertext_basis().log_modulus()])
-    }
-
-    fn primes(&self) -> Vec<u32> {
-        self.all_primes()
-    }
-
-    fn add_plain<B: Backend>(
-        evaluator: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, Self>> {
-        evaluator.add_plain(a, plains)
-    }
-
-    fn mul_plain<B: Backend>(
-        evaluator: &Evaluator<'_, B, Self>,
-        a: &CiphertextBatch<B, Self>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, Self>> {
-        evaluator.mul_plain(a, plains)
     }
 
     fn mod_switch<B: Backend>(
@@ -309,7 +244,7 @@ pub struct Fixture<S: ProgramScheme> {
 impl<S: ProgramScheme> Fixture<S> {
     /// The preset of degree `degree` with keys from `seed`.
     pub fn new(degree: usize, seed: u64) -> Self {
-        let ctx = S::preset_context(degree).expect("presets are valid");
+        let ctx = S::preset(degree).expect("presets are valid");
         let preset = Preset {
             degree: ctx.rlwe().degree(),
             plain_modulus: ctx.plain_space().modulus().value() as u64,
@@ -363,7 +298,7 @@ fn values(seed: u64, count: usize, slots: usize, t: u64) -> Vec<Vec<u64>> {
 
 /// Runs `program` on `backend` with `fixture`'s keys.
 pub fn run<S: ProgramScheme, B: Backend>(backend: &B, fixture: &Fixture<S>, program: &SchemeProgram) -> SchemeRun {
-    assert_eq!(program.scheme, S::KIND, "a {:?} program run with a {:?} fixture", program.scheme, S::KIND);
+    assert_eq!(program.scheme.name(), S::NAME, "a {:?} program run with a {} fixture", program.scheme, S::NAME);
     let mut plain = PlainCheck::default();
     let keys = &fixture.keys;
     let evaluator = Evaluator::new(backend, &keys.ctx);
@@ -464,10 +399,10 @@ impl<'a, S: ProgramScheme, B: Backend> SchemeMachine<'a, S, B> {
                 let x = self.get(a)?;
                 if matches!(op, SchemeOp::AddPlain { .. }) {
                     let shadow = zip(self.shadow(a)?, &slots, &add);
-                    (dst, S::add_plain(&self.evaluator, x, &encoded), shadow)
+                    (dst, self.evaluator.add_plain(x, &encoded), shadow)
                 } else {
                     let shadow = zip(self.shadow(a)?, &slots, &mul);
-                    (dst, S::mul_plain(&self.evaluator, x, &encoded), shadow)
+                    (dst, self.evaluator.mul_plain(x, &encoded), shadow)
                 }
             }
             SchemeOp::Multiply { dst, a, b } => {

@@ -10,10 +10,12 @@ use pimhe_ring::RingBasis;
 use crate::bfv::behz::Behz;
 use crate::bfv::params::BfvParameters;
 use crate::bfv::{decryptor, evaluator};
+use crate::bgv::BgvContext;
 use crate::encoder::{ExactScheme, PlainContext, PlainSpace, Plaintext};
 use crate::error::Result;
 use crate::rlwe::{
-    expect_same_level, Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, Parts, RlweContext, RlweScheme,
+    expect_same_level, Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, Parts, PlainOperation,
+    RlweContext, RlweScheme,
 };
 
 /// Precomputed data for one [`BfvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
@@ -81,15 +83,6 @@ impl BfvContext {
         self.rlwe.key_basis()
     }
 
-    /// Every prime a backend needs for BFV, so a PIM backend can be built with all of them
-    /// resident: the key basis, then BEHZ's auxiliary primes (m~, m_sk, gamma, B) and t.
-    pub fn all_primes(&self) -> Vec<u32> {
-        let mut primes = self.key_basis().primes();
-        primes.extend(self.behz.auxiliary_primes());
-        primes.push(self.params.plain_modulus());
-        primes
-    }
-
     pub(crate) fn behz(&self) -> &Behz {
         &self.behz
     }
@@ -110,12 +103,29 @@ impl RlweScheme for BfvContext {
     type Tag = ();
     type Plaintext = Plaintext;
 
+    fn from_params(params: BfvParameters) -> Result<Arc<Self>> {
+        Self::new(params)
+    }
+
+    fn preset(n: usize) -> Result<Arc<Self>> {
+        Self::new(BfvParameters::preset(n)?)
+    }
+
     fn rlwe(&self) -> &RlweContext {
         &self.rlwe
     }
 
     fn params(&self) -> &BfvParameters {
         &self.params
+    }
+
+    /// The key basis (q and P), then BEHZ's auxiliary primes (m~, m_sk, gamma, B) and t: BEHZ's
+    /// base conversions run on the backend too.
+    fn backend_primes(&self) -> Vec<u32> {
+        let mut primes = self.key_basis().primes();
+        primes.extend(self.behz.auxiliary_primes());
+        primes.push(self.params.plain_modulus());
+        primes
     }
 
     fn error_scale(&self) -> u32 {
@@ -131,6 +141,13 @@ impl RlweScheme for BfvContext {
         batch: &CiphertextBatch<B, Self>,
     ) -> Result<Vec<Plaintext>> {
         decryptor::decrypt(decryptor, batch)
+    }
+
+    fn noise_budget<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<u32>> {
+        decryptor::noise_budget(decryptor, batch, &decryptor.context().rns)
     }
 
     fn multiply<B: Backend>(
@@ -149,13 +166,28 @@ impl RlweScheme for BfvContext {
         expect_same_level(a, b)?;
         Ok(Aligned { a: Parts::Borrowed(&a.parts), b: Parts::Borrowed(&b.parts), level: a.level, tag: () })
     }
+
+    fn plain_operand<B: Backend>(
+        &self,
+        backend: &B,
+        _a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+        operation: PlainOperation,
+    ) -> Result<(B::Buffer, ())> {
+        evaluator::plain_operand(self, backend, plains, operation)
+    }
 }
 
 impl ExactScheme for BfvContext {
-    fn noise_budget<B: Backend>(
-        decryptor: &Decryptor<'_, B, Self>,
-        batch: &CiphertextBatch<B, Self>,
-    ) -> Result<Vec<u32>> {
-        decryptor::noise_budget(decryptor, batch, &decryptor.context().rns)
+    /// BGV's ([`BfvParameters::preset`] is BGV's table), read as BFV's.
+    fn preset_with_plain_modulus(n: usize, t: u32) -> Result<BfvParameters> {
+        BgvContext::preset_with_plain_modulus(n, t).map(BfvParameters::from)
+    }
+
+    /// BFV's message sits in the top bits of q, so its mathematics would allow any t < 2^30
+    /// whose products fit the noise budget; but its parameter check is BGV's
+    /// ([`BfvParameters::validate`]), which asks for t below every prime, so that is the bound.
+    fn max_plain_bits(n: usize) -> Result<u32> {
+        BgvContext::max_plain_bits(n)
     }
 }

@@ -1,5 +1,5 @@
-//! BFV's own homomorphic operations on the shared [`Evaluator`]: plaintext operands and BEHZ's
-//! product; and round(q m / t), the message term of encryptions and plaintext additions.
+//! BFV's own steps on the shared [`Evaluator`]: BEHZ's product and the plaintext operands; and
+//! round(q m / t), the message term of encryptions and plaintext additions.
 
 use pimhe_exec::Backend;
 use pimhe_ring::PolyBatch;
@@ -7,8 +7,7 @@ use pimhe_ring::PolyBatch;
 use crate::bfv::context::BfvContext;
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::Result;
-use crate::rlwe::components::check_plain_count;
-use crate::rlwe::{CiphertextBatch, Evaluator};
+use crate::rlwe::{CiphertextBatch, Evaluator, PlainOperation};
 
 /// Slot-wise `a * b` by BEHZ's Algorithm 2: both operands extended to Bsk, the tensor product in
 /// q and in Bsk, scaled by t/q (fast floor) and brought back to q (Shenoy-Kumaresan).
@@ -51,42 +50,32 @@ pub(crate) fn upload_scaled<B: Backend>(backend: &B, ctx: &BfvContext, plains: &
     ctx.behz().upload_scaled(backend, &coefficients)
 }
 
-impl<B: Backend> Evaluator<'_, B, BfvContext> {
-    /// Slot-wise `a + m`: round(q m / t) is added to component 0.
-    pub fn add_plain(
-        &self,
-        a: &CiphertextBatch<B, BfvContext>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, BfvContext>> {
-        self.check_batch(a)?;
-        check_plain_count(a.count, plains.len())?;
-        let plain = upload_scaled(self.backend, &self.ctx, plains)?;
-        let mut parts = self.copy_parts(a)?;
-        self.backend.add_assign(&mut parts[0], &plain)?;
-        Ok(a.derive(parts, a.level, ()))
-    }
-
-    /// Slot-wise `a * m`: every component times m lifted to (-t/2, t/2] (the noise grows by
-    /// about N t / 2).
-    pub fn mul_plain(
-        &self,
-        a: &CiphertextBatch<B, BfvContext>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, BfvContext>> {
-        self.check_batch(a)?;
-        check_plain_count(a.count, plains.len())?;
-        let space = self.ctx.plain_space();
-        let lifted = plains
-            .iter()
-            .map(|plain| {
-                plain.check(space)?;
-                Ok(plain.centered(space))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&[i64]> = lifted.iter().map(|p| p.as_slice()).collect();
-        let mut plain = self.backend.upload(PolyBatch::from_signed(self.ctx.ciphertext_basis(), &refs)?)?;
-        self.backend.ntt(&mut plain)?;
-        let parts = a.parts.iter().map(|p| self.backend.mul(p, &plain)).collect::<pimhe_exec::Result<Vec<_>>>()?;
-        Ok(a.derive(parts, a.level, ()))
-    }
+/// The plaintexts (one, or one per ciphertext, each checked) over q in NTT form on the device:
+/// round(q m / t) for an addition, where the message sits in the top bits of q; m lifted to
+/// (-t/2, t/2] for a product, which then holds floor(q/t) m m' plus the noise times m' (about
+/// N t / 2 larger). Without a modulus chain every BFV ciphertext is at the top level.
+pub(crate) fn plain_operand<B: Backend>(
+    ctx: &BfvContext,
+    backend: &B,
+    plains: &[Plaintext],
+    operation: PlainOperation,
+) -> Result<(B::Buffer, ())> {
+    let buffer = match operation {
+        PlainOperation::Add => upload_scaled(backend, ctx, plains)?,
+        PlainOperation::Multiply => {
+            let space = ctx.plain_space();
+            let lifted = plains
+                .iter()
+                .map(|plain| {
+                    plain.check(space)?;
+                    Ok(plain.centered(space))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let refs: Vec<&[i64]> = lifted.iter().map(|p| p.as_slice()).collect();
+            let mut buffer = backend.upload(PolyBatch::from_signed(ctx.ciphertext_basis(), &refs)?)?;
+            backend.ntt(&mut buffer)?;
+            buffer
+        }
+    };
+    Ok((buffer, ()))
 }

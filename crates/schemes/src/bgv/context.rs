@@ -11,7 +11,9 @@ use crate::bgv::params::BgvParameters;
 use crate::bgv::{decryptor, evaluator};
 use crate::encoder::{ExactScheme, PlainContext, PlainSpace, Plaintext};
 use crate::error::{Result, SchemeError};
-use crate::rlwe::{Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, RlweContext, RlweScheme};
+use crate::rlwe::{
+    bit_length, Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, PlainOperation, RlweContext, RlweScheme,
+};
 
 /// Precomputed data for one [`BgvParameters`]. Shared (`Arc`) by keys, ciphertexts and the
 /// objects that make them; combining objects made under different parameters is an error
@@ -116,6 +118,14 @@ impl RlweScheme for BgvContext {
     type Tag = u32;
     type Plaintext = Plaintext;
 
+    fn from_params(params: BgvParameters) -> Result<Arc<Self>> {
+        Self::new(params)
+    }
+
+    fn preset(n: usize) -> Result<Arc<Self>> {
+        Self::new(BgvParameters::preset(n)?)
+    }
+
     fn rlwe(&self) -> &RlweContext {
         &self.rlwe
     }
@@ -150,6 +160,13 @@ impl RlweScheme for BgvContext {
         decryptor::decrypt(decryptor, batch)
     }
 
+    fn noise_budget<B: Backend>(
+        decryptor: &Decryptor<'_, B, Self>,
+        batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<u32>> {
+        decryptor::noise_budget(decryptor, batch)
+    }
+
     fn multiply<B: Backend>(
         evaluator: &Evaluator<'_, B, Self>,
         a: &CiphertextBatch<B, Self>,
@@ -165,14 +182,35 @@ impl RlweScheme for BgvContext {
     ) -> Result<Aligned<'x, B, Self>> {
         evaluator::align(evaluator, a, b)
     }
+
+    fn plain_operand<B: Backend>(
+        &self,
+        backend: &B,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[Plaintext],
+        operation: PlainOperation,
+    ) -> Result<(B::Buffer, u32)> {
+        evaluator::plain_operand(self, backend, a, plains, operation)
+    }
 }
 
 impl ExactScheme for BgvContext {
-    fn noise_budget<B: Backend>(
-        decryptor: &Decryptor<'_, B, Self>,
-        batch: &CiphertextBatch<B, Self>,
-    ) -> Result<Vec<u32>> {
-        decryptor::noise_budget(decryptor, batch)
+    /// The preset's prime sizes and dnum, the primes searched anew to avoid t (BGV needs every
+    /// prime distinct from t and larger).
+    fn preset_with_plain_modulus(n: usize, t: u32) -> Result<BgvParameters> {
+        let preset = BgvParameters::preset(n)?;
+        let data_bits: Vec<u32> = preset.data_primes().iter().map(|&p| bit_length(p)).collect();
+        match preset.special_primes().first() {
+            Some(&special) => BgvParameters::hybrid(n, t, &data_bits, bit_length(special), preset.dnum()),
+            None => BgvParameters::new(n, t, &data_bits, None),
+        }
+    }
+
+    /// One bit less than the smallest prime of the preset: BGV needs t below every prime of its
+    /// modulus chain (modulus switching and the t-scaled errors assume it).
+    fn max_plain_bits(n: usize) -> Result<u32> {
+        let smallest = BgvParameters::preset(n)?.primes().into_iter().min();
+        Ok(smallest.map_or(0, |p| bit_length(p) - 1))
     }
 }
 

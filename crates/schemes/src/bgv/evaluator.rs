@@ -1,6 +1,6 @@
-//! BGV's own homomorphic operations on the shared [`Evaluator`]: plaintext operands, the tensor
-//! product, modulus switching; and how BGV aligns operands before adding (the correction
-//! factors).
+//! BGV's own homomorphic operations on the shared [`Evaluator`]: the tensor product, modulus
+//! switching; how BGV aligns operands before adding (the correction factors), and its
+//! plaintext operands.
 
 use pimhe_exec::Backend;
 use pimhe_ring::PolyBatch;
@@ -8,8 +8,7 @@ use pimhe_ring::PolyBatch;
 use crate::bgv::context::BgvContext;
 use crate::encoder::{PlainContext, Plaintext};
 use crate::error::{Result, SchemeError};
-use crate::rlwe::components::check_plain_count;
-use crate::rlwe::{expect_same_level, Aligned, CiphertextBatch, Evaluator, Parts};
+use crate::rlwe::{expect_same_level, Aligned, CiphertextBatch, Evaluator, Parts, PlainOperation};
 
 /// The BGV tensor product `(a0 b0, a0 b1 + a1 b0, a1 b1)`; the message factors multiply.
 pub(crate) fn multiply<B: Backend>(
@@ -50,33 +49,35 @@ pub(crate) fn align<'x, B: Backend>(
     Ok(Aligned { a: Parts::Borrowed(&a.parts), b: b_parts, level: a.level, tag: a.tag })
 }
 
+/// The plaintexts (one, or one per ciphertext, each checked) lifted to a's level in NTT form on
+/// the device, centred mod t: as they are for a product, which keeps a's correction factor; an
+/// addend times a's correction factor mod t, since the ciphertext holds correction * m.
+pub(crate) fn plain_operand<B: Backend>(
+    ctx: &BgvContext,
+    backend: &B,
+    a: &CiphertextBatch<B, BgvContext>,
+    plains: &[Plaintext],
+    operation: PlainOperation,
+) -> Result<(B::Buffer, u32)> {
+    let scale = match operation {
+        PlainOperation::Add => a.tag,
+        PlainOperation::Multiply => 1,
+    };
+    let t = ctx.plain_modulus();
+    let lifted = plains
+        .iter()
+        .map(|plain| {
+            plain.check(ctx.plain_space())?;
+            Ok(plain.coefficients().iter().map(|&m| t.center(t.mul(m, scale))).collect::<Vec<i64>>())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<&[i64]> = lifted.iter().map(|p| p.as_slice()).collect();
+    let mut buffer = backend.upload(PolyBatch::from_signed(ctx.level_basis(a.level)?, &refs)?)?;
+    backend.ntt(&mut buffer)?;
+    Ok((buffer, a.tag))
+}
+
 impl<B: Backend> Evaluator<'_, B, BgvContext> {
-    /// Slot-wise `a + m`.
-    pub fn add_plain(
-        &self,
-        a: &CiphertextBatch<B, BgvContext>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, BgvContext>> {
-        self.check_batch(a)?;
-        // The ciphertext holds correction * m, so the plaintext is scaled to match.
-        let plain = self.upload_plain(a, plains, a.tag)?;
-        let mut parts = self.copy_parts(a)?;
-        self.backend.add_assign(&mut parts[0], &plain)?;
-        Ok(a.derive(parts, a.level, a.tag))
-    }
-
-    /// Slot-wise `a * m`.
-    pub fn mul_plain(
-        &self,
-        a: &CiphertextBatch<B, BgvContext>,
-        plains: &[Plaintext],
-    ) -> Result<CiphertextBatch<B, BgvContext>> {
-        self.check_batch(a)?;
-        let plain = self.upload_plain(a, plains, 1)?;
-        let parts = a.parts.iter().map(|p| self.backend.mul(p, &plain)).collect::<pimhe_exec::Result<Vec<_>>>()?;
-        Ok(a.derive(parts, a.level, a.tag))
-    }
-
     /// Drops the last prime: divides the ciphertexts by it (with the BGV correction), which
     /// shrinks the noise by the same factor. Fails at level 0.
     pub fn mod_switch_to_next(&self, a: &CiphertextBatch<B, BgvContext>) -> Result<CiphertextBatch<B, BgvContext>> {
@@ -107,24 +108,5 @@ impl<B: Backend> Evaluator<'_, B, BgvContext> {
             current = self.mod_switch_to_next(&current)?;
         }
         Ok(current)
-    }
-
-    /// The plaintexts (one, or one per ciphertext) times `scale` mod t, lifted to the batch's
-    /// level, in NTT form on the device.
-    fn upload_plain(&self, a: &CiphertextBatch<B, BgvContext>, plains: &[Plaintext], scale: u32) -> Result<B::Buffer> {
-        check_plain_count(a.count, plains.len())?;
-        let t = self.ctx.plain_modulus();
-        let lifted = plains
-            .iter()
-            .map(|plain| {
-                plain.check(self.ctx.plain_space())?;
-                Ok(plain.coefficients().iter().map(|&m| t.center(t.mul(m, scale))).collect::<Vec<i64>>())
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<&[i64]> = lifted.iter().map(|p| p.as_slice()).collect();
-        let batch = PolyBatch::from_signed(self.ctx.level_basis(a.level)?, &refs)?;
-        let mut buffer = self.backend.upload(batch)?;
-        self.backend.ntt(&mut buffer)?;
-        Ok(buffer)
     }
 }

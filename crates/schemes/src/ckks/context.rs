@@ -12,7 +12,9 @@ use crate::ckks::evaluator;
 use crate::ckks::params::CkksParameters;
 use crate::ckks::plaintext::{upload_plaintexts, CkksPlaintext};
 use crate::error::{Result, SchemeError};
-use crate::rlwe::{Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, RlweContext, RlweScheme};
+use crate::rlwe::{
+    Aligned, CiphertextBatch, Decryptor, Evaluator, MessageTerms, PlainOperation, RlweContext, RlweScheme,
+};
 
 /// What a CKKS ciphertext batch carries besides its level: the scale its slots are multiplied
 /// by, and how many slots it packs (N/2, or fewer for sparse packing).
@@ -172,6 +174,14 @@ impl RlweScheme for CkksContext {
     type Tag = CkksTag;
     type Plaintext = CkksPlaintext;
 
+    fn from_params(params: CkksParameters) -> Result<Arc<Self>> {
+        Self::new(params)
+    }
+
+    fn preset(n: usize) -> Result<Arc<Self>> {
+        Self::new(CkksParameters::preset(n)?)
+    }
+
     fn rlwe(&self) -> &RlweContext {
         &self.rlwe
     }
@@ -209,6 +219,18 @@ impl RlweScheme for CkksContext {
         crate::ckks::plaintext::decrypt(decryptor, batch)
     }
 
+    /// Refused: a CKKS result carries its error in the message, so there is no budget to
+    /// measure; its precision is measured against the expected values instead
+    /// ([`crate::ckks::Encoder::precision`]).
+    fn noise_budget<B: Backend>(
+        _decryptor: &Decryptor<'_, B, Self>,
+        _batch: &CiphertextBatch<B, Self>,
+    ) -> Result<Vec<u32>> {
+        Err(SchemeError::InvalidParameters(
+            "CKKS is approximate and has no noise budget; measure precision instead".into(),
+        ))
+    }
+
     fn multiply<B: Backend>(
         evaluator: &Evaluator<'_, B, Self>,
         a: &CiphertextBatch<B, Self>,
@@ -223,5 +245,15 @@ impl RlweScheme for CkksContext {
         b: &'x CiphertextBatch<B, Self>,
     ) -> Result<Aligned<'x, B, Self>> {
         evaluator::align(evaluator, a, b)
+    }
+
+    fn plain_operand<B: Backend>(
+        &self,
+        backend: &B,
+        a: &CiphertextBatch<B, Self>,
+        plains: &[CkksPlaintext],
+        operation: PlainOperation,
+    ) -> Result<(B::Buffer, CkksTag)> {
+        evaluator::plain_operand(self, backend, a, plains, operation)
     }
 }

@@ -1,6 +1,6 @@
-//! CKKS's own homomorphic operations on the shared [`Evaluator`]: plaintext and constant
-//! operands, rescaling, level and scale management, slot rotations (plain and hoisted),
-//! conjugation and the sum over slots; and how CKKS multiplies and aligns operands.
+//! CKKS's own homomorphic operations on the shared [`Evaluator`]: constant operands, rescaling,
+//! level and scale management, slot rotations (plain and hoisted), conjugation and the sum over
+//! slots; and how CKKS multiplies, aligns operands and makes plaintext operands.
 
 use num_complex::Complex64;
 use pimhe_exec::Backend;
@@ -8,8 +8,7 @@ use pimhe_exec::Backend;
 use crate::ckks::context::{CkksContext, CkksTag};
 use crate::ckks::plaintext::{from_coefficients, upload_plaintexts, CkksPlaintext};
 use crate::error::{Result, SchemeError};
-use crate::rlwe::components::check_plain_count;
-use crate::rlwe::{Aligned, CiphertextBatch, Evaluator, Parts};
+use crate::rlwe::{Aligned, CiphertextBatch, Evaluator, Parts, PlainOperation};
 
 /// A CKKS ciphertext batch.
 type Batch<B> = CiphertextBatch<B, CkksContext>;
@@ -109,45 +108,52 @@ pub(crate) fn at_level<'x, B: Backend>(
     ))
 }
 
+/// The plaintexts (one, or one per ciphertext) over a's level in NTT form on the device, after
+/// checking they pack a's slot count and, for an addition, are at a's scale (the sum keeps a's
+/// tag); for a product, that all share one scale, which a loaded plaintext may not respect (the
+/// encoder did not check it), and that the product's scale still fits a's level.
+pub(crate) fn plain_operand<B: Backend>(
+    ctx: &CkksContext,
+    backend: &B,
+    a: &Batch<B>,
+    plains: &[CkksPlaintext],
+    operation: PlainOperation,
+) -> Result<(B::Buffer, CkksTag)> {
+    if let Some(index) = plains.iter().position(|p| p.slots() != a.tag.slots) {
+        return Err(SchemeError::InvalidParameters(format!(
+            "plaintext {index} packs {} slots, the ciphertexts {}; encode with the ciphertexts' slot count",
+            plains[index].slots(),
+            a.tag.slots
+        )));
+    }
+    let tag = match operation {
+        PlainOperation::Add => {
+            for plain in plains {
+                check_scales(a.tag.scale, plain.scale())?;
+            }
+            a.tag
+        }
+        PlainOperation::Multiply => {
+            let scale = plains[0].scale();
+            if let Some(index) = plains.iter().position(|p| p.scale() != scale) {
+                return Err(SchemeError::InvalidParameters(format!(
+                    "plaintext {index} has another scale than plaintext 0; multiply by plaintexts of one scale"
+                )));
+            }
+            ctx.params().check_min_scale(scale, "the plaintext")?;
+            ctx.check_scale(a.tag.scale * scale, a.level, "the product")?;
+            CkksTag { scale: a.tag.scale * scale, ..a.tag }
+        }
+    };
+    Ok((upload_plaintexts(backend, ctx, plains, ctx.level_basis(a.level)?)?, tag))
+}
+
 /// `value` (an integer given as i128) modulo each prime of a basis of `primes`.
 fn residues(value: i128, primes: &[u32]) -> Vec<u64> {
     primes.iter().map(|&q| value.rem_euclid(i128::from(q)) as u64).collect()
 }
 
 impl<B: Backend> Evaluator<'_, B, CkksContext> {
-    /// Slot-wise `a + m` for plaintexts (one, or one per ciphertext) encoded at a's scale and
-    /// slot count.
-    pub fn add_plain(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<Batch<B>> {
-        self.check_batch(a)?;
-        self.check_plains(a, plains)?;
-        for plain in plains {
-            check_scales(a.tag.scale, plain.scale())?;
-        }
-        let plain = upload_plaintexts(self.backend, &self.ctx, plains, self.ctx.level_basis(a.level)?)?;
-        let mut parts = self.copy_parts(a)?;
-        self.backend.add_assign(&mut parts[0], &plain)?;
-        Ok(a.derive(parts, a.level, a.tag))
-    }
-
-    /// Slot-wise `a * m`; the scales multiply (rescale afterwards). Refused where the product's
-    /// scale would reach half the modulus of a's level.
-    pub fn mul_plain(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<Batch<B>> {
-        self.check_batch(a)?;
-        self.check_plains(a, plains)?;
-        let scale = plains[0].scale();
-        if let Some(index) = plains.iter().position(|p| p.scale() != scale) {
-            return Err(SchemeError::InvalidParameters(format!(
-                "plaintext {index} has another scale than plaintext 0; multiply by plaintexts of one scale"
-            )));
-        }
-        // A loaded plaintext was not checked by the encoder.
-        self.ctx.params().check_min_scale(scale, "the plaintext")?;
-        self.ctx.check_scale(a.tag.scale * scale, a.level, "the product")?;
-        let plain = upload_plaintexts(self.backend, &self.ctx, plains, self.ctx.level_basis(a.level)?)?;
-        let parts = a.parts.iter().map(|p| self.backend.mul(p, &plain)).collect::<pimhe_exec::Result<Vec<_>>>()?;
-        Ok(a.derive(parts, a.level, CkksTag { scale: a.tag.scale * scale, ..a.tag }))
-    }
-
     /// Adds the constant `c` to every slot (no level consumed): round(c Delta) is the constant
     /// term for the real part and the coefficient of X^(N/2) for the imaginary part, since
     /// X^(N/2) evaluates to i at every slot's root.
@@ -361,18 +367,6 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
                 min + per,
                 self.ctx.max_level(),
                 if per == 1 { "" } else { "s" }
-            )));
-        }
-        Ok(())
-    }
-
-    fn check_plains(&self, a: &Batch<B>, plains: &[CkksPlaintext]) -> Result<()> {
-        check_plain_count(a.count, plains.len())?;
-        if let Some(index) = plains.iter().position(|p| p.slots() != a.tag.slots) {
-            return Err(SchemeError::InvalidParameters(format!(
-                "plaintext {index} packs {} slots, the ciphertexts {}; encode with the ciphertexts' slot count",
-                plains[index].slots(),
-                a.tag.slots
             )));
         }
         Ok(())

@@ -1,5 +1,6 @@
 //! Decryption for every RLWE scheme: the secret on the device, the phase, and the scheme's own
-//! step from phase to message ([`RlweScheme::decrypt`]).
+//! step from phase to message ([`RlweScheme::decrypt`]) and to the noise budget
+//! ([`RlweScheme::noise_budget`]).
 
 use std::sync::Arc;
 
@@ -33,6 +34,14 @@ impl<'a, B: Backend, S: RlweScheme> Decryptor<'a, B, S> {
     /// Decrypts every ciphertext of the batch.
     pub fn decrypt(&self, batch: &CiphertextBatch<B, S>) -> Result<Vec<S::Plaintext>> {
         S::decrypt(self, batch)
+    }
+
+    /// The remaining noise budget of each ciphertext in bits (0 when exhausted): how many more
+    /// bits the noise may grow before decryption fails, measured exactly with big integers (a
+    /// diagnostic, off the decryption path). BGV and BFV; CKKS, which is approximate, refuses
+    /// (its precision is measured against the expected values instead).
+    pub fn noise_budget(&self, batch: &CiphertextBatch<B, S>) -> Result<Vec<u32>> {
+        S::noise_budget(self, batch)
     }
 
     /// The parameters of the key.

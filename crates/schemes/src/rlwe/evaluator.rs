@@ -1,7 +1,8 @@
 //! Homomorphic operations every RLWE scheme shares, each a few backend calls for a whole batch:
-//! addition, subtraction, negation, the sum over a batch, relinearization and automorphisms
-//! (plain and hoisted). The schemes add their own (plaintext operands, modulus switching,
-//! rescaling, rotations by slot) on the same type.
+//! addition, subtraction, negation, the sum over a batch, plaintext operands (through the
+//! scheme's [`RlweScheme::plain_operand`]), relinearization and automorphisms (plain and
+//! hoisted). The schemes add their own (modulus switching, rescaling, constants, rotations by
+//! slot) on the same type.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,11 +11,11 @@ use pimhe_exec::Backend;
 
 use crate::error::{Result, SchemeError};
 use crate::rlwe::ciphertext::CiphertextBatch;
-use crate::rlwe::components::add_or_sub;
+use crate::rlwe::components::{add_or_sub, check_plain_count};
 use crate::rlwe::expect_same_context;
 use crate::rlwe::keys::{GaloisKeys, RelinKey};
 use crate::rlwe::keyswitch::{DeviceSwitchingKey, KeySwitchBasis};
-use crate::rlwe::scheme::RlweScheme;
+use crate::rlwe::scheme::{PlainOperation, RlweScheme};
 
 /// Evaluates on ciphertext batches with only public material (the server side): the
 /// relinearization key and Galois keys it was given, resident on its backend.
@@ -90,6 +91,48 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
         self.check_batch(a)?;
         let parts = a.parts.iter().map(|p| self.backend.sum(p)).collect::<pimhe_exec::Result<Vec<_>>>()?;
         Ok(CiphertextBatch { count: 1, ..a.derive(parts, a.level, a.tag) })
+    }
+
+    /// Slot-wise `a + m` for plaintexts `plains`, one per ciphertext or a single one for the
+    /// whole batch: the scheme's operand ([`RlweScheme::plain_operand`]: BGV's m times a's
+    /// correction factor, BFV's round(q m / t), CKKS's encoding checked against a's scale and
+    /// slots) added to the first component, at a's level.
+    ///
+    /// ```
+    /// use pimhe_exec::CpuBackend;
+    /// use pimhe_schemes::bgv::*;
+    /// let backend = CpuBackend::new(Some(1)).unwrap();
+    /// let ctx = BgvContext::new(BgvParameters::preset(4096).unwrap()).unwrap();
+    /// let secret = KeyGenerator::new(&backend, &ctx).unwrap().secret_key().unwrap();
+    /// let encoder = BatchEncoder::new(&ctx);
+    /// let x = Encryptor::with_secret_key(&backend, &secret).unwrap().encrypt(&[encoder.encode(&[3, 4]).unwrap()]);
+    /// let evaluator = Evaluator::new(&backend, &ctx);
+    /// // After a modulus switch the ciphertext holds its message times a correction factor.
+    /// let x = evaluator.mod_switch_to_next(&x.unwrap()).unwrap();
+    /// let sum = evaluator.add_plain(&x, &[encoder.encode(&[10, 20]).unwrap()]).unwrap();
+    /// let product = evaluator.mul_plain(&sum, &[encoder.encode(&[2, 3]).unwrap()]).unwrap();
+    /// let decryptor = Decryptor::new(&backend, &secret).unwrap();
+    /// assert_eq!(&encoder.decode(&decryptor.decrypt(&product).unwrap()[0]).unwrap()[..2], &[26, 72]);
+    /// ```
+    pub fn add_plain(&self, a: &CiphertextBatch<B, S>, plains: &[S::Plaintext]) -> Result<CiphertextBatch<B, S>> {
+        self.check_batch(a)?;
+        check_plain_count(a.count, plains.len())?;
+        let (plain, tag) = self.ctx.plain_operand(self.backend, a, plains, PlainOperation::Add)?;
+        let mut parts = self.copy_parts(a)?;
+        self.backend.add_assign(&mut parts[0], &plain)?;
+        Ok(a.derive(parts, a.level, tag))
+    }
+
+    /// Slot-wise `a * m` for plaintexts `plains`, one per ciphertext or a single one for the
+    /// whole batch: every component times the scheme's operand ([`RlweScheme::plain_operand`]:
+    /// m lifted to (-t/2, t/2] for BGV and BFV, the noise growing by about N t / 2; CKKS's
+    /// encoding, the scales multiplying, so rescale afterwards), at a's level.
+    pub fn mul_plain(&self, a: &CiphertextBatch<B, S>, plains: &[S::Plaintext]) -> Result<CiphertextBatch<B, S>> {
+        self.check_batch(a)?;
+        check_plain_count(a.count, plains.len())?;
+        let (plain, tag) = self.ctx.plain_operand(self.backend, a, plains, PlainOperation::Multiply)?;
+        let parts = a.parts.iter().map(|p| self.backend.mul(p, &plain)).collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(a.derive(parts, a.level, tag))
     }
 
     /// Slot-wise `a * b`: a batch of 3-component ciphertexts (the scheme's product:

@@ -1,10 +1,10 @@
 //! The RLWE core under every scheme, as Lattigo's `core/rlwe` is: parameters and their bases,
 //! key generation (secret, public, relinearization, Galois keys), the encryption core, the
-//! ciphertext batch, hybrid key switching (plain and hoisted), the randomness, and the
-//! decryption phase with its wiping. It is generic over a [`RlweScheme`], the trait each
-//! scheme's context implements with what differs: the error scale (t or 1), how a message
-//! enters an encryption and leaves a phase, the product, and how operands are aligned before an
-//! addition.
+//! ciphertext batch, hybrid key switching (plain and hoisted), evaluation with ciphertext and
+//! plaintext operands, the randomness, and the decryption phase with its wiping. It is generic
+//! over a [`RlweScheme`], the trait each scheme's context implements with what differs: the
+//! error scale (t or 1), how a message enters an encryption and leaves a phase, the product,
+//! how operands are aligned before an addition, and how plaintexts become an operand.
 //!
 //! `bgv`, `bfv` and `ckks` are thin layers on it: their contexts implement [`RlweScheme`], their
 //! modules name the core's types for their context (`bgv::Encryptor<'a, B>` is
@@ -34,9 +34,9 @@ pub(crate) use evaluator::expect_same_level;
 pub use evaluator::Evaluator;
 pub(crate) use keys::key_switch_basis;
 pub use keys::{GaloisKeys, KeyGenerator, PublicKey, RelinKey, SecretKey};
-pub(crate) use params::{check_degree, check_dnum, degree_error};
+pub(crate) use params::{bit_length, check_degree, check_dnum, degree_error};
 pub use params::{RlweParameters, SecretDistribution};
-pub use scheme::{Aligned, MessageTerms, Parts, RlweScheme};
+pub use scheme::{Aligned, MessageTerms, Parts, PlainOperation, RlweScheme};
 
 use crate::error::{expect_same_parameters, Result};
 

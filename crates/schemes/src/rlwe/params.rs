@@ -153,7 +153,7 @@ impl RlweParameters {
     /// Total modulus size in bits, counted as SEAL does: the sum of the bit lengths of all
     /// primes, the special primes included (they are part of the key-switching keys).
     pub fn total_bits(&self) -> u32 {
-        self.data_primes.iter().chain(&self.special_primes).map(|&p| bits(p)).sum()
+        self.data_primes.iter().chain(&self.special_primes).map(|&p| bit_length(p)).sum()
     }
 
     /// The security level: `Some(128)` when the secret is ternary and the modulus is within the
@@ -254,7 +254,7 @@ impl RlweParameters {
 /// dnum=... log2(Q)=... security=...".
 impl fmt::Display for RlweParameters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |primes: &[u32]| primes.iter().map(|&p| bits(p).to_string()).collect::<Vec<_>>().join(",");
+        let list = |primes: &[u32]| primes.iter().map(|&p| bit_length(p).to_string()).collect::<Vec<_>>().join(",");
         write!(f, "data primes={}x[{}] bits special=", self.data_primes.len(), list(&self.data_primes))?;
         if self.special_primes.is_empty() {
             write!(f, "none")?;
@@ -271,7 +271,7 @@ impl fmt::Display for RlweParameters {
 }
 
 /// Bit length of a prime.
-fn bits(p: u32) -> u32 {
+pub(crate) fn bit_length(p: u32) -> u32 {
     32 - p.leading_zeros()
 }
 

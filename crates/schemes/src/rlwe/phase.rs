@@ -104,6 +104,7 @@ mod tests {
     use pimhe_ring::PolyBatch;
 
     use crate::encoder::Plaintext;
+    use crate::rlwe::RlweScheme;
     use crate::{bfv, bgv};
 
     const N: usize = 1024;
@@ -149,7 +150,7 @@ mod tests {
         let ctx = bgv::BgvContext::new(bgv::BgvParameters::preset(N).unwrap()).unwrap();
         let mut keygen = bgv::KeyGenerator::with_sampler(&cpu, &ctx, Sampler::from_seed_u64(1));
         let secret = keygen.secret_key().unwrap();
-        let (pim, dpus) = observed_backend(&ctx.params().primes());
+        let (pim, dpus) = observed_backend(&ctx.backend_primes());
         let mut encryptor = bgv::Encryptor::with_secret_key(&pim, &secret).unwrap();
         let ciphertext = encryptor.encrypt(&[message(ctx.plain_modulus().value())]).unwrap();
         let v = phase_on_cpu(&pim, ciphertext.parts(), &secret.s);
@@ -167,7 +168,7 @@ mod tests {
         let ctx = bfv::BfvContext::new(bfv::BfvParameters::preset(N).unwrap()).unwrap();
         let mut keygen = bfv::KeyGenerator::with_sampler(&cpu, &ctx, Sampler::from_seed_u64(2));
         let secret = keygen.secret_key().unwrap();
-        let (pim, dpus) = observed_backend(&ctx.all_primes());
+        let (pim, dpus) = observed_backend(&ctx.backend_primes());
         let mut encryptor = bfv::Encryptor::with_secret_key(&pim, &secret).unwrap();
         let ciphertext = encryptor.encrypt(&[message(ctx.plain_modulus().value())]).unwrap();
         let v = phase_on_cpu(&pim, ciphertext.parts(), &secret.s);

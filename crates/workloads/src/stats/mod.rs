@@ -49,7 +49,7 @@ use layout::{Aggregate, Layout};
 use crate::progress::Progress;
 
 pub use dataset::Dataset;
-pub use scheme::{Aggregator, Bfv, BfvStats, Bgv, BgvStats, HeScheme, SchemeStats, StatsScheme, StatsServer};
+pub use scheme::{Aggregator, BfvStats, BgvStats, SchemeStats, StatsScheme, StatsServer};
 
 /// Most plaintext moduli a statistic may need (their product stays below 2^120, inside i128).
 pub const MAX_PLAIN_MODULI: usize = 4;
@@ -190,7 +190,8 @@ pub struct StatsReport {
 impl StatsPlan {
     /// Plans `statistic` over `data` for ring degree `n`: the encodings, the aggregates, and the
     /// plaintext moduli that hold every aggregate exactly, each of at most `max_plain_bits` bits
-    /// ([`HeScheme::max_plain_bits`]: BGV needs t below every prime of its modulus chain).
+    /// ([`pimhe_schemes::encoder::ExactScheme::max_plain_bits`]: BGV needs t below every prime
+    /// of its modulus chain).
     pub fn new(statistic: Statistic, data: Dataset, n: usize, max_plain_bits: u32) -> Result<Self, StatsError> {
         let layout = Layout::new(statistic, data.columns(), data.decimals(), n)?;
         let mut plan = Self {
@@ -248,14 +249,19 @@ impl StatsPlan {
     /// ```
     /// use pimhe_exec::CpuBackend;
     /// use pimhe_math::Sampler;
-    /// use pimhe_workloads::stats::{Bfv, BfvStats, Dataset, HeScheme, Statistic, StatsPlan};
+    /// use pimhe_schemes::bfv::BfvContext;
+    /// use pimhe_schemes::encoder::ExactScheme;
+    /// use pimhe_workloads::stats::{BfvStats, Dataset, Statistic, StatsPlan};
     /// let data = Dataset::from_csv("age\n30\n40\n-5.5\n".as_bytes(), &["age"], None).unwrap();
-    /// let plan = StatsPlan::new(Statistic::Mean, data, 8192, Bfv::max_plain_bits(8192).unwrap()).unwrap();
+    /// let plan = StatsPlan::new(Statistic::Mean, data, 8192, BfvContext::max_plain_bits(8192).unwrap()).unwrap();
     /// let backend = CpuBackend::new(Some(2)).unwrap();
     /// let mut schemes = plan
     ///     .plain_moduli()
     ///     .iter()
-    ///     .map(|&t| BfvStats::new(&backend, &backend, Bfv::parameters(8192, t)?, Sampler::from_seed_u64(1)))
+    ///     .map(|&t| {
+    ///         let params = BfvContext::preset_with_plain_modulus(8192, t)?;
+    ///         BfvStats::new(&backend, &backend, params, Sampler::from_seed_u64(1))
+    ///     })
     ///     .collect::<Result<Vec<_>, _>>()
     ///     .unwrap();
     /// let report = plan.execute(&mut schemes).unwrap();

@@ -10,20 +10,21 @@
 //! BGV and BFV are one API, the RLWE core's types generic over the scheme's context
 //! ([`pimhe_schemes::rlwe`], [`ExactScheme`]), so one generic [`SchemeStats`] implements
 //! [`StatsScheme`] for every scheme, and one generic [`StatsServer`] is the server's
-//! [`Aggregator`] (public material only). What really differs, the parameters and the largest
-//! plaintext modulus, is written per scheme ([`HeScheme`]).
+//! [`Aggregator`] (public material only). What really differs, the parameters of a plaintext
+//! modulus and the largest plaintext modulus, the scheme traits give
+//! ([`ExactScheme::preset_with_plain_modulus`], [`ExactScheme::max_plain_bits`]), as they give
+//! the primes a backend must hold ([`pimhe_schemes::rlwe::RlweScheme::backend_primes`]).
 
 use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
-use pimhe_schemes::bfv::{BfvContext, BfvParameters};
-use pimhe_schemes::bgv::{BgvContext, BgvParameters};
-use pimhe_schemes::encoder::{BatchEncoder, ExactScheme, PlainContext};
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::encoder::{BatchEncoder, ExactScheme};
 use pimhe_schemes::rlwe::{
-    CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey, RelinKey, RlweScheme, SecretKey,
+    CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, PublicKey, RelinKey, SecretKey,
 };
-use pimhe_schemes::serial::SerialScheme;
 use pimhe_schemes::SchemeError;
 
 /// The server's part of the statistics: adding ciphertexts up and multiplying pairs of them,
@@ -65,105 +66,6 @@ pub trait StatsScheme: Aggregator {
     fn noise_budget(&self, a: &Self::Ciphertexts) -> Result<Vec<u32>, SchemeError>;
 }
 
-/// What the statistics need to know of a scheme beyond the shared RLWE API ([`ExactScheme`]):
-/// its parameters for a plaintext modulus, the plaintext bound, and the primes a backend must
-/// hold. Everything else ([`SchemeStats`]) is written once, generic over the scheme's context.
-pub trait HeScheme {
-    /// Name as the CLI spells it.
-    const NAME: &'static str;
-    /// The scheme's context (its parameters' precomputations), on which keys, encryption,
-    /// evaluation and decryption are generic.
-    type Context: ExactScheme + SerialScheme;
-
-    /// The 128-bit preset of ring degree `n` with plaintext modulus `t` instead of the preset's.
-    fn parameters(n: usize, t: u32) -> Result<Params<Self>, SchemeError>;
-
-    /// The largest plaintext modulus size, in bits, the scheme allows with the preset of `n`.
-    fn max_plain_bits(n: usize) -> Result<u32, SchemeError>;
-
-    /// Every prime a backend must hold for this scheme's operations with the parameters of
-    /// `ctx` (a PIM backend is built with them resident). Read from the context, so the one
-    /// built for [`SchemeStats::with_context`] serves both.
-    fn backend_primes(ctx: &Self::Context) -> Vec<u32>;
-
-    /// Validates `params` and precomputes.
-    fn context(params: Params<Self>) -> Result<Arc<Self::Context>, SchemeError>;
-}
-
-/// The parameter set of a scheme.
-pub type Params<S> = <<S as HeScheme>::Context as RlweScheme>::Params;
-
-/// A batch of ciphertexts of scheme `S` on backend `B`.
-pub type Ciphertexts<S, B> = CiphertextBatch<B, <S as HeScheme>::Context>;
-
-/// Full-RNS BGV ([`pimhe_schemes::bgv`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Bgv;
-
-/// Full-RNS BFV in the BEHZ form ([`pimhe_schemes::bfv`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Bfv;
-
-impl HeScheme for Bgv {
-    const NAME: &'static str = "bgv";
-    type Context = BgvContext;
-
-    fn parameters(n: usize, t: u32) -> Result<BgvParameters, SchemeError> {
-        let preset = BgvParameters::preset(n)?;
-        let data_bits: Vec<u32> = preset.data_primes().iter().map(bits).collect();
-        match preset.special_primes().first() {
-            Some(special) => BgvParameters::hybrid(n, t, &data_bits, bits(special), preset.dnum()),
-            None => BgvParameters::new(n, t, &data_bits, None),
-        }
-    }
-
-    /// BGV needs t below every prime of its modulus chain (modulus switching and the
-    /// t-scaled errors assume it).
-    fn max_plain_bits(n: usize) -> Result<u32, SchemeError> {
-        let preset = BgvParameters::preset(n)?;
-        let smallest = preset.primes().into_iter().min().unwrap_or(0);
-        Ok(bits(&smallest) - 1)
-    }
-
-    fn backend_primes(ctx: &BgvContext) -> Vec<u32> {
-        ctx.params().primes()
-    }
-
-    fn context(params: BgvParameters) -> Result<Arc<BgvContext>, SchemeError> {
-        BgvContext::new(params)
-    }
-}
-
-impl HeScheme for Bfv {
-    const NAME: &'static str = "bfv";
-    type Context = BfvContext;
-
-    /// BFV's presets are BGV's table ([`BfvParameters::preset`]), so the same primes.
-    fn parameters(n: usize, t: u32) -> Result<BfvParameters, SchemeError> {
-        Bgv::parameters(n, t).map(BfvParameters::from)
-    }
-
-    /// BFV's message sits in the top bits of q, so its mathematics would allow any t < 2^30
-    /// whose products fit the noise budget; but its parameter check is BGV's
-    /// ([`BfvParameters::validate`]), which asks for t below every prime, so that is the bound.
-    fn max_plain_bits(n: usize) -> Result<u32, SchemeError> {
-        Bgv::max_plain_bits(n)
-    }
-
-    /// BEHZ's auxiliary primes and t besides q and P: base conversion runs on the backend.
-    fn backend_primes(ctx: &BfvContext) -> Vec<u32> {
-        ctx.all_primes()
-    }
-
-    fn context(params: BfvParameters) -> Result<Arc<BfvContext>, SchemeError> {
-        BfvContext::new(params)
-    }
-}
-
-fn bits(p: &u32) -> u32 {
-    32 - p.leading_zeros()
-}
-
 /// Secret and public keys, and a relinearization key where the parameters have special primes.
 struct Keys<C: ExactScheme> {
     secret: SecretKey<C>,
@@ -171,39 +73,36 @@ struct Keys<C: ExactScheme> {
     relin: Option<RelinKey<C>>,
 }
 
-/// A scheme with the client (keys, encryption, decryption) on one backend and the server's
-/// aggregation on another, ciphertexts moving between them as they would over a network; keys
-/// come from a seeded or OS-seeded sampler.
-pub struct SchemeStats<'a, S: HeScheme, C: Backend, B: Backend> {
+/// A scheme (its context type `S`: [`BgvContext`], [`BfvContext`]) with the client (keys,
+/// encryption, decryption) on one backend and the server's aggregation on another, ciphertexts
+/// moving between them as they would over a network; keys come from a seeded or OS-seeded
+/// sampler.
+pub struct SchemeStats<'a, S: ExactScheme, C: Backend, B: Backend> {
     client: &'a C,
     backend: &'a B,
-    ctx: Arc<S::Context>,
-    keys: Keys<S::Context>,
+    ctx: Arc<S>,
+    keys: Keys<S>,
     encoder: BatchEncoder,
     sampler: Sampler,
 }
 
 /// The statistics with BGV.
-pub type BgvStats<'a, C, B> = SchemeStats<'a, Bgv, C, B>;
+pub type BgvStats<'a, C, B> = SchemeStats<'a, BgvContext, C, B>;
 
 /// The statistics with BFV.
-pub type BfvStats<'a, C, B> = SchemeStats<'a, Bfv, C, B>;
+pub type BfvStats<'a, C, B> = SchemeStats<'a, BfvContext, C, B>;
 
-impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
+impl<'a, S: ExactScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
     /// Keys for `params` (a relinearization key too where they have special primes), made on
-    /// the client; `server` aggregates.
-    pub fn new(client: &'a C, server: &'a B, params: Params<S>, sampler: Sampler) -> Result<Self, SchemeError> {
-        Self::with_context(client, server, S::context(params)?, sampler)
+    /// the client; `server` aggregates. The statistics' parameters are the preset with the
+    /// plaintext modulus of the plan ([`ExactScheme::preset_with_plain_modulus`]).
+    pub fn new(client: &'a C, server: &'a B, params: S::Params, sampler: Sampler) -> Result<Self, SchemeError> {
+        Self::with_context(client, server, S::from_params(params)?, sampler)
     }
 
     /// [`SchemeStats::new`] on a context already built (e.g. the one whose
-    /// [`HeScheme::backend_primes`] the server was made with).
-    pub fn with_context(
-        client: &'a C,
-        server: &'a B,
-        ctx: Arc<S::Context>,
-        mut sampler: Sampler,
-    ) -> Result<Self, SchemeError> {
+    /// [`pimhe_schemes::rlwe::RlweScheme::backend_primes`] the server was made with).
+    pub fn with_context(client: &'a C, server: &'a B, ctx: Arc<S>, mut sampler: Sampler) -> Result<Self, SchemeError> {
         let mut keygen = KeyGenerator::with_sampler(client, &ctx, sampler.fork());
         let secret = keygen.secret_key()?;
         let public = keygen.public_key(&secret)?;
@@ -215,45 +114,49 @@ impl<'a, S: HeScheme, C: Backend, B: Backend> SchemeStats<'a, S, C, B> {
     }
 
     /// The context (parameters and their precomputations).
-    pub fn context(&self) -> &Arc<S::Context> {
+    pub fn context(&self) -> &Arc<S> {
         &self.ctx
     }
 
     /// The keys: the secret key, the public key and the relinearization key (where the
     /// parameters have special primes), e.g. to hand the public ones to a server.
-    pub fn into_keys(self) -> (SecretKey<S::Context>, PublicKey<S::Context>, Option<RelinKey<S::Context>>) {
+    pub fn into_keys(self) -> (SecretKey<S>, PublicKey<S>, Option<RelinKey<S>>) {
         (self.keys.secret, self.keys.public, self.keys.relin)
     }
 }
 
 /// The server of scheme `S` on backend `B`: the context and, where the parameters have special
 /// primes, the relinearization key; nothing secret.
-pub struct StatsServer<'a, S: HeScheme, B: Backend> {
+pub struct StatsServer<'a, S: ExactScheme, B: Backend> {
     backend: &'a B,
-    ctx: &'a Arc<S::Context>,
-    relin: Option<&'a RelinKey<S::Context>>,
+    ctx: &'a Arc<S>,
+    relin: Option<&'a RelinKey<S>>,
 }
 
-impl<'a, S: HeScheme, B: Backend> StatsServer<'a, S, B> {
+impl<'a, S: ExactScheme, B: Backend> StatsServer<'a, S, B> {
     /// A server on `backend` for `ctx`; `relin` must belong to `ctx`, and is needed where the
     /// parameters have special primes (else products stay 3-component ciphertexts).
-    pub fn new(backend: &'a B, ctx: &'a Arc<S::Context>, relin: Option<&'a RelinKey<S::Context>>) -> Self {
+    pub fn new(backend: &'a B, ctx: &'a Arc<S>, relin: Option<&'a RelinKey<S>>) -> Self {
         Self { backend, ctx, relin }
     }
 }
 
-impl<S: HeScheme, B: Backend> Aggregator for StatsServer<'_, S, B> {
-    type Ciphertexts = Ciphertexts<S, B>;
+impl<S: ExactScheme, B: Backend> Aggregator for StatsServer<'_, S, B> {
+    type Ciphertexts = CiphertextBatch<B, S>;
 
-    fn sum(&self, a: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn sum(&self, a: &CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>, SchemeError> {
         Evaluator::new(self.backend, self.ctx).sum(a)
     }
 
-    fn add(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn add(&self, a: &CiphertextBatch<B, S>, b: &CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>, SchemeError> {
         Evaluator::new(self.backend, self.ctx).add(a, b)
     }
 
-    fn sum_of_products(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn sum_of_products(
+        &self,
+        a: &CiphertextBatch<B, S>,
+        b: &CiphertextBatch<B, S>,
+    ) -> Result<CiphertextBatch<B, S>, SchemeError> {
         let evaluator = Evaluator::new(self.backend, self.ctx);
         match self.relin {
             Some(key) => {
@@ -265,30 +168,34 @@ impl<S: HeScheme, B: Backend> Aggregator for StatsServer<'_, S, B> {
     }
 }
 
-impl<S: HeScheme, C: Backend, B: Backend> SchemeStats<'_, S, C, B> {
+impl<S: ExactScheme, C: Backend, B: Backend> SchemeStats<'_, S, C, B> {
     /// The server's view: the context and the public relinearization key.
     fn server(&self) -> StatsServer<'_, S, B> {
         StatsServer::new(self.backend, &self.ctx, self.keys.relin.as_ref())
     }
 }
 
-impl<S: HeScheme, C: Backend, B: Backend> Aggregator for SchemeStats<'_, S, C, B> {
-    type Ciphertexts = Ciphertexts<S, B>;
+impl<S: ExactScheme, C: Backend, B: Backend> Aggregator for SchemeStats<'_, S, C, B> {
+    type Ciphertexts = CiphertextBatch<B, S>;
 
-    fn sum(&self, a: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn sum(&self, a: &CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>, SchemeError> {
         self.server().sum(a)
     }
 
-    fn add(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn add(&self, a: &CiphertextBatch<B, S>, b: &CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>, SchemeError> {
         self.server().add(a, b)
     }
 
-    fn sum_of_products(&self, a: &Ciphertexts<S, B>, b: &Ciphertexts<S, B>) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn sum_of_products(
+        &self,
+        a: &CiphertextBatch<B, S>,
+        b: &CiphertextBatch<B, S>,
+    ) -> Result<CiphertextBatch<B, S>, SchemeError> {
         self.server().sum_of_products(a, b)
     }
 }
 
-impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, B> {
+impl<S: ExactScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, B> {
     fn name(&self) -> &'static str {
         S::NAME
     }
@@ -301,20 +208,20 @@ impl<S: HeScheme, C: Backend, B: Backend> StatsScheme for SchemeStats<'_, S, C, 
         self.ctx.plain_space().modulus().value()
     }
 
-    fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<Ciphertexts<S, B>, SchemeError> {
+    fn encrypt(&mut self, rows: &[Vec<u64>]) -> Result<CiphertextBatch<B, S>, SchemeError> {
         let plains = rows.iter().map(|row| self.encoder.encode(row)).collect::<Result<Vec<_>, _>>()?;
         let mut encryptor =
             Encryptor::with_public_key(self.client, &self.keys.public)?.with_sampler(self.sampler.fork());
         encryptor.encrypt(&plains)?.transfer(self.client, self.backend)
     }
 
-    fn decrypt(&self, aggregate: &Ciphertexts<S, B>) -> Result<Vec<u64>, SchemeError> {
+    fn decrypt(&self, aggregate: &CiphertextBatch<B, S>) -> Result<Vec<u64>, SchemeError> {
         let received = aggregate.transfer(self.backend, self.client)?;
         let plains = Decryptor::new(self.client, &self.keys.secret)?.decrypt(&received)?;
         self.encoder.decode(&plains[0])
     }
 
-    fn noise_budget(&self, a: &Ciphertexts<S, B>) -> Result<Vec<u32>, SchemeError> {
+    fn noise_budget(&self, a: &CiphertextBatch<B, S>) -> Result<Vec<u32>, SchemeError> {
         let received = a.transfer(self.backend, self.client)?;
         Decryptor::new(self.client, &self.keys.secret)?.noise_budget(&received)
     }

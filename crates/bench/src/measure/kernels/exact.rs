@@ -1,6 +1,7 @@
 //! `bfv-mul`, `bfv-add` and `bgv-mul-relin`: an exact scheme's homomorphic operations on real
 //! ciphertexts of the 128-bit preset of N, in the report format of the other `bench`
-//! operations. The run is written once over the scheme ([`PresetScheme`]).
+//! operations. The run is written once over the scheme's context ([`ExactScheme`]: its preset
+//! and the primes a backend must hold come from the scheme traits).
 //!
 //! The C input ciphertexts (random slots, encrypted on the CPU with the public key) form C/2
 //! pairs, ciphertext i with ciphertext C/2 + i. `bfv-mul` is the full product a user gets:
@@ -25,7 +26,7 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::{busiest_share, price_transfers, ScaledTransfers};
 use pimhe_pim::runtime::PimBackend;
-use pimhe_schemes::bfv::{BfvContext, BfvParameters};
+use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::{BgvContext, BgvParameters, DEGREES};
 use pimhe_schemes::encoder::{BatchEncoder, ExactScheme};
 use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, Evaluator, KeyGenerator, RelinKey, SecretKey};
@@ -54,35 +55,6 @@ fn computation(op: Op) -> &'static str {
     }
 }
 
-/// What a run needs of a scheme beyond the generic RLWE calls: its preset and the primes a
-/// backend must hold.
-trait PresetScheme: ExactScheme + Sized {
-    /// The context of the 128-bit preset of ring degree `n`.
-    fn preset(n: usize) -> Result<Arc<Self>>;
-    /// Every prime the scheme's operations touch, so a PIM backend holds them all resident.
-    fn backend_primes(&self) -> Vec<u32>;
-}
-
-impl PresetScheme for BfvContext {
-    fn preset(n: usize) -> Result<Arc<Self>> {
-        Ok(BfvContext::new(BfvParameters::preset(n)?)?)
-    }
-    /// q, P, BEHZ's auxiliary primes and t.
-    fn backend_primes(&self) -> Vec<u32> {
-        self.all_primes()
-    }
-}
-
-impl PresetScheme for BgvContext {
-    fn preset(n: usize) -> Result<Arc<Self>> {
-        Ok(BgvContext::new(BgvParameters::preset(n)?)?)
-    }
-    /// The data primes and P.
-    fn backend_primes(&self) -> Vec<u32> {
-        self.params().primes()
-    }
-}
-
 /// The client side: keys, the encoded inputs, their encryptions, the expected slots.
 struct Inputs<S: ExactScheme> {
     ctx: Arc<S>,
@@ -104,7 +76,7 @@ pub fn run(args: &KernelConfig, repeat: usize) -> Result<KernelReport> {
     }
 }
 
-fn run_with<S: PresetScheme>(args: &KernelConfig, repeats: usize) -> Result<KernelReport> {
+fn run_with<S: ExactScheme>(args: &KernelConfig, repeats: usize) -> Result<KernelReport> {
     // The client (keys, encryption, the check) is the target's CPU threads, or all cores.
     let client = CpuBackend::new(args.target.threads())?;
     let ctx = S::preset(args.n)?;
@@ -142,7 +114,7 @@ fn run_with<S: PresetScheme>(args: &KernelConfig, repeats: usize) -> Result<Kern
 }
 
 /// `--backend nearbank`: the operation recorded on the host and priced by the model.
-fn run_nearbank<S: PresetScheme>(
+fn run_nearbank<S: ExactScheme>(
     args: &KernelConfig,
     nearbank: &NearbankTarget,
     client: &CpuBackend,
@@ -178,7 +150,7 @@ fn run_nearbank<S: PresetScheme>(
 /// recorded are priced on the full system's placement, scaled from its share to the batch
 /// ([`price_transfers`]); the CPU fallbacks' measured time is scaled by the same ratio (it is
 /// linear in the batch). Either way the emulated result is decrypted and checked.
-fn run_upmem<S: PresetScheme>(
+fn run_upmem<S: ExactScheme>(
     args: &KernelConfig,
     upmem: &UpmemTarget,
     client: &CpuBackend,

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use pimhe_math::Sampler;
+use pimhe_schemes::encoder::ExactScheme;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::stats::dataset::MAX_DECIMALS;
 use crate::stats::layout::Layout;
-use crate::stats::scheme::HeScheme;
 use crate::stats::{plain_moduli_for, Statistic, StatsError};
 
 /// A random 128-bit identifier: of a study (bound to its keys and carried by every file made
@@ -171,7 +171,7 @@ pub struct Study {
 impl Study {
     /// Declares the study `spec` with scheme `S`, identified by `id` (draw it with
     /// [`Identifier::random`]): chooses the plaintext moduli that keep every aggregate exact.
-    pub fn new<S: HeScheme>(spec: &StudySpec, id: Identifier) -> Result<Self, StatsError> {
+    pub fn new<S: ExactScheme>(spec: &StudySpec, id: Identifier) -> Result<Self, StatsError> {
         spec.check()?;
         let layout = Layout::new(spec.statistic, &spec.columns, spec.decimals, spec.n)?;
         let bound = Self::bound(&layout, spec.max_value, spec.max_users)?;
@@ -213,7 +213,7 @@ impl Study {
     /// Checks a study read from a file: that it is one [`Study::new`] makes for scheme `S`
     /// (the same moduli from the same bounds), so that a tampered or stale file is refused
     /// rather than giving wrong totals.
-    pub fn validate<S: HeScheme>(&self) -> Result<(), StatsError> {
+    pub fn validate<S: ExactScheme>(&self) -> Result<(), StatsError> {
         let expected = Self::new::<S>(&self.spec(), self.id)?;
         if (&self.scheme, &self.plain_moduli) != (&expected.scheme, &expected.plain_moduli) {
             return Err(StatsError::Input(format!(
@@ -274,16 +274,20 @@ impl Study {
     }
 
     /// The contexts of the study's parameter sets, one per plaintext modulus.
-    pub fn contexts<S: HeScheme>(&self) -> Result<Vec<Arc<S::Context>>, StatsError> {
+    pub fn contexts<S: ExactScheme>(&self) -> Result<Vec<Arc<S>>, StatsError> {
         self.validate::<S>()?;
-        Ok(self.plain_moduli.iter().map(|&t| S::context(S::parameters(self.n, t)?)).collect::<Result<_, _>>()?)
+        Ok(self
+            .plain_moduli
+            .iter()
+            .map(|&t| S::from_params(S::preset_with_plain_modulus(self.n, t)?))
+            .collect::<Result<_, _>>()?)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Bgv;
+    use pimhe_schemes::bgv::BgvContext;
 
     fn spec(columns: &[&str]) -> StudySpec {
         StudySpec::new(Statistic::Mean, columns, 0, 100, 10, 4096)
@@ -306,20 +310,21 @@ mod tests {
         for (columns, expected) in
             [(&[][..], "at least one column"), (&["a", ""], "non-empty"), (&["a", "b", "a"], "positions 1 and 3")]
         {
-            let message = Study::new::<Bgv>(&spec(columns), id).unwrap_err().to_string();
+            let message = Study::new::<BgvContext>(&spec(columns), id).unwrap_err().to_string();
             assert!(message.contains(expected), "{columns:?}: {message}");
         }
         let mut decimals = spec(&["a"]);
         decimals.decimals = 10;
-        assert!(Study::new::<Bgv>(&decimals, id).unwrap_err().to_string().contains("0 ..= 9"));
+        assert!(Study::new::<BgvContext>(&decimals, id).unwrap_err().to_string().contains("0 ..= 9"));
         let mut min = spec(&["a"]);
         min.min_users = 11;
-        assert!(Study::new::<Bgv>(&min, id).unwrap_err().to_string().contains("min users 11"));
+        assert!(Study::new::<BgvContext>(&min, id).unwrap_err().to_string().contains("min users 11"));
     }
 
     #[test]
     fn an_edited_public_copy_names_the_fields_that_differ() {
-        let study = Study::new::<Bgv>(&spec(&["a"]), Identifier::random(&mut Sampler::from_seed_u64(1))).unwrap();
+        let study =
+            Study::new::<BgvContext>(&spec(&["a"]), Identifier::random(&mut Sampler::from_seed_u64(1))).unwrap();
         assert!(study.expect_declaration(&study).is_ok());
         let mut edited = study.clone();
         edited.decimals = 3;

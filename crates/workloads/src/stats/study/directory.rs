@@ -16,6 +16,9 @@ use std::time::Instant;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::rlwe::RlweScheme;
 use pimhe_schemes::serial::{self, Access, Existing};
 use serde::Serialize;
 use zeroize::Zeroizing;
@@ -23,7 +26,7 @@ use zeroize::Zeroizing;
 use super::files::StudyFile;
 use super::{Identifier, Study, StudyResult, StudySpec, EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
 use crate::progress::Progress;
-use crate::stats::{Bfv, Bgv, Dataset, HeScheme, StatsError};
+use crate::stats::{Dataset, StatsError};
 
 /// What every party prints when a study's keys come from a fixed seed.
 pub const SEEDED_WARNING: &str =
@@ -111,11 +114,11 @@ macro_rules! with_scheme {
     ($study:expr, $S:ident => $body:expr) => {
         match $study.scheme.as_str() {
             "bgv" => {
-                type $S = Bgv;
+                type $S = BgvContext;
                 $body
             }
             "bfv" => {
-                type $S = Bfv;
+                type $S = BfvContext;
                 $body
             }
             other => Err(StatsError::Input(format!("the study's scheme is '{other}'; allowed: bgv, bfv"))),
@@ -139,8 +142,8 @@ pub fn keygen_files<B: Backend>(
     let mut sampler = sampler(seed)?;
     let id = Identifier::random(&mut sampler);
     let study = match scheme {
-        "bgv" => Study::new::<Bgv>(spec, id),
-        "bfv" => Study::new::<Bfv>(spec, id),
+        "bgv" => Study::new::<BgvContext>(spec, id),
+        "bfv" => Study::new::<BfvContext>(spec, id),
         other => Err(StatsError::Input(format!("scheme '{other}'; allowed: bgv, bfv"))),
     }?;
     let study = if seed.is_some() { study.with_seeded_keys() } else { study };
@@ -326,7 +329,7 @@ impl Study {
     /// (sorted, without repeats): a PIM backend for the server is built with them resident.
     pub fn backend_primes(&self) -> Result<Vec<u32>, StatsError> {
         with_scheme!(self, S => {
-            let mut primes: Vec<u32> = self.contexts::<S>()?.iter().flat_map(|c| S::backend_primes(c)).collect();
+            let mut primes: Vec<u32> = self.contexts::<S>()?.iter().flat_map(|c| c.backend_primes()).collect();
             primes.sort_unstable();
             primes.dedup();
             Ok(primes)

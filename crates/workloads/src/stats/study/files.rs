@@ -17,12 +17,14 @@
 //! a larger one before reading it.
 
 use pimhe_exec::Backend;
-use pimhe_schemes::rlwe::{CiphertextBatch, PublicKey, RelinKey, RlweScheme, SecretKey};
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::encoder::ExactScheme;
+use pimhe_schemes::rlwe::{CiphertextBatch, PublicKey, RelinKey, SecretKey};
 use pimhe_schemes::serial::{Bundle, SerialScheme, HEADER_LEN};
 use pimhe_schemes::SchemeError;
 
 use super::{Aggregates, Identifier, Study, StudyKeys, StudySecret, Submission};
-use crate::stats::scheme::{Bfv, Bgv, HeScheme};
 use crate::stats::StatsError;
 
 /// The study's description, in the public directory every party reads.
@@ -55,8 +57,8 @@ impl Study {
     pub fn from_json(text: &str) -> Result<Self, StatsError> {
         let study: Study = serde_json::from_str(text).map_err(|e| StatsError::Input(format!("not a study: {e}")))?;
         match study.scheme.as_str() {
-            "bgv" => study.validate::<Bgv>()?,
-            "bfv" => study.validate::<Bfv>()?,
+            "bgv" => study.validate::<BgvContext>()?,
+            "bfv" => study.validate::<BfvContext>()?,
             other => return Err(StatsError::Input(format!("the study's scheme is '{other}'; allowed: bgv, bfv"))),
         }
         Ok(study)
@@ -64,7 +66,7 @@ impl Study {
 
     /// The public keys from [`StudyKeys::to_bytes`], each checked against the study's
     /// parameters, refused if they are another study's.
-    pub fn keys_from_bytes<S: HeScheme>(&self, bytes: &[u8]) -> Result<StudyKeys<S::Context>, StatsError> {
+    pub fn keys_from_bytes<S: ExactScheme + SerialScheme>(&self, bytes: &[u8]) -> Result<StudyKeys<S>, StatsError> {
         let bundle = Bundle::from_bytes(bytes)?;
         self.expect_study(study_of(&bundle)?, "the public keys")?;
         let (mut public, mut relin) = (Vec::new(), Vec::new());
@@ -89,7 +91,7 @@ impl Study {
     }
 
     /// The secret keys from [`StudySecret::to_bytes`], which must hold this declaration.
-    pub fn secret_from_bytes<S: HeScheme>(&self, bytes: &[u8]) -> Result<StudySecret<S::Context>, StatsError> {
+    pub fn secret_from_bytes<S: ExactScheme + SerialScheme>(&self, bytes: &[u8]) -> Result<StudySecret<S>, StatsError> {
         self.expect_declaration(&Self::kept_in(bytes)?)?;
         let bundle = Bundle::from_bytes(bytes)?;
         let contexts = self.contexts::<S>()?;
@@ -145,7 +147,7 @@ impl Study {
     /// The most bytes a legitimate file of `kind` can have under scheme `S` (an upper bound
     /// from the parameters: every residue counted at 32 bits where it is packed at its prime's
     /// width, every header and name at its longest).
-    pub(crate) fn max_file_bytes<S: HeScheme>(&self, kind: StudyFile) -> Result<u64, StatsError> {
+    pub(crate) fn max_file_bytes<S: ExactScheme>(&self, kind: StudyFile) -> Result<u64, StatsError> {
         const FRAMING: u64 = 8 + 2 + 4 + 32;
         const ENTRY: u64 = 1 + 255 + 4;
         let contexts = self.contexts::<S>()?;

@@ -25,20 +25,21 @@
 //! use pimhe_exec::CpuBackend;
 //! use pimhe_math::Sampler;
 //! use pimhe_workloads::stats::study::{Identifier, Study, StudySpec};
-//! use pimhe_workloads::stats::{Bgv, Statistic};
+//! use pimhe_schemes::bgv::BgvContext;
+//! use pimhe_workloads::stats::Statistic;
 //! let cpu = CpuBackend::new(Some(1)).unwrap();
 //! let mut sampler = Sampler::from_seed_u64(1);
 //! // Ages with one decimal, at most 150.0, from 2 to 1000 users.
 //! let spec = StudySpec::new(Statistic::Mean, &["age"], 1, 1500, 1000, 4096);
-//! let study = Study::new::<Bgv>(&spec, Identifier::random(&mut sampler)).unwrap();
-//! let (secret, public) = study.keygen::<Bgv, _>(&cpu, sampler).unwrap();
+//! let study = Study::new::<BgvContext>(&spec, Identifier::random(&mut sampler)).unwrap();
+//! let (secret, public) = study.keygen::<BgvContext, _>(&cpu, sampler).unwrap();
 //! // Each user on their own machine: 30.5 and 41.2 years.
 //! let submissions: Vec<_> = [[305], [412]]
 //!     .iter()
-//!     .map(|row| study.encrypt_row::<Bgv, _>(&cpu, &public, row, Sampler::from_os().unwrap()).unwrap())
+//!     .map(|row| study.encrypt_row::<BgvContext, _>(&cpu, &public, row, Sampler::from_os().unwrap()).unwrap())
 //!     .collect();
-//! let aggregates = study.aggregate::<Bgv, _>(&cpu, &public, submissions.iter()).unwrap();
-//! let result = study.decrypt::<Bgv, _>(&cpu, &secret, &aggregates).unwrap();
+//! let aggregates = study.aggregate::<BgvContext, _>(&cpu, &public, submissions.iter()).unwrap();
+//! let result = study.decrypt::<BgvContext, _>(&cpu, &secret, &aggregates).unwrap();
 //! assert_eq!(result.users, 2);
 //! assert!((result.estimates[0].value - 35.85).abs() < 1e-9);
 //! ```
@@ -59,11 +60,11 @@ use std::sync::Arc;
 
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
-use pimhe_schemes::encoder::{BatchEncoder, PlainContext};
+use pimhe_schemes::encoder::{BatchEncoder, ExactScheme};
 use pimhe_schemes::rlwe::{CiphertextBatch, Decryptor, Encryptor, PublicKey, RelinKey, RlweScheme, SecretKey};
 use serde::Serialize;
 
-use super::scheme::{Ciphertexts, HeScheme, SchemeStats, StatsServer};
+use super::scheme::{SchemeStats, StatsServer};
 use super::{check_noise_budget, crt_totals, Statistic, StatsError};
 
 /// The analyst's secret keys of a study, one per plaintext modulus (wiped on drop), with the
@@ -137,11 +138,11 @@ impl Study {
     /// key and a relinearization key. Checks, on a dummy encryption, that an aggregate of the
     /// most users keeps noise budget, so that a study that could not decrypt is refused before
     /// any user submits.
-    pub fn keygen<S: HeScheme, B: Backend>(
+    pub fn keygen<S: ExactScheme, B: Backend>(
         &self,
         backend: &B,
         mut sampler: Sampler,
-    ) -> Result<(StudySecret<S::Context>, StudyKeys<S::Context>), StatsError> {
+    ) -> Result<(StudySecret<S>, StudyKeys<S>), StatsError> {
         let layout = self.layout()?;
         let (mut keys, mut public, mut relin) = (Vec::new(), Vec::new(), Vec::new());
         for ctx in self.contexts::<S>()? {
@@ -158,13 +159,13 @@ impl Study {
     /// A user's submission: `row` (one fixed-point value per column, each at most
     /// [`Study::max_value`] in magnitude) encoded and encrypted under every public key, with a
     /// submission identifier drawn from `sampler`.
-    pub fn encrypt_row<S: HeScheme, B: Backend>(
+    pub fn encrypt_row<S: ExactScheme, B: Backend>(
         &self,
         backend: &B,
-        keys: &StudyKeys<S::Context>,
+        keys: &StudyKeys<S>,
         row: &[i64],
         mut sampler: Sampler,
-    ) -> Result<Submission<B, S::Context>, StatsError> {
+    ) -> Result<Submission<B, S>, StatsError> {
         let layout = self.layout()?;
         self.expect_study(keys.study, "the public keys")?;
         self.check_keys(keys.public.len(), "public keys")?;
@@ -207,21 +208,21 @@ impl Study {
     /// The server: adds up `submissions` (at most [`Study::max_users`], each of this study and
     /// each once) on `backend` with the public keys only, [`super::USERS_PER_ROUND`] users at a
     /// time (each round's submissions gathered into one batch per encoding).
-    pub fn aggregate<'s, S: HeScheme, B: Backend + 's>(
+    pub fn aggregate<'s, S: ExactScheme, B: Backend + 's>(
         &self,
         backend: &B,
-        keys: &StudyKeys<S::Context>,
-        submissions: impl IntoIterator<Item = &'s Submission<B, S::Context>>,
-    ) -> Result<Aggregates<B, S::Context>, StatsError> {
+        keys: &StudyKeys<S>,
+        submissions: impl IntoIterator<Item = &'s Submission<B, S>>,
+    ) -> Result<Aggregates<B, S>, StatsError> {
         let layout = self.layout()?;
         self.expect_study(keys.study, "the public keys")?;
         self.check_keys(keys.relin.len(), "relinearization keys")?;
         let mut submissions = submissions.into_iter().peekable();
         let mut users = 0;
         let mut seen: HashMap<Identifier, usize> = HashMap::new();
-        let mut running: Vec<Option<Vec<Ciphertexts<S, B>>>> = (0..self.plain_moduli.len()).map(|_| None).collect();
+        let mut running: Vec<Option<Vec<CiphertextBatch<B, S>>>> = (0..self.plain_moduli.len()).map(|_| None).collect();
         while submissions.peek().is_some() {
-            let round: Vec<&Submission<B, S::Context>> = submissions.by_ref().take(super::USERS_PER_ROUND).collect();
+            let round: Vec<&Submission<B, S>> = submissions.by_ref().take(super::USERS_PER_ROUND).collect();
             users += round.len();
             if users > self.max_users {
                 return Err(StatsError::Capacity(format!(
@@ -252,7 +253,7 @@ impl Study {
                 let server = StatsServer::<S, B>::new(backend, public.context(), relin.as_ref());
                 let gathered = (0..layout.encodings().len())
                     .map(|e| {
-                        let batches: Vec<&Ciphertexts<S, B>> = round.iter().map(|s| &s.ciphertexts[m][e]).collect();
+                        let batches: Vec<&CiphertextBatch<B, S>> = round.iter().map(|s| &s.ciphertexts[m][e]).collect();
                         CiphertextBatch::concat(backend, &batches)
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -270,11 +271,11 @@ impl Study {
     /// (the module's threat model says what) and computes the statistic from them. `self` must
     /// be the declaration the secret keys were made with, and the aggregates of at least
     /// [`Study::min_users`] users.
-    pub fn decrypt<S: HeScheme, B: Backend>(
+    pub fn decrypt<S: ExactScheme, B: Backend>(
         &self,
         backend: &B,
-        secret: &StudySecret<S::Context>,
-        aggregates: &Aggregates<B, S::Context>,
+        secret: &StudySecret<S>,
+        aggregates: &Aggregates<B, S>,
     ) -> Result<StudyResult, StatsError> {
         self.expect_declaration(&secret.study)?;
         self.expect_study(aggregates.study, "the aggregates")?;
@@ -380,7 +381,7 @@ impl Study {
 
 /// Errors unless `ctx` is the parameter set of plaintext modulus `t` (keys given in the
 /// study's order).
-fn expect_plain_modulus<S: HeScheme>(ctx: &Arc<S::Context>, t: u32) -> Result<(), StatsError> {
+fn expect_plain_modulus<S: ExactScheme>(ctx: &Arc<S>, t: u32) -> Result<(), StatsError> {
     let found = ctx.plain_space().modulus().value();
     if found != t {
         return Err(StatsError::Input(format!(
