@@ -21,7 +21,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use error::ExitStatus;
 
-/// pimhe: homomorphic encryption (BGV) on processing-in-memory backends.
+/// pimhe: homomorphic encryption (BGV, BFV, CKKS) on the CPU and on processing-in-memory
+/// backends (emulated UPMEM DPUs, near-bank PIM beside a GPU), with the seed papers' models.
 #[derive(Debug, Parser)]
 #[command(name = "pimhe", version, propagate_version = true)]
 struct Cli {
