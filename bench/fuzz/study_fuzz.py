@@ -17,8 +17,8 @@ refused is `wrong` if the step that must refuse it exits 0.
     python3 bench/fuzz/study_fuzz.py --seed 1 --replay 42                        # one case
 
 Exit status: 0 if no case fell in a defect class, 1 otherwise, 2 on a harness usage error.
-The process runner, the classes of a single run and the exact statistics are cli_fuzz.py's;
-see README.md beside this file for the scenarios and the oracle.
+The process runner, the classes of a single run and the exact statistics are fuzzlib/'s, shared
+with cli_fuzz.py; see README.md beside this file for the scenarios and the oracle.
 """
 
 import argparse
@@ -38,13 +38,15 @@ import time
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cli_fuzz as cf  # noqa: E402  (beside this file)
-from cli_fuzz import DEFECT_CLASSES, Case, first_line, matches, signature, stats_expected  # noqa: E402
+from fuzzlib.case import Case  # noqa: E402  (beside this file)
+from fuzzlib.driver import DEFAULT_BINARY, REPO, signature  # noqa: E402
+from fuzzlib.oracle import matches, stats_expected  # noqa: E402
+from fuzzlib.process import execute  # noqa: E402
+from fuzzlib.verdict import DEFECT_CLASSES, classify, first_line  # noqa: E402
 
 # Each study command at these sizes takes well under a second; a step still running after this
 # long is a hang (a FIFO read, say), not a slow computation.
 STEP_TIMEOUT_S = 60
-cf.TIMEOUT_S = STEP_TIMEOUT_S
 
 # `caught`: a hostile perturbation refused where it must be (or earlier, cleanly).
 # `harness-error`: an exception in this script (a defect of the fuzzer, reported, not hidden).
@@ -453,11 +455,11 @@ class Scenario:
         case = Case(self.index, argv)
         previous = os.umask(umask) if umask is not None else None  # inherited by the command
         try:
-            run = cf.execute(self.binary, case, self.root)
+            run = execute(self.binary, case, self.root, STEP_TIMEOUT_S)
         finally:
             if previous is not None:
                 os.umask(previous)
-        cls, detail = cf.classify(case, run)
+        cls, detail = classify(case, run)
         shown = (f"(umask {umask:03o}; pimhe " if umask is not None else "pimhe ") + shlex.join(argv) + \
             (")" if umask is not None else "")
         self.log.append(f"{shown}  -> exit {run.returncode}")
@@ -535,7 +537,7 @@ class Scenario:
     @staticmethod
     def decrypt_expectation(decl, submitted):
         """Honest aggregates: a singular regression must be refused, an ill-conditioned one may
-        be (cli_fuzz's condition number above 10^6); anything else must be answered."""
+        be (the oracle's condition number above 10^6); anything else must be answered."""
         if decl.statistic != "linreg":
             return "must"
         oracle = {"statistic": "linreg", "names": decl.columns,
@@ -1285,7 +1287,7 @@ def fuzz(args):
 
 
 def replay_command(args, index):
-    return shlex.join(["python3", os.path.relpath(__file__, cf.REPO), "--binary", args.binary,
+    return shlex.join(["python3", os.path.relpath(__file__, REPO), "--binary", args.binary,
                        "--seed", str(args.seed), "--replay", str(index)] + (["--light"] if args.light else [])
                       + (["--attacks"] if args.attacks else []))
 
@@ -1322,7 +1324,7 @@ def replay(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--binary", default=cf.DEFAULT_BINARY, help="the pimhe binary [target/release/pimhe]")
+    parser.add_argument("--binary", default=DEFAULT_BINARY, help="the pimhe binary [target/release/pimhe]")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=100)
     parser.add_argument("--first", type=int, default=0, help="index of the first case (to split a long run)")
