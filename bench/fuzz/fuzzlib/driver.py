@@ -88,11 +88,21 @@ def examples(defects, group):
 
 
 def most_first(refusals):
+    """The refusal groups, the most frequent first."""
     return dict(sorted(refusals.items(), key=lambda kv: -kv[1]))
 
 
-def finish(report, out):
-    """Writes the report to `out` (if given); the exit status: 1 if it holds a defect."""
+def print_counts(counts, classes, width):
+    """The summary's lines of the classes that occurred, with their counts."""
+    for cls in classes:
+        if counts[cls]:
+            print(f"  {cls:<{width}} {counts[cls]}")
+
+
+def finish(report, out, summary):
+    """Prints the summary(report), writes the report to `out` (if given); the exit status: 1 if
+    the report holds a defect."""
+    summary(report)
     if out:
         with open(out, "w") as f:
             json.dump(report, f, indent=1)

@@ -140,16 +140,17 @@ def matches(got, value, tol):
 
 
 def mismatch(estimates, expected, key, slack=0.0):
-    """Why printed estimates (dicts with a name and the value under `key`) are not the exact
-    `expected` ones within their tolerances plus `slack`; None when they are."""
+    """What is wrong with printed estimates (dicts with a name and the value under `key`) against
+    the exact `expected` ones, within their tolerances plus `slack`: None when nothing, else
+    (None, the names printed and expected) or (the estimate's name, its printed and exact value)."""
     names = [e.get("name") for e in estimates]
     if names != [name for name, _, _ in expected]:
-        return f"estimates {names} != {[name for name, _, _ in expected]}"
+        return None, f"estimates {names} != {[name for name, _, _ in expected]}"
     for estimate, (name, value, tol) in zip(estimates, expected):
         got = estimate.get(key)
         if not matches(got, value, tol + slack):
             shown = "undefined (null)" if value is None else f"{float(value):.17g}"
-            return f"{name}: printed {got}, exact {shown} (tolerance {tol:.3g})"
+            return name, f"printed {got}, exact {shown} (tolerance {tol:.3g})"
     return None
 
 

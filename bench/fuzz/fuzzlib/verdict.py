@@ -109,7 +109,10 @@ def check_stats(case, stdout):
     if report.get("users") != len(case.expect.oracle["columns"][0]):
         return "wrong", f"users {report.get('users')} != {len(case.expect.oracle['columns'][0])} data rows"
     wrong = mismatch(report.get("estimates", []), expected, "encrypted")
-    return ("wrong", wrong) if wrong else ("ok", "")
+    if wrong is None:
+        return "ok", ""
+    name, problem = wrong
+    return "wrong", f"{name}: {problem}" if name else problem
 
 
 def check_synthetic(stdout, is_json):

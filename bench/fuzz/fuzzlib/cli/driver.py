@@ -41,6 +41,7 @@ def csv_name(seed, index):
 
 
 def fuzz(args):
+    """Runs the cases of args, prints the summary, writes the report; the exit status."""
     flags = ["--light"] if args.light else []
     counts, by_command, defects, refusals, elapsed = driver.tally(
         args, functools.partial(run_one, args.binary, args.seed, light=args.light), CLASSES, DEFECT_CLASSES,
@@ -51,16 +52,14 @@ def fuzz(args):
               "timeout_s": TIMEOUT_S, "address_space_gib": ADDRESS_SPACE_GIB, "elapsed_s": round(elapsed, 1),
               "cases_per_s": round(args.cases / elapsed, 3), "counts": counts, "by_command": by_command, "defects": defects,
               "refusals": driver.most_first(refusals)}
-    print_summary(report)
-    return driver.finish(report, args.out)
+    return driver.finish(report, args.out, print_summary)
 
 
 def print_summary(report):
+    """Counts per class and two examples of each distinct defect."""
     print(f"{report['cases']} cases (seed {report['seed']}, {report['mix']} mix) in {report['elapsed_s']} s: "
           f"{report['cases_per_s']} cases/s with {report['jobs']} jobs")
-    for cls in CLASSES:
-        if report["counts"][cls]:
-            print(f"  {cls:<17} {report['counts'][cls]}")
+    driver.print_counts(report["counts"], CLASSES, 17)
     for d in driver.examples(report["defects"], "subcommand"):
         print(f"\n[{d['class']}] case {d['index']}: {d['detail']}\n  {d['command']}\n  replay: {d['replay']}")
 
