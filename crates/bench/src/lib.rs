@@ -19,13 +19,9 @@
 //!   ([`kernels::run`]);
 //! - [`scheme`]: BGV, BFV and CKKS operations timed per ciphertext batch, every result checked
 //!   against the plaintext computation ([`scheme::measure`]);
-//! - [`reproduce`]: DRAMatic's experiments on the emulated backend beside the published
-//!   numbers ([`reproduce::reproduce`]);
-//! - [`anaheim`]: Anaheim's Fig. 9 microbenchmark and CKKS operations on the GPU + near-bank
-//!   PIM model beside the published numbers ([`anaheim::reproduce`]);
-//! - [`ceram`]: the CE-RAM B/FV paper's Tables 2, 3, 4 and 6 from the `ceram` model beside the
-//!   published ratios, Table 6's CPU side measured (pimhe's cpu backend, SEAL if installed)
-//!   ([`ceram::reproduce`]);
+//! - [`reproduce`]: the seed papers' experiments beside their published numbers, one module per
+//!   paper (DRAMatic, Anaheim, CE-RAM) behind one trait ([`reproduce::Reproduction`]) whose rows
+//!   have one shape ([`reproduce::Comparison`]) and one printer;
 //! - [`stats`]: the encrypted statistics of seed 002 in one process, server on the cpu or
 //!   upmem-emu ([`stats::run`]);
 //! - [`advise`]: the CPU-vs-PIM verdict of a workload over DPU counts and what-ifs, from
@@ -37,11 +33,12 @@
 //!
 //! ```
 //! use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
+//! use pimhe_bench::target::Target;
 //! use pimhe_bench::Render;
 //!
 //! // The forward NTT of 2 ciphertexts (4 polynomials) of N = 16 over one prime, on the cpu.
 //! let mut config = KernelConfig::new(Op::Ntt, 16, Some(1), 2);
-//! config.threads = Some(1);
+//! config.target = Target::Cpu { threads: Some(1) };
 //! let report = kernels::run(&config).unwrap();
 //! let KernelReport::Cpu(cpu) = &report else { panic!("a cpu report") };
 //! assert_eq!(cpu.times_s().len(), 3);

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::CeramConfig;
 use crate::error::{check_repeat, BenchError, Result};
+use crate::measure::machine::CpuFacts;
 use crate::measure::scheme::special::measure_special_bfv_ops;
 use crate::measure::scheme::{measure_bfv_ops, BfvOpsReport};
 
@@ -27,6 +28,8 @@ pub struct CpuMeasurement {
     pub label: String,
     /// Library and version.
     pub version: String,
+    /// The CPU it ran on: this machine's (`model name` of /proc/cpuinfo).
+    pub machine: String,
     /// Threads per operation.
     pub threads: usize,
     /// Ciphertexts per call.
@@ -109,6 +112,7 @@ fn pimhe_column(report: &BfvOpsReport, n: usize) -> CpuMeasurement {
     CpuMeasurement {
         label: "pimhe".into(),
         version: format!("pimhe {} cpu backend", env!("CARGO_PKG_VERSION")),
+        machine: this_machine(),
         threads: report.threads,
         batch: report.batch,
         n,
@@ -119,6 +123,12 @@ fn pimhe_column(report: &BfvOpsReport, n: usize) -> CpuMeasurement {
         checked: report.checked,
         median_s: report.ops.iter().map(|o| (op_key(o.op).to_string(), o.median_per_ciphertext_s)).collect(),
     }
+}
+
+/// The name of this machine's CPU, which every column runs on (SEAL in a child process).
+fn this_machine() -> String {
+    // The facts' thread count is not part of the name.
+    CpuFacts::this_machine(0).name
 }
 
 /// The benchmarks' operation names -> Table 6's (`multiply_relin` is the paper's hom. mult.:
@@ -206,6 +216,7 @@ fn seal_column(
         measured: Some(CpuMeasurement {
             label: label.into(),
             version: parsed["version"].as_str().unwrap_or("SEAL").to_string(),
+            machine: this_machine(),
             threads: parsed["threads"].as_u64().unwrap_or(1) as usize,
             batch: 1,
             n,
@@ -231,7 +242,7 @@ pub fn measure_cpus(config: &CeramConfig, progress: &dyn Progress) -> Result<Vec
     columns.push(special_column(config, progress)?);
     let same: Vec<u32> = pimhe.ciphertext_prime_bits.iter().chain(&pimhe.special_prime_bits).copied().collect();
     let python = config.seal_python.clone().or_else(find_seal_python);
-    for (label, bits) in [("SEAL (same primes)", Some(same.as_slice())), ("SEAL (default modulus)", None)] {
+    for (label, bits) in [("SEAL (same primes)", Some(same.as_slice())), (SEAL_DEFAULT_LABEL, None)] {
         columns.push(match &python {
             Some(python) => seal_column(python, label, config.n, bits, config.repeat, config.seed),
             None => CpuColumn {
@@ -247,6 +258,9 @@ pub fn measure_cpus(config: &CeramConfig, progress: &dyn Progress) -> Result<Vec
     }
     Ok(columns)
 }
+
+/// The label of the column of SEAL at its default 438-bit modulus: what the paper's CPUs ran.
+pub const SEAL_DEFAULT_LABEL: &str = "SEAL (default modulus)";
 
 /// The label of the column of pimhe's BFV on the paper's own base (case B, wide words).
 pub const SPECIAL_LABEL: &str = "pimhe special (B)";
@@ -268,6 +282,7 @@ fn special_column(config: &CeramConfig, progress: &dyn Progress) -> Result<CpuCo
         measured: Some(CpuMeasurement {
             label: SPECIAL_LABEL.into(),
             version: format!("pimhe {} bfv::special (case B, crypto-bigint words)", env!("CARGO_PKG_VERSION")),
+            machine: this_machine(),
             // A product per modulus runs on rayon's pool, one thread per core.
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch: 1,

@@ -35,7 +35,7 @@ mod table6;
 pub use config::CeramConfig;
 pub use cpu::{
     cpu_params, find_seal_python, measure_cpus, seal_script, CpuColumn, CpuMeasurement, CPU_PLAIN_MODULUS,
-    SPECIAL_LABEL,
+    SEAL_DEFAULT_LABEL, SPECIAL_LABEL,
 };
 pub use model::{
     model_params, table_2, table_3, table_4, transfers, Miss, RatioCell, RatioTable, Transfer, TransferCheck, TOLERANCE,
@@ -44,5 +44,5 @@ pub use published::{
     published_compute_s, table_4_reading, PAPER_DEGREE, PAPER_LOG_Q, PUBLISHED_TABLE_2, PUBLISHED_TABLE_3,
     PUBLISHED_TABLE_4, PUBLISHED_TABLE_6, PUBLISHED_TABLE_7_ACTUAL, PUBLISHED_TABLE_7_COMPUTE, TABLE_6_OPS,
 };
-pub use report::{reproduce, CeramReport};
+pub use report::{reproduce, Ceram, CeramReport};
 pub use table6::{table_6, CpuComparison, MeasuredSpeedup, PublishedSpeedup, Table6, Table6Row};

@@ -5,11 +5,12 @@ use pimhe_workloads::progress::Progress;
 use serde::{Deserialize, Serialize};
 
 use super::config::CeramConfig;
-use super::cpu::measure_cpus;
+use super::cpu::{measure_cpus, SEAL_DEFAULT_LABEL};
 use super::model::{misses, notes, table_2, table_3, table_4, transfers, Miss, RatioTable, TransferCheck, TOLERANCE};
 use super::table6::{table_6, Table6};
 use crate::error::Result;
 use crate::format::{format_seconds, Render};
+use crate::reproduce::{Basis, Comparison, Reproduction};
 
 /// The reproduction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,14 +30,14 @@ pub struct CeramReport {
 }
 
 /// Runs the reproduction: Tables 2-4 modeled, Table 6 with the CPU side measured unless
-/// `config.cpu` is false.
+/// `config.skip_cpu`.
 pub fn reproduce(config: &CeramConfig, progress: &dyn Progress) -> Result<CeramReport> {
     let model = CeramModel::default();
     let tables = vec![table_2(&model)?, table_3(&model)?, table_4(&model)?];
-    let (cpus, skipped) = if config.cpu {
-        (measure_cpus(config, progress)?, None)
-    } else {
+    let (cpus, skipped) = if config.skip_cpu {
         (Vec::new(), Some("skipped (--skip-cpu)".to_string()))
+    } else {
+        (measure_cpus(config, progress)?, None)
     };
     Ok(CeramReport {
         model: model.label(),
@@ -46,6 +47,118 @@ pub fn reproduce(config: &CeramConfig, progress: &dyn Progress) -> Result<CeramR
         notes: notes(&model),
         tables,
     })
+}
+
+/// The CE-RAM B/FV paper's reproduction ([`reproduce`]) behind the common trait.
+pub struct Ceram;
+
+impl Reproduction for Ceram {
+    type Config = CeramConfig;
+    type Report = CeramReport;
+    const NAME: &'static str = "ceram";
+    const CITATION: &'static str = "Optimizing the full-RNS B/FV scheme for Compute-Enabled RAM (shared/seeds/004)";
+
+    fn run(config: &CeramConfig, progress: &dyn Progress) -> Result<CeramReport> {
+        reproduce(config, progress)
+    }
+
+    /// Tables 2-4's cells (judged against [`TOLERANCE`], a miss with its reason), Table 7's
+    /// CE-RAM times, Table 6's speedups beside ours over SEAL on this machine, and the transfers
+    /// Table 7 implies.
+    fn comparison(report: &CeramReport) -> Vec<Comparison> {
+        let modeled = Basis::Modeled { model: report.model.clone() };
+        let mut rows = Vec::new();
+        for table in &report.tables {
+            for c in &table.cells {
+                let ratio = match table.table {
+                    2 => "textbook / full-RNS time".to_string(),
+                    3 => "time without / with NTT".to_string(),
+                    _ => format!("case A / case {} time, no NTT", c.case),
+                };
+                let transfer = if c.transfer == "none" { "no".to_string() } else { c.transfer.clone() };
+                let quantity = format!("{ratio}: case {}, {}, {transfer} transfer", c.case, c.op);
+                let row = Comparison::new(
+                    &c.id,
+                    quantity,
+                    "x",
+                    &table.source,
+                    Some(c.published),
+                    Some(c.modeled),
+                    modeled.clone(),
+                );
+                let cause = report.misses.iter().find(|m| m.id == c.id).map(|m| m.reason.clone());
+                rows.push(row.judged(TOLERANCE, cause));
+            }
+        }
+        let t6 = &report.table6;
+        for r in &t6.rows {
+            let quantity = format!("CE-RAM time per {}, case {}, with NTT, actual transfer", r.op, r.case);
+            let source = "seed 004, Table 7 (section 4.3): 1 / operations per second, actual transfer";
+            let row = Comparison::new(
+                format!("t7-{}-{}-actual", r.case, r.op),
+                quantity,
+                "s",
+                source,
+                Some(r.published_ceram_s),
+                Some(r.ceram_s),
+                modeled.clone(),
+            );
+            rows.push(row.unjudged(
+                "no tolerance set for absolute times: the model's per-micro-op latencies are documented assumptions \
+                 (note 1); the target is Tables 2-4's ratios",
+            ));
+        }
+        let column = t6.cpus.iter().find(|c| c.label == SEAL_DEFAULT_LABEL);
+        let measured = column.and_then(|c| c.measured.as_ref());
+        let machine = measured.map_or_else(
+            || "this machine (not measured)".to_string(),
+            |m| format!("{} on {}, {} thread(s), over CE-RAM {}", m.version, m.machine, m.threads, report.model),
+        );
+        let missing = t6.skipped.clone().or_else(|| column.and_then(|c| c.unavailable.clone()));
+        for r in &t6.rows {
+            let ours = r.measured.iter().find(|m| m.cpu == SEAL_DEFAULT_LABEL).and_then(|m| m.speedup);
+            for p in &r.published {
+                let quantity =
+                    format!("CE-RAM speedup over SEAL on a CPU (the paper's: {}), case {}, {}", p.cpu, r.case, r.op);
+                let id = format!("{}-{}", r.id, p.cpu);
+                let basis = Basis::Measured { machine: machine.clone() };
+                let row =
+                    Comparison::new(id, quantity, "x", "seed 004, Table 6 (section 4.3)", Some(p.speedup), ours, basis);
+                rows.push(row.unjudged(match (&missing, ours) {
+                    (Some(why), _) => why.clone(),
+                    (None, None) => format!("{SEAL_DEFAULT_LABEL} did not time {}", r.op),
+                    (None, Some(_)) => format!(
+                        "different CPUs, no tolerance set: ours is the modeled CE-RAM over SEAL measured on this \
+                         machine, the paper's over SEAL on its {}",
+                        p.cpu
+                    ),
+                }));
+            }
+        }
+        for t in &report.transfers {
+            let quantity = format!("ciphertexts moved per {}, case A (transfer time / 21.2 us)", t.op);
+            let source =
+                "seed 004, Table 7 (actual - computation only, case A) and section 4.1 (21.2 us per ciphertext)";
+            let row = Comparison::new(
+                format!("transfers-{}", t.op),
+                quantity,
+                "ciphertexts",
+                source,
+                Some(t.published_ciphertexts),
+                Some(t.modeled_ciphertexts),
+                modeled.clone(),
+            );
+            let why = match t.op.as_str() {
+                "encrypt" | "decrypt" => {
+                    "no tolerance set: a check of the model's transfer rule (note 3), which moves one \
+                                          ciphertext and the plaintext where Table 7 implies two ciphertexts"
+                }
+                _ => "no tolerance set: a check of the model's transfer rule (note 3)",
+            };
+            rows.push(row.unjudged(why));
+        }
+        rows
+    }
 }
 
 fn opt_x(v: Option<f64>) -> String {

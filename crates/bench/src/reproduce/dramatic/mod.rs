@@ -45,6 +45,6 @@ mod statements;
 pub use experiments::{
     dramatic_rows, section5_rows, RowSpec, CALL_CYCLES, SECTION5_DUMMY, SECTION5_TABLE, TARGET_COMPUTE_S,
 };
-pub use report::{Claim, ReproductionReport, RowReport, TargetReport};
-pub use run::{reproduce, Experiment, ReproduceConfig, Reproduction, DEFAULT_MAX_EMULATION_S};
+pub use report::{Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, STATEMENT_TOLERANCE};
+pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, DEFAULT_MAX_EMULATION_S};
 pub use statements::{Quantity, Statement, SECTION5_STATEMENTS};

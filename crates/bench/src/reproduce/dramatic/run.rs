@@ -8,31 +8,25 @@ use pimhe_pim::layout::Variant;
 use pimhe_pim::model::reference::{self, ReferenceRow};
 use pimhe_pim::model::UpmemModel;
 use pimhe_workloads::progress::Progress;
+use serde::Deserialize;
 
 use super::experiments::{dramatic_rows, ntt_ratio_spec, selected, target_spec, RowSpec};
-use super::report::{footer, header, Claim, ReproductionReport, RowReport, TargetReport};
+use super::report::{footer, header, Claim, DramaticReport, RowReport, TargetReport};
 use super::statements::{Quantity, SECTION5_STATEMENTS};
 use crate::error::{BenchError, Result};
 use crate::measure::kernels::{pim, Workload};
+use crate::reproduce::{Comparison, Reproduction};
 use crate::target::upmem::{self, PimOutcome, PimSettings};
 use crate::target::what_if::WhatIf;
 
 /// Emulation budget of one row, seconds (see the module documentation).
 pub const DEFAULT_MAX_EMULATION_S: f64 = 20.0;
 
-/// Papers whose experiments can be reproduced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Experiment {
-    /// DRAMatic (Tables 2-5): NTT, iNTT, BGV multiplication and the combined pipeline.
-    #[default]
-    Dramatic,
-}
-
-/// What `pimhe bench reproduce` runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReproduceConfig {
-    /// The paper whose experiments to run.
-    pub experiment: Experiment,
+/// What `pimhe bench reproduce dramatic` runs: its flags, by Python's names (`--what-if` is
+/// `what_ifs`, as everywhere in Python).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DramaticConfig {
     /// DPU kernel arithmetic: `barrett` (DRAMatic's own: the model-fidelity check) or `best`
     /// (pimhe's: the speed-up) [default: barrett].
     pub kernel: String,
@@ -43,13 +37,13 @@ pub struct ReproduceConfig {
     pub max_emulation_s: f64,
     /// `--what-if` values applied to the Tables 2-5 rows ([`crate::target::what_if`]; the section-5
     /// rows have their own) [default: none].
+    #[serde(rename = "what_ifs")]
     pub what_if: Vec<String>,
 }
 
-impl Default for ReproduceConfig {
+impl Default for DramaticConfig {
     fn default() -> Self {
         Self {
-            experiment: Experiment::Dramatic,
             kernel: "barrett".to_string(),
             rows: None,
             max_emulation_s: DEFAULT_MAX_EMULATION_S,
@@ -129,10 +123,10 @@ fn zero_copy(mut outcome: PimOutcome, spec: &RowSpec) -> PimOutcome {
     outcome
 }
 
-/// A reproduction, validated and ready to run row by row: [`Reproduction::intro`] first, then
-/// [`Reproduction::run_rows`], [`Reproduction::footer`] and [`Reproduction::target`]
+/// A DRAMatic reproduction, validated and ready to run row by row: [`DramaticRun::intro`] first, then
+/// [`DramaticRun::run_rows`], [`DramaticRun::footer`] and [`DramaticRun::target`]
 /// ([`reproduce`] does it all at once).
-pub struct Reproduction {
+pub struct DramaticRun {
     variant: Variant,
     what_if: WhatIf,
     specs: Vec<RowSpec>,
@@ -142,10 +136,10 @@ pub struct Reproduction {
     start: Instant,
 }
 
-impl Reproduction {
+impl DramaticRun {
     /// Validates `config` (kernel, budget, row filter) and loads the published values (a
     /// missing reference file is not an error: the rows then have our numbers only).
-    pub fn new(config: &ReproduceConfig) -> Result<Self> {
+    pub fn new(config: &DramaticConfig) -> Result<Self> {
         let variant = upmem::parse_kernel(&config.kernel)?;
         if config.max_emulation_s.is_nan() || config.max_emulation_s <= 0.0 {
             return Err(BenchError::usage("--max-emulation-s must be positive"));
@@ -154,7 +148,6 @@ impl Reproduction {
             .rows
             .as_ref()
             .map(|r| r.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect());
-        let Experiment::Dramatic = config.experiment;
         let what_if = WhatIf::parse(&config.what_if)?;
         let specs: Vec<RowSpec> = dramatic_rows()
             .into_iter()
@@ -196,7 +189,7 @@ impl Reproduction {
         self.want_target
     }
 
-    /// Seconds since [`Reproduction::new`].
+    /// Seconds since [`DramaticRun::new`].
     pub fn elapsed_s(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
@@ -231,7 +224,7 @@ impl Reproduction {
 
     /// Runs the selected rows in order, handing each report to `each` as soon as it is made
     /// (the CLI prints it), and returns them all. `progress` counts the rows and, when the
-    /// target is selected, the target as one more step (run by [`Reproduction::target`]).
+    /// target is selected, the target as one more step (run by [`DramaticRun::target`]).
     pub fn run_rows(
         &mut self,
         progress: &dyn Progress,
@@ -284,17 +277,37 @@ impl Reproduction {
 }
 
 /// Runs a whole reproduction (what `pimhe bench reproduce` prints row by row).
-pub fn reproduce(config: &ReproduceConfig, progress: &dyn Progress) -> Result<ReproductionReport> {
-    let mut reproduction = Reproduction::new(config)?;
+pub fn reproduce(config: &DramaticConfig, progress: &dyn Progress) -> Result<DramaticReport> {
+    let mut reproduction = DramaticRun::new(config)?;
     let rows = reproduction.run_rows(progress, |_| Ok(()))?;
     let target = reproduction.target(progress)?;
-    Ok(ReproductionReport {
+    Ok(DramaticReport {
         intro: reproduction.intro(),
         footer: reproduction.footer(&rows),
         rows,
         target,
         elapsed_s: reproduction.elapsed_s(),
     })
+}
+
+/// DRAMatic's reproduction ([`reproduce`]; [`DramaticRun`] row by row) behind the common trait.
+pub struct Dramatic;
+
+impl Reproduction for Dramatic {
+    type Config = DramaticConfig;
+    type Report = DramaticReport;
+    const NAME: &'static str = "dramatic";
+    const CITATION: &'static str = "N. Klinger, J. Sander, P. Yuhala, P. Felber, T. Eisenbarth: DRAMatic Speedup: \
+                                    Accelerating HE Operations on a Processing-in-Memory System (shared/seeds/000)";
+
+    fn run(config: &DramaticConfig, progress: &dyn Progress) -> Result<DramaticReport> {
+        reproduce(config, progress)
+    }
+
+    /// Each row's [`RowReport::comparison`], in the paper's order.
+    fn comparison(report: &DramaticReport) -> Vec<Comparison> {
+        report.rows.iter().flat_map(RowReport::comparison).collect()
+    }
 }
 
 fn target_report(runner: &mut Runner) -> Result<TargetReport> {
