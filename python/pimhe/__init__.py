@@ -51,8 +51,18 @@ from ._pimhe import (
     presets,
 )
 from ._pimhe import advise_json as _advise_json
-from ._reports import Estimate, ModulusRun, NearbankKind, NearbankReport, StatsResult, UpmemReport
-from . import stats
+from ._pimhe import reproduce_json as _reproduce_json
+from ._reports import (
+    Comparison,
+    Estimate,
+    ModulusRun,
+    NearbankKind,
+    NearbankReport,
+    Reproduction,
+    StatsResult,
+    UpmemReport,
+)
+from . import _progress, stats
 
 __all__ = [
     "advise",
@@ -61,6 +71,7 @@ __all__ = [
     "CapacityError",
     "Chebyshev",
     "CiphertextBatch",
+    "Comparison",
     "Context",
     "Decryptor",
     "Encryptor",
@@ -79,6 +90,7 @@ __all__ = [
     "PlaintextError",
     "PublicKey",
     "RelinKey",
+    "Reproduction",
     "SecretKey",
     "StatsResult",
     "UpmemReport",
@@ -86,6 +98,7 @@ __all__ = [
     "NearbankKind",
     "__version__",
     "presets",
+    "reproduce",
     "stats",
 ]
 
@@ -116,3 +129,28 @@ def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3
         mode=mode,
     )
     return json.loads(report)
+
+
+def reproduce(name, *, progress=None, **options):
+    """A seed paper's experiments beside its published figures (``pimhe bench reproduce NAME``),
+    as a ``Reproduction``: ``rows`` (``Comparison``: the same fields for every paper) and
+    ``report`` (the paper's own report as a dict, what ``--json`` prints besides the rows).
+
+    ``name`` is ``"dramatic"``, ``"anaheim"`` or ``"ceram"``; ``options`` are that paper's flags
+    named as in ``pimhe bench reproduce NAME --help`` with ``_`` for ``-`` (``--what-if`` is
+    ``what_ifs``, a list, as in ``pimhe.advise``); an option left out or ``None`` takes its
+    default, another name is a ``ParameterError`` naming the allowed ones. ``progress`` draws a
+    bar of the long steps (``None``: when stderr is a terminal)::
+
+        r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4 and 6, model only
+        [row.id for row in r.rows if row.within is False]          # the cells outside 25%
+        pimhe.reproduce("anaheim", workload_n=0).rows[0].ratio     # Fig. 9, ours / published
+        pimhe.reproduce("dramatic", rows="t2-ntt-1").report["rows"][0]["compute_s"]
+    """
+    import json
+
+    given = {key: value for key, value in options.items() if value is not None}
+    bar = _progress.Bar() if _progress.wanted(progress) else None
+    # A path (seal_python) is sent as its text; any other value as JSON has it.
+    text = _reproduce_json(name, json.dumps(given, default=str), progress=bar)
+    return Reproduction._from_json(text)

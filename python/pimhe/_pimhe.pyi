@@ -91,8 +91,9 @@ def advise_json(
 ) -> str:
     """``pimhe advise``'s report as JSON; ``pimhe.advise`` parses it."""
 
-def reproduce_dramatic(kernel: str = "barrett", rows: Optional[str] = None) -> str:
-    """The modeled DRAMatic rows beside the published values, as JSON; see ``pimhe.plots``."""
+def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
+    """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by
+    Python's names) as its whole report's JSON; ``pimhe.reproduce`` parses it."""
 
 def bench_kernel(
     op: str,

@@ -186,3 +186,61 @@ class StatsResult:
         if self.nearbank is not None:
             lines.append(f"  {self.nearbank}")
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One published figure of a paper beside ours: the row every reproduction makes, whatever
+    the paper (``pimhe bench reproduce PAPER --json``'s ``comparison``).
+
+    ``published`` is the paper's figure and ``ours`` pimhe's, both in ``unit`` (``None`` where
+    either has none); ``basis`` says how ours was obtained: ``"modeled"`` (by ``model``, its
+    name and version) or ``"measured"`` (on ``machine``). ``ratio`` is ours / published;
+    ``source`` the paper's table, figure or section. ``verdict`` is ``"within"`` or
+    ``"outside"`` the relative ``tolerance``, or ``"not_judged"``; ``why_not`` says why a figure
+    is outside or not judged."""
+
+    id: str
+    quantity: str
+    unit: str
+    published: Optional[float]
+    ours: Optional[float]
+    basis: str
+    ratio: Optional[float]
+    source: str
+    verdict: str
+    model: Optional[str] = None
+    machine: Optional[str] = None
+    tolerance: Optional[float] = None
+    why_not: Optional[str] = None
+
+    @property
+    def within(self) -> Optional[bool]:
+        """True within the tolerance, False outside, None not judged."""
+        return {"within": True, "outside": False}.get(self.verdict)
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What ``pimhe.reproduce`` returns: the paper, its published figures beside ours
+    (``rows``, the same fields for every paper) and the paper's own report (``report``, a dict
+    of what ``--json`` prints besides the rows: its tables as the paper lays them out)."""
+
+    paper: str
+    citation: str
+    rows: List[Comparison]
+    report: Dict[str, Any]
+
+    @classmethod
+    def _from_json(cls, text: str) -> "Reproduction":
+        d: Dict[str, Any] = json.loads(text)
+        paper, citation = d.pop("paper"), d.pop("citation")
+        rows = [Comparison(**r) for r in d.pop("comparison")]
+        return cls(paper=paper, citation=citation, rows=rows, report=d)
+
+    def __str__(self) -> str:
+        verdicts = [r.within for r in self.rows]
+        return (
+            f"{self.paper} ({self.citation}): {len(self.rows)} figures; {verdicts.count(True)} within the "
+            f"tolerance, {verdicts.count(False)} outside, {verdicts.count(None)} not judged"
+        )

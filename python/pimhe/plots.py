@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Sequence
 
-from ._pimhe import bench_kernel, reproduce_dramatic
+from . import reproduce
+from ._pimhe import bench_kernel
 
 PARTS = ("transfer_s", "compute_s", "retrieve_s")
 COLORS = {"transfer_s": "#4c72b0", "compute_s": "#dd8452", "retrieve_s": "#55a868"}
@@ -21,7 +22,7 @@ COLORS = {"transfer_s": "#4c72b0", "compute_s": "#dd8452", "retrieve_s": "#55a86
 
 def dramatic_rows(kernel: str = "barrett", rows: Optional[str] = None) -> List[Dict[str, Any]]:
     """The reproduction's rows as dicts (``rows`` selects ids or prefixes, e.g. ``"t3-ntt"``)."""
-    return json.loads(reproduce_dramatic(kernel, rows))["rows"]
+    return reproduce("dramatic", kernel=kernel, rows=rows).report["rows"]
 
 
 def _pyplot():

@@ -12,6 +12,7 @@ mod evaluator;
 mod family;
 mod keys;
 mod polynomial;
+mod progress;
 mod reproduce;
 mod scheme;
 mod serial;
@@ -36,7 +37,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<polynomial::Chebyshev>()?;
     m.add_function(wrap_pyfunction!(context::presets, m)?)?;
     m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
-    m.add_function(wrap_pyfunction!(reproduce::reproduce_dramatic, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproduce_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bench_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,29 +1,36 @@
-//! `reproduce_dramatic`, `bench_kernel` and `advise_json`: the library's reproduction of
-//! DRAMatic's tables (`pimhe_bench::reproduce::dramatic`, what `pimhe bench reproduce dramatic` prints),
-//! its polynomial kernel benchmark (`pimhe_bench::measure::kernels`, `pimhe bench OP`) and the CPU-vs-PIM
-//! verdict (`pimhe_bench::advise`, `pimhe advise`), as plain Python data for `pimhe.plots` and
-//! `pimhe.advise`.
+//! `reproduce_json`, `bench_kernel` and `advise_json`: every seed paper's reproduction by name
+//! (`pimhe_bench::reproduce::by_name`, what `pimhe bench reproduce PAPER --json` prints), the
+//! polynomial kernel benchmark (`pimhe_bench::measure::kernels`, `pimhe bench OP`) and the
+//! CPU-vs-PIM verdict (`pimhe_bench::advise`, `pimhe advise`), as JSON that `pimhe.reproduce`,
+//! `pimhe.plots` and `pimhe.advise` read.
 
 use pyo3::prelude::*;
 
 use pimhe_bench::advise::{self, AdviseConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
-use pimhe_bench::reproduce::dramatic::{reproduce, ReproduceConfig};
+use pimhe_bench::reproduce::by_name;
 use pimhe_bench::target::TargetFlags;
 use pimhe_bench::NoProgress;
 
-use crate::errors::{error, IntoPy, Kind};
+use crate::errors::{error, parameter, IntoPy, Kind};
+use crate::progress::PyProgress;
 
-/// The modeled rows (and the target summary when selected) beside the published values, as a
-/// JSON string that `pimhe.plots` reads: one object per row with `id`, `table`, `op`, `n`,
-/// `ciphertexts`, `dpus`, `compute_s`, `transfer_s`, `retrieve_s`, `energy_j`, `model` and
-/// the `published_*` values where the paper has them.
+/// The reproduction of the paper `name` (dramatic, anaheim, ceram) with `options`, a JSON object
+/// of its CLI flags by Python's names (a missing one takes its default; an unknown one is a
+/// `ParameterError` naming the allowed ones), as the JSON of its whole report: `paper`,
+/// `citation`, the paper's own report's fields, and `comparison`, the rows every paper shares.
+/// `progress` draws the long steps (`pimhe._progress.Bar`, or None). Called by
+/// `pimhe.reproduce`.
 #[pyfunction]
-#[pyo3(signature = (kernel="barrett", rows=None))]
-pub fn reproduce_dramatic(py: Python<'_>, kernel: &str, rows: Option<String>) -> PyResult<String> {
-    let config = ReproduceConfig { kernel: kernel.to_string(), rows, ..ReproduceConfig::default() };
-    let report = py.allow_threads(|| reproduce(&config, &NoProgress)).py_err()?;
-    serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+#[pyo3(signature = (name, options, *, progress=None))]
+pub fn reproduce_json(py: Python<'_>, name: &str, options: &str, progress: Option<PyObject>) -> PyResult<String> {
+    let options: serde_json::Value =
+        serde_json::from_str(options).map_err(|e| parameter(format!("options are not a JSON object: {e}")))?;
+    py.allow_threads(|| match progress {
+        Some(bar) => by_name::run(name, options, &PyProgress(bar)),
+        None => by_name::run(name, options, &NoProgress),
+    })
+    .py_err()
 }
 
 /// One run of `pimhe bench OP` (`op`: ntt, intt, bgv-mul, pipeline, bfv-mul, bfv-add,

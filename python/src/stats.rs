@@ -9,37 +9,12 @@ use pyo3::prelude::*;
 
 use pimhe_bench::measure::stats::{self, ServerCost, StatsOutput};
 use pimhe_bench::target::Target;
-use pimhe_bench::Progress;
 use pimhe_math::Sampler;
 use pimhe_workloads::stats::{Dataset, Statistic, StatsPlan};
 
 use crate::backend::{default_cpu, report_object, Backend};
 use crate::errors::{error, parameter, stats_error, Kind};
-
-/// The library's progress hook drawn by a Python object with `start(total, label)`,
-/// `advance(n)` and `finish()` (`pimhe._progress.Bar`). A failing bar is ignored: progress is
-/// never worth failing a computation for.
-struct PyProgress(PyObject);
-
-impl Progress for PyProgress {
-    fn start(&self, len: u64, label: &str) {
-        Python::with_gil(|py| {
-            let _ = self.0.call_method1(py, "start", (len, label));
-        });
-    }
-
-    fn advance(&self, n: u64) {
-        Python::with_gil(|py| {
-            let _ = self.0.call_method1(py, "advance", (n,));
-        });
-    }
-
-    fn finish(&self) {
-        Python::with_gil(|py| {
-            let _ = self.0.call_method1(py, "finish", ());
-        });
-    }
-}
+use crate::progress::PyProgress;
 
 /// Computes `statistic` ("mean", "variance", "linreg") over the `columns` of a CSV (`csv`:
 /// its bytes; a header row, one row per user) with `scheme` on `backend`, and returns a

@@ -15,7 +15,9 @@
 //!   ([`measure::scheme::measure`]), the statistics of seed 002 ([`measure::stats::run`]), and
 //!   their seeded inputs;
 //! - [`demo`]: `pimhe demo`'s pipelines end to end on a target;
-//! - [`reproduce`]: one module per seed paper, its experiments beside the published numbers;
+//! - [`reproduce`]: one module per seed paper, its experiments beside the published numbers,
+//!   behind one trait ([`reproduce::Reproduction`]) whose rows have one shape
+//!   ([`reproduce::Comparison`]) and one printer;
 //! - [`advise`]: the CPU-vs-PIM verdict of a workload over DPU counts and what-ifs, from
 //!   `measure` runs on both sides ([`advise::run`]).
 //!

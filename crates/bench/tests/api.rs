@@ -3,7 +3,7 @@
 
 use pimhe_bench::measure::kernels::{self, KernelConfig, KernelReport, Op};
 use pimhe_bench::measure::scheme::{self, SchemeBenchReport, SchemeConfig};
-use pimhe_bench::reproduce::dramatic::{self, ReproduceConfig, Reproduction};
+use pimhe_bench::reproduce::dramatic::{self, DramaticConfig, DramaticRun};
 use pimhe_bench::target::{Target, TargetFlags};
 use pimhe_bench::{BenchError, NoProgress, Render};
 use pimhe_workloads::progress::Recorded as Recorder;
@@ -50,8 +50,8 @@ fn invalid_configurations_are_usage_errors_with_the_cli_messages() {
     kernel.target = target(upmem(4)).unwrap();
     kernel.repeat = Some(2);
     assert!(kernels::run(&kernel).unwrap_err().to_string().starts_with("--repeat applies to --backend cpu only"));
-    let rows = ReproduceConfig { rows: Some("nothing".into()), ..ReproduceConfig::default() };
-    assert!(Reproduction::new(&rows).err().unwrap().to_string().starts_with("--rows nothing selects no row"));
+    let rows = DramaticConfig { rows: Some("nothing".into()), ..DramaticConfig::default() };
+    assert!(DramaticRun::new(&rows).err().unwrap().to_string().starts_with("--rows nothing selects no row"));
 }
 
 #[test]
@@ -67,7 +67,7 @@ fn kernels_run_on_the_emulated_backend() {
 
 #[test]
 fn reproduction_rows_are_counted_and_render_as_the_table() {
-    let config = ReproduceConfig { rows: Some("t2-ntt-1,t2-intt-4".into()), ..ReproduceConfig::default() };
+    let config = DramaticConfig { rows: Some("t2-ntt-1,t2-intt-4".into()), ..DramaticConfig::default() };
     let recorder = Recorder::default();
     let report = dramatic::reproduce(&config, &recorder).unwrap();
     assert_eq!(recorder.calls(), ["start 2 rows", "advance 1", "advance 1", "finish"]);
@@ -119,8 +119,7 @@ fn what_ifs_lower_the_modeled_compute_and_remove_the_transfers() {
 
 #[test]
 fn section5_rows_render_beside_what_the_text_states() {
-    let config =
-        ReproduceConfig { rows: Some("s5-bgv-mul".into()), max_emulation_s: 2.0, ..ReproduceConfig::default() };
+    let config = DramaticConfig { rows: Some("s5-bgv-mul".into()), max_emulation_s: 2.0, ..DramaticConfig::default() };
     let report = dramatic::reproduce(&config, &NoProgress).unwrap();
     let ids: Vec<String> =
         report.rows.iter().map(|r| serde_json::to_value(r).unwrap()["id"].as_str().unwrap().to_string()).collect();

@@ -13,7 +13,7 @@ use pimhe_ceram::program::HomOp;
 use pimhe_schemes::bfv::special::SpecialCase as Case;
 
 fn modeled_only() -> CeramReport {
-    ceram::reproduce(&CeramConfig { cpu: false, ..CeramConfig::default() }, &NoProgress).unwrap()
+    ceram::reproduce(&CeramConfig { skip_cpu: true, ..CeramConfig::default() }, &NoProgress).unwrap()
 }
 
 fn table(report: &CeramReport, n: u32) -> &RatioTable {

@@ -60,7 +60,8 @@ pub struct BenchCommand {
 /// Subcommands of `pimhe bench`.
 #[derive(Debug, Clone, Subcommand)]
 pub enum BenchAction {
-    /// Model a paper's experiments on the emulated UPMEM backend, beside its published numbers.
+    /// Reproduce a seed paper's experiments beside its published numbers: one subcommand per
+    /// paper (dramatic, anaheim, ceram) with its own flags.
     Reproduce(crate::reproduce::ReproduceArgs),
     /// Time a scheme's operations (encrypt, decrypt, multiply, relinearize, modulus switching,
     /// NTT) per ciphertext batch on the 128-bit preset of a ring degree.

@@ -1,70 +1,59 @@
-//! `pimhe bench reproduce dramatic|anaheim|ceram`: the arguments, and the rows printed as
-//! [`pimhe_bench::reproduce::dramatic`], [`pimhe_bench::reproduce::anaheim`] and [`pimhe_bench::reproduce::ceram`] make them (a
-//! progress bar on stderr counts them).
+//! `pimhe bench reproduce dramatic|anaheim|ceram`: one subcommand per paper with its own flags,
+//! turned into the paper's configuration and printed by the library's one printer
+//! ([`pimhe_bench::reproduce::report_text`], [`pimhe_bench::reproduce::report_json`]).
+//! DRAMatic's rows are printed as they are made (a progress bar on stderr counts them).
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
-use pimhe_bench::format::to_json;
-use pimhe_bench::reproduce::anaheim::{self, AnaheimConfig};
-use pimhe_bench::reproduce::ceram::{self, CeramConfig};
-use pimhe_bench::reproduce::dramatic::{Experiment, ReproduceConfig, Reproduction, DEFAULT_MAX_EMULATION_S};
-use pimhe_bench::Render;
+use pimhe_bench::reproduce::anaheim::{Anaheim, AnaheimConfig};
+use pimhe_bench::reproduce::ceram::{Ceram, CeramConfig};
+use pimhe_bench::reproduce::dramatic::{Dramatic, DramaticConfig, DramaticRun, RowReport, DEFAULT_MAX_EMULATION_S};
+use pimhe_bench::reproduce::{comparison_text, report_json, report_text, with_comparison, Reproduction};
+use pimhe_bench::{format::to_json, Render};
 
-use crate::error::{CliError, Result};
+use crate::error::Result;
 use crate::progress::TermProgress;
 
-/// Papers whose experiments can be reproduced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExperimentArg {
-    /// DRAMatic (Tables 2-5): NTT, iNTT, BGV multiplication and the combined pipeline.
-    Dramatic,
-    /// Anaheim (Fig. 9 microbenchmark of the PIM instructions on the three systems of Table
-    /// III; CKKS operations on them beside "w/o PIM").
-    Anaheim,
-    /// The CE-RAM B/FV paper (Tables 2, 3, 4 modeled beside the published ratios; Table 6 with
-    /// the CPU side measured: pimhe's cpu backend and SEAL, if installed).
-    Ceram,
-}
-
-/// Arguments of `pimhe bench reproduce`.
+/// Arguments of `pimhe bench reproduce`: the paper, with its own flags.
 #[derive(Debug, Clone, Args)]
 pub struct ReproduceArgs {
     /// The paper whose experiments to run.
-    #[arg(value_enum)]
-    pub experiment: ExperimentArg,
+    #[command(subcommand)]
+    pub paper: Paper,
+}
 
-    /// dramatic: DPU kernel arithmetic, barrett (DRAMatic's own: the model-fidelity check) or
-    /// best (pimhe's: the speed-up) [default: barrett].
+/// The papers whose experiments can be reproduced.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Paper {
+    /// DRAMatic (Tables 2-5, section 5's what-ifs): NTT, iNTT, BGV multiplication and the
+    /// combined pipeline on the emulated UPMEM backend.
+    Dramatic(DramaticArgs),
+    /// Anaheim (Fig. 9 microbenchmark of the PIM instructions on the three systems of Table
+    /// III; CKKS operations on them beside "w/o PIM").
+    Anaheim(AnaheimArgs),
+    /// The CE-RAM B/FV paper (Tables 2, 3, 4 modeled beside the published ratios; Table 6 with
+    /// the CPU side measured: pimhe's cpu backend and SEAL, if installed).
+    Ceram(CeramArgs),
+}
+
+/// Arguments of `pimhe bench reproduce dramatic`.
+#[derive(Debug, Clone, Args)]
+pub struct DramaticArgs {
+    /// DPU kernel arithmetic, barrett (DRAMatic's own: the model-fidelity check) or best
+    /// (pimhe's: the speed-up) [default: barrett].
     #[arg(long)]
     pub kernel: Option<String>,
 
-    /// anaheim: ring degree of the CKKS workloads, a CKKS preset (8192 .. 65536), or 0 to skip
-    /// them [default: 65536, the paper's].
-    #[arg(long)]
-    pub workload_n: Option<usize>,
+    /// A hardware what-if applied to the Tables 2-5 rows (the section-5 rows, s5-..., have their
+    /// own): mul-cycles=N, mul-cycles=N/M or zero-copy. Repeatable, or comma-separated.
+    #[arg(long = "what-if", value_name = "WHAT-IF", action = clap::ArgAction::Append)]
+    pub what_if: Vec<String>,
 
-    /// Print one JSON object per row (and one for the target) instead of a table (anaheim,
-    /// ceram: one object for the whole report).
+    /// Print one JSON object per row (its published figures beside ours under `comparison`) and
+    /// one for the target instead of a table.
     #[arg(long)]
     pub json: bool,
-
-    /// ceram: timed rounds of the CPU measurement, after a warm-up [default: 5].
-    #[arg(long)]
-    pub repeat: Option<usize>,
-
-    /// ceram: the Python of an environment with TenSEAL [default: the one bench/compare/run.py
-    /// makes under ~/.cache/pimhe-compare]; without one the SEAL column is n/a.
-    #[arg(long, value_name = "PATH")]
-    pub seal_python: Option<PathBuf>,
-
-    /// ceram: model only; skip the CPU measurement of Table 6.
-    #[arg(long)]
-    pub skip_cpu: bool,
-
-    /// ceram: worker threads of pimhe's cpu backend [default: all cores].
-    #[arg(long)]
-    pub threads: Option<usize>,
 
     /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
     /// t5-pipeline-128-seq, s5, s5-ntt), and `target` for the target summary.
@@ -74,19 +63,13 @@ pub struct ReproduceArgs {
     /// Emulation budget of one row in seconds.
     #[arg(long, hide = true, default_value_t = DEFAULT_MAX_EMULATION_S)]
     pub max_emulation_s: f64,
-
-    /// dramatic: a hardware what-if applied to the Tables 2-5 rows (the section-5 rows, s5-...,
-    /// have their own): mul-cycles=N, mul-cycles=N/M or zero-copy. Repeatable, or comma-separated.
-    #[arg(long = "what-if", value_name = "WHAT-IF", action = clap::ArgAction::Append)]
-    pub what_if: Vec<String>,
 }
 
-impl From<&ReproduceArgs> for ReproduceConfig {
-    fn from(args: &ReproduceArgs) -> Self {
-        let experiment = Experiment::Dramatic;
+impl From<&DramaticArgs> for DramaticConfig {
+    fn from(args: &DramaticArgs) -> Self {
+        let defaults = DramaticConfig::default();
         Self {
-            experiment,
-            kernel: args.kernel.clone().unwrap_or_else(|| "barrett".to_string()),
+            kernel: args.kernel.clone().unwrap_or(defaults.kernel),
             rows: args.rows.clone(),
             max_emulation_s: args.max_emulation_s,
             what_if: args.what_if.clone(),
@@ -94,73 +77,95 @@ impl From<&ReproduceArgs> for ReproduceConfig {
     }
 }
 
-/// Runs `pimhe bench reproduce`.
-pub fn run(args: &ReproduceArgs) -> Result<()> {
-    let ceram_only = args.repeat.is_some() || args.seal_python.is_some() || args.skip_cpu || args.threads.is_some();
-    if ceram_only && args.experiment != ExperimentArg::Ceram {
-        return Err(CliError::usage(
-            "--repeat, --seal-python, --skip-cpu and --threads apply to `reproduce ceram` only",
-        ));
+/// Arguments of `pimhe bench reproduce anaheim`.
+#[derive(Debug, Clone, Args)]
+pub struct AnaheimArgs {
+    /// Ring degree of the CKKS workloads, a CKKS preset (8192 .. 65536), or 0 to skip them
+    /// [default: 65536, the paper's].
+    #[arg(long)]
+    pub workload_n: Option<usize>,
+
+    /// Worker threads computing the CKKS workloads on this host [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// Print one JSON object (the report, with every published figure beside ours under
+    /// `comparison`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl From<&AnaheimArgs> for AnaheimConfig {
+    fn from(args: &AnaheimArgs) -> Self {
+        Self { workload_n: args.workload_n.unwrap_or(AnaheimConfig::default().workload_n), threads: args.threads }
     }
-    match args.experiment {
-        ExperimentArg::Dramatic => {
-            if args.workload_n.is_some() {
-                return Err(CliError::usage("--workload-n applies to `reproduce anaheim` only"));
-            }
-            run_dramatic(args)
+}
+
+/// Arguments of `pimhe bench reproduce ceram`.
+#[derive(Debug, Clone, Args)]
+pub struct CeramArgs {
+    /// Model only; skip the CPU measurement of Table 6.
+    #[arg(long)]
+    pub skip_cpu: bool,
+
+    /// Timed rounds of the CPU measurement, after a warm-up [default: 5].
+    #[arg(long)]
+    pub repeat: Option<usize>,
+
+    /// Worker threads of pimhe's cpu backend [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// The Python of an environment with TenSEAL [default: the one bench/compare/run.py
+    /// makes under ~/.cache/pimhe-compare]; without one the SEAL column is n/a.
+    #[arg(long, value_name = "PATH")]
+    pub seal_python: Option<PathBuf>,
+
+    /// Print one JSON object (the report, with every published figure beside ours under
+    /// `comparison`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl From<&CeramArgs> for CeramConfig {
+    fn from(args: &CeramArgs) -> Self {
+        let defaults = CeramConfig::default();
+        Self {
+            skip_cpu: args.skip_cpu,
+            repeat: args.repeat.unwrap_or(defaults.repeat),
+            threads: args.threads,
+            seal_python: args.seal_python.clone(),
+            ..defaults
         }
-        ExperimentArg::Anaheim => run_anaheim(args),
-        ExperimentArg::Ceram => run_ceram(args),
     }
 }
 
-/// `pimhe bench reproduce ceram`: the whole report at the end (the CPU rounds' progress on
-/// stderr).
-fn run_ceram(args: &ReproduceArgs) -> Result<()> {
-    if args.kernel.is_some() || args.rows.is_some() || !args.what_if.is_empty() || args.workload_n.is_some() {
-        return Err(CliError::usage("--kernel, --rows, --what-if and --workload-n do not apply to `reproduce ceram`"));
+/// Runs `pimhe bench reproduce PAPER`.
+pub fn run(args: &ReproduceArgs) -> Result<()> {
+    match &args.paper {
+        Paper::Dramatic(args) => run_dramatic(args),
+        Paper::Anaheim(args) => print_whole::<Anaheim>(&args.into(), args.json),
+        Paper::Ceram(args) => print_whole::<Ceram>(&args.into(), args.json),
     }
-    let defaults = CeramConfig::default();
-    let config = CeramConfig {
-        cpu: !args.skip_cpu,
-        repeat: args.repeat.unwrap_or(defaults.repeat),
-        threads: args.threads,
-        seal_python: args.seal_python.clone(),
-        ..defaults
-    };
-    let report = ceram::reproduce(&config, &TermProgress::new(args.json))?;
-    println!("{}", if args.json { to_json(&report)? } else { report.render() });
+}
+
+/// Runs `R` and prints the whole report at the end (its progress on stderr).
+fn print_whole<R: Reproduction>(config: &R::Config, json: bool) -> Result<()> {
+    let report = R::run(config, &TermProgress::new(json))?;
+    println!("{}", if json { report_json::<R>(&report)? } else { report_text::<R>(&report) });
     Ok(())
 }
 
-/// `pimhe bench reproduce anaheim`: the whole report at the end (the workloads' progress on
-/// stderr).
-fn run_anaheim(args: &ReproduceArgs) -> Result<()> {
-    if args.kernel.is_some() || args.rows.is_some() || !args.what_if.is_empty() {
-        return Err(CliError::usage("--kernel, --rows and --what-if apply to `reproduce dramatic` only"));
-    }
-    let config = AnaheimConfig {
-        workload_degree: match args.workload_n {
-            Some(0) => None,
-            Some(n) => Some(n),
-            None => AnaheimConfig::default().workload_degree,
-        },
-        threads: None,
-    };
-    let report = anaheim::reproduce(&config, &TermProgress::new(args.json))?;
-    println!("{}", if args.json { to_json(&report)? } else { report.render() });
-    Ok(())
-}
-
-/// `pimhe bench reproduce dramatic`: each row is printed as soon as it is modeled.
-fn run_dramatic(args: &ReproduceArgs) -> Result<()> {
-    let mut reproduction = Reproduction::new(&args.into())?;
+/// `pimhe bench reproduce dramatic`: each row is printed as soon as it is modeled, then the
+/// same text as [`report_text`] (or, with `--json`, each row with its comparison rows).
+fn run_dramatic(args: &DramaticArgs) -> Result<()> {
+    let mut reproduction = DramaticRun::new(&args.into())?;
     let progress = TermProgress::new(args.json);
     if !args.json {
         println!("{}", reproduction.intro());
     }
     let reports = reproduction.run_rows(&progress, |report| {
-        progress.println(&if args.json { to_json(report)? } else { report.render() });
+        progress.println(&if args.json { with_comparison(report, &report.comparison())? } else { report.render() });
         Ok(())
     })?;
     if !args.json && !reports.is_empty() {
@@ -171,6 +176,8 @@ fn run_dramatic(args: &ReproduceArgs) -> Result<()> {
     }
     if !args.json {
         println!("(emulation took {:.1} s on this host)", reproduction.elapsed_s());
+        let rows: Vec<_> = reports.iter().flat_map(RowReport::comparison).collect();
+        println!("\n{}", comparison_text::<Dramatic>(&rows));
     }
     Ok(())
 }

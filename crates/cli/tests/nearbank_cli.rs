@@ -62,8 +62,6 @@ fn near_bank_flags_are_refused_where_they_do_not_apply() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("rtx4090-nearbank"), "{}", stderr(&output));
-    let output = pimhe(&["bench", "reproduce", "dramatic", "--workload-n", "8192"]);
-    assert_eq!(output.status.code(), Some(2));
     let output = pimhe(&["bench", "reproduce", "anaheim", "--workload-n", "1000"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--workload-n 1000 is not allowed"), "{}", stderr(&output));

@@ -376,10 +376,6 @@ fn what_if_flags_change_the_model_and_are_refused_elsewhere() {
             "choose mul-cycles=N",
         ),
         (&["demo", "--backend", "cpu", "--what-if", "zero-copy"][..], "--what-if applies to --backend upmem-emu only"),
-        (
-            &["bench", "reproduce", "anaheim", "--what-if", "zero-copy"][..],
-            "--what-if apply to `reproduce dramatic` only",
-        ),
     ] {
         let output = pimhe(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));

@@ -24,7 +24,7 @@ mod cpu;
 mod report;
 mod verdict;
 
-pub use cpu::{CpuFacts, ServerCpu};
+pub use cpu::ServerCpu;
 use report::method_notes;
 pub use report::{verdict_line, AdviseReport, AdviseRow, CpuSide, WhatIfVerdicts};
 pub use verdict::{crossover, search, Bottleneck, Candidate, PimBreakdown, Verdict};
@@ -39,6 +39,7 @@ use pimhe_schemes::rlwe::RlweScheme;
 
 use crate::error::{check_repeat, check_threads, BenchError, Result};
 use crate::measure::kernels::{self, KernelConfig, KernelReport, Op};
+use crate::measure::machine::CpuFacts;
 use crate::measure::scheme::median;
 use crate::target::upmem::{self, Emulate, PimOutcome, PimSettings};
 use crate::target::what_if::WhatIf;

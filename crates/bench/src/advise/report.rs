@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::format::{format_seconds, Render};
 use crate::target::what_if::TABLE_CAVEAT;
 
-use super::cpu::{CpuFacts, ServerCpu};
+use super::cpu::ServerCpu;
+use crate::measure::machine::CpuFacts;
 use super::verdict::{PimBreakdown, Verdict};
 
 /// One cell of the table: a DPU count under a what-if, at the table's batch.

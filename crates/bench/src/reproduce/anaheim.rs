@@ -20,8 +20,9 @@ use pimhe_nearbank::isa::Opcode;
 use pimhe_nearbank::model::{microbenchmark_ops, DataLayout, MicroRow, Model, System};
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::progress::Progress;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::{Basis, Comparison, Reproduction};
 use crate::error::{BenchError, Result};
 use crate::format::Render;
 use crate::measure::scheme::ckks;
@@ -86,19 +87,24 @@ pub const PUBLISHED_WORKLOAD_SPEEDUPS: [(&str, f64, f64); 3] =
 pub const PUBLISHED_TABLE_V: [(&str, f64, f64); 3] =
     [("a100-nearbank", 29.3, 41.2), ("a100-custom-hbm", 32.7, 43.5), ("rtx4090-nearbank", 32.6, 33.7)];
 
-/// What `pimhe bench reproduce anaheim` runs.
-#[derive(Debug, Clone, PartialEq)]
+/// The target of the Fig. 9 rows: our speedup within 20% of each one the paper states.
+pub const FIG9_TOLERANCE: f64 = 0.2;
+
+/// What `pimhe bench reproduce anaheim` runs: its flags (`--workload-n`, `--threads`), by
+/// Python's names.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AnaheimConfig {
-    /// Ring degree of the workloads (a CKKS preset: 8192 .. 65536) [default: 65536, the
-    /// paper's]; `None` skips them.
-    pub workload_degree: Option<usize>,
+    /// Ring degree of the workloads (a CKKS preset: 8192 .. 65536), or 0 to skip them
+    /// [default: 65536, the paper's].
+    pub workload_n: usize,
     /// Worker threads computing the workloads on this host (`None`: all cores).
     pub threads: Option<usize>,
 }
 
 impl Default for AnaheimConfig {
     fn default() -> Self {
-        Self { workload_degree: Some(1 << 16), threads: None }
+        Self { workload_n: MICRO_DEGREE, threads: None }
     }
 }
 
@@ -203,14 +209,18 @@ fn family(opcode: Opcode) -> String {
     name.split('(').next().unwrap_or(&name).to_string()
 }
 
+/// The label of the model of `system` at its default B (`anaheim-nb@1 a100-nearbank B=16 (modeled)`).
+fn model_label(system: &System) -> String {
+    Model::new(system.clone(), Some(system.default_buffer_entries())).map(|m| m.label()).unwrap_or_default()
+}
+
 /// Fig. 9 on every system.
 pub fn micro_rows() -> Vec<MicroReport> {
     let mut rows = Vec::new();
     for system in System::all() {
-        let default_b = system.default_buffer_entries();
-        let label = Model::new(system.clone(), Some(default_b)).map(|m| m.label()).unwrap_or_default();
+        let label = model_label(&system);
         for row in microbenchmark_ops(&system, &BUFFER_SWEEP, MICRO_DEGREE, MICRO_LIMBS, &micro_opcodes()) {
-            rows.push(micro_report(&system, default_b, &label, &row));
+            rows.push(micro_report(&system, system.default_buffer_entries(), &label, &row));
         }
     }
     rows
@@ -306,9 +316,9 @@ pub fn workload_rows(
 pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<AnaheimReport> {
     let micro = micro_rows();
     let micro_ranges = ranges(&micro);
-    let (workloads, without_cp) = match config.workload_degree {
-        Some(degree) => workload_rows(degree, config.threads, progress)?,
-        None => (Vec::new(), Vec::new()),
+    let (workloads, without_cp) = match config.workload_n {
+        0 => (Vec::new(), Vec::new()),
+        degree => workload_rows(degree, config.threads, progress)?,
     };
     Ok(AnaheimReport {
         micro,
@@ -325,6 +335,111 @@ pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<Anah
                 .to_string(),
         },
     })
+}
+
+/// Anaheim's reproduction ([`reproduce`]) behind the common trait.
+pub struct Anaheim;
+
+impl Reproduction for Anaheim {
+    type Config = AnaheimConfig;
+    type Report = AnaheimReport;
+    const NAME: &'static str = "anaheim";
+    const CITATION: &'static str = "J. Kim, S. Yun, H. Ji, W. Choi, S. Kim, J. H. Ahn: Anaheim: Architecture and \
+                                    Algorithms for Processing Fully Homomorphic Encryption in Memory (shared/seeds/003)";
+
+    fn run(config: &AnaheimConfig, progress: &dyn Progress) -> Result<AnaheimReport> {
+        reproduce(config, progress)
+    }
+
+    /// The speedups section VII-C states at the default B (judged against [`FIG9_TOLERANCE`]) and
+    /// the ranges it states, section VII-D's column-partitioning ablation, and Fig. 8's and
+    /// Table V's figures, which pimhe has no workload for yet.
+    fn comparison(report: &AnaheimReport) -> Vec<Comparison> {
+        let fig9 = "Anaheim section VII-C (Fig. 9)";
+        let mut rows: Vec<Comparison> = report
+            .micro
+            .iter()
+            .filter(|r| r.published_speedup.is_some())
+            .map(|r| {
+                let quantity =
+                    format!("{} speedup over the GPU kernel, {} B={}", r.instruction, r.system, r.buffer_entries);
+                let basis = Basis::Modeled { model: r.model.clone() };
+                Comparison::new(&r.id, quantity, "x", fig9, r.published_speedup, r.speedup, basis)
+                    .judged(FIG9_TOLERANCE, None)
+            })
+            .collect();
+        let mut labels: Vec<&str> = report.micro.iter().filter(|r| r.default_b).map(|r| r.model.as_str()).collect();
+        labels.dedup();
+        let every_system = Basis::Modeled { model: labels.join(" / ") };
+        let r = &report.micro_ranges;
+        for (id, quantity, published, ours) in [
+            ("speedup-min", "smallest speedup", r.published_speedup.0, r.speedup.0),
+            ("speedup-max", "largest speedup", r.published_speedup.1, r.speedup.1),
+            ("efficiency-min", "smallest energy efficiency", r.published_energy_efficiency.0, r.energy_efficiency.0),
+            ("efficiency-max", "largest energy efficiency", r.published_energy_efficiency.1, r.energy_efficiency.1),
+        ] {
+            let quantity = format!("{quantity} over the GPU kernel, every instruction and system");
+            let row = Comparison::new(
+                format!("fig9-range-{id}"),
+                quantity,
+                "x",
+                fig9,
+                Some(published),
+                Some(ours),
+                every_system.clone(),
+            );
+            rows.push(row.unjudged(
+                "no tolerance set: the paper's range is over B = 16-32, ours over each system's default B (Table III)",
+            ));
+        }
+        let system_basis = |name: &str| {
+            let model = System::all().iter().find(|s| s.name == name).map(model_label).unwrap_or_default();
+            Basis::Modeled { model }
+        };
+        for (system, published) in PUBLISHED_WITHOUT_CP {
+            let ours = report.without_cp.iter().find(|w| w.system == system).map(|w| w.slowdown);
+            let why = match ours {
+                Some(_) => {
+                    "no tolerance set: ours is the geometric mean over pimhe's CKKS benchmark operations, the \
+                     paper's over the element-wise operations of its workloads"
+                }
+                None => "the CKKS workloads were not run (--workload-n 0)",
+            };
+            let quantity = "PIM time without / with column partitioning (geometric mean)";
+            let source = "Anaheim section VII-D";
+            let row = Comparison::new(
+                format!("without-cp-{system}"),
+                quantity,
+                "x",
+                source,
+                Some(published),
+                ours,
+                system_basis(system),
+            );
+            rows.push(row.unjudged(why));
+        }
+        let p = &report.published_only;
+        for ((system, lo, hi), (_, boot, helr)) in p.fig8_speedup_ranges.iter().zip(&p.table5_boot_helr_ms) {
+            for (id, quantity, unit, source, published) in [
+                ("fig8-min", "smallest workload speedup over the GPU alone", "x", "Anaheim section VII-B (Fig. 8)", lo),
+                ("fig8-max", "largest workload speedup over the GPU alone", "x", "Anaheim section VII-B (Fig. 8)", hi),
+                ("table5-bootstrapping", "bootstrapping time", "ms", "Anaheim Table V", boot),
+                ("table5-helr", "HELR time per iteration", "ms", "Anaheim Table V", helr),
+            ] {
+                let row = Comparison::new(
+                    format!("{id}-{system}"),
+                    quantity,
+                    unit,
+                    source,
+                    Some(*published),
+                    None,
+                    system_basis(system),
+                );
+                rows.push(row.unjudged(&p.note));
+            }
+        }
+        rows
+    }
 }
 
 fn times(value: Option<f64>) -> String {

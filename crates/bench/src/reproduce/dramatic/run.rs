@@ -1,0 +1,324 @@
+//! The emulation of the rows: a validated configuration run row by row, each configuration
+//! emulated once.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use pimhe_pim::layout::Variant;
+use pimhe_pim::model::reference::{self, ReferenceRow};
+use pimhe_pim::model::UpmemModel;
+use pimhe_workloads::progress::Progress;
+use serde::Deserialize;
+
+use super::experiments::{dramatic_rows, ntt_ratio_spec, selected, target_spec, RowSpec};
+use super::report::{footer, header, Claim, DramaticReport, RowReport, TargetReport};
+use super::statements::{Quantity, SECTION5_STATEMENTS};
+use crate::error::{BenchError, Result};
+use crate::measure::kernels::{pim, Workload};
+use crate::reproduce::{Comparison, Reproduction};
+use crate::target::upmem::{self, PimOutcome, PimSettings};
+use crate::target::what_if::WhatIf;
+
+/// Emulation budget of one row, seconds (see the module documentation).
+pub const DEFAULT_MAX_EMULATION_S: f64 = 20.0;
+
+/// What `pimhe bench reproduce dramatic` runs: its flags, by Python's names (`--what-if` is
+/// `what_ifs`, as everywhere in Python).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DramaticConfig {
+    /// DPU kernel arithmetic: `barrett` (DRAMatic's own: the model-fidelity check) or `best`
+    /// (pimhe's: the speed-up) [default: barrett].
+    pub kernel: String,
+    /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
+    /// t5-pipeline-128-seq), and `target` for the target summary [default: all].
+    pub rows: Option<String>,
+    /// Emulation budget of one row in seconds [default: [`DEFAULT_MAX_EMULATION_S`]].
+    pub max_emulation_s: f64,
+    /// `--what-if` values applied to the Tables 2-5 rows ([`crate::target::what_if`]; the section-5
+    /// rows have their own) [default: none].
+    #[serde(rename = "what_ifs")]
+    pub what_if: Vec<String>,
+}
+
+impl Default for DramaticConfig {
+    fn default() -> Self {
+        Self {
+            kernel: "barrett".to_string(),
+            rows: None,
+            max_emulation_s: DEFAULT_MAX_EMULATION_S,
+            what_if: Vec::new(),
+        }
+    }
+}
+
+/// Runs the experiments of one row set, with a cache so that a configuration appearing twice
+/// (Table 4's last row is Table 5's 383-DPU row) is emulated once.
+struct Runner {
+    max_emulation_s: f64,
+    cache: HashMap<(String, Variant), PimOutcome>,
+}
+
+impl Runner {
+    /// The outcome of `spec` with `variant`: emulated once per configuration and multiplier;
+    /// zero-copy is applied to that outcome (it changes no count, only the transfers).
+    fn outcome(&mut self, spec: &RowSpec, variant: Variant) -> Result<PimOutcome> {
+        let key = spec.key(variant);
+        let outcome = match self.cache.get(&key) {
+            Some(outcome) => outcome.clone(),
+            None => {
+                let workload = Workload::new(spec.op, spec.n, spec.primes, spec.prime_bits, spec.ciphertexts, 1)?;
+                let multiplier = WhatIf { zero_copy: false, ..spec.what_if };
+                let settings = PimSettings::new(spec.dpus, spec.mode, variant, spec.primes)?.with_what_if(multiplier);
+                let outcome = pim::run_subset(&workload, &settings, Some(self.max_emulation_s))
+                    .map_err(|e| BenchError::Failed(format!("row {}: {e}", spec.id)))?;
+                self.cache.insert(key, outcome.clone());
+                outcome
+            }
+        };
+        Ok(if spec.what_if.zero_copy { zero_copy(outcome, spec) } else { outcome })
+    }
+
+    /// What section 5's text states of `spec`, with ours from `outcome` (and the rows the
+    /// speed-ups are over, run or taken from the cache).
+    fn claims(&mut self, spec: &RowSpec, variant: Variant, outcome: &PimOutcome) -> Result<Vec<Claim>> {
+        let mut claims = Vec::new();
+        for statement in SECTION5_STATEMENTS.iter().filter(|s| s.row == spec.id) {
+            let share = |x: f64| if outcome.compute_s > 0.0 { x / outcome.compute_s } else { 0.0 };
+            let ours = match statement.quantity {
+                Quantity::SpeedupOver(id) => {
+                    let base = dramatic_rows()
+                        .into_iter()
+                        .find(|r| r.id == id)
+                        .ok_or_else(|| BenchError::Failed(format!("row {id} is not defined")))?;
+                    self.outcome(&base, variant)?.compute_s / outcome.compute_s
+                }
+                Quantity::TransferOverCompute => share(outcome.transfer_s),
+                Quantity::RetrieveOverCompute => share(outcome.retrieve_s),
+                Quantity::OverheadOverCompute => share(outcome.transfer_s + outcome.retrieve_s),
+            };
+            claims.push(Claim {
+                quantity: statement.quantity.name(),
+                ours,
+                published: statement.value,
+                ratio: ours / statement.value,
+                quote: statement.quote,
+            });
+        }
+        Ok(claims)
+    }
+}
+
+/// `outcome` (emulated without zero-copy) under `spec`'s what-ifs with zero-copy: no transfer or
+/// retrieval, the energy of the compute alone, the label with `+zero-copy`.
+fn zero_copy(mut outcome: PimOutcome, spec: &RowSpec) -> PimOutcome {
+    let mut model = UpmemModel::v1b();
+    spec.what_if.apply(&mut model);
+    outcome.transfer_s = 0.0;
+    outcome.retrieve_s = 0.0;
+    outcome.total_s = outcome.transfer_s + outcome.compute_s + outcome.retrieve_s;
+    outcome.energy_j = model.energy_joules(outcome.total_s, spec.dpus.div_ceil(64) as u32);
+    outcome.model = model.label();
+    outcome.sources.transfer_s = "model with the zero-copy what-if: no host <-> DPU transfer".into();
+    outcome
+}
+
+/// A DRAMatic reproduction, validated and ready to run row by row: [`DramaticRun::intro`] first, then
+/// [`DramaticRun::run_rows`], [`DramaticRun::footer`] and [`DramaticRun::target`]
+/// ([`reproduce`] does it all at once).
+pub struct DramaticRun {
+    variant: Variant,
+    what_if: WhatIf,
+    specs: Vec<RowSpec>,
+    want_target: bool,
+    reference: std::result::Result<Vec<ReferenceRow>, String>,
+    runner: Runner,
+    start: Instant,
+}
+
+impl DramaticRun {
+    /// Validates `config` (kernel, budget, row filter) and loads the published values (a
+    /// missing reference file is not an error: the rows then have our numbers only).
+    pub fn new(config: &DramaticConfig) -> Result<Self> {
+        let variant = upmem::parse_kernel(&config.kernel)?;
+        if config.max_emulation_s.is_nan() || config.max_emulation_s <= 0.0 {
+            return Err(BenchError::usage("--max-emulation-s must be positive"));
+        }
+        let filter: Option<Vec<String>> = config
+            .rows
+            .as_ref()
+            .map(|r| r.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect());
+        let what_if = WhatIf::parse(&config.what_if)?;
+        let specs: Vec<RowSpec> = dramatic_rows()
+            .into_iter()
+            .filter(|s| s.selected(&filter))
+            .map(|s| if s.is_section5() { s } else { RowSpec { what_if, ..s } })
+            .collect();
+        let want_target = selected("target", &filter);
+        if specs.is_empty() && !want_target {
+            return Err(BenchError::usage(format!(
+                "--rows {} selects no row; ids look like t2-ntt-64, t3-bgv-mul-4096, t4-pipeline-8192, \
+                 t5-pipeline-128-seq, s5-ntt-4096-dummy (s5: section 5's what-ifs), or target",
+                config.rows.as_deref().unwrap_or("")
+            )));
+        }
+        let reference = reference::load_default().map_err(|e| e.to_string());
+        Ok(Self {
+            variant,
+            what_if,
+            specs,
+            want_target,
+            reference,
+            runner: Runner { max_emulation_s: config.max_emulation_s, cache: HashMap::new() },
+            start: Instant::now(),
+        })
+    }
+
+    /// The kernel arithmetic of the rows.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The selected rows, in the paper's order.
+    pub fn specs(&self) -> &[RowSpec] {
+        &self.specs
+    }
+
+    /// Whether the target summary is selected.
+    pub fn wants_target(&self) -> bool {
+        self.want_target
+    }
+
+    /// Seconds since [`DramaticRun::new`].
+    pub fn elapsed_s(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// The text before the rows: what is modeled, where the published values come from, a blank
+    /// line and the column headings.
+    pub fn intro(&self) -> String {
+        let mut lines = vec![
+            format!(
+                "DRAMatic (Tables 2-5) on the emulated UPMEM backend, kernel {}: modeled by {}{}; section 5's what-ifs as \
+                 rows s5",
+                upmem::kernel_name(self.variant),
+                UpmemModel::v1b().label(),
+                if self.what_if.is_active() {
+                    format!("; Tables 2-5 with --what-if {}", self.what_if.describe())
+                } else {
+                    String::new()
+                }
+            ),
+            "  ours: compute and energy from the emulated busiest DPU of each prime group (subset method), transfer \
+             and retrieve from the model on the full byte count; published: DRAMatic's measurements"
+                .to_string(),
+        ];
+        lines.push(match &self.reference {
+            Ok(_) => format!("  published values: {}", reference::default_path().display()),
+            Err(e) => format!("  reference missing: {e}; printing our numbers only"),
+        });
+        lines.push(String::new());
+        lines.push(header());
+        lines.join("\n")
+    }
+
+    /// Runs the selected rows in order, handing each report to `each` as soon as it is made
+    /// (the CLI prints it), and returns them all. `progress` counts the rows and, when the
+    /// target is selected, the target as one more step (run by [`DramaticRun::target`]).
+    pub fn run_rows(
+        &mut self,
+        progress: &dyn Progress,
+        mut each: impl FnMut(&RowReport) -> Result<()>,
+    ) -> Result<Vec<RowReport>> {
+        progress.start(self.specs.len() as u64 + u64::from(self.want_target), "rows");
+        let mut reports = Vec::new();
+        let mut result = Ok(());
+        for spec in &self.specs {
+            let variant = self.variant;
+            let runner = &mut self.runner;
+            result = runner.outcome(spec, variant).and_then(|outcome| {
+                let claims = runner.claims(spec, variant, &outcome)?;
+                let report = RowReport::new(spec, variant, &outcome, &self.reference, claims);
+                each(&report)?;
+                reports.push(report);
+                Ok(())
+            });
+            if result.is_err() {
+                break;
+            }
+            progress.advance(1);
+        }
+        if result.is_err() || !self.want_target {
+            progress.finish();
+        }
+        result.map(|()| reports)
+    }
+
+    /// The text after the rows (empty when there are none): the legend, the partial rows, and
+    /// the fidelity or speed-up summary of the NTT/iNTT rows.
+    pub fn footer(&self, reports: &[RowReport]) -> String {
+        if reports.is_empty() {
+            return String::new();
+        }
+        footer(reports, self.variant)
+    }
+
+    /// The target summary (best and barrett kernels on the target pipeline and the NTT row),
+    /// reusing rows already run; `None` when it is not selected. Finishes `progress`.
+    pub fn target(&mut self, progress: &dyn Progress) -> Result<Option<TargetReport>> {
+        if !self.want_target {
+            return Ok(None);
+        }
+        let target = target_report(&mut self.runner);
+        progress.advance(1);
+        progress.finish();
+        target.map(Some)
+    }
+}
+
+/// Runs a whole reproduction (what `pimhe bench reproduce` prints row by row).
+pub fn reproduce(config: &DramaticConfig, progress: &dyn Progress) -> Result<DramaticReport> {
+    let mut reproduction = DramaticRun::new(config)?;
+    let rows = reproduction.run_rows(progress, |_| Ok(()))?;
+    let target = reproduction.target(progress)?;
+    Ok(DramaticReport {
+        intro: reproduction.intro(),
+        footer: reproduction.footer(&rows),
+        rows,
+        target,
+        elapsed_s: reproduction.elapsed_s(),
+    })
+}
+
+/// DRAMatic's reproduction ([`reproduce`]; [`DramaticRun`] row by row) behind the common trait.
+pub struct Dramatic;
+
+impl Reproduction for Dramatic {
+    type Config = DramaticConfig;
+    type Report = DramaticReport;
+    const NAME: &'static str = "dramatic";
+    const CITATION: &'static str = "N. Klinger, J. Sander, P. Yuhala, P. Felber, T. Eisenbarth: DRAMatic Speedup: \
+                                    Accelerating HE Operations on a Processing-in-Memory System (shared/seeds/000)";
+
+    fn run(config: &DramaticConfig, progress: &dyn Progress) -> Result<DramaticReport> {
+        reproduce(config, progress)
+    }
+
+    /// Each row's [`RowReport::comparison`], in the paper's order.
+    fn comparison(report: &DramaticReport) -> Vec<Comparison> {
+        report.rows.iter().flat_map(RowReport::comparison).collect()
+    }
+}
+
+fn target_report(runner: &mut Runner) -> Result<TargetReport> {
+    let spec = target_spec();
+    let ntt = ntt_ratio_spec();
+    Ok(TargetReport::new(
+        &spec,
+        &runner.outcome(&spec, Variant::Best)?,
+        &runner.outcome(&spec, Variant::Barrett)?,
+        &ntt,
+        &runner.outcome(&ntt, Variant::Best)?,
+        &runner.outcome(&ntt, Variant::Barrett)?,
+    ))
+}

@@ -1,0 +1,183 @@
+//! What DRAMatic's section 5 states of its what-if experiments, each figure with its words.
+
+/// A figure section 5's text states of one of its experiments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Quantity {
+    /// Compute speed-up of the row over the row with this id (`compute(base) / compute(row)`).
+    SpeedupOver(&'static str),
+    /// Transfer time as a share of compute time.
+    TransferOverCompute,
+    /// Retrieval time as a share of compute time.
+    RetrieveOverCompute,
+    /// Transfer + retrieval time as a share of compute time.
+    OverheadOverCompute,
+}
+
+/// One statement of DRAMatic section 5: the row it is about, the quantity, its value, and the
+/// words it comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Statement {
+    /// Row id.
+    pub row: &'static str,
+    /// What is stated.
+    pub quantity: Quantity,
+    /// The stated value (a speed-up, or a share: 1.5 = 150 %).
+    pub value: f64,
+    /// Section and quote.
+    pub quote: &'static str,
+}
+
+/// What DRAMatic's section 5 text states of its what-if experiments (shared/seeds/000_*,
+/// 5.1 and 5.2; stated for the N = 1024 .. 8192 sweep without an N, compared here to N = 4096).
+/// The "total speed-up ... about 2.8 times in the combined test" is read as compute: NTT 2.7,
+/// iNTT 2.8 and BGV mul 3.3 bracket it, and the overheads rise from 9 % to 28 %, so the
+/// speed-up of transfer + compute + retrieval would be lower than the compute speed-up.
+pub const SECTION5_STATEMENTS: &[Statement] = &[
+    Statement {
+        row: "s5-ntt-4096-dummy",
+        quantity: Quantity::SpeedupOver("s5-ntt-4096-base"),
+        value: 2.7,
+        quote: "5.1: \"For NTT, the dummy multiplication brings a 2.7 times speed-up.\"",
+    },
+    Statement {
+        row: "s5-intt-4096-dummy",
+        quantity: Quantity::SpeedupOver("s5-intt-4096-base"),
+        value: 2.8,
+        quote: "5.1: \"The iNTT tests behave similarly, achieving a 2.8 times speed-up.\"",
+    },
+    Statement {
+        row: "s5-bgv-mul-4096-dummy",
+        quantity: Quantity::SpeedupOver("s5-bgv-mul-4096-base"),
+        value: 3.3,
+        quote: "5.1: \"[BGV multiplication] achieves a 3.3 times speed-up\"",
+    },
+    Statement {
+        row: "s5-bgv-mul-4096-dummy",
+        quantity: Quantity::TransferOverCompute,
+        value: 1.5,
+        quote: "5.1: \"In the BGV multiplication test, the transfer and retrieval overheads dominate the total \
+                runtime at 150% and 270% respectively.\"",
+    },
+    Statement {
+        row: "s5-bgv-mul-4096-dummy",
+        quantity: Quantity::RetrieveOverCompute,
+        value: 2.7,
+        quote: "5.1: (as above) retrieval 270%",
+    },
+    Statement {
+        row: "s5-pipeline-4096-dummy",
+        quantity: Quantity::SpeedupOver("s5-pipeline-4096-base"),
+        value: 2.8,
+        quote: "5.1: \"The total speed-up due to the dummy multiplications is about 2.8 times in the combined test\"",
+    },
+    Statement {
+        row: "s5-pipeline-4096-dummy",
+        quantity: Quantity::TransferOverCompute,
+        value: 0.10,
+        quote: "5.1: \"In the combined NTT, BGV multiplication, and iNTT tests [...] the transfer and retrieval \
+                overhead are reduced to 10% and 18% respectively\"",
+    },
+    Statement {
+        row: "s5-pipeline-4096-dummy",
+        quantity: Quantity::RetrieveOverCompute,
+        value: 0.18,
+        quote: "5.1: (as above) retrieval 18%",
+    },
+    Statement {
+        row: "s5-pipeline-4096-dummy",
+        quantity: Quantity::OverheadOverCompute,
+        value: 0.28,
+        quote: "5.2: \"it rises to 28% if we simulate improved DPU multiplication performance\"",
+    },
+    Statement {
+        row: "s5-ntt-4096-1cycle",
+        quantity: Quantity::SpeedupOver("s5-ntt-4096-dummy"),
+        value: 1.8,
+        quote: "5.1: \"For NTT, the more optimistic dummy routines bring another 1.8 times speed-up\"",
+    },
+    Statement {
+        row: "s5-ntt-4096-1cycle",
+        quantity: Quantity::TransferOverCompute,
+        value: 0.32,
+        quote: "5.1: \"For NTT, these overheads are 32% and 65% respectively.\"",
+    },
+    Statement {
+        row: "s5-ntt-4096-1cycle",
+        quantity: Quantity::RetrieveOverCompute,
+        value: 0.65,
+        quote: "5.1: (as above) retrieval 65%",
+    },
+    Statement {
+        row: "s5-intt-4096-1cycle",
+        quantity: Quantity::SpeedupOver("s5-intt-4096-dummy"),
+        value: 1.7,
+        quote: "5.1: \"Similarly for iNTT, we would achieve an additional 1.7 times speed-up.\"",
+    },
+    Statement {
+        row: "s5-intt-4096-1cycle",
+        quantity: Quantity::TransferOverCompute,
+        value: 0.30,
+        quote: "5.1: \"For iNTT, they are 30% and 62%.\"",
+    },
+    Statement {
+        row: "s5-intt-4096-1cycle",
+        quantity: Quantity::RetrieveOverCompute,
+        value: 0.62,
+        quote: "5.1: (as above) retrieval 62%",
+    },
+    Statement {
+        row: "s5-bgv-mul-4096-1cycle",
+        quantity: Quantity::SpeedupOver("s5-bgv-mul-4096-dummy"),
+        value: 1.8,
+        quote: "5.1: \"For BGV multiplication, the speed-up is 1.8 times\"",
+    },
+    Statement {
+        row: "s5-bgv-mul-4096-1cycle",
+        quantity: Quantity::TransferOverCompute,
+        value: 2.85,
+        quote: "5.1: \"For BGV multiplication, they are 285% and 436%.\"",
+    },
+    Statement {
+        row: "s5-bgv-mul-4096-1cycle",
+        quantity: Quantity::RetrieveOverCompute,
+        value: 4.36,
+        quote: "5.1: (as above) retrieval 436%",
+    },
+    Statement {
+        row: "s5-pipeline-4096-1cycle",
+        quantity: Quantity::TransferOverCompute,
+        value: 0.17,
+        quote: "5.1: \"for combined NTT, BGV multiplication, and iNTT, the overheads are 17% and 30%\"",
+    },
+    Statement {
+        row: "s5-pipeline-4096-1cycle",
+        quantity: Quantity::RetrieveOverCompute,
+        value: 0.30,
+        quote: "5.1: (as above) retrieval 30%",
+    },
+    Statement {
+        row: "s5-pipeline-4096-1cycle",
+        quantity: Quantity::OverheadOverCompute,
+        value: 0.47,
+        quote: "5.2: \"or even 47% with the more optimistic dummy routines\"",
+    },
+    Statement {
+        row: "s5-pipeline-4096-base",
+        quantity: Quantity::OverheadOverCompute,
+        value: 0.09,
+        quote: "5.2: \"DRAMatic's normal transfer and retrieval overhead is about 9% total in a combined NTT, BGV \
+                multiplication, and iNTT test (Figure 9)\"",
+    },
+];
+
+impl Quantity {
+    /// How the report names the quantity: `speed-up over <row id>`, `transfer/compute`, ...
+    pub(super) fn name(&self) -> String {
+        match self {
+            Quantity::SpeedupOver(id) => format!("speed-up over {id}"),
+            Quantity::TransferOverCompute => "transfer/compute".to_string(),
+            Quantity::RetrieveOverCompute => "retrieve/compute".to_string(),
+            Quantity::OverheadOverCompute => "overhead/compute".to_string(),
+        }
+    }
+}

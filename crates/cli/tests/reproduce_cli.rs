@@ -1,0 +1,119 @@
+//! `pimhe bench reproduce dramatic|anaheim|ceram` through the built binary: each paper its own
+//! subcommand with only its own flags (another paper's flag is refused by the parser), and each
+//! printing its published figures beside ours in the common rows, in text and JSON.
+
+mod common;
+
+use common::{pimhe, stderr};
+use serde_json::Value;
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The fields every comparison row has, whatever the paper (the verdict adds `tolerance` or
+/// `why_not`, the basis `model` or `machine`).
+const COMMON: [&str; 9] = ["id", "quantity", "unit", "published", "ours", "basis", "ratio", "source", "verdict"];
+
+fn assert_common_rows(rows: &Value) {
+    let rows = rows.as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        for field in COMMON {
+            assert!(row.get(field).is_some(), "{field} missing from {row}");
+        }
+    }
+}
+
+#[test]
+fn each_paper_refuses_the_other_papers_flags() {
+    for (paper, foreign) in [
+        ("dramatic", &["--workload-n", "8192"][..]),
+        ("dramatic", &["--skip-cpu"][..]),
+        ("dramatic", &["--seal-python", "/usr/bin/python3"][..]),
+        ("anaheim", &["--kernel", "best"][..]),
+        ("anaheim", &["--what-if", "zero-copy"][..]),
+        ("anaheim", &["--skip-cpu"][..]),
+        ("anaheim", &["--rows", "t2"][..]),
+        ("ceram", &["--workload-n", "8192"][..]),
+        ("ceram", &["--kernel", "barrett"][..]),
+        ("ceram", &["--max-emulation-s", "2"][..]),
+    ] {
+        let mut args = vec!["bench", "reproduce", paper];
+        args.extend_from_slice(foreign);
+        let output = pimhe(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(message.contains(&format!("unexpected argument '{}' found", foreign[0])), "{args:?}: {message}");
+        assert!(message.contains(&format!("Usage: pimhe bench reproduce {paper} [OPTIONS]")), "{message}");
+        assert!(output.stdout.is_empty());
+    }
+    let output = pimhe(&["bench", "reproduce", "sealpir"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unrecognized subcommand 'sealpir'"), "{}", stderr(&output));
+}
+
+#[test]
+fn each_paper_lists_only_its_own_flags() {
+    for (paper, own, others) in [
+        ("dramatic", &["--kernel", "--what-if", "--json"][..], &["--workload-n", "--skip-cpu", "--threads"][..]),
+        ("anaheim", &["--workload-n", "--threads", "--json"][..], &["--kernel", "--what-if", "--skip-cpu"][..]),
+        (
+            "ceram",
+            &["--skip-cpu", "--repeat", "--threads", "--seal-python", "--json"][..],
+            &["--kernel", "--workload-n"][..],
+        ),
+    ] {
+        let help = stdout(&pimhe(&["bench", "reproduce", paper, "--help"]));
+        for flag in own {
+            assert!(help.contains(flag), "{paper} --help lacks {flag}:\n{help}");
+        }
+        for flag in others {
+            assert!(!help.contains(flag), "{paper} --help has {flag}:\n{help}");
+        }
+    }
+}
+
+#[test]
+fn dramatic_rows_carry_their_comparison_in_text_and_json() {
+    let args = ["bench", "reproduce", "dramatic", "--rows", "t2-ntt-64,t3-bgv-mul-1024", "--max-emulation-s", "2"];
+    let output = pimhe(&[&args[..], &["--json"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "one object per row, no target");
+    for line in &lines {
+        // The row's own fields, as before, and its comparison rows.
+        for field in ["id", "table", "op", "compute_s", "published_compute_s", "model", "reference"] {
+            assert!(line.get(field).is_some(), "{field} missing from {line}");
+        }
+        assert_common_rows(&line["comparison"]);
+        let first = &line["comparison"][0];
+        assert_eq!(first["id"], format!("{}/compute", line["id"].as_str().unwrap()));
+        assert_eq!(first["ours"], line["compute_s"]);
+        assert_eq!(first["published"], line["published_compute_s"]);
+        assert_eq!(first["model"], line["model"]);
+    }
+    let text = stdout(&pimhe(&args));
+    assert!(text.starts_with("DRAMatic (Tables 2-5) on the emulated UPMEM backend"), "{text}");
+    assert!(text.contains("\nComparison with dramatic (N. Klinger"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("  t3-bgv-mul-1024/compute ")), "{text}");
+}
+
+#[test]
+fn anaheim_and_ceram_add_the_comparison_to_their_report() {
+    for (paper, extra, report_field) in
+        [("anaheim", &["--workload-n", "0"][..], "micro"), ("ceram", &["--skip-cpu"][..], "tables")]
+    {
+        let mut args = vec!["bench", "reproduce", paper, "--json"];
+        args.extend_from_slice(extra);
+        let output = pimhe(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert_eq!(report["paper"], paper);
+        assert!(report[report_field].is_array(), "the paper's own report stays: {paper}");
+        assert_common_rows(&report["comparison"]);
+        args.remove(3);
+        let text = stdout(&pimhe(&args));
+        assert!(text.contains(&format!("\n\nComparison with {paper} (")), "{text}");
+    }
+}

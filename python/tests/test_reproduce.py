@@ -1,0 +1,93 @@
+"""pimhe.reproduce: every seed paper's reproduction by name, its published figures beside ours
+in rows with the same fields whatever the paper, and the paper's own report. The published
+figures are checked against the papers' text (transcribed here), not against the library."""
+
+import dataclasses
+import os
+
+import pytest
+
+import pimhe
+
+COMMON = ("id", "quantity", "unit", "published", "ours", "basis", "ratio", "source", "verdict")
+CSV = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "reference", "dramatic_calibration.csv")
+
+
+def check_rows(result, paper):
+    """The fields and their consistency every paper's rows share."""
+    assert isinstance(result, pimhe.Reproduction) and result.paper == paper
+    assert result.rows and len({r.id for r in result.rows}) == len(result.rows)
+    names = {f.name for f in dataclasses.fields(pimhe.Comparison)}
+    assert set(COMMON) <= names
+    for r in result.rows:
+        assert r.basis in ("modeled", "measured")
+        assert (r.model if r.basis == "modeled" else r.machine)
+        if r.ours is not None and r.published:
+            assert r.ratio == pytest.approx(r.ours / r.published, rel=1e-12)
+        else:
+            assert r.ratio is None
+        if r.verdict in ("within", "outside"):
+            assert r.within == (abs(r.ratio - 1) <= r.tolerance + 1e-12)
+        else:
+            assert r.verdict == "not_judged" and r.within is None and r.why_not
+    return {r.id: r for r in result.rows}
+
+
+def test_dramatic_rows_and_the_report_the_plots_read():
+    result = pimhe.reproduce("dramatic", rows="t2-ntt-1,t2-intt-4", progress=False)
+    rows = check_rows(result, "dramatic")
+    assert [r["id"] for r in result.report["rows"]] == ["t2-ntt-1", "t2-intt-4"]
+    compute = rows["t2-ntt-1/compute"]
+    assert compute.ours == result.report["rows"][0]["compute_s"]
+    assert compute.model == "upmem-v1b@1 (modeled)"
+    if os.path.exists(CSV):
+        # dramatic_calibration.csv: Table 2, NTT of 1 ciphertext on 2 DPUs, 0.042 s; iNTT of 4, 0.045 s.
+        assert compute.published == 0.042 and rows["t2-intt-4/compute"].published == 0.045
+        # The model-fidelity target: DRAMatic's kernel within 20%.
+        assert compute.within is True and compute.tolerance == 0.2
+    import pimhe.plots
+
+    assert [r["id"] for r in pimhe.plots.dramatic_rows(rows="t2-ntt-1")] == ["t2-ntt-1"]
+
+
+def test_anaheim_fig9_beside_section_vii_c():
+    result = pimhe.reproduce("anaheim", workload_n=0)
+    rows = check_rows(result, "anaheim")
+    # Section VII-C: PAccum 7.26x 3.98x 3.63x, CAccum 10.33x 4.31x 6.20x at each system's B.
+    stated = {
+        "fig9-a100-nearbank-PAccum(4)-b16": 7.26,
+        "fig9-a100-custom-hbm-PAccum(4)-b16": 3.98,
+        "fig9-rtx4090-nearbank-PAccum(4)-b32": 3.63,
+        "fig9-a100-nearbank-CAccum(8)-b16": 10.33,
+        "fig9-a100-custom-hbm-CAccum(8)-b16": 4.31,
+        "fig9-rtx4090-nearbank-CAccum(8)-b32": 6.20,
+    }
+    for id, published in stated.items():
+        assert rows[id].published == published and rows[id].within is True, rows[id]
+    assert rows["without-cp-a100-nearbank"].ours is None  # workloads not run
+    assert result.report["workloads"] == [] and len(result.report["micro"]) == 3 * 17 * 5
+
+
+def test_ceram_tables_beside_seed_004():
+    result = pimhe.reproduce("ceram", skip_cpu=True)
+    rows = check_rows(result, "ceram")
+    # Table 3, case A, multiplication without transfer: 396.90x; Table 6, CPU-Server: 579.9x.
+    assert rows["t3-A-multiply-none"].published == 396.90
+    assert rows["t6-A-multiply-CPU-Server"].published == 579.9
+    assert rows["t6-A-multiply-CPU-Server"].why_not == "skipped (--skip-cpu)"
+    judged = [r for r in result.rows if r.verdict != "not_judged"]
+    cells = [c for t in result.report["tables"] for c in t["cells"]]
+    assert len(judged) == len(cells) == 60
+    assert [r.within for r in judged] == [c["within"] for c in cells]
+    assert str(result).startswith("ceram (Optimizing the full-RNS B/FV scheme") and "125 figures; " in str(result)
+
+
+def test_options_are_each_papers_own():
+    with pytest.raises(pimhe.ParameterError, match="expected one of `kernel`, `rows`, `max_emulation_s`, `what_ifs`"):
+        pimhe.reproduce("dramatic", kernal="best")
+    with pytest.raises(pimhe.ParameterError, match="unknown field `skip_cpu`"):
+        pimhe.reproduce("anaheim", skip_cpu=True)
+    with pytest.raises(pimhe.ParameterError, match="expected one of `skip_cpu`, `repeat`, `threads`, `seal_python`"):
+        pimhe.reproduce("ceram", workload_n=0)
+    with pytest.raises(pimhe.ParameterError, match="choose one of dramatic, anaheim, ceram"):
+        pimhe.reproduce("sealpir")
