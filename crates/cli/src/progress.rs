@@ -32,8 +32,8 @@ impl TermProgress {
     /// Prints `text` and a newline on stdout without tearing the bar.
     pub fn println(&self, text: &str) {
         match self.current() {
-            Some(bar) => bar.suspend(|| crate::output::line(&text)),
-            None => crate::output::line(&text),
+            Some(bar) => bar.suspend(|| crate::output::line(text)),
+            None => crate::output::line(text),
         }
     }
 

@@ -13,6 +13,7 @@ use pimhe_bench::reproduce::{comparison_text, report_json, report_text, with_com
 use pimhe_bench::{format::to_json, Render};
 
 use crate::error::Result;
+use crate::output::line;
 use crate::progress::TermProgress;
 
 /// Arguments of `pimhe bench reproduce`: the paper, with its own flags.
@@ -152,7 +153,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
 /// Runs `R` and prints the whole report at the end (its progress on stderr).
 fn print_whole<R: Reproduction>(config: &R::Config, json: bool) -> Result<()> {
     let report = R::run(config, &TermProgress::new(json))?;
-    println!("{}", if json { report_json::<R>(&report)? } else { report_text::<R>(&report) });
+    line(&if json { report_json::<R>(&report)? } else { report_text::<R>(&report) });
     Ok(())
 }
 
@@ -162,7 +163,7 @@ fn run_dramatic(args: &DramaticArgs) -> Result<()> {
     let mut reproduction = DramaticRun::new(&args.into())?;
     let progress = TermProgress::new(args.json);
     if !args.json {
-        println!("{}", reproduction.intro());
+        line(&reproduction.intro());
     }
     let reports = reproduction.run_rows(&progress, |report| {
         progress.println(&if args.json { with_comparison(report, &report.comparison())? } else { report.render() });
@@ -172,12 +173,12 @@ fn run_dramatic(args: &DramaticArgs) -> Result<()> {
         progress.println(&reproduction.footer(&reports));
     }
     if let Some(target) = reproduction.target(&progress)? {
-        println!("{}", if args.json { to_json(&target)? } else { target.render() });
+        line(&if args.json { to_json(&target)? } else { target.render() });
     }
     if !args.json {
-        println!("(emulation took {:.1} s on this host)", reproduction.elapsed_s());
+        line(&format!("(emulation took {:.1} s on this host)", reproduction.elapsed_s()));
         let rows: Vec<_> = reports.iter().flat_map(RowReport::comparison).collect();
-        println!("\n{}", comparison_text::<Dramatic>(&rows));
+        line(&format!("\n{}", comparison_text::<Dramatic>(&rows)));
     }
     Ok(())
 }

@@ -8,8 +8,8 @@ use crate::format::{format_seconds, Render};
 use crate::target::what_if::TABLE_CAVEAT;
 
 use super::cpu::ServerCpu;
-use crate::measure::machine::CpuFacts;
 use super::verdict::{PimBreakdown, Verdict};
+use crate::measure::machine::CpuFacts;
 
 /// One cell of the table: a DPU count under a what-if, at the table's batch.
 #[derive(Debug, Clone, Serialize)]
