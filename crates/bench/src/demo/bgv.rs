@@ -39,9 +39,10 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
                 mode.name()
             ));
         }
-        other => {
-            out(&format!("pimhe demo: BGV multiplication of two encrypted batches on the {} backend", other.name()))
-        }
+        Target::Cpu { .. } | Target::Nearbank(_) => out(&format!(
+            "pimhe demo: BGV multiplication of two encrypted batches on the {} backend",
+            config.target.name()
+        )),
     }
     out(&format!("  parameters: {params}"));
     out(&format!("  batch: {batch} ciphertext pairs x {n} slots, {} CPU threads", cpu.threads()));
