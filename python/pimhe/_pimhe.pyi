@@ -33,7 +33,7 @@ __all__ = [
     "Chebyshev",
     "presets",
     "run_stats",
-    "reproduce_dramatic",
+    "reproduce_json",
     "bench_kernel",
     "advise_json",
     "__version__",

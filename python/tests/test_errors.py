@@ -72,7 +72,7 @@ def test_missing_keys_and_wrong_sizes(bgv, cpu):
 
 def test_unknown_backend_and_settings(bgv):
     ctx, keys = bgv
-    with pytest.raises(pimhe.ParameterError, match='backend "gpu" is not known'):
+    with pytest.raises(pimhe.ParameterError, match='backend=gpu is not allowed: choose cpu, upmem-emu or nearbank'):
         ctx.encryptor(keys.public_key, "gpu")
     with pytest.raises(pimhe.ParameterError, match="mode"):
         pimhe.Backend.upmem_emu(mode="diagonal")

@@ -8,6 +8,7 @@ import os
 import pytest
 
 import pimhe
+import pimhe.plots  # matplotlib only when a plot is drawn
 
 COMMON = ("id", "quantity", "unit", "published", "ours", "basis", "ratio", "source", "verdict")
 CSV = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "reference", "dramatic_calibration.csv")
@@ -45,8 +46,6 @@ def test_dramatic_rows_and_the_report_the_plots_read():
         assert compute.published == 0.042 and rows["t2-intt-4/compute"].published == 0.045
         # The model-fidelity target: DRAMatic's kernel within 20%.
         assert compute.within is True and compute.tolerance == 0.2
-    import pimhe.plots
-
     assert [r["id"] for r in pimhe.plots.dramatic_rows(rows="t2-ntt-1")] == ["t2-ntt-1"]
 
 
