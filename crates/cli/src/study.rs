@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use pimhe_bench::target::nearbank::NearbankOutcome;
+use pimhe_bench::target::upmem::server_cost_line;
 use pimhe_bench::target::{Cost, Device, DeviceNeeds, Job, TargetFlags, TargetRules};
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_pim::runtime::placement::Mode;
@@ -341,17 +342,7 @@ impl Render for EvalOutput {
             out += &format!("\n  server on {}:\n{}", n.system, n.render());
         }
         if let Some(u) = &self.upmem {
-            out += &format!(
-                "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy \
-                 {:.3} J; {} launches",
-                u.model,
-                u.transfer_s,
-                u.compute_s,
-                u.retrieve_s,
-                u.total_s(),
-                u.energy_j,
-                u.launches
-            );
+            out += &server_cost_line(u);
         }
         out + &warning_lines(&o.warnings)
     }

@@ -16,7 +16,9 @@
 //! ```
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::progress::timed;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
@@ -149,18 +151,12 @@ impl BgvPipeline {
         y: &CiphertextBatch<B>,
         mut observe: impl FnMut(&str, Duration),
     ) -> Result<Served<B>> {
-        let mut timed = |name: &str, f: &mut dyn FnMut() -> Result<CiphertextBatch<B>>| {
-            let start = Instant::now();
-            let value = f()?;
-            observe(name, start.elapsed());
-            Ok::<_, SchemeError>(value)
-        };
-        let product = timed("multiply (tensor)", &mut || evaluator.multiply(x, y))?;
+        let product = timed(&mut observe, "multiply (tensor)", || evaluator.multiply(x, y))?;
         if self.relin.is_none() {
             return Ok(Served { product, switched: false });
         }
-        let relinearized = timed("relinearize", &mut || evaluator.relinearize(&product))?;
-        let switched = timed("modulus switch", &mut || evaluator.mod_switch_to_next(&relinearized))?;
+        let relinearized = timed(&mut observe, "relinearize", || evaluator.relinearize(&product))?;
+        let switched = timed(&mut observe, "modulus switch", || evaluator.mod_switch_to_next(&relinearized))?;
         Ok(Served { product: switched, switched: true })
     }
 

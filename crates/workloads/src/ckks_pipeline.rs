@@ -18,7 +18,9 @@
 //! ```
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::progress::timed;
 
 use num_complex::Complex64;
 use pimhe_exec::{Backend, CpuBackend};
@@ -137,15 +139,10 @@ impl CkksPipeline {
         y: &CiphertextBatch<B>,
         mut observe: impl FnMut(&str, Duration),
     ) -> Result<CiphertextBatch<B>> {
-        let mut timed = |name: &str, f: &mut dyn FnMut() -> Result<CiphertextBatch<B>>| {
-            let start = Instant::now();
-            let value = f()?;
-            observe(name, start.elapsed());
-            Ok::<_, SchemeError>(value)
-        };
-        let product = timed("multiply + relinearize + rescale", &mut || evaluator.multiply_relin_rescale(x, y))?;
-        let rotated = timed("rotate by 1 slot", &mut || evaluator.rotate(&product, 1))?;
-        timed(&format!("sigmoid (Chebyshev, degree {})", self.sigmoid.degree()), &mut || {
+        let product =
+            timed(&mut observe, "multiply + relinearize + rescale", || evaluator.multiply_relin_rescale(x, y))?;
+        let rotated = timed(&mut observe, "rotate by 1 slot", || evaluator.rotate(&product, 1))?;
+        timed(&mut observe, &format!("sigmoid (Chebyshev, degree {})", self.sigmoid.degree()), || {
             evaluator.evaluate_polynomial(&rotated, &self.sigmoid)
         })
     }

@@ -89,6 +89,19 @@ impl<P: Progress + ?Sized> Progress for std::sync::Arc<P> {
     }
 }
 
+/// Runs the step `name` and reports how long it took to `observe` (the demo pipelines' timed
+/// steps); the step's error, if any, is returned without a report.
+pub fn timed<T, E>(
+    observe: &mut impl FnMut(&str, std::time::Duration),
+    name: &str,
+    step: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let start = std::time::Instant::now();
+    let value = step()?;
+    observe(name, start.elapsed());
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::format::{Render, FIXED_SEED_KEYS};
 use crate::target::nearbank::NearbankOutcome;
+use crate::target::upmem::server_cost_line;
 use crate::target::Target;
 
 /// What a PIM server's work cost, modeled.
@@ -219,18 +220,7 @@ impl Render for StatsOutput {
             out += &format!("\n  {warning} (--seed): anyone with the seed can make the secret key");
         }
         if let Some(u) = &self.upmem {
-            out += &format!(
-                "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy \
-                 {:.3} J; {} launches, host steps {:.3} s measured",
-                u.model,
-                u.transfer_s,
-                u.compute_s,
-                u.retrieve_s,
-                u.total_s(),
-                u.energy_j,
-                u.launches,
-                u.host_fallback_s
-            );
+            out += &format!("{}, host steps {:.3} s measured", server_cost_line(u), u.host_fallback_s);
         }
         if let Some(outcome) = &self.nearbank {
             out += &format!("\n  server on {} (modeled):\n{}", outcome.system, outcome.render());

@@ -62,6 +62,23 @@ pub struct PimSettings {
     pub tasklets: Option<u32>,
 }
 
+/// A server's modeled UPMEM cost on one line (`  server on UPMEM, MODEL: transfer .. s, compute
+/// .. s, retrieve .. s, total .. s, energy .. J; N launches`), as the statistics and the study's
+/// eval print it after their own lines.
+pub fn server_cost_line(u: &OffloadReport) -> String {
+    format!(
+        "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy {:.3} J; \
+         {} launches",
+        u.model,
+        u.transfer_s,
+        u.compute_s,
+        u.retrieve_s,
+        u.total_s(),
+        u.energy_j,
+        u.launches
+    )
+}
+
 /// `--kernel` names.
 pub fn kernel_name(variant: Variant) -> &'static str {
     match variant {
