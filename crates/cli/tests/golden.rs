@@ -91,6 +91,13 @@ fn masked(line: &str) -> String {
     out
 }
 
+/// DRAMatic's published measurements, where the pim crate's loader looks for them (outside
+/// the repository, in ../shared/reference, or where `PIMHE_DRAMATIC_CSV` says).
+fn dramatic_reference() -> std::path::PathBuf {
+    std::env::var_os(pimhe_pim::model::reference::PATH_ENV)
+        .map_or_else(|| pimhe_pim::model::reference::DEFAULT_PATH.into(), std::path::PathBuf::from)
+}
+
 #[test]
 fn the_recorded_commands_print_what_they_printed_before() {
     let recorded: Vec<Value> =
@@ -98,6 +105,11 @@ fn the_recorded_commands_print_what_they_printed_before() {
     let mut failures = Vec::new();
     for case in &recorded {
         let args: Vec<&str> = case["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        if args.contains(&"dramatic") && !dramatic_reference().exists() {
+            // Recorded beside the published measurements; without them the rows say so instead.
+            eprintln!("skipped {args:?}: no {} (the shared reference data)", dramatic_reference().display());
+            continue;
+        }
         let output = pimhe(&args);
         assert!(output.status.success(), "{args:?}: {}", stderr(&output));
         let now = String::from_utf8_lossy(&output.stdout).into_owned();
