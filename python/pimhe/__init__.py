@@ -51,6 +51,7 @@ from ._pimhe import (
     presets,
 )
 from ._pimhe import advise_json as _advise_json
+from ._pimhe import bandwidth_json as _bandwidth_json
 from ._pimhe import reproduce_json as _reproduce_json
 from ._reports import (
     Comparison,
@@ -66,6 +67,7 @@ from . import _progress, stats
 
 __all__ = [
     "advise",
+    "bandwidth",
     "Backend",
     "BackendError",
     "CapacityError",
@@ -154,3 +156,17 @@ def reproduce(name, *, progress=None, **options):
     # A path (seal_python) is sent as its text; any other value as JSON has it.
     text = _reproduce_json(name, json.dumps(given, default=str), progress=bar)
     return Reproduction._from_json(text)
+
+
+def bandwidth(*, mib=256, repeat=5, threads=None):
+    """This machine's memory bandwidth, STREAM-style (``pimhe bench bandwidth``), as a dict: the
+    best of ``repeat`` passes of copy, add and triad over three arrays of ``mib`` MiB on
+    ``threads`` threads (every core when None), in ``kernels`` (``kernel``, ``bytes_per_pass``,
+    ``best_s``, ``gb_per_s``), and ``best_gb_per_s``, the limit a memory-bound operation is
+    compared with::
+
+        pimhe.bandwidth(mib=64)["best_gb_per_s"]
+    """
+    import json
+
+    return json.loads(_bandwidth_json(mib=mib, repeat=repeat, threads=threads))

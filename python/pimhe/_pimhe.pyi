@@ -36,6 +36,7 @@ __all__ = [
     "reproduce_json",
     "bench_kernel",
     "advise_json",
+    "bandwidth_json",
     "__version__",
 ]
 
@@ -90,6 +91,9 @@ def advise_json(
     mode: Optional[str] = None,
 ) -> str:
     """``pimhe advise``'s report as JSON; ``pimhe.advise`` parses it."""
+
+def bandwidth_json(*, mib: int = 256, repeat: int = 5, threads: Optional[int] = None) -> str:
+    """``pimhe bench bandwidth``'s report as JSON; ``pimhe.bandwidth`` parses it."""
 
 def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
     """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by

@@ -1,4 +1,4 @@
-//! `reproduce_json`, `bench_kernel` and `advise_json`: every seed paper's reproduction by name
+//! `reproduce_json`, `bench_kernel`, `advise_json` and `bandwidth_json`: every seed paper's reproduction by name
 //! (`pimhe_bench::reproduce::by_name`, what `pimhe bench reproduce PAPER --json` prints), the
 //! polynomial kernel benchmark (`pimhe_bench::measure::kernels`, `pimhe bench OP`) and the
 //! CPU-vs-PIM verdict (`pimhe_bench::advise`, `pimhe advise`), as JSON that `pimhe.reproduce`,
@@ -7,6 +7,7 @@
 use pyo3::prelude::*;
 
 use pimhe_bench::advise::{self, AdviseConfig};
+use pimhe_bench::measure::bandwidth::{self, BandwidthConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
 use pimhe_bench::reproduce::by_name;
 use pimhe_bench::target::TargetFlags;
@@ -96,5 +97,16 @@ pub fn advise_json(
         ..AdviseConfig::new(workload, n, batch)
     };
     let report = py.allow_threads(|| advise::run(&config)).py_err()?;
+    serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+}
+
+/// `pimhe bench bandwidth` as a JSON string (`--json`'s report): this machine's memory
+/// bandwidth, STREAM-style (copy, add, triad; the best of `repeat` passes over three arrays of
+/// `mib` MiB on `threads` threads, every core when None). `pimhe.bandwidth` parses it.
+#[pyfunction]
+#[pyo3(signature = (*, mib=256, repeat=5, threads=None))]
+pub fn bandwidth_json(py: Python<'_>, mib: usize, repeat: usize, threads: Option<usize>) -> PyResult<String> {
+    let config = BandwidthConfig { mib, repeat, threads };
+    let report = py.allow_threads(|| bandwidth::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

@@ -142,3 +142,14 @@ def test_advise_reports_the_modeled_pim_beside_the_measured_cpu():
     assert [v["what_if"] for v in report["verdicts"]] == ["none", "zero-copy"]
     with pytest.raises(pimhe.ParameterError, match="workload=ntt is not known"):
         pimhe.advise("ntt", 1024, 8)
+
+
+def test_bandwidth_is_the_cli_report():
+    report = pimhe.bandwidth(mib=8, repeat=2, threads=1)
+    assert [k["kernel"] for k in report["kernels"]] == ["copy", "add", "triad"]
+    assert [k["bytes_per_pass"] for k in report["kernels"]] == [16 << 20, 24 << 20, 24 << 20]
+    for k in report["kernels"]:
+        assert k["gb_per_s"] == pytest.approx(k["bytes_per_pass"] / k["best_s"] / 1e9)
+    assert report["best_gb_per_s"] == max(k["gb_per_s"] for k in report["kernels"])
+    with pytest.raises(pimhe.ParameterError, match="mib=0 is not allowed"):
+        pimhe.bandwidth(mib=0)

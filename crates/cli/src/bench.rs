@@ -3,6 +3,7 @@
 //! JSON; `bench reproduce` is [`crate::reproduce`].
 
 use clap::{Args, Subcommand, ValueEnum};
+use pimhe_bench::measure::bandwidth::{self, BandwidthConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
 use pimhe_bench::measure::scheme::{self, SchemeConfig};
 use pimhe_bench::target::TargetFlags;
@@ -66,6 +67,26 @@ pub enum BenchAction {
     /// Time a scheme's operations (encrypt, decrypt, multiply, relinearize, modulus switching,
     /// NTT) per ciphertext batch on the 128-bit preset of a ring degree.
     Scheme(SchemeArgs),
+    /// Measure this machine's memory bandwidth, STREAM-style (copy, add, triad): the limit a
+    /// memory-bound operation is compared with.
+    Bandwidth(BandwidthArgs),
+}
+
+/// Arguments of `pimhe bench bandwidth`.
+#[derive(Debug, Clone, Args)]
+pub struct BandwidthArgs {
+    /// Each of the three arrays, MiB (1..=16384); far above the last-level cache.
+    #[arg(long, default_value_t = 256)]
+    pub mib: usize,
+    /// Passes of each kernel, the best reported (1..=100000).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Threads [default: every core].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object (threads, array_mib, repeat, kernels, best_gb_per_s).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `pimhe bench OP`.
@@ -204,11 +225,15 @@ pub fn run(command: &BenchCommand) -> Result<()> {
             let report = scheme::measure(&args.config()?, &TermProgress::new(args.json))?;
             print_report(&report, args.json)
         }
+        (Some(BenchAction::Bandwidth(args)), _) => {
+            let config = BandwidthConfig { mib: args.mib, repeat: args.repeat, threads: args.threads };
+            print_report(&bandwidth::run(&config)?, args.json)
+        }
         (None, Some(args)) => print_report(&kernels::run(&args.config()?)?, args.json),
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
              bfv-add, bgv-mul-relin with --n and --batch), or \
-             `bench reproduce dramatic`, or `bench scheme --n N`",
+             `bench reproduce dramatic`, `bench scheme --n N` or `bench bandwidth`",
         )),
     }
 }

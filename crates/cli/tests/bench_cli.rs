@@ -282,3 +282,21 @@ fn repeat_is_refused_where_the_backend_runs_once() {
         pimhe(&["bench", "ntt", "--n", "16", "--primes", "1", "--batch", "1", "--backend", "gpu", "--repeat", "2"]);
     assert!(stderr(&output).contains("--backend gpu is not allowed"), "{}", stderr(&output));
 }
+
+#[test]
+fn bandwidth_reports_the_three_kernels_and_refuses_a_bad_size() {
+    let output = pimhe(&["bench", "bandwidth", "--mib", "8", "--repeat", "2", "--threads", "1", "--json"]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    let kernels: Vec<&str> =
+        report["kernels"].as_array().unwrap().iter().map(|k| k["kernel"].as_str().unwrap()).collect();
+    assert_eq!(kernels, ["copy", "add", "triad"]);
+    // Copy moves two arrays of 8 MiB, add and triad three.
+    let bytes: Vec<u64> =
+        report["kernels"].as_array().unwrap().iter().map(|k| k["bytes_per_pass"].as_u64().unwrap()).collect();
+    assert_eq!(bytes, [2 * 8 << 20, 3 * 8 << 20, 3 * 8 << 20]);
+    assert_eq!((report["threads"].as_u64(), report["array_mib"].as_u64()), (Some(1), Some(8)));
+    let refused = pimhe(&["bench", "bandwidth", "--mib", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(stderr(&refused).trim(), "error: --mib 0 is not allowed: 1..=16384");
+}

@@ -3,6 +3,7 @@
 //! 002 ([`stats`]), on any [`crate::target`]; and the machine they are measured on
 //! ([`machine`]).
 
+pub mod bandwidth;
 pub mod inputs;
 pub mod kernels;
 pub mod machine;
