@@ -20,19 +20,19 @@ const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Op {
-    /// Forward NTT of the 2C input polynomials.
+    /// `ntt` ([`Op::description`] says what each operation times).
     Ntt,
-    /// Inverse NTT of the 2C input polynomials.
+    /// `intt`.
     Intt,
-    /// C/2 ciphertext products (BGV tensor, NTT form in and out).
+    /// `bgv-mul`.
     BgvMul,
-    /// NTT of the inputs, the C/2 tensor products, inverse NTT of the outputs.
+    /// `pipeline`.
     Pipeline,
-    /// C/2 BFV products of real ciphertexts at the preset of N: BEHZ multiply + relinearize.
+    /// `bfv-mul`.
     BfvMul,
-    /// C/2 BFV sums of real ciphertexts at the preset of N.
+    /// `bfv-add`.
     BfvAdd,
-    /// C/2 BGV products of real ciphertexts at the preset of N: multiply + relinearize.
+    /// `bgv-mul-relin`.
     BgvMulRelin,
 }
 
@@ -55,6 +55,19 @@ impl Op {
             Op::BfvMul => "bfv-mul",
             Op::BfvAdd => "bfv-add",
             Op::BgvMulRelin => "bgv-mul-relin",
+        }
+    }
+
+    /// What the operation times, as `bench OP --help` lists it.
+    pub fn description(self) -> &'static str {
+        match self {
+            Op::Ntt => "Forward NTT of the 2C input polynomials",
+            Op::Intt => "Inverse NTT of the 2C input polynomials",
+            Op::BgvMul => "C/2 ciphertext products (BGV tensor, NTT form in and out)",
+            Op::Pipeline => "NTT of the inputs, the C/2 tensor products, inverse NTT of the outputs",
+            Op::BfvMul => "C/2 BFV products of real ciphertexts at the preset of N: BEHZ multiply + relinearize",
+            Op::BfvAdd => "C/2 BFV sums of real ciphertexts at the preset of N",
+            Op::BgvMulRelin => "C/2 BGV products of real ciphertexts at the preset of N: multiply + relinearize",
         }
     }
 
