@@ -30,6 +30,11 @@ pub struct Sampler {
     rng: ChaCha20Rng,
 }
 
+/// 2^32 mod q: products r q whose low half falls below it would over-represent some results.
+fn lemire_threshold(q: u32) -> u32 {
+    q.wrapping_neg() % q
+}
+
 impl Sampler {
     /// A sampler seeded with 256 bits from the operating system.
     pub fn from_os() -> Result<Self> {
@@ -84,20 +89,37 @@ impl Sampler {
 
     /// A uniform residue in [0, q) (Lemire's multiply-and-reject, unbiased).
     pub fn uniform(&mut self, q: &Modulus) -> u32 {
-        let q = q.value();
-        // Products whose low half falls below 2^32 mod q would over-represent some results.
-        let threshold = q.wrapping_neg() % q;
+        self.lemire(q.value(), lemire_threshold(q.value()))
+    }
+
+    /// `len` uniform residues in [0, q).
+    pub fn uniform_vec(&mut self, q: &Modulus, len: usize) -> Vec<u32> {
+        let mut out = Vec::with_capacity(len);
+        self.extend_uniform(q, len, &mut out);
+        out
+    }
+
+    /// Appends `len` uniform residues in [0, q) to `out`: the same words of the stream and the
+    /// same residues as `len` calls of [`Sampler::uniform`], with the rejection threshold (a
+    /// division) computed once instead of per residue.
+    pub fn extend_uniform(&mut self, q: &Modulus, len: usize, out: &mut Vec<u32>) {
+        let (q, threshold) = (q.value(), lemire_threshold(q.value()));
+        out.reserve(len);
+        for _ in 0..len {
+            out.push(self.lemire(q, threshold));
+        }
+    }
+
+    /// One residue by Lemire's method: the high half of r q for the first 32-bit word r of the
+    /// stream whose product's low half is at least `threshold`.
+    #[inline(always)]
+    fn lemire(&mut self, q: u32, threshold: u32) -> u32 {
         loop {
             let product = self.rng.next_u32() as u64 * q as u64;
             if (product as u32) >= threshold {
                 return (product >> 32) as u32;
             }
         }
-    }
-
-    /// `len` uniform residues in [0, q).
-    pub fn uniform_vec(&mut self, q: &Modulus, len: usize) -> Vec<u32> {
-        (0..len).map(|_| self.uniform(q)).collect()
     }
 
     /// `len` values uniform in {-1, 0, 1} (the ternary secret distribution).

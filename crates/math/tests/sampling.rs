@@ -195,3 +195,22 @@ fn centered_binomial_variance() {
 fn centered_binomial_rejects_eta_zero() {
     Sampler::from_seed_u64(0).centered_binomial(1, 0);
 }
+
+#[test]
+fn extend_uniform_is_the_same_stream_as_one_residue_at_a_time() {
+    // Small primes reject often (2^32 mod q is large relative to q), large ones rarely.
+    for q in [3u32, 257, 12289, 65537, 786_433, 1_073_479_681] {
+        let modulus = Modulus::new(q as u64).unwrap();
+        let mut one_by_one = Sampler::from_seed([7; 32]);
+        let expected: Vec<u32> = (0..5000).map(|_| one_by_one.uniform(&modulus)).collect();
+        let mut at_once = Sampler::from_seed([7; 32]);
+        let mut got = vec![42];
+        at_once.extend_uniform(&modulus, 5000, &mut got);
+        assert_eq!(got[0], 42, "what was there stays");
+        assert_eq!(&got[1..], &expected[..]);
+        assert!(got[1..].iter().all(|&r| r < q));
+        // Both read the same words: what follows is the same too.
+        assert_eq!(one_by_one.uniform(&modulus), at_once.uniform(&modulus));
+        assert_eq!(Sampler::from_seed([7; 32]).uniform_vec(&modulus, 5000), expected);
+    }
+}

@@ -187,12 +187,15 @@ impl SwitchingKey {
             .iter()
             .map(|&(start, end)| {
                 let (seed, a) = noise.uniform_seeded(key_basis, 1)?;
-                // e_j + P g_j s' is secret until a_j s is subtracted; it, P g_j s' and a_j s are
-                // wiped on every path.
+                // b_j = e_j - a_j s + P g_j s', accumulated in place: e_j, then (-a_j) s by one
+                // multiply-accumulate (a_j is public, so is its negation, made on the host), then
+                // P g_j s'. e_j and e_j - a_j s + ... are secret until the last term, and
+                // P g_j s' always: they are wiped on every path.
                 let mut b = WipeOnDrop::new(
                     backend,
                     upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?,
                 );
+                backend.mac(&mut b, &backend.upload(negated(&a))?, secret)?;
                 // P g_j s' is P s' on the limbs of digit j and zero on every other limb (the
                 // special primes included), computed on the device: s' never leaves it.
                 let constants: Vec<u64> = (0..key_basis.len())
@@ -200,10 +203,8 @@ impl SwitchingKey {
                     .collect();
                 let term = WipeOnDrop::new(backend, backend.mul_limb_constants(source, &constants)?);
                 backend.add_assign(&mut b, &term)?;
-                let a_device = backend.upload(a)?;
-                let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, secret)?);
-                let b = backend.sub(&b, &a_times_s)?;
-                Ok(((backend.download(&b)?, backend.download(&a_device)?), seed))
+                // The whole b_j is the public half of the key: no longer wiped.
+                Ok(((backend.download(&b.into_inner())?, a), seed))
             })
             .collect::<Result<(Vec<_>, Vec<_>)>>()?;
         Ok(Self { pairs, seeds: Some(seeds) })
@@ -223,6 +224,20 @@ impl SwitchingKey {
             .collect::<Result<Vec<_>>>()?;
         Ok(DeviceSwitchingKey { pairs })
     }
+}
+
+/// -a, residue by residue modulo each limb's prime (q - x, and 0 for 0, by a mask so that
+/// the loop vectorizes).
+fn negated(a: &PolyBatch) -> PolyBatch {
+    let mut minus = a.clone();
+    let per_limb = a.count() * a.degree();
+    for (limb, q) in a.basis().primes().into_iter().enumerate() {
+        for x in &mut minus.data_mut()[limb * per_limb..(limb + 1) * per_limb] {
+            let nonzero = u32::from(*x != 0).wrapping_neg();
+            *x = (q - *x) & nonzero;
+        }
+    }
+    minus
 }
 
 /// The relinearization key of `secret` (NTT form over the key basis): the switching key from

@@ -87,7 +87,7 @@ pub(crate) fn expand_uniform(seed: &Seed, basis: &Arc<RingBasis>, count: usize) 
     let per_limb = count * basis.degree();
     let mut data = Vec::with_capacity(basis.len() * per_limb);
     for q in basis.moduli() {
-        data.extend((0..per_limb).map(|_| sampler.uniform(&q)));
+        sampler.extend_uniform(&q, per_limb, &mut data);
     }
     Ok(PolyBatch::from_data(basis, count, Representation::Ntt, data)?)
 }
