@@ -100,6 +100,45 @@ impl PolyBatch {
         Ok(batch)
     }
 
+    /// [`PolyBatch::from_signed`] for coefficients of magnitude at most `bound`, a public bound
+    /// (a distribution's tail cut): when it lies below every prime, each residue is c or q + c,
+    /// chosen by a mask in a loop the compiler vectorizes, instead of a 128-bit reduction per
+    /// residue; otherwise this is [`PolyBatch::from_signed`]. A coefficient above `bound` is an
+    /// error (checked on the largest magnitude, so the check takes the same time whatever the
+    /// coefficients), never a wrong residue.
+    ///
+    /// ```
+    /// use pimhe_ring::{PolyBatch, RingBasis};
+    /// let basis = RingBasis::new(4, &[97, 193]).unwrap();
+    /// let small = PolyBatch::from_bounded_signed(&basis, &[&[3, -2, 0, -20]], 20).unwrap();
+    /// assert_eq!(small, PolyBatch::from_signed(&basis, &[&[3, -2, 0, -20]]).unwrap());
+    /// assert!(PolyBatch::from_bounded_signed(&basis, &[&[3, -2, 0, -21]], 20).is_err());
+    /// ```
+    pub fn from_bounded_signed(basis: &Arc<RingBasis>, polys: &[&[i64]], bound: u64) -> Result<Self> {
+        let smallest = basis.primes().into_iter().min().map_or(0, u64::from);
+        if bound >= smallest {
+            return Self::from_signed(basis, polys);
+        }
+        let n = basis.degree();
+        if let Some(bad) = polys.iter().find(|p| p.len() != n) {
+            return Err(RingError::WrongDataLength { count: 1, limbs: 1, n, expected: n, got: bad.len() });
+        }
+        let largest = polys.iter().flat_map(|p| p.iter()).map(|c| c.unsigned_abs()).fold(0, u64::max);
+        if largest > bound {
+            return Err(RingError::AboveBound { bound });
+        }
+        let mut batch = Self::zeros(basis, polys.len(), Representation::Coefficient);
+        for (limb, q) in basis.primes().into_iter().enumerate() {
+            for (k, poly) in polys.iter().enumerate() {
+                for (dst, &c) in batch.poly_limb_mut(limb, k).iter_mut().zip(poly.iter()) {
+                    // |c| < q: c itself, or q + c for a negative c (all ones in the mask).
+                    *dst = (c as u32).wrapping_add(q & ((c >> 63) as u32));
+                }
+            }
+        }
+        Ok(batch)
+    }
+
     /// The RNS basis.
     pub fn basis(&self) -> &Arc<RingBasis> {
         &self.basis

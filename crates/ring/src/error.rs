@@ -17,6 +17,11 @@ pub enum RingError {
     #[error("data has {got} residues, but {count} polynomials x {limbs} primes x N={n} needs {expected}")]
     WrongDataLength { count: usize, limbs: usize, n: usize, expected: usize, got: usize },
     /// A residue that is not reduced modulo its prime.
+    /// A coefficient larger in magnitude than the bound its producer promised (the value is
+    /// not reported: it may be secret).
+    #[error("a coefficient's magnitude exceeds the bound {bound} it was promised to keep")]
+    AboveBound { bound: u64 },
+
     #[error("residue {value} at limb {limb}, index {index} is not reduced modulo {modulus}")]
     UnreducedResidue { limb: usize, index: usize, value: u32, modulus: u32 },
     /// Two bases that should agree do not.

@@ -322,3 +322,26 @@ fn zeroize_clears_every_residue() {
         }
     }
 }
+
+#[test]
+fn bounded_signed_is_from_signed_within_the_bound_and_refuses_beyond_it() {
+    let basis = basis(64, &[20, 20, 20]);
+    let mut rng = rng(11);
+    for bound in [0i64, 1, 20, 1000, 500_000] {
+        let polys: Vec<Vec<i64>> = (0..3).map(|_| random_signed(&mut rng, 64, bound)).collect();
+        let refs: Vec<&[i64]> = polys.iter().map(Vec::as_slice).collect();
+        let expected = PolyBatch::from_signed(&basis, &refs).unwrap();
+        assert_eq!(PolyBatch::from_bounded_signed(&basis, &refs, bound as u64).unwrap(), expected, "bound {bound}");
+    }
+    // The extremes of the bound are inside; one past it is refused without the value.
+    let edge: Vec<i64> = (0..64).map(|i| if i % 2 == 0 { 20 } else { -20 }).collect();
+    assert!(PolyBatch::from_bounded_signed(&basis, &[&edge], 20).is_ok());
+    let mut over = edge.clone();
+    over[7] = -21;
+    let error = PolyBatch::from_bounded_signed(&basis, &[&over], 20).unwrap_err().to_string();
+    assert_eq!(error, "a coefficient's magnitude exceeds the bound 20 it was promised to keep");
+    // A bound not below every prime takes the general path: any value, still exact.
+    let large: Vec<i64> = (0..64).map(|i| (i as i64 - 32) * 1_000_000_007).collect();
+    let general = PolyBatch::from_bounded_signed(&basis, &[&large], u64::MAX).unwrap();
+    assert_eq!(general, PolyBatch::from_signed(&basis, &[&large]).unwrap());
+}

@@ -98,9 +98,8 @@ impl<'a, B: Backend, S: RlweScheme> Encryptor<'a, B, S> {
             }
             MessageTerms::Device(terms) => {
                 let mut part0 = WipeOnDrop::new(backend, terms);
-                let mut errors: Vec<Vec<i64>> = (0..count).map(|_| self.noise.scaled_error(n, scale)).collect();
                 // The errors are wiped once added (on every path).
-                let errors = WipeOnDrop::new(backend, upload_signed(backend, &basis, &mut errors)?);
+                let errors = WipeOnDrop::new(backend, self.noise.upload_errors(backend, &basis, count, scale)?);
                 backend.add_assign(&mut part0, &errors)?;
                 part0.into_inner()
             }

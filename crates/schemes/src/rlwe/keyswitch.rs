@@ -39,7 +39,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, RingBasis};
 
 use crate::error::{Result, SchemeError};
-use crate::rlwe::noise::{upload_signed, Noise, Seed, WipeOnDrop};
+use crate::rlwe::noise::{Noise, Seed, WipeOnDrop};
 
 /// The primes of key switching and how the data primes are grouped into digits.
 #[derive(Debug)]
@@ -181,7 +181,6 @@ impl SwitchingKey {
         error_scale: u32,
     ) -> Result<Self> {
         let key_basis = &basis.key_basis;
-        let n = key_basis.degree();
         let (pairs, seeds) = basis
             .digits
             .iter()
@@ -191,10 +190,7 @@ impl SwitchingKey {
                 // multiply-accumulate (a_j is public, so is its negation, made on the host), then
                 // P g_j s'. e_j and e_j - a_j s + ... are secret until the last term, and
                 // P g_j s' always: they are wiped on every path.
-                let mut b = WipeOnDrop::new(
-                    backend,
-                    upload_signed(backend, key_basis, &mut [noise.scaled_error(n, error_scale)])?,
-                );
+                let mut b = WipeOnDrop::new(backend, noise.upload_errors(backend, key_basis, 1, error_scale)?);
                 backend.mac(&mut b, &backend.upload(negated(&a))?, secret)?;
                 // P g_j s' is P s' on the limbs of digit j and zero on every other limb (the
                 // special primes included), computed on the device: s' never leaves it.
@@ -299,6 +295,7 @@ mod tests {
     use pimhe_math::{ntt_primes, RnsBase, Sampler};
 
     use super::*;
+    use crate::rlwe::noise::upload_signed;
 
     const T: u32 = 65537;
 

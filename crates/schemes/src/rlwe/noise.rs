@@ -62,6 +62,21 @@ impl Noise {
         e
     }
 
+    /// `count` fresh errors times `scale` over `basis`, NTT form on the device (not wiped:
+    /// the caller wraps it), through the bounded conversion: the Gaussian's tail cut times
+    /// `scale` bounds every coefficient.
+    pub(crate) fn upload_errors<B: Backend>(
+        &mut self,
+        backend: &B,
+        basis: &Arc<RingBasis>,
+        count: usize,
+        scale: u32,
+    ) -> Result<B::Buffer> {
+        let mut errors: Vec<Vec<i64>> = (0..count).map(|_| self.scaled_error(basis.degree(), scale)).collect();
+        let bound = self.gaussian.bound().unsigned_abs() * u64::from(scale);
+        upload_bounded(backend, basis, &mut errors, bound)
+    }
+
     /// `count` uniform polynomials over `basis` in NTT form (uniform in NTT form is uniform, so
     /// they are sampled there directly), expanded from a fresh 32-byte seed that is returned
     /// with them: the polynomials are public, and a compressed encoding stores the seed instead
@@ -142,8 +157,19 @@ pub(crate) fn upload_signed<B: Backend>(
     basis: &Arc<RingBasis>,
     polys: &mut [Vec<i64>],
 ) -> Result<B::Buffer> {
+    upload_bounded(backend, basis, polys, u64::MAX)
+}
+
+/// [`upload_signed`] of coefficients at most `bound` in magnitude (a public bound: a tail cut),
+/// converted by [`PolyBatch::from_bounded_signed`].
+pub(crate) fn upload_bounded<B: Backend>(
+    backend: &B,
+    basis: &Arc<RingBasis>,
+    polys: &mut [Vec<i64>],
+    bound: u64,
+) -> Result<B::Buffer> {
     let refs: Vec<&[i64]> = polys.iter().map(|p| p.as_slice()).collect();
-    let batch = PolyBatch::from_signed(basis, &refs);
+    let batch = PolyBatch::from_bounded_signed(basis, &refs, bound);
     polys.iter_mut().for_each(|p| p.zeroize());
     let mut buffer = WipeOnDrop::new(backend, backend.upload(batch?)?);
     backend.ntt(&mut buffer)?;
@@ -180,10 +206,7 @@ pub(crate) fn public_pair<B: Backend>(
 ) -> Result<(PolyBatch, PolyBatch, Seed)> {
     let (seed, a) = noise.uniform_seeded(basis, 1)?;
     // The error, s and a s (which gives s away, a being public) are wiped on every path.
-    let error = WipeOnDrop::new(
-        backend,
-        upload_signed(backend, basis, &mut [noise.scaled_error(basis.degree(), error_scale)])?,
-    );
+    let error = WipeOnDrop::new(backend, noise.upload_errors(backend, basis, 1, error_scale)?);
     let a_device = backend.upload(a)?;
     let s = WipeOnDrop::new(backend, backend.upload(secret.clone())?);
     let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, &s)?);
