@@ -139,7 +139,8 @@ fn a_missing_or_wrong_galois_key_is_refused_or_breaks_it() {
     let secret = keygen.secret_key().unwrap();
     let elements = f.plan.galois_elements();
     let partial = keygen.galois_keys(&secret, &elements[1..]).unwrap();
-    let evaluator = Evaluator::new(&f.backend, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&partial).unwrap();
+    let evaluator =
+        Evaluator::new(&f.backend, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&partial).unwrap();
     match Bootstrapper::new(&evaluator, f.plan.clone()) {
         Err(SchemeError::KeySwitchingUnavailable(message)) => assert!(message.contains("lacks 1"), "{message}"),
         other => panic!("expected a refusal, got {:?}", other.err()),
@@ -149,7 +150,8 @@ fn a_missing_or_wrong_galois_key_is_refused_or_breaks_it() {
     let mut other = KeyGenerator::with_sampler(&f.backend, &f.ctx, Sampler::from_seed_u64(99));
     let other_secret = other.secret_key().unwrap();
     let wrong = other.galois_keys(&other_secret, &elements).unwrap();
-    let evaluator = Evaluator::new(&f.backend, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&wrong).unwrap();
+    let evaluator =
+        Evaluator::new(&f.backend, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&wrong).unwrap();
     let bootstrapper = Bootstrapper::new(&evaluator, f.plan.clone()).unwrap();
     let values = f.values(6, true);
     let out = bootstrapper.bootstrap(&evaluator, &f.encrypt_low(&values)).unwrap();

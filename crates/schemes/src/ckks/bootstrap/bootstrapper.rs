@@ -261,7 +261,11 @@ impl<B: Backend> Bootstrapper<B> {
     /// Step 2: CoeffToSlot and the separation of real and imaginary parts. Returns two
     /// ciphertexts whose slot k holds x_k / K and x_(k+N/2) / K, x = t / q0 the raised phase's
     /// coefficients: re = z + conj(z), im = -i (z - conj(z)) of the transform's output z.
-    pub fn coeff_to_slot(&self, evaluator: &Evaluator<'_, B, CkksContext>, raised: &Batch<B>) -> Result<(Batch<B>, Batch<B>)> {
+    pub fn coeff_to_slot(
+        &self,
+        evaluator: &Evaluator<'_, B, CkksContext>,
+        raised: &Batch<B>,
+    ) -> Result<(Batch<B>, Batch<B>)> {
         let z = evaluator.apply_linear_transform(raised, &self.coeff_to_slot)?;
         let conjugate = evaluator.conjugate(&z)?;
         let re = evaluator.add(&z, &conjugate)?;

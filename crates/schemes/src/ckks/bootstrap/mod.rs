@@ -21,7 +21,7 @@
 //! and double hoisting, sparse packing and sparse-secret encapsulation (Anaheim's Boot), a
 //! 128-bit preset (N = 2^16 with at least 9 levels after bootstrapping).
 //!
-//! ```no_run
+//! ```
 //! use pimhe_exec::CpuBackend;
 //! use pimhe_schemes::ckks::bootstrap::{insecure_test_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper};
 //! use pimhe_schemes::ckks::*;
