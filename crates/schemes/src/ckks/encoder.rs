@@ -228,6 +228,23 @@ impl CkksEncoder {
         }
     }
 
+    /// The decoding map of a packing of n slots (n = `values.len()`, a power of two up to
+    /// N/2) on complex coefficients, in place: u (u_k = c_k + i c_(k+n)) to the slot values
+    /// V u. Bootstrapping's SlotToCoeff applies this V homomorphically; taking it from here
+    /// keeps it the encoder's own map, slot order included.
+    pub(crate) fn slots_of_coefficients(&self, values: &mut [Complex64]) {
+        self.special_fft(values);
+    }
+
+    /// The encoding map, the exact inverse of [`Self::slots_of_coefficients`] (the 1/n
+    /// included): slot values z to the complex coefficients V^-1 z, in place. Bootstrapping's
+    /// CoeffToSlot applies this matrix homomorphically.
+    pub(crate) fn coefficients_of_slots(&self, values: &mut [Complex64]) {
+        self.inverse_special_fft(values);
+        let inverse = 1.0 / values.len() as f64;
+        values.iter_mut().for_each(|z| *z *= inverse);
+    }
+
     /// Slot values from the n complex coefficients u_k = c_k + i c_{k+n} of the degree-2n
     /// polynomial in Y: z_j = sum_k u_k w_j^k with w_j = exp(2 pi i 5^j / 4n) (which is p(w_j),
     /// since w_j^n = i). A radix-2 decimation in time over the rotation group.

@@ -128,8 +128,11 @@ pub struct PreparedLinearTransform<B: Backend> {
     level: usize,
     slots: usize,
     baby_steps: usize,
-    /// The scale the diagonals are encoded at: the product of the primes the rescaling drops.
+    /// The scale the diagonals are encoded at: the product of the primes the rescalings drop.
     scale: f64,
+    /// Rescalings after the products: 1, or more when the diagonals need more precision than
+    /// one level's primes give (bootstrapping's CoeffToSlot).
+    rescalings: usize,
     /// Giant step j -> the (baby step i, plaintext diagonal) pairs of its inner sum.
     giant: BTreeMap<usize, Vec<(usize, B::Buffer)>>,
 }
@@ -147,8 +150,32 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         transform: &LinearTransform,
         level: usize,
     ) -> Result<PreparedLinearTransform<B>> {
-        let dropped = self.dropped_primes(level)?;
-        let scale: f64 = dropped.iter().map(|&q| f64::from(q)).product();
+        self.prepare_linear_transform_over(transform, level, 1)
+    }
+
+    /// [`Evaluator::prepare_linear_transform`] with the diagonals encoded at the product of the
+    /// primes of `levels` rescalings (at least 1), and as many rescalings after the products:
+    /// `levels` levels consumed for diagonals about 2^(scale bits x levels) precise (up to the
+    /// f64 precision they are computed in). For transforms whose errors are amplified later,
+    /// as bootstrapping's CoeffToSlot, whose output is multiplied by q0 / Delta.
+    pub fn prepare_linear_transform_over(
+        &self,
+        transform: &LinearTransform,
+        level: usize,
+        levels: usize,
+    ) -> Result<PreparedLinearTransform<B>> {
+        if levels == 0 {
+            return Err(SchemeError::InvalidParameters(
+                "a linear transform consumes at least one level (its diagonals need a scale)".into(),
+            ));
+        }
+        let per_level = self.ctx.params().primes_per_level();
+        let mut scale = 1.0;
+        for step in 0..levels {
+            // Each rescaling drops the top primes of the level it starts from.
+            let from = level.checked_sub(step * per_level).ok_or(SchemeError::LevelExhausted)?;
+            scale *= self.dropped_primes(from)?.iter().map(|&q| f64::from(q)).product::<f64>();
+        }
         let basis = self.ctx.level_basis(level)?;
         let (n, n1) = (transform.slots, transform.baby_steps);
         let encoder = self.ctx.encoder();
@@ -162,12 +189,12 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
             let buffer = upload_plaintexts(self.backend, &self.ctx, &[plain], basis)?;
             giant.entry(j).or_default().push((i, buffer));
         }
-        Ok(PreparedLinearTransform { level, slots: n, baby_steps: n1, scale, giant })
+        Ok(PreparedLinearTransform { level, slots: n, baby_steps: n1, scale, rescalings: levels, giant })
     }
 
-    /// y = M x for every ciphertext of the batch, one level consumed: the baby-step rotations
-    /// hoisted, the products and sums of each giant step accumulated in place, one rotation per
-    /// giant step and one rescaling at the end.
+    /// y = M x for every ciphertext of the batch, one level consumed (or the levels the transform
+    /// was prepared over): the baby-step rotations hoisted, the products and sums of each giant
+    /// step accumulated in place, one rotation per giant step and the rescalings at the end.
     pub fn apply_linear_transform(
         &self,
         a: &CiphertextBatch<B, CkksContext>,
@@ -222,7 +249,11 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         let result = result.ok_or_else(|| {
             SchemeError::InvalidParameters("the transform has no non-zero diagonal (the zero matrix)".into())
         })?;
-        self.rescale(&result)
+        let mut result = self.rescale(&result)?;
+        for _ in 1..transform.rescalings {
+            result = self.rescale(&result)?;
+        }
+        Ok(result)
     }
 
     /// [`Evaluator::prepare_linear_transform`] and [`Evaluator::apply_linear_transform`] in one.

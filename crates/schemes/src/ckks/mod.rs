@@ -6,8 +6,8 @@
 //! [`Evaluator::rescale`] divides by the primes of one level (one, or two when the scale is
 //! larger than pimhe's 30-bit primes). Slot rotations and conjugation are automorphisms
 //! X -> X^(5^r) and X -> X^-1 brought back under s by Galois keys, hoisted when many rotate one
-//! ciphertext. On top: the sum over slots, linear transforms ([`linear`]) and polynomials
-//! ([`polynomial`]).
+//! ciphertext. On top: the sum over slots, linear transforms ([`linear`]), polynomials
+//! ([`polynomial`]) and bootstrapping ([`bootstrap`]).
 //!
 //! ```
 //! use num_complex::Complex64;
@@ -36,6 +36,7 @@
 //! assert!((slots[4095] - 3.0).abs() < 1e-5);
 //! ```
 
+pub mod bootstrap;
 mod context;
 pub mod encoder;
 mod evaluator;

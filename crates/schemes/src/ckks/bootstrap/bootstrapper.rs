@@ -1,0 +1,305 @@
+//! The bootstrapping pipeline: a plan made from a context (ranges, series, matrices, levels, the
+//! Galois elements it needs), the prepared transforms on a backend, and the refresh itself.
+
+use std::f64::consts::PI;
+use std::sync::Arc;
+
+use pimhe_exec::Backend;
+
+use crate::ckks::bootstrap::dft::{coeff_to_slot, slot_to_coeff, times_i};
+use crate::ckks::bootstrap::eval_mod::EvalMod;
+use crate::ckks::bootstrap::mod_raise::mod_raise;
+use crate::ckks::bootstrap::range::{hamming_weight, resolve_range};
+use crate::ckks::context::{CkksContext, CkksTag};
+use crate::ckks::linear::{LinearTransform, PreparedLinearTransform};
+use crate::error::{Result, SchemeError};
+use crate::rlwe::{expect_same_context, CiphertextBatch, Evaluator};
+
+/// A CKKS ciphertext batch.
+type Batch<B> = CiphertextBatch<B, CkksContext>;
+
+/// The smallest q0 / Delta accepted, 2^5: EvalMod's sine errs by about (2 pi)^2 / 6 (Delta /
+/// q0)^2 relative to a coefficient of magnitude Delta, 2^-7 at this ratio (and less for slot
+/// values spread over many coefficients); a larger Delta leaves no precision at all.
+pub const MIN_MESSAGE_RATIO_BITS: u32 = 5;
+
+/// The choices of a bootstrapping setup; [`Default`] gives the tested ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootstrapConfig {
+    /// The EvalMod range K (inputs x = m/q0 + I with |x| <= K). `None`: the smallest K that
+    /// holds for the secret's Hamming weight ([`super::minimum_range`]); a smaller K is refused.
+    pub range: Option<f64>,
+    /// Double-angle steps r after the cosine series (default 3).
+    pub double_angles: u32,
+    /// The largest error allowed to the cosine series on [-1, 1] (default 2^-40; the double
+    /// angles multiply it by up to 4^r).
+    pub series_error: f64,
+    /// Levels CoeffToSlot's diagonals are encoded over (default 2). Its errors are multiplied
+    /// by q0 / Delta and by about sqrt(N/2) on the way back to the slots, so one level of
+    /// pimhe's scales (at most 2^58) leaves only about 10 bits; two leave the f64 precision of
+    /// the matrix.
+    pub coeff_to_slot_levels: usize,
+}
+
+impl Default for BootstrapConfig {
+    fn default() -> Self {
+        Self { range: None, double_angles: 3, series_error: 2f64.powi(-40), coeff_to_slot_levels: 2 }
+    }
+}
+
+/// What a bootstrapping needs, derived from a context and a [`BootstrapConfig`] before any key
+/// exists: the EvalMod series, the CoeffToSlot and SlotToCoeff matrices, the levels they use
+/// and the level of the result, and the Galois elements whose keys the evaluation uses (only
+/// those of the transforms' rotations, and conjugation).
+#[derive(Debug, Clone)]
+pub struct BootstrapPlan {
+    ctx: Arc<CkksContext>,
+    hamming_weight: usize,
+    eval_mod: EvalMod,
+    coeff_to_slot: LinearTransform,
+    slot_to_coeff: LinearTransform,
+    coeff_to_slot_levels: usize,
+    /// q0, the product of the base primes.
+    q0: f64,
+    /// The scale EvalMod's output has when its input has the default scale: the series lands
+    /// on its input's scale, each double angle squares and rescales. Known in advance because
+    /// scales are tracked exactly, so SlotToCoeff can land on the input's scale exactly.
+    eval_mod_scale: f64,
+    output_level: usize,
+}
+
+impl BootstrapPlan {
+    /// The plan for full packing (N/2 slots) under `ctx`. Fails when the secret is not sparse
+    /// ternary, the range is too small for its Hamming weight, the default scale leaves q0 /
+    /// Delta below 2^5, or the chain has fewer levels than the pipeline consumes.
+    pub fn new(ctx: &Arc<CkksContext>, config: &BootstrapConfig) -> Result<Self> {
+        let h = hamming_weight(ctx.params().rlwe().secret())?;
+        let range = resolve_range(h, config.range)?;
+        let eval_mod = EvalMod::new(range, config.double_angles, config.series_error)?;
+        if config.coeff_to_slot_levels == 0 || config.coeff_to_slot_levels > 3 {
+            return Err(SchemeError::InvalidParameters(format!(
+                "CoeffToSlot is encoded over 1 to 3 levels; got {}",
+                config.coeff_to_slot_levels
+            )));
+        }
+        let base = ctx.level_basis(ctx.min_level())?.primes();
+        let q0: f64 = base.iter().map(|&q| f64::from(q)).product();
+        let scale = ctx.default_scale();
+        check_message_ratio(scale, q0, "the parameters' default scale")?;
+        let per_level = ctx.params().primes_per_level();
+        let consumed = config.coeff_to_slot_levels + eval_mod.depth() + 1;
+        let available = ctx.depth_left(ctx.max_level());
+        if consumed > available {
+            return Err(SchemeError::InvalidParameters(format!(
+                "bootstrapping consumes {consumed} levels ({} CoeffToSlot, {} EvalMod: a degree-{} series and {} double \
+                 angles, 1 SlotToCoeff) but the chain has {available}; build the parameters with a larger depth",
+                config.coeff_to_slot_levels,
+                eval_mod.depth(),
+                eval_mod.series().degree(),
+                eval_mod.double_angles()
+            )));
+        }
+        let mut eval_mod_scale = scale;
+        let mut level = ctx.max_level() - (config.coeff_to_slot_levels + eval_mod.series().depth()) * per_level;
+        for _ in 0..eval_mod.double_angles() {
+            // As Evaluator::multiply then Evaluator::rescale compute it.
+            let primes = ctx.level_basis(level)?.primes();
+            let dropped: f64 = primes[primes.len() - per_level..].iter().map(|&q| f64::from(q)).product();
+            eval_mod_scale = eval_mod_scale * eval_mod_scale / dropped;
+            level -= per_level;
+        }
+        let slots = ctx.max_slots();
+        let encoder = ctx.encoder();
+        // CoeffToSlot folds in Delta / q0 (slots become x = t / q0, the ModRaised phase being
+        // read at the default scale), 1 / K (EvalMod's input in [-1, 1]) and the 1/2 of
+        // Re = (z + conj z) / 2: so real and imaginary parts come out of one addition each.
+        let coeff_to_slot = coeff_to_slot(encoder, slots, scale / (2.0 * range * q0))?;
+        // SlotToCoeff folds in 1 / (2 pi) (sin(2 pi x) / 2 pi = m / q0) and q0 over EvalMod's
+        // output scale: its output's phase is then exactly the input's scale times the slots.
+        let slot_to_coeff = slot_to_coeff(encoder, slots, q0 / (2.0 * PI * eval_mod_scale))?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            hamming_weight: h,
+            eval_mod,
+            coeff_to_slot,
+            slot_to_coeff,
+            coeff_to_slot_levels: config.coeff_to_slot_levels,
+            q0,
+            eval_mod_scale,
+            output_level: ctx.max_level() - consumed * per_level,
+        })
+    }
+
+    /// The level of a bootstrapped ciphertext.
+    pub fn output_level(&self) -> usize {
+        self.output_level
+    }
+
+    /// Rescalings left to a bootstrapped ciphertext.
+    pub fn depth_after(&self) -> usize {
+        self.ctx.depth_left(self.output_level)
+    }
+
+    /// The EvalMod polynomial.
+    pub fn eval_mod(&self) -> &EvalMod {
+        &self.eval_mod
+    }
+
+    /// The secret's Hamming weight the range was derived from.
+    pub fn hamming_weight(&self) -> usize {
+        self.hamming_weight
+    }
+
+    /// The rotation steps the transforms use (baby and giant steps of both), sorted.
+    pub fn rotations(&self) -> Vec<i64> {
+        let mut steps = self.coeff_to_slot.rotations();
+        steps.extend(self.slot_to_coeff.rotations());
+        steps.sort_unstable();
+        steps.dedup();
+        steps
+    }
+
+    /// The Galois elements to make keys for ([`crate::rlwe::KeyGenerator::galois_keys`]): the
+    /// rotations and conjugation.
+    pub fn galois_elements(&self) -> Vec<usize> {
+        self.ctx.galois_elements(&self.rotations(), true)
+    }
+
+    /// Bytes of the Galois keys [`BootstrapPlan::galois_elements`] asks for: per key, one pair
+    /// of polynomials over the data and special primes per key-switching digit.
+    pub fn galois_key_bytes(&self) -> usize {
+        let rlwe = self.ctx.params().rlwe();
+        let primes = rlwe.data_primes().len() + rlwe.special_primes().len();
+        self.galois_elements().len() * rlwe.dnum() * 2 * primes * self.ctx.degree() * 4
+    }
+}
+
+/// Refuses a scale whose messages q0 cannot hold with the sine's precision.
+fn check_message_ratio(scale: f64, q0: f64, what: &str) -> Result<()> {
+    if !(scale.is_finite() && scale > 0.0) || (q0 / scale).log2() < f64::from(MIN_MESSAGE_RATIO_BITS) {
+        return Err(SchemeError::InvalidParameters(format!(
+            "{what} is 2^{:.2} but q0 is 2^{:.2}: bootstrapping needs q0 / Delta >= 2^{MIN_MESSAGE_RATIO_BITS} (EvalMod's \
+             sine is close to x mod q0 only for |x| much smaller than q0); encode at a smaller scale or use a larger \
+             base (first_prime_bits)",
+            scale.log2(),
+            q0.log2()
+        )));
+    }
+    Ok(())
+}
+
+/// A [`BootstrapPlan`] with its transforms prepared on a backend: refreshes ciphertexts of the
+/// lowest level to [`BootstrapPlan::output_level`].
+///
+/// The steps are public so that each can be inspected (and, in tests, left out):
+/// [`Bootstrapper::mod_raise`], [`Bootstrapper::coeff_to_slot`], [`Bootstrapper::eval_mod`],
+/// [`Bootstrapper::slot_to_coeff`]; [`Bootstrapper::bootstrap`] runs them in order.
+pub struct Bootstrapper<B: Backend> {
+    plan: BootstrapPlan,
+    coeff_to_slot: PreparedLinearTransform<B>,
+    slot_to_coeff: PreparedLinearTransform<B>,
+}
+
+impl<B: Backend> Bootstrapper<B> {
+    /// Prepares the plan's transforms on the evaluator's backend, after checking the evaluator
+    /// is for the plan's context and holds a Galois key for every element the plan needs.
+    pub fn new(evaluator: &Evaluator<'_, B, CkksContext>, plan: BootstrapPlan) -> Result<Self> {
+        expect_same_context(&plan.ctx, evaluator.context(), "the evaluator")?;
+        let missing: Vec<usize> =
+            plan.galois_elements().into_iter().filter(|&k| !evaluator.has_galois_key(k)).collect();
+        if !missing.is_empty() {
+            return Err(SchemeError::KeySwitchingUnavailable(format!(
+                "bootstrapping needs Galois keys for {} elements (BootstrapPlan::galois_elements); the evaluator lacks \
+                 {} of them: {missing:?}",
+                plan.galois_elements().len(),
+                missing.len()
+            )));
+        }
+        let ctx = &plan.ctx;
+        let per_level = ctx.params().primes_per_level();
+        let top = ctx.max_level();
+        let coeff_to_slot =
+            evaluator.prepare_linear_transform_over(&plan.coeff_to_slot, top, plan.coeff_to_slot_levels)?;
+        let slot_to_coeff_level = top - (plan.coeff_to_slot_levels + plan.eval_mod.depth()) * per_level;
+        let slot_to_coeff = evaluator.prepare_linear_transform(&plan.slot_to_coeff, slot_to_coeff_level)?;
+        Ok(Self { plan, coeff_to_slot, slot_to_coeff })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &BootstrapPlan {
+        &self.plan
+    }
+
+    /// A fresh ciphertext at [`BootstrapPlan::output_level`] with the slots of `a` (up to the
+    /// bootstrapping error) at a's scale (up to the f64 rounding of the scale bookkeeping). `a`
+    /// may be at any level (it is brought to the lowest first), must be relinearized, pack N/2
+    /// slots and have a scale at most q0 / 2^5.
+    pub fn bootstrap(&self, evaluator: &Evaluator<'_, B, CkksContext>, a: &Batch<B>) -> Result<Batch<B>> {
+        let raised = self.mod_raise(evaluator, a)?;
+        let (re, im) = self.coeff_to_slot(evaluator, &raised)?;
+        let (re, im) = self.eval_mod(evaluator, &re, &im)?;
+        self.slot_to_coeff(evaluator, &re, &im, a.tag().scale)
+    }
+
+    /// Step 1: the checks, then ModRaise. The result is at the top level with the default scale
+    /// on its tag: its phase t = m + q0 I is read as t / Delta_default.
+    pub fn mod_raise(&self, evaluator: &Evaluator<'_, B, CkksContext>, a: &Batch<B>) -> Result<Batch<B>> {
+        expect_same_context(&self.plan.ctx, a.context(), "the ciphertext")?;
+        let ctx = &self.plan.ctx;
+        if a.tag().slots != ctx.max_slots() {
+            return Err(SchemeError::InvalidParameters(format!(
+                "the ciphertexts pack {} slots; this bootstrapping handles full packing ({} slots) only (sparse packing \
+                 is not implemented yet)",
+                a.tag().slots,
+                ctx.max_slots()
+            )));
+        }
+        check_message_ratio(a.tag().scale, self.plan.q0, "the ciphertext's scale")?;
+        mod_raise(evaluator, a, ctx.default_scale())
+    }
+
+    /// Step 2: CoeffToSlot and the separation of real and imaginary parts. Returns two
+    /// ciphertexts whose slot k holds x_k / K and x_(k+N/2) / K, x = t / q0 the raised phase's
+    /// coefficients: re = z + conj(z), im = -i (z - conj(z)) of the transform's output z.
+    pub fn coeff_to_slot(
+        &self,
+        evaluator: &Evaluator<'_, B, CkksContext>,
+        raised: &Batch<B>,
+    ) -> Result<(Batch<B>, Batch<B>)> {
+        let z = evaluator.apply_linear_transform(raised, &self.coeff_to_slot)?;
+        let conjugate = evaluator.conjugate(&z)?;
+        let re = evaluator.add(&z, &conjugate)?;
+        let im = times_i(evaluator, &evaluator.sub(&z, &conjugate)?, -1)?;
+        Ok((re, im))
+    }
+
+    /// Step 3: EvalMod on both halves: sin(2 pi x) in every slot.
+    pub fn eval_mod(
+        &self,
+        evaluator: &Evaluator<'_, B, CkksContext>,
+        re: &Batch<B>,
+        im: &Batch<B>,
+    ) -> Result<(Batch<B>, Batch<B>)> {
+        Ok((self.plan.eval_mod.evaluate(evaluator, re)?, self.plan.eval_mod.evaluate(evaluator, im)?))
+    }
+
+    /// Step 4: recombine w = re + i im and apply SlotToCoeff, whose matrix carries q0 / (2 pi
+    /// S), S the planned EvalMod output scale. With w = 2 pi m / q0 at scale S' (S' = S after
+    /// the real EvalMod) the phase is S' / S x (input scale) x z, so the tag is set to input
+    /// scale x S' / S: exactly the input scale after the full pipeline. A relabelling: no
+    /// residue changes, only what the phase is read as.
+    pub fn slot_to_coeff(
+        &self,
+        evaluator: &Evaluator<'_, B, CkksContext>,
+        re: &Batch<B>,
+        im: &Batch<B>,
+        input_scale: f64,
+    ) -> Result<Batch<B>> {
+        let w = evaluator.add(re, &times_i(evaluator, im, 1)?)?;
+        let mut out = evaluator.apply_linear_transform(&w, &self.slot_to_coeff)?;
+        let scale = input_scale * (w.tag().scale / self.plan.eval_mod_scale);
+        self.plan.ctx.check_scale(scale, out.level(), "the bootstrapped ciphertext")?;
+        out.tag = CkksTag { scale, ..out.tag() };
+        Ok(out)
+    }
+}

@@ -1,0 +1,87 @@
+//! CKKS bootstrapping (Cheon, Han, Kim, Kim and Song; the sine-based EvalMod of Han and Ki):
+//! a ciphertext at the lowest level becomes one at a high level with the same slots, up to a
+//! small error, so computation can go on past the chain's depth.
+//!
+//! The pipeline, one file per step:
+//!
+//! 1. **ModRaise** ([`mod_raise`](Bootstrapper::mod_raise)): the lowest-level ciphertext's
+//!    residues modulo q0 lifted, centred, to every prime of the chain. Its phase becomes
+//!    t = m + q0 I for a small integer polynomial I.
+//! 2. **CoeffToSlot** ([`coeff_to_slot`](Bootstrapper::coeff_to_slot)): the encoder's inverse
+//!    special DFT V^-1 as a homomorphic linear transform, so the slots hold t's coefficients
+//!    (divided by q0 K), then real and imaginary parts separated with a conjugation.
+//! 3. **EvalMod** ([`EvalMod`]): (q0 / 2 pi) sin(2 pi t / q0) = m up to a small error, as a
+//!    Chebyshev series of a scaled cosine on [-1, 1] and r double-angle steps; the range K
+//!    comes from the secret's Hamming weight ([`minimum_range`]).
+//! 4. **SlotToCoeff** ([`slot_to_coeff`](Bootstrapper::slot_to_coeff)): the special DFT V
+//!    itself, mapping the recombined coefficients back to the slots.
+//!
+//! Full packing (N/2 slots) only, for now; CoeffToSlot and SlotToCoeff are dense transforms
+//! (BSGS, hoisted baby steps). Not yet: the level-budgeted fftIter factorization of the DFT
+//! and double hoisting, sparse packing and sparse-secret encapsulation (Anaheim's Boot), a
+//! 128-bit preset (N = 2^16 with at least 9 levels after bootstrapping).
+//!
+//! ```
+//! use pimhe_exec::CpuBackend;
+//! use pimhe_schemes::ckks::bootstrap::{insecure_test_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper};
+//! use pimhe_schemes::ckks::*;
+//! let backend = CpuBackend::new(Some(2)).unwrap();
+//! let ctx = CkksContext::new(insecure_test_parameters(1024).unwrap()).unwrap();
+//! let plan = BootstrapPlan::new(&ctx, &BootstrapConfig::default()).unwrap();
+//! let mut keygen = KeyGenerator::new(&backend, &ctx).unwrap();
+//! let secret = keygen.secret_key().unwrap();
+//! let relin = keygen.relin_key(&secret).unwrap();
+//! let galois = keygen.galois_keys(&secret, &plan.galois_elements()).unwrap();
+//! let evaluator = Evaluator::new(&backend, &ctx).with_relin_key(&relin).unwrap().with_galois_keys(&galois).unwrap();
+//! let bootstrapper = Bootstrapper::new(&evaluator, plan).unwrap();
+//!
+//! let encoder = Encoder::new(&ctx);
+//! let mut encryptor = Encryptor::with_secret_key(&backend, &secret).unwrap();
+//! let x = encryptor.encrypt(&[encoder.encode_real(&[0.5, -0.25], ctx.default_scale()).unwrap()]).unwrap();
+//! let low = evaluator.drop_to_level(&x, ctx.min_level()).unwrap();
+//! let fresh = bootstrapper.bootstrap(&evaluator, &low).unwrap();
+//! assert_eq!(fresh.level(), bootstrapper.plan().output_level());
+//! ```
+
+mod bootstrapper;
+mod dft;
+mod eval_mod;
+mod mod_raise;
+mod range;
+
+pub use bootstrapper::{BootstrapConfig, BootstrapPlan, Bootstrapper, MIN_MESSAGE_RATIO_BITS};
+pub use eval_mod::EvalMod;
+pub use range::{minimum_range, probabilistic_range, worst_case_range, MAX_RANGE, RANGE_SIGMAS};
+
+use crate::ckks::CkksParameters;
+use crate::error::{Result, SchemeError};
+use crate::rlwe::SecretDistribution;
+
+/// The Hamming weight of the test presets' secret: small, so that the worst-case range
+/// (h + 1) / 2 = 8.5 holds for every ciphertext.
+pub const TEST_HAMMING_WEIGHT: usize = 16;
+
+/// Levels a bootstrapped ciphertext keeps under [`insecure_test_parameters`].
+pub const TEST_LEVELS_AFTER: usize = 2;
+
+/// INSECURE parameters for tests and experiments, N = 2^10 or 2^11: a sparse ternary secret of
+/// Hamming weight 16, scale 2^50 (two primes per level), a 60-bit base (q0 / Delta = 2^10), and
+/// exactly the depth [`BootstrapConfig::default`] consumes plus [`TEST_LEVELS_AFTER`]. A
+/// modulus of hundreds of bits at this ring degree offers no security at all.
+pub fn insecure_test_parameters(degree: usize) -> Result<CkksParameters> {
+    if degree != 1024 && degree != 2048 {
+        return Err(SchemeError::InvalidParameters(format!(
+            "the insecure bootstrapping test presets have N = 1024 or 2048; got {degree}"
+        )));
+    }
+    let config = BootstrapConfig::default();
+    let eval_mod = EvalMod::new(minimum_range(TEST_HAMMING_WEIGHT), config.double_angles, config.series_error)?;
+    let depth = config.coeff_to_slot_levels + eval_mod.depth() + 1 + TEST_LEVELS_AFTER;
+    CkksParameters::builder(degree)
+        .depth(depth)
+        .scale_bits(50)
+        .first_prime_bits(60)
+        .secret(SecretDistribution::SparseTernary { hamming_weight: TEST_HAMMING_WEIGHT })
+        .allow_insecure()
+        .build()
+}
