@@ -52,6 +52,7 @@ from ._pimhe import (
 )
 from ._pimhe import advise_json as _advise_json
 from ._pimhe import bandwidth_json as _bandwidth_json
+from ._pimhe import bootstrap_json as _bootstrap_json
 from ._pimhe import reproduce_json as _reproduce_json
 from ._reports import (
     Comparison,
@@ -68,6 +69,7 @@ from . import _progress, stats
 __all__ = [
     "advise",
     "bandwidth",
+    "bench_bootstrap",
     "Backend",
     "BackendError",
     "CapacityError",
@@ -170,3 +172,29 @@ def bandwidth(*, mib=256, repeat=5, threads=None):
     import json
 
     return json.loads(_bandwidth_json(mib=mib, repeat=repeat, threads=threads))
+
+
+def bench_bootstrap(n, *, slots=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=1, seed=1):
+    """One CKKS bootstrapping timed on ``backend`` (``pimhe bench bootstrap``), as a dict: the
+    precision of the output against the input (``precision``: ``min_bits``, ``mean_bits``, ...),
+    the levels before and after (``level_before``, ``level_after``, ``rescalings_left``), the
+    Galois keys it needs (``galois_keys``, ``galois_key_bytes``), ``keygen_s`` and
+    ``bootstrap_s``; on ``"nearbank"`` the modeled cost (``nearbank``). The parameters are the
+    INSECURE test presets (``n`` = 1024 or 2048, ``insecure`` is True) until a 128-bit
+    bootstrapping preset exists::
+
+        pimhe.bench_bootstrap(1024)["precision"]["min_bits"]
+    """
+    import json
+
+    report = _bootstrap_json(
+        n,
+        slots=slots,
+        backend=backend,
+        threads=threads,
+        system=system,
+        buffer_entries=buffer_entries,
+        repeat=repeat,
+        seed=seed,
+    )
+    return json.loads(report)

@@ -37,6 +37,7 @@ __all__ = [
     "bench_kernel",
     "advise_json",
     "bandwidth_json",
+    "bootstrap_json",
     "__version__",
 ]
 
@@ -94,6 +95,19 @@ def advise_json(
 
 def bandwidth_json(*, mib: int = 256, repeat: int = 5, threads: Optional[int] = None) -> str:
     """``pimhe bench bandwidth``'s report as JSON; ``pimhe.bandwidth`` parses it."""
+
+def bootstrap_json(
+    n: int,
+    *,
+    slots: Optional[int] = None,
+    backend: str = "cpu",
+    threads: Optional[int] = None,
+    system: Optional[str] = None,
+    buffer_entries: Optional[int] = None,
+    repeat: int = 1,
+    seed: int = 1,
+) -> str:
+    """``pimhe bench bootstrap``'s report as JSON; ``pimhe.bench_bootstrap`` parses it."""
 
 def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
     """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by

@@ -41,6 +41,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::bench_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bandwidth_json, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::bootstrap_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

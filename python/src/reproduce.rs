@@ -1,4 +1,4 @@
-//! `reproduce_json`, `bench_kernel`, `advise_json` and `bandwidth_json`: every seed paper's reproduction by name
+//! `reproduce_json`, `bench_kernel`, `advise_json`, `bandwidth_json` and `bootstrap_json`: every seed paper's reproduction by name
 //! (`pimhe_bench::reproduce::by_name`, what `pimhe bench reproduce PAPER --json` prints), the
 //! polynomial kernel benchmark (`pimhe_bench::measure::kernels`, `pimhe bench OP`) and the
 //! CPU-vs-PIM verdict (`pimhe_bench::advise`, `pimhe advise`), as JSON that `pimhe.reproduce`,
@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 use pimhe_bench::advise::{self, AdviseConfig};
 use pimhe_bench::measure::bandwidth::{self, BandwidthConfig};
+use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
 use pimhe_bench::reproduce::by_name;
 use pimhe_bench::target::TargetFlags;
@@ -108,5 +109,30 @@ pub fn advise_json(
 pub fn bandwidth_json(py: Python<'_>, mib: usize, repeat: usize, threads: Option<usize>) -> PyResult<String> {
     let config = BandwidthConfig { mib, repeat, threads };
     let report = py.allow_threads(|| bandwidth::run(&config)).py_err()?;
+    serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+}
+
+/// `pimhe bench bootstrap` as a JSON string (`--json`'s report): one CKKS bootstrapping on
+/// `backend` (cpu or nearbank, with `system` and `buffer_entries` there), its precision against
+/// the input, the levels before and after, the keys it needs; INSECURE test presets (n = 1024
+/// or 2048) until a 128-bit one exists. `pimhe.bench_bootstrap` parses it.
+#[pyfunction]
+#[pyo3(signature = (n, *, slots=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=1, seed=1))]
+#[allow(clippy::too_many_arguments)]
+pub fn bootstrap_json(
+    py: Python<'_>,
+    n: usize,
+    slots: Option<usize>,
+    backend: &str,
+    threads: Option<usize>,
+    system: Option<String>,
+    buffer_entries: Option<usize>,
+    repeat: usize,
+    seed: u64,
+) -> PyResult<String> {
+    let flags =
+        TargetFlags { backend: Some(backend.to_string()), threads, system, buffer_entries, ..TargetFlags::default() };
+    let config = BootstrapBenchConfig { n, slots, target: flags.parse(&bootstrap::RULES).py_err()?, repeat, seed };
+    let report = py.allow_threads(|| bootstrap::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

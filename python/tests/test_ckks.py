@@ -122,3 +122,14 @@ def test_sparse_packing(ckks, cpu):
     c = enc.encrypt([1.0, 2.0, 3.0, 4.0], slots=4)
     assert c.slots == 4
     np.testing.assert_allclose(dec.decrypt(c)[0], [1, 2, 3, 4], atol=TOL)
+
+
+def test_bench_bootstrap_restores_the_slots_on_the_insecure_preset():
+    report = pimhe.bench_bootstrap(1024)
+    assert report["insecure"] and report["slots"] == 512
+    assert report["precision"]["min_bits"] > 15
+    assert report["level_after"] > report["level_before"] and report["rescalings_left"] >= 1
+    nearbank = pimhe.bench_bootstrap(1024, backend="nearbank")
+    assert nearbank["nearbank"]["total_s"] > 0 and nearbank["nearbank"]["pim_instructions"] > 0
+    with pytest.raises(pimhe.ParameterError, match="n=4096 is not allowed"):
+        pimhe.bench_bootstrap(4096)

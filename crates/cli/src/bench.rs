@@ -5,6 +5,7 @@
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand};
 use pimhe_bench::measure::bandwidth::{self, BandwidthConfig};
+use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
 use pimhe_bench::measure::scheme::{self, SchemeConfig};
 use pimhe_bench::target::TargetFlags;
@@ -44,6 +45,32 @@ pub enum BenchAction {
     /// Measure this machine's memory bandwidth, STREAM-style (copy, add, triad): the limit a
     /// memory-bound operation is compared with.
     Bandwidth(BandwidthArgs),
+    /// Time one CKKS bootstrapping on a backend: precision against the input, levels before
+    /// and after, the keys it needs (INSECURE test presets for now).
+    Bootstrap(BootstrapArgs),
+}
+
+/// Arguments of `pimhe bench bootstrap`.
+#[derive(Debug, Clone, Args)]
+pub struct BootstrapArgs {
+    /// Ring degree: 1024 or 2048 (the insecure test presets, until a 128-bit one exists).
+    #[arg(long)]
+    pub n: usize,
+    /// Slots: N/2 (full packing, the only one for now).
+    #[arg(long)]
+    pub slots: Option<usize>,
+    /// Where it runs [default: cpu].
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// cpu: timed bootstrappings, the best reported (1..=100000); modeled targets run once.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Seed of the keys and the input.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `pimhe bench bandwidth`.
@@ -204,11 +231,21 @@ pub fn run(command: &BenchCommand) -> Result<()> {
             let config = BandwidthConfig { mib: args.mib, repeat: args.repeat, threads: args.threads };
             print_report(&bandwidth::run(&config)?, args.json)
         }
+        (Some(BenchAction::Bootstrap(args)), _) => {
+            let config = BootstrapBenchConfig {
+                n: args.n,
+                slots: args.slots,
+                target: TargetFlags::from(&args.target).parse(&bootstrap::RULES)?,
+                repeat: args.repeat,
+                seed: args.seed,
+            };
+            print_report(&bootstrap::run(&config)?, args.json)
+        }
         (None, Some(args)) => print_report(&kernels::run(&args.config()?)?, args.json),
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
              bfv-add, bgv-mul-relin with --n and --batch), or \
-             `bench reproduce dramatic`, `bench scheme --n N` or `bench bandwidth`",
+             `bench reproduce dramatic`, `bench scheme --n N`, `bench bootstrap --n N` or `bench bandwidth`",
         )),
     }
 }

@@ -300,3 +300,28 @@ fn bandwidth_reports_the_three_kernels_and_refuses_a_bad_size() {
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(stderr(&refused).trim(), "error: --mib 0 is not allowed: 1..=16384");
 }
+
+#[test]
+fn bootstrap_restores_the_slots_says_the_preset_is_insecure_and_refuses_what_it_cannot_run() {
+    let output = pimhe(&["bench", "bootstrap", "--n", "1024", "--json"]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!((report["n"].as_u64(), report["slots"].as_u64()), (Some(1024), Some(512)));
+    assert_eq!(report["insecure"], true);
+    // The decrypted output against the input: the bootstrapping's precision, far above noise.
+    assert!(report["precision"]["min_bits"].as_f64().unwrap() > 15.0, "{report}");
+    assert!(report["level_after"].as_u64() > report["level_before"].as_u64());
+    assert!(report["rescalings_left"].as_u64().unwrap() >= 1);
+    assert_eq!(report["galois_keys"], report["plan_rotations"]);
+    let text = pimhe(&["bench", "bootstrap", "--n", "1024"]);
+    assert!(String::from_utf8_lossy(&text.stdout).lines().next().unwrap().contains("INSECURE test preset"));
+    for (args, message) in [
+        (vec!["--n", "4096"], "--n 4096 is not allowed"),
+        (vec!["--n", "1024", "--slots", "64"], "--slots 64 is not allowed: full packing only"),
+        (vec!["--n", "1024", "--backend", "upmem-emu"], "--backend upmem-emu is not allowed: choose cpu or nearbank"),
+    ] {
+        let refused = pimhe(&[&["bench", "bootstrap"][..], &args].concat());
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&refused).contains(message), "{args:?}: {}", stderr(&refused));
+    }
+}

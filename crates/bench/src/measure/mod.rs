@@ -4,6 +4,7 @@
 //! ([`machine`]).
 
 pub mod bandwidth;
+pub mod bootstrap;
 pub mod inputs;
 pub mod kernels;
 pub mod machine;

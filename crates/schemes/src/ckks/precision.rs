@@ -28,7 +28,7 @@ pub const MAX_PRECISION_BITS: f64 = 52.0;
 /// assert_eq!(stats.max_error, error);
 /// assert_eq!(stats.to_string(), "min 20.0 bits, mean 20.0 bits, max error 9.5e-7");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct PrecisionStats {
     /// Number of slots compared.
     pub slots: usize,

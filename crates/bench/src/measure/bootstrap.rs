@@ -1,0 +1,285 @@
+//! `pimhe bench bootstrap`: one CKKS bootstrapping timed on a target, its result decrypted and
+//! measured in bits of precision against the input, with the levels before and after and the
+//! keys it needs (count and bytes).
+//!
+//! Until a 128-bit bootstrapping preset exists, the ring degrees are those of the INSECURE
+//! test presets ([`insecure_test_parameters`]); the report says so in its first line.
+//!
+//! ```
+//! use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
+//! let report = bootstrap::run(&BootstrapBenchConfig::new(1024)).unwrap();
+//! assert!(report.insecure && report.precision.min_bits > 10.0);
+//! assert!(report.level_after > report.level_before && report.rescalings_left >= 2);
+//! assert_eq!(report.galois_keys, report.plan_rotations);
+//! ```
+
+use std::time::Instant;
+
+use num_complex::Complex64;
+use pimhe_exec::Backend;
+use pimhe_math::Sampler;
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_schemes::ckks::bootstrap::{insecure_test_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper};
+use pimhe_schemes::ckks::precision::{precision, PrecisionStats};
+use pimhe_schemes::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator};
+use pimhe_schemes::rlwe::RlweScheme;
+use serde::Serialize;
+
+use crate::error::{check_repeat, BenchError, Result};
+use crate::format::{format_seconds, Render};
+use crate::target::nearbank::NearbankOutcome;
+use crate::target::upmem::server_cost_line;
+use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target, TargetRules, UpmemFlags};
+
+/// The ring degrees `--n` takes: the insecure test presets'.
+pub const DEGREES: [usize; 2] = [1024, 2048];
+
+/// `bench bootstrap`'s targets: the CPU and the near-bank system. Not yet the emulated UPMEM
+/// system: the dense CoeffToSlot and SlotToCoeff keep N/2 diagonals each resident, more than
+/// the DPUs' MRAM holds at any DPU count (the factorized transforms will fix it;
+/// docs/BOOTSTRAPPING.md).
+pub const RULES: TargetRules = TargetRules {
+    backends: &[BackendKind::Cpu, BackendKind::Nearbank],
+    default: BackendKind::Cpu,
+    upmem: UpmemFlags { mode: false, kernel: false, emulate: false, what_if: false },
+    threads_beside_upmem: false,
+};
+
+/// What a run takes.
+#[derive(Debug, Clone)]
+pub struct BootstrapBenchConfig {
+    /// Ring degree, one of [`DEGREES`].
+    pub n: usize,
+    /// Slots: the full packing N/2 (`None`), the only one for now.
+    pub slots: Option<usize>,
+    /// Where it runs.
+    pub target: Target,
+    /// Timed bootstrappings on the CPU (the best is reported); a modeled target runs once.
+    pub repeat: usize,
+    /// Seed of the keys and the input.
+    pub seed: u64,
+}
+
+impl BootstrapBenchConfig {
+    /// N on the CPU with every default.
+    pub fn new(n: usize) -> Self {
+        Self { n, slots: None, target: Target::Cpu { threads: None }, repeat: 1, seed: 1 }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct BootstrapReport {
+    /// Ring degree.
+    pub n: usize,
+    /// Slots bootstrapped.
+    pub slots: usize,
+    /// The parameters, as `pimhe params` prints them.
+    pub params: String,
+    /// Whether the parameters are insecure (a test preset).
+    pub insecure: bool,
+    /// The backend.
+    pub backend: &'static str,
+    /// The secret's Hamming weight.
+    pub hamming_weight: usize,
+    /// The input's level (the lowest), as the context numbers levels (by primes).
+    pub level_before: usize,
+    /// The output's level.
+    pub level_after: usize,
+    /// The top level.
+    pub max_level: usize,
+    /// Rescalings left to the output: the depth a program has after the bootstrapping.
+    pub rescalings_left: usize,
+    /// Rotations the transforms use, and the Galois keys made for them.
+    pub plan_rotations: usize,
+    /// Galois keys made (one per rotation the transforms use, plus the conjugation).
+    pub galois_keys: usize,
+    /// Their size, bytes.
+    pub galois_key_bytes: usize,
+    /// Key generation (relinearization and Galois keys), seconds, measured.
+    pub keygen_s: f64,
+    /// The bootstrapping, seconds: measured on the CPU (best of `repeat`), wall time of the
+    /// host otherwise.
+    pub bootstrap_s: f64,
+    /// Timed runs.
+    pub repeat: usize,
+    /// The output against the input, slot by slot.
+    pub precision: PrecisionStats,
+    /// The modeled cost on upmem-emu, as `bench OP` reports it.
+    pub upmem: Option<pimhe_pim::runtime::OffloadReport>,
+    /// The modeled cost on nearbank.
+    pub nearbank: Option<NearbankOutcome>,
+}
+
+/// Runs one bootstrapping benchmark: keys made on this host's CPU (the client), the input
+/// encrypted and brought to the lowest level, bootstrapped on the target (priced there), and
+/// the result decrypted against the input.
+pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
+    let n = config.n;
+    if !DEGREES.contains(&n) {
+        return Err(BenchError::usage(format!(
+            "--n {n} is not allowed: bootstrapping runs on the insecure test presets, N = 1024 or 2048, until its \
+             128-bit preset exists"
+        )));
+    }
+    if let Some(slots) = config.slots.filter(|&s| s != n / 2) {
+        return Err(BenchError::usage(format!(
+            "--slots {slots} is not allowed: full packing only (N/2 = {}); sparse packing is not implemented yet",
+            n / 2
+        )));
+    }
+    check_repeat(config.repeat, "bootstrapping")?;
+    RULES.check(&config.target)?;
+    let params = insecure_test_parameters(n)?;
+    let params_text = params.to_string();
+    let ctx = CkksContext::new(params)?;
+    let plan = BootstrapPlan::new(&ctx, &BootstrapConfig::default())?;
+
+    // The client's keys, on this host's CPU whatever the target.
+    let cpu = pimhe_exec::CpuBackend::new(config.target.threads())?;
+    let start = Instant::now();
+    let mut keygen = KeyGenerator::with_sampler(&cpu, &ctx, Sampler::from_seed_u64(config.seed));
+    let secret = keygen.secret_key()?;
+    let relin = keygen.relin_key(&secret)?;
+    let galois = keygen.galois_keys(&secret, &plan.galois_elements())?;
+    let keygen_s = start.elapsed().as_secs_f64();
+
+    let values = input_values(config.seed, ctx.max_slots());
+    let repeat = if config.target.kind() == BackendKind::Cpu { config.repeat } else { 1 };
+    let needs = DeviceNeeds { n, primes: ctx.backend_primes(), default_mode: Mode::choose(true) };
+    let job =
+        Bootstrap { ctx: &ctx, plan: &plan, secret: &secret, relin: &relin, galois: &galois, values: &values, repeat };
+    let ran = config.target.run(&needs, job)?;
+    let (upmem, nearbank) = match ran.cost {
+        Cost::Cpu { .. } => (None, None),
+        Cost::Upmem(report) => (Some(report), None),
+        Cost::Nearbank(outcome) => (None, Some(outcome)),
+    };
+    Ok(BootstrapReport {
+        n,
+        slots: ctx.max_slots(),
+        params: params_text,
+        insecure: true,
+        backend: config.target.name(),
+        hamming_weight: plan.hamming_weight(),
+        level_before: ctx.min_level(),
+        level_after: plan.output_level(),
+        max_level: ctx.max_level(),
+        rescalings_left: plan.depth_after(),
+        plan_rotations: plan.galois_elements().len(),
+        galois_keys: galois.elements().count(),
+        galois_key_bytes: galois.size_bytes(),
+        keygen_s,
+        bootstrap_s: ran.output.seconds,
+        repeat,
+        precision: ran.output.precision,
+        upmem,
+        nearbank,
+    })
+}
+
+/// N/2 complex values, real and imaginary parts uniform in [-1, 1], from `seed`.
+fn input_values(seed: u64, slots: usize) -> Vec<Complex64> {
+    let mut sampler = Sampler::from_seed_u64(seed ^ 0x5EED);
+    let mut uniform = || 2.0 * f64::from(sampler.next_u32()) / f64::from(u32::MAX) - 1.0;
+    (0..slots).map(|_| Complex64::new(uniform(), uniform())).collect()
+}
+
+/// The bootstrapping on the target's backend.
+struct Bootstrap<'a> {
+    ctx: &'a std::sync::Arc<CkksContext>,
+    plan: &'a BootstrapPlan,
+    secret: &'a pimhe_schemes::ckks::SecretKey,
+    relin: &'a pimhe_schemes::ckks::RelinKey,
+    galois: &'a pimhe_schemes::ckks::GaloisKeys,
+    values: &'a [Complex64],
+    repeat: usize,
+}
+
+/// What the job measured.
+struct Bootstrapped {
+    seconds: f64,
+    precision: PrecisionStats,
+}
+
+impl Job for Bootstrap<'_> {
+    type Output = Bootstrapped;
+
+    fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Bootstrapped> {
+        let backend = device.backend;
+        let evaluator = Evaluator::new(backend, self.ctx).with_relin_key(self.relin)?.with_galois_keys(self.galois)?;
+        let bootstrapper = Bootstrapper::new(&evaluator, self.plan.clone())?;
+        let encoder = Encoder::new(self.ctx);
+        let mut encryptor = Encryptor::with_secret_key(backend, self.secret)?;
+        let fresh = encryptor.encrypt(&[encoder.encode(self.values, self.ctx.default_scale())?])?;
+        let low = evaluator.drop_to_level(&fresh, self.ctx.min_level())?;
+        device.start_pricing()?;
+        let mut best = f64::INFINITY;
+        let mut out = None;
+        for _ in 0..self.repeat {
+            let start = Instant::now();
+            out = Some(bootstrapper.bootstrap(&evaluator, &low)?);
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        device.stop_pricing()?;
+        let out = out.expect("at least one bootstrapping (repeat >= 1)");
+        let decoded = encoder.decode(&Decryptor::new(backend, self.secret)?.decrypt(&out)?[0])?;
+        Ok(Bootstrapped { seconds: best, precision: precision(&decoded, self.values) })
+    }
+}
+
+impl Render for BootstrapReport {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "pimhe bench bootstrap: CKKS, N = {}, {} slots, {} backend; INSECURE test preset (not 128-bit secure)\n  \
+             parameters: {}\n  secret Hamming weight {}; level {} -> {} of {} ({} rescalings left)\n  keys: {} Galois \
+             keys ({:.1} MiB), made in {} on this host\n  bootstrapping: {} ({})\n  precision against the input: {}",
+            self.n,
+            self.slots,
+            self.backend,
+            self.params,
+            self.hamming_weight,
+            self.level_before,
+            self.level_after,
+            self.max_level,
+            self.rescalings_left,
+            self.galois_keys,
+            self.galois_key_bytes as f64 / (1 << 20) as f64,
+            format_seconds(self.keygen_s),
+            format_seconds(self.bootstrap_s),
+            if self.backend == BackendKind::Cpu.name() {
+                format!("best of {}, measured", self.repeat)
+            } else {
+                "this host's wall time".to_string()
+            },
+            self.precision
+        );
+        if let Some(u) = &self.upmem {
+            out += &server_cost_line(u);
+        }
+        if let Some(outcome) = &self.nearbank {
+            out += &format!("\n  server on {} (modeled):\n{}", outcome.system, outcome.render());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn degrees_slots_and_repeats_out_of_range_are_refused_naming_the_flag() {
+        let refused = |config: BootstrapBenchConfig| run(&config).unwrap_err().to_string();
+        assert!(refused(BootstrapBenchConfig::new(4096)).starts_with("--n 4096 is not allowed"));
+        let sparse = BootstrapBenchConfig { slots: Some(64), ..BootstrapBenchConfig::new(1024) };
+        assert!(refused(sparse).starts_with("--slots 64 is not allowed: full packing only (N/2 = 512)"));
+        let none = BootstrapBenchConfig { repeat: 0, ..BootstrapBenchConfig::new(1024) };
+        assert!(refused(none).contains("--repeat 0"));
+        let upmem = BootstrapBenchConfig {
+            target: Target::UpmemEmu(crate::target::UpmemTarget::new(8)),
+            ..BootstrapBenchConfig::new(1024)
+        };
+        assert!(refused(upmem).contains("upmem-emu"));
+    }
+}
