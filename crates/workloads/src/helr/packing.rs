@@ -1,0 +1,204 @@
+//! How a batch sits in CKKS slots, so that one HELR iteration is a few rotations and
+//! multiplications: the design the encrypted trainer follows. It is the row-major matrix
+//! packing of Kim et al. (JMIR Med. Inform. 2018), whose rotate-and-sum and mask-and-replicate
+//! steps Han et al. (2019) keep for each block of their mini-batches.
+//!
+//! ## Layout
+//! A batch of `m` samples with `f` features is the `m x (f + 1)` matrix `Z` whose row `i` is
+//! `z_i = y'_i (1, x_i)` ([`super::train`]). It is padded with zeros to `R x W`, `R` and `W` the
+//! powers of two at least `m` and `f + 1`, and laid out row-major in the slots of one
+//! ciphertext: slot `i W + j` holds `Z[i][j]`, so a batch needs `R W <= N/2` for ring degree N.
+//! The ciphertext packs exactly `R W` slots (sparse packing where `R W < N/2`): CKKS then
+//! rotates cyclically within those `R W` slots, which step 5 relies on. The weights `v` are
+//! kept *replicated*, `v_j` in slot `i W + j` of every row `i`: the layout in which the
+//! gradient comes out (below), so no step re-packs them.
+//!
+//! ## One iteration (rot(c, k) moves slot s + k to slot s)
+//! 1. `P = Z * V`: one ciphertext product (rescale): slot `i W + j` holds `z_ij v_j`.
+//! 2. Sum over a row: `P += rot(P, 2^d)` for d = 0 .. log2 W - 1 (log2 W rotations); slot
+//!    `i W` now holds the margin `z_i . v` (the padding columns are zero, and a row's sum never
+//!    reaches into the next row at column 0).
+//! 3. Keep column 0 and replicate it across its row: multiply by the plaintext mask of ones at
+//!    slots `i W` (one level), then `M += rot(M, -2^d)` for d = 0 .. log2 W - 1 (log2 W
+//!    rotations): every slot of row `i` holds `margin_i`.
+//! 4. `S = p(-M)`, the degree-3 sigmoid: `M^2` (one product), then `(c0 - c1 M) - c3 M^2 M`
+//!    (one more product, constants folded into plaintext multiplications): two levels.
+//! 5. `G = S * Z` (one product): slot `i W + j` holds `s_i z_ij`. Sum over the rows:
+//!    `G += rot(G, 2^d W)` for d = 0 .. log2 R - 1 (log2 R rotations); every row now holds
+//!    `sum_i s_i z_i` — already replicated, the layout of the weights. The padding rows are
+//!    zero in `Z`, so they add nothing; the mean divides by the real `m`, folded into the
+//!    constant `gamma / (k m)` of the update at iteration k.
+//! 6. The Nesterov update `w' = v + (gamma / (k m)) G`, `v' = (1 - eta) w' + eta w`: constant
+//!    multiplications and additions, no rotation.
+//!
+//! One iteration thus costs `2 log2 W + log2 R` rotations, three ciphertext products and a
+//! depth of about five levels (so bootstrapping every few iterations, as Anaheim's HELR does).
+//! For Han et al.'s MNIST (196 features, m = 1024): W = 256, R = 1024, 26 rotations in 2^18
+//! slots — more than one ciphertext of N = 2^17 holds, so they split the columns over several
+//! ciphertexts; this layout refuses such a batch ([`Packing::new`]) until the encrypted trainer
+//! splits it too. [`Packing::gradient_in_slots`] runs steps 1-5 on a plain slot vector with
+//! these rotations, the check that the layout computes [`super::train::gradient`].
+
+use serde::Serialize;
+
+use super::{HelrError, Sigmoid};
+
+/// The slot layout of one batch (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Packing {
+    /// Samples in a batch, `m`.
+    pub batch: usize,
+    /// Features per sample, `f` (the intercept column comes on top).
+    pub features: usize,
+    /// Rows, `R`: the power of two at least `m`.
+    pub rows: usize,
+    /// Row width, `W`: the power of two at least `f + 1`.
+    pub width: usize,
+    /// Slots a ciphertext offers (N/2, or fewer), of which the batch uses `R W`.
+    pub capacity: usize,
+}
+
+impl Packing {
+    /// The layout of a batch of `batch` samples with `features` features in a ciphertext of
+    /// `capacity` slots (a power of two); refused where the padded batch does not fit, with the
+    /// largest batch and feature count that would.
+    ///
+    /// ```
+    /// use pimhe_workloads::helr::Packing;
+    /// let p = Packing::new(64, 54, 1 << 15).unwrap();
+    /// assert_eq!((p.rows, p.width, p.rotations()), (64, 64, 18));
+    /// let too_wide = Packing::new(1024, 196, 1 << 16).unwrap_err().to_string();
+    /// assert!(too_wide.contains("at most 63 features"), "{too_wide}");
+    /// ```
+    pub fn new(batch: usize, features: usize, capacity: usize) -> Result<Self, HelrError> {
+        if batch == 0 || !capacity.is_power_of_two() {
+            return Err(HelrError::Input(format!(
+                "a batch of {batch} samples in {capacity} slots: the batch must be at least 1 and the slots a power \
+                 of two (N/2 for ring degree N)"
+            )));
+        }
+        let too_many = || HelrError::Capacity(format!("a batch of {batch} samples of {features} features: too many"));
+        let rows = batch.checked_next_power_of_two().ok_or_else(too_many)?;
+        let width = features.checked_add(1).and_then(usize::checked_next_power_of_two).ok_or_else(too_many)?;
+        if rows.saturating_mul(width) <= capacity {
+            return Ok(Self { batch, features, rows, width, capacity });
+        }
+        // The widest row that `rows` rows leave room for, and the most rows `width` allows.
+        let most_features = (capacity / rows).saturating_sub(1);
+        let most_batch = capacity / width;
+        let features_hint = if most_features == 0 {
+            format!("no features fit a batch of {batch}")
+        } else {
+            format!("at most {most_features} features fit a batch of {batch}")
+        };
+        let batch_hint = if most_batch == 0 {
+            format!("no batch fits {features} features")
+        } else {
+            format!("a batch of at most {most_batch} fits {features} features")
+        };
+        Err(HelrError::Capacity(format!(
+            "{features} features and the intercept take {width} slots per sample (padded to a power of two), so a \
+             batch of {batch} ({rows} rows) needs {} slots and a ciphertext has {capacity}: {features_hint}, or \
+             {batch_hint}",
+            rows.saturating_mul(width)
+        )))
+    }
+
+    /// Slots the batch packs, `R W`: the cycle its rotations act on.
+    pub fn slots(&self) -> usize {
+        self.rows * self.width
+    }
+
+    /// The slot of sample `row`, column `column` (column 0 the intercept).
+    pub fn slot(&self, row: usize, column: usize) -> usize {
+        row * self.width + column
+    }
+
+    /// Rotations per iteration: `2 log2 W + log2 R`.
+    pub fn rotations(&self) -> usize {
+        2 * self.width.trailing_zeros() as usize + self.rows.trailing_zeros() as usize
+    }
+
+    /// The slot vector of a batch: `rows[i]` is `z_i` (f + 1 values) at slots `i W ..`, zeros
+    /// elsewhere. Refused where the rows do not match the layout.
+    pub fn pack(&self, rows: &[&[f64]]) -> Result<Vec<f64>, HelrError> {
+        if rows.len() != self.batch || rows.iter().any(|z| z.len() != self.features + 1) {
+            return Err(HelrError::Input(format!(
+                "a batch of {} rows is packed as {} rows of {} values",
+                rows.len(),
+                self.batch,
+                self.features + 1
+            )));
+        }
+        let mut slots = vec![0.0; self.slots()];
+        for (i, z) in rows.iter().enumerate() {
+            slots[self.slot(i, 0)..self.slot(i, 0) + z.len()].copy_from_slice(z);
+        }
+        Ok(slots)
+    }
+
+    /// `v` (f + 1 weights) replicated into every row.
+    pub fn replicate(&self, v: &[f64]) -> Vec<f64> {
+        let mut slots = vec![0.0; self.slots()];
+        for i in 0..self.rows {
+            slots[self.slot(i, 0)..self.slot(i, 0) + v.len()].copy_from_slice(v);
+        }
+        slots
+    }
+
+    /// Steps 1-5 of the module doc on plain slots: the batch `rows` (as [`Packing::pack`]) and
+    /// weights `v`, with the rotations and slot-wise products the encrypted trainer will use,
+    /// ending with the mean over the batch. Returns the gradient read from row 0, and the
+    /// whole slot vector (every row holds the same gradient; the padding columns hold zero).
+    pub fn gradient_in_slots(
+        &self,
+        rows: &[&[f64]],
+        v: &[f64],
+        sigmoid: &Sigmoid,
+    ) -> Result<(Vec<f64>, Vec<f64>), HelrError> {
+        let z = self.pack(rows)?;
+        if v.len() != self.features + 1 {
+            let (weights, features) = (v.len(), self.features);
+            return Err(HelrError::Input(format!("{weights} weights for {features} features and the intercept")));
+        }
+        // 1. The product with the replicated weights.
+        let mut p = mul(&z, &self.replicate(v));
+        // 2. Sum over each row into its column 0.
+        for k in 0..self.width.trailing_zeros() {
+            p = add(&p, &rotate(&p, 1 << k));
+        }
+        // 3. Mask column 0, replicate it across the row.
+        let mask: Vec<f64> = (0..self.slots()).map(|s| f64::from(u8::from(s % self.width == 0))).collect();
+        let mut m = mul(&p, &mask);
+        for k in 0..self.width.trailing_zeros() {
+            m = add(&m, &rotate(&m, -(1 << k)));
+        }
+        // 4. The sigmoid of the negated margins, slot-wise.
+        let s: Vec<f64> = m.iter().map(|&margin| sigmoid.eval(-margin)).collect();
+        // 5. Times Z, summed over the rows; the mean and the sign of the gradient.
+        let mut g = mul(&s, &z);
+        for k in 0..self.rows.trailing_zeros() {
+            g = add(&g, &rotate(&g, (self.width << k) as isize));
+        }
+        let scale = -1.0 / self.batch as f64;
+        let g: Vec<f64> = g.iter().map(|x| x * scale).collect();
+        Ok((g[..self.features + 1].to_vec(), g))
+    }
+}
+
+/// Slot-wise product.
+fn mul(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(x, y)| x * y).collect()
+}
+
+/// Slot-wise sum.
+fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(x, y)| x + y).collect()
+}
+
+/// The slots rotated as CKKS rotates them: slot `s + k` (cyclically) moves to slot `s`, so a
+/// negative `k` moves slots up.
+fn rotate(a: &[f64], k: isize) -> Vec<f64> {
+    let n = a.len() as isize;
+    (0..n).map(|s| a[(s + k).rem_euclid(n) as usize]).collect()
+}
