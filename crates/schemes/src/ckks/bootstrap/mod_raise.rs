@@ -12,6 +12,7 @@
 //! once-per-bootstrapping base extension, small next to the transforms and the key switches.
 
 use pimhe_exec::Backend;
+use pimhe_math::inverse_mod;
 
 use crate::ckks::context::{CkksContext, CkksTag};
 use crate::ckks::encoder::to_poly_batch;
@@ -38,8 +39,10 @@ impl CenteredLift {
             )));
         }
         let inverses = (0..primes.len())
-            .map(|i| (0..i).map(|j| pow_mod(primes[j] % primes[i], primes[i] - 2, primes[i])).collect())
-            .collect();
+            .map(|i| {
+                (0..i).map(|j| inverse_mod(primes[j] % primes[i], primes[i])).collect::<std::result::Result<_, _>>()
+            })
+            .collect::<std::result::Result<_, _>>()?;
         let modulus = primes.iter().map(|&q| i128::from(q)).product();
         Ok(Self { primes, inverses, modulus })
     }
@@ -65,18 +68,6 @@ impl CenteredLift {
             value
         }
     }
-}
-
-fn pow_mod(mut base: u64, mut exponent: u64, q: u64) -> u64 {
-    let mut result = 1 % q;
-    while exponent > 0 {
-        if exponent & 1 == 1 {
-            result = result * base % q;
-        }
-        base = base * base % q;
-        exponent >>= 1;
-    }
-    result
 }
 
 /// `a` brought to the lowest level, then every component lifted centred from q0 to the top
