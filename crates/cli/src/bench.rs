@@ -99,41 +99,33 @@ pub struct BenchArgs {
     // group is present.
     #[arg(group = "BenchArgs", value_parser = op_parser())]
     pub op: Op,
-
     /// Ring degree N: a power of two from 16 (2^4) to 131072 (2^17).
     #[arg(long)]
     pub n: usize,
-
     /// Number K of RNS primes (at least 1); bfv-mul, bfv-add and bgv-mul-relin use the preset's.
     #[arg(long, required_if_eq_any = [("op", "ntt"), ("op", "intt"), ("op", "bgv-mul"), ("op", "pipeline")])]
     pub primes: Option<usize>,
-
     /// Size of each prime in bits (2..=30); the K largest primes p = 1 mod 2N of that size are
     /// used (not for bfv-mul, bfv-add, bgv-mul-relin).
     #[arg(long, default_value_t = 30)]
     pub prime_bits: u32,
-
     /// Number C of input ciphertexts (two polynomials each); even for bgv-mul, pipeline, bfv-mul,
     /// bfv-add and bgv-mul-relin.
     #[arg(long)]
     pub batch: usize,
-
     /// Where it runs [default: cpu; upmem-emu: parallel mode, auto emulation; no --threads,
     /// the emulator uses every core].
     #[command(flatten)]
     pub target: TargetArgs,
-
     /// Print one JSON object (op, backend, n, primes, prime_bits, batch, wall_s, ...; for
     /// upmem-emu also transfer_s, compute_s, retrieve_s, energy_j, model, ...; for nearbank
     /// gpu_s, pim_s, total_s, energy_j, edp_js, without_pim_s, speedup, ...) instead of text.
     #[arg(long)]
     pub json: bool,
-
     /// cpu: number of timed repeats, 1..=100000; the best is reported as wall time, the mean
     /// alongside [default: 3]. (upmem-emu and nearbank run once and model the run.)
     #[arg(long)]
     pub repeat: Option<usize>,
-
     /// Seed of the input generator (ChaCha20).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -162,40 +154,32 @@ pub struct SchemeArgs {
     /// Scheme to time: bgv, bfv or ckks.
     #[arg(long, default_value = "bgv")]
     pub scheme: String,
-
     /// Ring degree N of the 128-bit preset: 4096, 8192, 16384 or 32768 for bgv and bfv (the
     /// presets with a key-switching prime, so relinearization can be timed); 8192 .. 65536 for
     /// ckks.
     #[arg(long)]
     pub n: usize,
-
     /// Number C of ciphertexts in each operand batch.
     #[arg(long, default_value_t = 8)]
     pub batch: usize,
-
     /// Where it runs: cpu (default) or nearbank (the results computed on this host, and each
     /// operation's modeled cost on a GPU with near-bank PIM, Anaheim).
     #[command(flatten)]
     pub target: TargetArgs,
-
     /// Number of timed rounds (after one untimed warm-up); the best and the median are reported.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
-
     /// Seed of the keys, the encryption randomness and the plaintext slots (ChaCha20).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-
     /// Key-switching digits instead of the preset's: the longest 128-bit chain for that dnum
     /// (`pimhe params` lists the presets' choice; dnum = L is one digit per data prime).
     #[arg(long)]
     pub dnum: Option<usize>,
-
     /// CKKS only: the scale 2^bits (20..=58) instead of the preset's, at the preset's depth and
     /// dnum (a smaller scale shortens the chain, so it stays 128-bit secure).
     #[arg(long)]
     pub scale_bits: Option<u32>,
-
     /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
     /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
     /// times_s]; nearbank: modeled{model, ops[op, gpu_s, pim_s, ...]}) instead of a table.
