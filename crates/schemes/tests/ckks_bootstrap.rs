@@ -225,3 +225,26 @@ fn bad_ranges_parameters_and_inputs_are_refused() {
     let err = bootstrapper.bootstrap(&evaluator, &sparse).unwrap_err().to_string();
     assert!(err.contains("full packing"), "{err}");
 }
+
+#[test]
+fn the_bootstrapping_keys_travel_compressed_and_bootstrap_the_same() {
+    let f = Fixture::new();
+    let compressed = f.galois.to_compressed_bytes().unwrap();
+    let full = f.galois.to_bytes();
+    // Each a_j is stored as its 32-byte seed: about half of the full encoding.
+    assert!(compressed.len() * 2 < full.len() + full.len() / 20, "{} vs {} bytes", compressed.len(), full.len());
+    let loaded = GaloisKeys::from_bytes(&f.ctx, &compressed).unwrap();
+    let mut wanted = f.plan.galois_elements();
+    wanted.sort_unstable();
+    assert_eq!(loaded.elements().collect::<Vec<_>>(), wanted, "the keys are stored by increasing element");
+    assert_eq!(loaded.size_bytes(), f.plan.galois_key_bytes());
+    let relin = RelinKey::from_bytes(&f.ctx, &f.relin.to_compressed_bytes().unwrap()).unwrap();
+    let evaluator =
+        Evaluator::new(&f.backend, &f.ctx).with_relin_key(&relin).unwrap().with_galois_keys(&loaded).unwrap();
+    let bootstrapper = Bootstrapper::new(&evaluator, f.plan.clone()).unwrap();
+    let low = f.encrypt_low(&f.values(9, false));
+    // The loaded keys are the generated ones: the same ciphertext out, residue for residue.
+    let original = Bootstrapper::new(&f.evaluator(), f.plan.clone()).unwrap().bootstrap(&f.evaluator(), &low).unwrap();
+    let again = bootstrapper.bootstrap(&evaluator, &low).unwrap();
+    assert_eq!(again.to_bytes(&f.backend).unwrap(), original.to_bytes(&f.backend).unwrap());
+}
