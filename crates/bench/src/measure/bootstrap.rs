@@ -10,7 +10,8 @@
 //! let report = bootstrap::run(&BootstrapBenchConfig::new(1024)).unwrap();
 //! assert!(report.insecure && report.precision.min_bits > 10.0);
 //! assert!(report.level_after > report.level_before && report.rescalings_left >= 2);
-//! assert_eq!(report.galois_keys, report.plan_rotations);
+//! // One key per rotation step the transforms use, and one for the conjugation.
+//! assert_eq!(report.galois_keys, report.rotations + 1);
 //! ```
 
 use std::time::Instant;
@@ -28,7 +29,6 @@ use serde::Serialize;
 use crate::error::{check_repeat, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::target::nearbank::NearbankOutcome;
-use crate::target::upmem::server_cost_line;
 use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target, TargetRules, UpmemFlags};
 
 /// The ring degrees `--n` takes: the insecure test presets'.
@@ -76,7 +76,7 @@ pub struct BootstrapReport {
     pub slots: usize,
     /// The parameters, as `pimhe params` prints them.
     pub params: String,
-    /// Whether the parameters are insecure (a test preset).
+    /// Whether the parameters fall short of 128-bit security (the test presets do).
     pub insecure: bool,
     /// The backend.
     pub backend: &'static str,
@@ -90,8 +90,8 @@ pub struct BootstrapReport {
     pub max_level: usize,
     /// Rescalings left to the output: the depth a program has after the bootstrapping.
     pub rescalings_left: usize,
-    /// Rotations the transforms use, and the Galois keys made for them.
-    pub plan_rotations: usize,
+    /// Rotation steps the transforms use.
+    pub rotations: usize,
     /// Galois keys made (one per rotation the transforms use, plus the conjugation).
     pub galois_keys: usize,
     /// Their size, bytes.
@@ -105,8 +105,6 @@ pub struct BootstrapReport {
     pub repeat: usize,
     /// The output against the input, slot by slot.
     pub precision: PrecisionStats,
-    /// The modeled cost on upmem-emu, as `bench OP` reports it.
-    pub upmem: Option<pimhe_pim::runtime::OffloadReport>,
     /// The modeled cost on nearbank.
     pub nearbank: Option<NearbankOutcome>,
 }
@@ -150,30 +148,30 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     let job =
         Bootstrap { ctx: &ctx, plan: &plan, secret: &secret, relin: &relin, galois: &galois, values: &values, repeat };
     let ran = config.target.run(&needs, job)?;
-    let (upmem, nearbank) = match ran.cost {
-        Cost::Cpu { .. } => (None, None),
-        Cost::Upmem(report) => (Some(report), None),
-        Cost::Nearbank(outcome) => (None, Some(outcome)),
+    let nearbank = match ran.cost {
+        Cost::Cpu { .. } => None,
+        Cost::Nearbank(outcome) => Some(outcome),
+        // RULES refuse upmem-emu before anything runs.
+        Cost::Upmem(_) => return Err(BenchError::Failed("bench bootstrap does not run on upmem-emu".to_string())),
     };
     Ok(BootstrapReport {
         n,
         slots: ctx.max_slots(),
         params: params_text,
-        insecure: true,
+        insecure: ctx.params().rlwe().security_bits().is_none(),
         backend: config.target.name(),
         hamming_weight: plan.hamming_weight(),
         level_before: ctx.min_level(),
         level_after: plan.output_level(),
         max_level: ctx.max_level(),
         rescalings_left: plan.depth_after(),
-        plan_rotations: plan.galois_elements().len(),
+        rotations: plan.rotations().len(),
         galois_keys: galois.elements().count(),
         galois_key_bytes: galois.size_bytes(),
         keygen_s,
         bootstrap_s: ran.output.seconds,
         repeat,
         precision: ran.output.precision,
-        upmem,
         nearbank,
     })
 }
@@ -231,12 +229,12 @@ impl Job for Bootstrap<'_> {
 impl Render for BootstrapReport {
     fn render(&self) -> String {
         let mut out = format!(
-            "pimhe bench bootstrap: CKKS, N = {}, {} slots, {} backend; INSECURE test preset (not 128-bit secure)\n  \
-             parameters: {}\n  secret Hamming weight {}; level {} -> {} of {} ({} rescalings left)\n  keys: {} Galois \
+            "pimhe bench bootstrap: CKKS, N = {}, {} slots, {} backend{}\n  parameters: {}\n  secret Hamming weight {}; level {} -> {} of {} ({} rescalings left)\n  keys: {} Galois \
              keys ({:.1} MiB), made in {} on this host\n  bootstrapping: {} ({})\n  precision against the input: {}",
             self.n,
             self.slots,
             self.backend,
+            if self.insecure { "; INSECURE test preset (not 128-bit secure)" } else { "" },
             self.params,
             self.hamming_weight,
             self.level_before,
@@ -247,16 +245,12 @@ impl Render for BootstrapReport {
             self.galois_key_bytes as f64 / (1 << 20) as f64,
             format_seconds(self.keygen_s),
             format_seconds(self.bootstrap_s),
-            if self.backend == BackendKind::Cpu.name() {
-                format!("best of {}, measured", self.repeat)
-            } else {
-                "this host's wall time".to_string()
+            match self.nearbank {
+                None => format!("best of {}, measured", self.repeat),
+                Some(_) => "this host's wall time".to_string(),
             },
             self.precision
         );
-        if let Some(u) = &self.upmem {
-            out += &server_cost_line(u);
-        }
         if let Some(outcome) = &self.nearbank {
             out += &format!("\n  server on {} (modeled):\n{}", outcome.system, outcome.render());
         }
