@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use zeroize::Zeroize;
 
+use pimhe_math::Modulus;
+
 use crate::basis::RingBasis;
 use crate::error::{Result, RingError};
 use crate::representation::Representation;
@@ -84,20 +86,7 @@ impl PolyBatch {
     /// Polynomials given by signed integer coefficients (each slice of length N), reduced into
     /// every limb; the batch is in coefficient representation.
     pub fn from_signed(basis: &Arc<RingBasis>, polys: &[&[i64]]) -> Result<Self> {
-        let n = basis.degree();
-        if let Some(bad) = polys.iter().find(|p| p.len() != n) {
-            return Err(RingError::WrongDataLength { count: 1, limbs: 1, n, expected: n, got: bad.len() });
-        }
-        let mut batch = Self::zeros(basis, polys.len(), Representation::Coefficient);
-        for limb in 0..basis.len() {
-            let q = *basis.modulus(limb);
-            for (k, poly) in polys.iter().enumerate() {
-                for (dst, &c) in batch.poly_limb_mut(limb, k).iter_mut().zip(poly.iter()) {
-                    *dst = q.reduce_i64(c);
-                }
-            }
-        }
-        Ok(batch)
+        Self::reduced(basis, polys, |q, c| q.reduce_i64(c))
     }
 
     /// [`PolyBatch::from_signed`] for coefficients of magnitude at most `bound`, a public bound
@@ -119,20 +108,25 @@ impl PolyBatch {
         if bound >= smallest {
             return Self::from_signed(basis, polys);
         }
-        let n = basis.degree();
-        if let Some(bad) = polys.iter().find(|p| p.len() != n) {
-            return Err(RingError::WrongDataLength { count: 1, limbs: 1, n, expected: n, got: bad.len() });
-        }
+        expect_degree(basis, polys)?;
         let largest = polys.iter().flat_map(|p| p.iter()).map(|c| c.unsigned_abs()).fold(0, u64::max);
         if largest > bound {
             return Err(RingError::AboveBound { bound });
         }
+        // |c| < q: c itself, or q + c for a negative c (all ones in the mask).
+        Self::reduced(basis, polys, |q, c| (c as u32).wrapping_add(q.value() & ((c >> 63) as u32)))
+    }
+
+    /// Polynomials of N signed coefficients each, every coefficient reduced into every limb by
+    /// `reduce`; coefficient representation.
+    fn reduced(basis: &Arc<RingBasis>, polys: &[&[i64]], reduce: impl Fn(&Modulus, i64) -> u32) -> Result<Self> {
+        expect_degree(basis, polys)?;
         let mut batch = Self::zeros(basis, polys.len(), Representation::Coefficient);
-        for (limb, q) in basis.primes().into_iter().enumerate() {
+        for limb in 0..basis.len() {
+            let q = *basis.modulus(limb);
             for (k, poly) in polys.iter().enumerate() {
                 for (dst, &c) in batch.poly_limb_mut(limb, k).iter_mut().zip(poly.iter()) {
-                    // |c| < q: c itself, or q + c for a negative c (all ones in the mask).
-                    *dst = (c as u32).wrapping_add(q & ((c >> 63) as u32));
+                    *dst = reduce(&q, c);
                 }
             }
         }
@@ -336,5 +330,14 @@ impl PolyBatch {
 impl Zeroize for PolyBatch {
     fn zeroize(&mut self) {
         PolyBatch::zeroize(self);
+    }
+}
+
+/// Every polynomial of N coefficients, N the basis's degree.
+fn expect_degree(basis: &RingBasis, polys: &[&[i64]]) -> Result<()> {
+    let n = basis.degree();
+    match polys.iter().find(|p| p.len() != n) {
+        Some(bad) => Err(RingError::WrongDataLength { count: 1, limbs: 1, n, expected: n, got: bad.len() }),
+        None => Ok(()),
     }
 }

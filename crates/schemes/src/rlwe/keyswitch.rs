@@ -222,15 +222,13 @@ impl SwitchingKey {
     }
 }
 
-/// -a, residue by residue modulo each limb's prime (q - x, and 0 for 0, by a mask so that
-/// the loop vectorizes).
+/// -a, residue by residue modulo each limb's prime.
 fn negated(a: &PolyBatch) -> PolyBatch {
     let mut minus = a.clone();
     let per_limb = a.count() * a.degree();
-    for (limb, q) in a.basis().primes().into_iter().enumerate() {
+    for (limb, q) in a.basis().moduli().into_iter().enumerate() {
         for x in &mut minus.data_mut()[limb * per_limb..(limb + 1) * per_limb] {
-            let nonzero = u32::from(*x != 0).wrapping_neg();
-            *x = (q - *x) & nonzero;
+            *x = q.neg(*x);
         }
     }
     minus
