@@ -2,36 +2,12 @@
 //! backend name compared as a string outside the one parser, no import circle between the files
 //! of the shells' library and of the CLI, and no source file over 800 lines.
 
+mod source_tree;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The repository's root (this crate is crates/bench).
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Every file under `dir` whose name ends in one of `extensions`, build outputs aside.
-fn sources(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return found };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if path.is_dir() {
-            if !["target", ".git", "__pycache__", "node_modules"].contains(&name) && !name.starts_with('.') {
-                found.extend(sources(&path, extensions));
-            }
-        } else if extensions.iter().any(|e| name.ends_with(e)) {
-            found.push(path);
-        }
-    }
-    found.sort();
-    found
-}
-
-fn relative(path: &Path) -> String {
-    path.strip_prefix(root()).unwrap_or(path).display().to_string().replace("../", "")
-}
+use source_tree::{relative, root, sources};
 
 /// Most lines a source file may have.
 const MAX_LINES: usize = 800;

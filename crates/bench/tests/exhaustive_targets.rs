@@ -3,33 +3,13 @@
 //! package, has a catch-all arm (`_ =>`, or a bare binding) that would quietly absorb a new
 //! variant, so the compiler lists every place the new variant must be handled.
 
-use std::path::{Path, PathBuf};
+mod source_tree;
 
 use pimhe_bench::target::{BackendKind, Target, TargetFlags, TargetRules};
+use source_tree::{relative, root, sources};
 
 /// The types whose matches must stay exhaustive, as their variants are written.
 const TYPES: [&str; 2] = ["Target::", "BackendKind::"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Every `.rs` file under `dir`, build outputs aside.
-fn rust_sources(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return found };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target") {
-                found.extend(rust_sources(&path));
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-    found
-}
 
 /// `source` with comments and the contents of string literals blanked (same length, so
 /// offsets and line numbers still hold), so that braces and `=>` in them are not read as code.
@@ -139,13 +119,13 @@ fn names_a_target(pattern: &str) -> bool {
 fn catch_alls(dirs: &[&str]) -> (Vec<String>, usize) {
     let (mut found, mut examined) = (Vec::new(), 0);
     for dir in dirs {
-        for file in rust_sources(&root().join(dir)) {
+        for file in sources(&root().join(dir), &[".rs"]) {
             let source = std::fs::read_to_string(&file).unwrap();
             for (line, arms) in matches(&code_only(&source)) {
                 if arms.iter().any(|a| names_a_target(a)) {
                     examined += 1;
                     if arms.iter().any(|a| catch_all(a)) {
-                        found.push(format!("{}:{line}", file.display()));
+                        found.push(format!("{}:{line}", relative(&file)));
                     }
                 }
             }
