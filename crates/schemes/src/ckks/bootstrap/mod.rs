@@ -74,9 +74,35 @@ pub fn insecure_test_parameters(degree: usize) -> Result<CkksParameters> {
             "the insecure bootstrapping test presets have N = 1024 or 2048; got {degree}"
         )));
     }
+    insecure_parameters(degree, TEST_LEVELS_AFTER)
+}
+
+/// INSECURE parameters for experiments with programs deeper than the test presets (HELR's
+/// iterations between bootstrappings): as [`insecure_test_parameters`] but for any N from 2^10
+/// to 2^14 and `levels_after` rescalings left after each bootstrapping (1 to 30).
+///
+/// ```
+/// use pimhe_schemes::ckks::bootstrap::{insecure_parameters, BootstrapConfig, BootstrapPlan};
+/// use pimhe_schemes::ckks::CkksContext;
+/// let ctx = CkksContext::new(insecure_parameters(1024, 5).unwrap()).unwrap();
+/// let plan = BootstrapPlan::new(&ctx, &BootstrapConfig::default()).unwrap();
+/// assert_eq!(plan.depth_after(), 5);
+/// assert!(insecure_parameters(1 << 15, 5).is_err());
+/// ```
+pub fn insecure_parameters(degree: usize, levels_after: usize) -> Result<CkksParameters> {
+    if !(1024..=16384).contains(&degree) || !degree.is_power_of_two() {
+        return Err(SchemeError::InvalidParameters(format!(
+            "the insecure bootstrapping presets have N = 2^10 to 2^14; got {degree}"
+        )));
+    }
+    if !(1..=30).contains(&levels_after) {
+        return Err(SchemeError::InvalidParameters(format!(
+            "levels left after bootstrapping must be 1 to 30; got {levels_after}"
+        )));
+    }
     let config = BootstrapConfig::default();
     let eval_mod = EvalMod::new(minimum_range(TEST_HAMMING_WEIGHT), config.double_angles, config.series_error)?;
-    let depth = config.coeff_to_slot_levels + eval_mod.depth() + 1 + TEST_LEVELS_AFTER;
+    let depth = config.coeff_to_slot_levels + eval_mod.depth() + 1 + levels_after;
     CkksParameters::builder(degree)
         .depth(depth)
         .scale_bits(50)
