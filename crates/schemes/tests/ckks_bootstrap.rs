@@ -15,6 +15,7 @@ use pimhe_schemes::ckks::bootstrap::{
 };
 use pimhe_schemes::ckks::precision::precision;
 use pimhe_schemes::ckks::*;
+use pimhe_schemes::rlwe::RlweScheme;
 use pimhe_schemes::SchemeError;
 
 /// The precision every slot must keep through one bootstrapping, in bits: the worst slot
@@ -171,7 +172,7 @@ fn skipping_a_step_breaks_it() {
     // Without EvalMod the multiples of q0 stay: brought to SlotToCoeff's level directly.
     let raised = bootstrapper.mod_raise(&evaluator, &low).unwrap();
     let (re, im) = bootstrapper.coeff_to_slot(&evaluator, &raised).unwrap();
-    let level = f.plan.output_level() + f.ctx.params().primes_per_level();
+    let level = f.plan.slot_to_coeff_level();
     let (re, im) = (evaluator.drop_to_level(&re, level).unwrap(), evaluator.drop_to_level(&im, level).unwrap());
     let out = bootstrapper.slot_to_coeff(&evaluator, &re, &im, scale).unwrap();
     let stats = precision(&f.decrypt(&out), &values);
@@ -247,4 +248,24 @@ fn the_bootstrapping_keys_travel_compressed_and_bootstrap_the_same() {
     let original = Bootstrapper::new(&f.evaluator(), f.plan.clone()).unwrap().bootstrap(&f.evaluator(), &low).unwrap();
     let again = bootstrapper.bootstrap(&evaluator, &low).unwrap();
     assert_eq!(again.to_bytes(&f.backend).unwrap(), original.to_bytes(&f.backend).unwrap());
+}
+
+/// The emulated UPMEM system bootstraps the same ciphertext to the same residues as the CPU:
+/// every operation of the pipeline is exact integer arithmetic on both (the emulator runs the
+/// DPU kernels' arithmetic), so any difference is a bug in one of them.
+#[test]
+fn the_emulated_upmem_system_bootstraps_bit_identically() {
+    use pimhe_pim::runtime::placement::Mode;
+    use pimhe_pim::runtime::{PimBackend, PimConfig};
+    let f = Fixture::new();
+    let low = f.encrypt_low(&f.values(12, false));
+    let on_cpu = Bootstrapper::new(&f.evaluator(), f.plan.clone()).unwrap().bootstrap(&f.evaluator(), &low).unwrap();
+
+    let primes = f.ctx.backend_primes();
+    let pim = PimBackend::new(PimConfig::new(primes.len(), Mode::Parallel), DEGREE, &primes).unwrap();
+    let evaluator = Evaluator::new(&pim, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&f.galois).unwrap();
+    let bootstrapper = Bootstrapper::new(&evaluator, f.plan.clone()).unwrap();
+    let low_on_pim = CiphertextBatch::from_bytes(&pim, &f.ctx, &low.to_bytes(&f.backend).unwrap()).unwrap();
+    let on_pim = bootstrapper.bootstrap(&evaluator, &low_on_pim).unwrap();
+    assert_eq!(on_pim.to_bytes(&pim).unwrap(), on_cpu.to_bytes(&f.backend).unwrap());
 }

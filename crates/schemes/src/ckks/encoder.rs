@@ -228,21 +228,13 @@ impl CkksEncoder {
         }
     }
 
-    /// The decoding map of a packing of n slots (n = `values.len()`, a power of two up to
-    /// N/2) on complex coefficients, in place: u (u_k = c_k + i c_(k+n)) to the slot values
-    /// V u. Bootstrapping's SlotToCoeff applies this V homomorphically; taking it from here
-    /// keeps it the encoder's own map, slot order included.
-    pub(crate) fn slots_of_coefficients(&self, values: &mut [Complex64]) {
-        self.special_fft(values);
-    }
-
-    /// The encoding map, the exact inverse of [`Self::slots_of_coefficients`] (the 1/n
-    /// included): slot values z to the complex coefficients V^-1 z, in place. Bootstrapping's
-    /// CoeffToSlot applies this matrix homomorphically.
-    pub(crate) fn coefficients_of_slots(&self, values: &mut [Complex64]) {
-        self.inverse_special_fft(values);
-        let inverse = 1.0 / values.len() as f64;
-        values.iter_mut().for_each(|z| *z *= inverse);
+    /// The roots of the butterfly stage of half-width h (a power of two below N/2) in the
+    /// special FFT: stage h maps (a, b) at positions (j, j + h) of each block of 2h values to
+    /// (a + w_j b, a - w_j b). Bootstrapping's CoeffToSlot and SlotToCoeff evaluate these
+    /// stages homomorphically; taking the roots from here keeps them the encoder's own maps,
+    /// slot order included.
+    pub(crate) fn stage_twiddles(&self, h: usize) -> &[Complex64] {
+        &self.twiddles[h..2 * h]
     }
 
     /// Slot values from the n complex coefficients u_k = c_k + i c_{k+n} of the degree-2n

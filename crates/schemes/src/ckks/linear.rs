@@ -81,9 +81,7 @@ impl LinearTransform {
                 return Err(SchemeError::InvalidParameters(format!("diagonal {k} entry {i} is not finite")));
             }
         }
-        // n1 about sqrt(span of the diagonals), a power of two: baby and giant steps balance.
-        let span = diagonals.keys().next_back().map_or(1, |&k| k + 1);
-        let baby_steps = (1usize << (span as f64).sqrt().log2().ceil().max(0.0) as u32).min(slots);
+        let baby_steps = fewest_rotations(slots, diagonals.keys().copied());
         Ok(Self { slots, diagonals, baby_steps })
     }
 
@@ -122,17 +120,32 @@ impl LinearTransform {
     }
 }
 
+/// The baby-step count n1 (a power of two up to n) that needs the fewest rotations for these
+/// diagonals: diagonal k is baby step k mod n1 of giant step k - k mod n1, and each distinct
+/// non-zero baby and giant step is one rotation. For the n diagonals of a dense matrix that is
+/// n1 about sqrt(n); for the strided diagonals of a factorized DFT stage group (multiples of s
+/// from -m s to m s, wrapped modulo n) about s sqrt(m), where a rule based on the largest index
+/// would pick about sqrt(n) and rotate by every step.
+fn fewest_rotations(slots: usize, diagonals: impl Iterator<Item = usize> + Clone) -> usize {
+    let rotations = |n1: usize| {
+        let baby: std::collections::BTreeSet<usize> = diagonals.clone().map(|k| k % n1).filter(|&i| i != 0).collect();
+        let giant: std::collections::BTreeSet<usize> =
+            diagonals.clone().map(|k| k - k % n1).filter(|&j| j != 0).collect();
+        baby.len() + giant.len()
+    };
+    // Ties go to the larger n1: fewer giant steps, each of which costs a full rotation while
+    // the baby steps share one hoisted decomposition.
+    (0..=slots.trailing_zeros()).map(|b| 1usize << b).rev().min_by_key(|&n1| rotations(n1)).unwrap_or(1)
+}
+
 /// A linear transform's pre-rotated diagonals, encoded and resident on a backend for one level:
 /// made once, applied to many ciphertexts ([`Evaluator::apply_linear_transform`]).
 pub struct PreparedLinearTransform<B: Backend> {
     level: usize,
     slots: usize,
     baby_steps: usize,
-    /// The scale the diagonals are encoded at: the product of the primes the rescalings drop.
+    /// The scale the diagonals are encoded at: the product of the primes the rescaling drops.
     scale: f64,
-    /// Rescalings after the products: 1, or more when the diagonals need more precision than
-    /// one level's primes give (bootstrapping's CoeffToSlot).
-    rescalings: usize,
     /// Giant step j -> the (baby step i, plaintext diagonal) pairs of its inner sum.
     giant: BTreeMap<usize, Vec<(usize, B::Buffer)>>,
 }
@@ -144,38 +157,14 @@ fn rotate_values(v: &[Complex64], r: usize) -> Vec<Complex64> {
 }
 
 impl<B: Backend> Evaluator<'_, B, CkksContext> {
-    /// Encodes the transform's diagonals for ciphertexts at `level`, on this evaluator's backend.
+    /// Encodes the transform's diagonals for ciphertexts at `level`, on this evaluator's backend,
+    /// at the scale of the primes the following rescaling drops.
     pub fn prepare_linear_transform(
         &self,
         transform: &LinearTransform,
         level: usize,
     ) -> Result<PreparedLinearTransform<B>> {
-        self.prepare_linear_transform_over(transform, level, 1)
-    }
-
-    /// [`Evaluator::prepare_linear_transform`] with the diagonals encoded at the product of the
-    /// primes of `levels` rescalings (at least 1), and as many rescalings after the products:
-    /// `levels` levels consumed for diagonals about 2^(scale bits x levels) precise (up to the
-    /// f64 precision they are computed in). For transforms whose errors are amplified later,
-    /// as bootstrapping's CoeffToSlot, whose output is multiplied by q0 / Delta.
-    pub fn prepare_linear_transform_over(
-        &self,
-        transform: &LinearTransform,
-        level: usize,
-        levels: usize,
-    ) -> Result<PreparedLinearTransform<B>> {
-        if levels == 0 {
-            return Err(SchemeError::InvalidParameters(
-                "a linear transform consumes at least one level (its diagonals need a scale)".into(),
-            ));
-        }
-        let per_level = self.ctx.params().primes_per_level();
-        let mut scale = 1.0;
-        for step in 0..levels {
-            // Each rescaling drops the top primes of the level it starts from.
-            let from = level.checked_sub(step * per_level).ok_or(SchemeError::LevelExhausted)?;
-            scale *= self.dropped_primes(from)?.iter().map(|&q| f64::from(q)).product::<f64>();
-        }
+        let scale = self.dropped_primes(level)?.iter().map(|&q| f64::from(q)).product::<f64>();
         let basis = self.ctx.level_basis(level)?;
         let (n, n1) = (transform.slots, transform.baby_steps);
         let encoder = self.ctx.encoder();
@@ -189,12 +178,12 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
             let buffer = upload_plaintexts(self.backend, &self.ctx, &[plain], basis)?;
             giant.entry(j).or_default().push((i, buffer));
         }
-        Ok(PreparedLinearTransform { level, slots: n, baby_steps: n1, scale, rescalings: levels, giant })
+        Ok(PreparedLinearTransform { level, slots: n, baby_steps: n1, scale, giant })
     }
 
-    /// y = M x for every ciphertext of the batch, one level consumed (or the levels the transform
-    /// was prepared over): the baby-step rotations hoisted, the products and sums of each giant
-    /// step accumulated in place, one rotation per giant step and the rescalings at the end.
+    /// y = M x for every ciphertext of the batch, one level consumed: the baby-step rotations
+    /// hoisted, the products and sums of each giant step accumulated in place, one rotation per
+    /// giant step and the rescaling at the end.
     pub fn apply_linear_transform(
         &self,
         a: &CiphertextBatch<B, CkksContext>,
@@ -249,11 +238,7 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         let result = result.ok_or_else(|| {
             SchemeError::InvalidParameters("the transform has no non-zero diagonal (the zero matrix)".into())
         })?;
-        let mut result = self.rescale(&result)?;
-        for _ in 1..transform.rescalings {
-            result = self.rescale(&result)?;
-        }
-        Ok(result)
+        self.rescale(&result)
     }
 
     /// [`Evaluator::prepare_linear_transform`] and [`Evaluator::apply_linear_transform`] in one.

@@ -34,16 +34,31 @@ pub struct BootstrapConfig {
     /// The largest error allowed to the cosine series on [-1, 1] (default 2^-40; the double
     /// angles multiply it by up to 4^r).
     pub series_error: f64,
-    /// Levels CoeffToSlot's diagonals are encoded over (default 2). Its errors are multiplied
-    /// by q0 / Delta and by about sqrt(N/2) on the way back to the slots, so one level of
-    /// pimhe's scales (at most 2^58) leaves only about 10 bits; two leave the f64 precision of
-    /// the matrix.
+    /// CoeffToSlot's level budget (default 3): its log2(N/2) butterfly stages merged into
+    /// this many sparse transforms, one level each. Fewer levels cost more rotations and
+    /// plaintext products (one level is the dense matrix: N/2 diagonals).
     pub coeff_to_slot_levels: usize,
+    /// SlotToCoeff's level budget (default 3), as [`Self::coeff_to_slot_levels`].
+    pub slot_to_coeff_levels: usize,
+}
+
+impl BootstrapConfig {
+    /// Levels a bootstrapping with this configuration consumes when its EvalMod is `eval_mod`:
+    /// the two level budgets and EvalMod's depth.
+    pub fn levels_consumed(&self, eval_mod: &EvalMod) -> usize {
+        self.coeff_to_slot_levels + eval_mod.depth() + self.slot_to_coeff_levels
+    }
 }
 
 impl Default for BootstrapConfig {
     fn default() -> Self {
-        Self { range: None, double_angles: 3, series_error: 2f64.powi(-40), coeff_to_slot_levels: 2 }
+        Self {
+            range: None,
+            double_angles: 3,
+            series_error: 2f64.powi(-40),
+            coeff_to_slot_levels: 3,
+            slot_to_coeff_levels: 3,
+        }
     }
 }
 
@@ -56,9 +71,10 @@ pub struct BootstrapPlan {
     ctx: Arc<CkksContext>,
     hamming_weight: usize,
     eval_mod: EvalMod,
-    coeff_to_slot: LinearTransform,
-    slot_to_coeff: LinearTransform,
-    coeff_to_slot_levels: usize,
+    /// The CoeffToSlot transforms in the order they are applied, one level each.
+    coeff_to_slot: Vec<LinearTransform>,
+    /// The SlotToCoeff transforms in the order they are applied, one level each.
+    slot_to_coeff: Vec<LinearTransform>,
     /// q0, the product of the base primes.
     q0: f64,
     /// The scale EvalMod's output has when its input has the default scale: the series lands
@@ -76,27 +92,22 @@ impl BootstrapPlan {
         let h = hamming_weight(ctx.params().rlwe().secret())?;
         let range = resolve_range(h, config.range)?;
         let eval_mod = EvalMod::new(range, config.double_angles, config.series_error)?;
-        if config.coeff_to_slot_levels == 0 || config.coeff_to_slot_levels > 3 {
-            return Err(SchemeError::InvalidParameters(format!(
-                "CoeffToSlot is encoded over 1 to 3 levels; got {}",
-                config.coeff_to_slot_levels
-            )));
-        }
         let base = ctx.level_basis(ctx.min_level())?.primes();
         let q0: f64 = base.iter().map(|&q| f64::from(q)).product();
         let scale = ctx.default_scale();
         check_message_ratio(scale, q0, "the parameters' default scale")?;
         let per_level = ctx.params().primes_per_level();
-        let consumed = config.coeff_to_slot_levels + eval_mod.depth() + 1;
+        let consumed = config.levels_consumed(&eval_mod);
         let available = ctx.depth_left(ctx.max_level());
         if consumed > available {
             return Err(SchemeError::InvalidParameters(format!(
                 "bootstrapping consumes {consumed} levels ({} CoeffToSlot, {} EvalMod: a degree-{} series and {} double \
-                 angles, 1 SlotToCoeff) but the chain has {available}; build the parameters with a larger depth",
+                 angles, {} SlotToCoeff) but the chain has {available}; build the parameters with a larger depth",
                 config.coeff_to_slot_levels,
                 eval_mod.depth(),
                 eval_mod.series().degree(),
-                eval_mod.double_angles()
+                eval_mod.double_angles(),
+                config.slot_to_coeff_levels
             )));
         }
         let mut eval_mod_scale = scale;
@@ -113,17 +124,17 @@ impl BootstrapPlan {
         // CoeffToSlot folds in Delta / q0 (slots become x = t / q0, the ModRaised phase being
         // read at the default scale), 1 / K (EvalMod's input in [-1, 1]) and the 1/2 of
         // Re = (z + conj z) / 2: so real and imaginary parts come out of one addition each.
-        let coeff_to_slot = coeff_to_slot(encoder, slots, scale / (2.0 * range * q0))?;
+        let coeff_to_slot = coeff_to_slot(encoder, slots, scale / (2.0 * range * q0), config.coeff_to_slot_levels)?;
         // SlotToCoeff folds in 1 / (2 pi) (sin(2 pi x) / 2 pi = m / q0) and q0 over EvalMod's
         // output scale: its output's phase is then exactly the input's scale times the slots.
-        let slot_to_coeff = slot_to_coeff(encoder, slots, q0 / (2.0 * PI * eval_mod_scale))?;
+        let slot_to_coeff =
+            slot_to_coeff(encoder, slots, q0 / (2.0 * PI * eval_mod_scale), config.slot_to_coeff_levels)?;
         Ok(Self {
             ctx: ctx.clone(),
             hamming_weight: h,
             eval_mod,
             coeff_to_slot,
             slot_to_coeff,
-            coeff_to_slot_levels: config.coeff_to_slot_levels,
             q0,
             eval_mod_scale,
             output_level: ctx.max_level() - consumed * per_level,
@@ -133,6 +144,11 @@ impl BootstrapPlan {
     /// The level of a bootstrapped ciphertext.
     pub fn output_level(&self) -> usize {
         self.output_level
+    }
+
+    /// The level SlotToCoeff starts from: EvalMod's output level.
+    pub fn slot_to_coeff_level(&self) -> usize {
+        self.output_level + self.slot_to_coeff.len() * self.ctx.params().primes_per_level()
     }
 
     /// Rescalings left to a bootstrapped ciphertext.
@@ -150,10 +166,10 @@ impl BootstrapPlan {
         self.hamming_weight
     }
 
-    /// The rotation steps the transforms use (baby and giant steps of both), sorted.
+    /// The rotation steps the transforms use (baby and giant steps of every group), sorted.
     pub fn rotations(&self) -> Vec<i64> {
-        let mut steps = self.coeff_to_slot.rotations();
-        steps.extend(self.slot_to_coeff.rotations());
+        let mut steps: Vec<i64> =
+            self.coeff_to_slot.iter().chain(&self.slot_to_coeff).flat_map(LinearTransform::rotations).collect();
         steps.sort_unstable();
         steps.dedup();
         steps
@@ -196,8 +212,8 @@ fn check_message_ratio(scale: f64, q0: f64, what: &str) -> Result<()> {
 /// [`Bootstrapper::slot_to_coeff`]; [`Bootstrapper::bootstrap`] runs them in order.
 pub struct Bootstrapper<B: Backend> {
     plan: BootstrapPlan,
-    coeff_to_slot: PreparedLinearTransform<B>,
-    slot_to_coeff: PreparedLinearTransform<B>,
+    coeff_to_slot: Vec<PreparedLinearTransform<B>>,
+    slot_to_coeff: Vec<PreparedLinearTransform<B>>,
 }
 
 impl<B: Backend> Bootstrapper<B> {
@@ -215,13 +231,17 @@ impl<B: Backend> Bootstrapper<B> {
                 missing.len()
             )));
         }
-        let ctx = &plan.ctx;
-        let per_level = ctx.params().primes_per_level();
-        let top = ctx.max_level();
-        let coeff_to_slot =
-            evaluator.prepare_linear_transform_over(&plan.coeff_to_slot, top, plan.coeff_to_slot_levels)?;
-        let slot_to_coeff_level = top - (plan.coeff_to_slot_levels + plan.eval_mod.depth()) * per_level;
-        let slot_to_coeff = evaluator.prepare_linear_transform(&plan.slot_to_coeff, slot_to_coeff_level)?;
+        let per_level = plan.ctx.params().primes_per_level();
+        // Each transform one level below the previous one.
+        let prepare = |transforms: &[LinearTransform], first_level: usize| {
+            transforms
+                .iter()
+                .enumerate()
+                .map(|(g, t)| evaluator.prepare_linear_transform(t, first_level - g * per_level))
+                .collect::<Result<Vec<_>>>()
+        };
+        let coeff_to_slot = prepare(&plan.coeff_to_slot, plan.ctx.max_level())?;
+        let slot_to_coeff = prepare(&plan.slot_to_coeff, plan.slot_to_coeff_level())?;
         Ok(Self { plan, coeff_to_slot, slot_to_coeff })
     }
 
@@ -259,14 +279,15 @@ impl<B: Backend> Bootstrapper<B> {
     }
 
     /// Step 2: CoeffToSlot and the separation of real and imaginary parts. Returns two
-    /// ciphertexts whose slot k holds x_k / K and x_(k+N/2) / K, x = t / q0 the raised phase's
-    /// coefficients: re = z + conj(z), im = -i (z - conj(z)) of the transform's output z.
+    /// ciphertexts whose slot k holds x_j / K and x_(j+N/2) / K, j = br(k) the bit reversal of
+    /// k and x = t / q0 the raised phase's coefficients: re = z + conj(z), im = -i (z -
+    /// conj(z)) of the transforms' output z.
     pub fn coeff_to_slot(
         &self,
         evaluator: &Evaluator<'_, B, CkksContext>,
         raised: &Batch<B>,
     ) -> Result<(Batch<B>, Batch<B>)> {
-        let z = evaluator.apply_linear_transform(raised, &self.coeff_to_slot)?;
+        let z = apply_all(evaluator, raised, &self.coeff_to_slot)?;
         let conjugate = evaluator.conjugate(&z)?;
         let re = evaluator.add(&z, &conjugate)?;
         let im = times_i(evaluator, &evaluator.sub(&z, &conjugate)?, -1)?;
@@ -296,10 +317,20 @@ impl<B: Backend> Bootstrapper<B> {
         input_scale: f64,
     ) -> Result<Batch<B>> {
         let w = evaluator.add(re, &times_i(evaluator, im, 1)?)?;
-        let mut out = evaluator.apply_linear_transform(&w, &self.slot_to_coeff)?;
+        let mut out = apply_all(evaluator, &w, &self.slot_to_coeff)?;
         let scale = input_scale * (w.tag().scale / self.plan.eval_mod_scale);
         self.plan.ctx.check_scale(scale, out.level(), "the bootstrapped ciphertext")?;
         out.tag = CkksTag { scale, ..out.tag() };
         Ok(out)
     }
+}
+
+/// The transforms applied in order, each one level.
+fn apply_all<B: Backend>(
+    evaluator: &Evaluator<'_, B, CkksContext>,
+    a: &Batch<B>,
+    transforms: &[PreparedLinearTransform<B>],
+) -> Result<Batch<B>> {
+    let (first, rest) = transforms.split_first().expect("a level budget is at least 1");
+    rest.iter().try_fold(evaluator.apply_linear_transform(a, first)?, |x, t| evaluator.apply_linear_transform(&x, t))
 }

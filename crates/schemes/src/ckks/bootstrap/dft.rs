@@ -1,21 +1,28 @@
-//! CoeffToSlot and SlotToCoeff: the encoder's special DFT and its inverse as homomorphic linear
-//! transforms, and the exact multiplications by +-i that separate and recombine real and
-//! imaginary parts.
+//! CoeffToSlot and SlotToCoeff: the encoder's special DFT and its inverse, factorized into a
+//! level budget of sparse homomorphic linear transforms, and the exact multiplications by +-i
+//! that separate and recombine real and imaginary parts.
 //!
 //! With n = N/2 slots, a plaintext polynomial with coefficients c_0 .. c_(N-1) has the slots
-//! z = V u, u_k = c_k + i c_(k+n) (the encoder's decoding map, in pimhe's slot order). So
-//! CoeffToSlot is the matrix V^-1 (slot k then holds u_k) and SlotToCoeff is V. Both matrices
-//! are read column by column off the encoder's own maps
-//! ([`CkksEncoder::slots_of_coefficients`], [`CkksEncoder::coefficients_of_slots`]) applied to
-//! unit vectors, so they are right by construction, slot order included.
+//! z = V u, u_k = c_k + i c_(k+n) (the encoder's decoding map, in pimhe's slot order). The
+//! encoder computes V as a bit-reversal permutation followed by log2(n) radix-2 butterfly
+//! stages ([`CkksEncoder::stage_twiddles`] gives each stage's roots), and V^-1 as the inverse
+//! stages followed by the bit reversal. In the slots, a butterfly stage of half-width h is a
+//! matrix with three diagonals (0, h and -h); a product of m consecutive stages has at most
+//! 2^(m+1) - 1 diagonals, all multiples of the smallest h (the fftIter factorization of Han and
+//! Ki, and Lattigo's and OpenFHE's level budget). Each group of stages is one
+//! [`LinearTransform`], one level, evaluated with few rotations (BSGS over its strided
+//! diagonals).
 //!
-//! This first version applies them as dense n x n transforms (n diagonals, BSGS with hoisted
-//! baby steps: about 2 sqrt(n) rotations, one or two levels). The next step is the
-//! level-budgeted factorization of V into log2(n) sparse butterfly stages merged into a few
-//! levels (Lattigo's and OpenFHE's fftIter / levelBudget), each stage with 2-3 diagonals, and
-//! double hoisting of the BSGS: fewer plaintext products and rotations, at the price of a few
-//! more levels.
+//! The bit reversal itself is never evaluated: CoeffToSlot stops before it, so its slot k holds
+//! u_(br(k)), EvalMod acts slot by slot, and SlotToCoeff starts after it. The permutation cancels
+//! between the two transforms (as in Lattigo and OpenFHE).
+//!
+//! The constant factors (CoeffToSlot's Delta / (2 K q0), SlotToCoeff's q0 / (2 pi S)) are spread
+//! evenly over the groups, and the inverse stages carry their 1/2 each: every group's entries
+//! stay near 1, where the diagonals' encoding error (absolute, 1 / scale) matters least.
 
+use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use num_complex::Complex64;
@@ -25,32 +32,146 @@ use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::CkksEncoder;
 use crate::ckks::linear::LinearTransform;
 use crate::ckks::plaintext::{from_coefficients, upload_plaintexts};
-use crate::error::Result;
+use crate::error::{Result, SchemeError};
 use crate::rlwe::{CiphertextBatch, Evaluator};
 
-/// The n x n matrix of `map` (a linear map on n complex values), `factor` times, column k
-/// being the image of the k-th unit vector.
-fn matrix_of(n: usize, factor: f64, map: impl Fn(&mut [Complex64])) -> Vec<Vec<Complex64>> {
-    let mut matrix = vec![vec![Complex64::new(0.0, 0.0); n]; n];
-    for k in 0..n {
-        let mut column = vec![Complex64::new(0.0, 0.0); n];
-        column[k] = Complex64::new(1.0, 0.0);
-        map(&mut column);
-        for (row, value) in column.into_iter().enumerate() {
-            matrix[row][k] = value * factor;
+/// A matrix by its non-zero diagonals: `d[k][i]` = M[i][(i + k) mod n].
+type Diagonals = BTreeMap<usize, Vec<Complex64>>;
+
+/// The butterfly stage of half-width `h` on n slots as diagonals. Forward (V's stages, SlotToCoeff):
+/// (a, b) -> (a + w b, a - w b). Inverse (V^-1's, CoeffToSlot): (a, b) -> ((a + b) / 2,
+/// (a - b) conj(w) / 2), the 1/n of V^-1 spread as 1/2 per stage. `a` sits at position j < h of
+/// a block of 2h slots, `b` at j + h, w the stage's j-th root.
+fn stage(encoder: &CkksEncoder, n: usize, h: usize, inverse: bool) -> Diagonals {
+    let zero = Complex64::new(0.0, 0.0);
+    let (mut main, mut up, mut down) = (vec![zero; n], vec![zero; n], vec![zero; n]);
+    let roots = encoder.stage_twiddles(h);
+    for i in 0..n {
+        let j = i % (2 * h);
+        if j < h {
+            // Output a: reads slots i (a) and i + h (b).
+            if inverse {
+                (main[i], up[i]) = (Complex64::new(0.5, 0.0), Complex64::new(0.5, 0.0));
+            } else {
+                (main[i], up[i]) = (Complex64::new(1.0, 0.0), roots[j]);
+            }
+        } else {
+            // Output b: reads slots i - h (a) and i (b).
+            let w = roots[j - h];
+            if inverse {
+                (down[i], main[i]) = (w.conj() * 0.5, -w.conj() * 0.5);
+            } else {
+                (down[i], main[i]) = (Complex64::new(1.0, 0.0), -w);
+            }
         }
     }
-    matrix
+    let mut diagonals = Diagonals::new();
+    for (k, d) in [(0, main), (h, up), (n - h, down)] {
+        add_diagonal(&mut diagonals, k, &d);
+    }
+    diagonals
 }
 
-/// CoeffToSlot for `slots` slots: `factor` V^-1 (slot k gets factor u_k).
-pub(crate) fn coeff_to_slot(encoder: &CkksEncoder, slots: usize, factor: f64) -> Result<LinearTransform> {
-    LinearTransform::from_matrix(&matrix_of(slots, factor, |v| encoder.coefficients_of_slots(v)))
+fn add_diagonal(diagonals: &mut Diagonals, k: usize, d: &[Complex64]) {
+    let entry = diagonals.entry(k).or_insert_with(|| vec![Complex64::new(0.0, 0.0); d.len()]);
+    entry.iter_mut().zip(d).for_each(|(e, v)| *e += v);
 }
 
-/// SlotToCoeff for `slots` slots: `factor` V (slot j gets factor sum_k V_jk u_k).
-pub(crate) fn slot_to_coeff(encoder: &CkksEncoder, slots: usize, factor: f64) -> Result<LinearTransform> {
-    LinearTransform::from_matrix(&matrix_of(slots, factor, |v| encoder.slots_of_coefficients(v)))
+/// The diagonals of `then` x `first` (first applied first): diagonal p of `then` and q of
+/// `first` add d_p[i] d_q[i + p] to diagonal p + q.
+fn compose(first: &Diagonals, then: &Diagonals, n: usize) -> Diagonals {
+    let mut product = Diagonals::new();
+    for (&p, dp) in then {
+        for (&q, dq) in first {
+            let d: Vec<Complex64> = (0..n).map(|i| dp[i] * dq[(i + p) % n]).collect();
+            add_diagonal(&mut product, (p + q) % n, &d);
+        }
+    }
+    product.retain(|_, d| d.iter().any(|z| z.norm_sqr() != 0.0));
+    product
+}
+
+/// The stages' indices 0..stages split into `levels` consecutive groups, the larger groups
+/// first (their sizes differ by at most one).
+fn groups(stages: usize, levels: usize) -> Vec<Range<usize>> {
+    let (size, extra) = (stages / levels, stages % levels);
+    let mut start = 0;
+    (0..levels)
+        .map(|g| {
+            let end = start + size + usize::from(g < extra);
+            let range = start..end;
+            start = end;
+            range
+        })
+        .collect()
+}
+
+/// Checks a level budget for n slots: 1 to log2(n) groups.
+fn check_budget(slots: usize, levels: usize, what: &str) -> Result<()> {
+    let stages = slots.trailing_zeros() as usize;
+    if levels == 0 || levels > stages.max(1) {
+        return Err(SchemeError::InvalidParameters(format!(
+            "{what}'s level budget must be 1 to log2(slots) = {} (its butterfly stages merged into that many \
+             transforms, one level each); got {levels}",
+            stages.max(1)
+        )));
+    }
+    Ok(())
+}
+
+/// The stages' half-widths in the order they are applied, grouped into `levels` transforms,
+/// each multiplied by factor^(1 / levels).
+fn factorized(
+    encoder: &CkksEncoder,
+    slots: usize,
+    factor: f64,
+    levels: usize,
+    inverse: bool,
+) -> Result<Vec<LinearTransform>> {
+    let stages = slots.trailing_zeros() as usize;
+    // Forward: h = 1, 2, .., n/2; inverse: h = n/2, .., 1.
+    let widths: Vec<usize> =
+        if inverse { (0..stages).rev().map(|s| 1 << s).collect() } else { (0..stages).map(|s| 1 << s).collect() };
+    let share = Complex64::new(factor.abs().powf(1.0 / levels as f64), 0.0);
+    groups(stages.max(1), levels)
+        .into_iter()
+        .enumerate()
+        .map(|(g, range)| {
+            let mut matrix = Diagonals::from([(0, vec![share; slots])]);
+            if g == 0 && factor < 0.0 {
+                matrix.values_mut().for_each(|d| d.iter_mut().for_each(|z| *z = -*z));
+            }
+            for &h in widths.get(range).unwrap_or(&[]) {
+                matrix = compose(&matrix, &stage(encoder, slots, h, inverse), slots);
+            }
+            LinearTransform::from_diagonals(slots, matrix)
+        })
+        .collect()
+}
+
+/// CoeffToSlot for `slots` slots over `levels` levels: transforms to apply in order, whose
+/// product is `factor` V^-1 without the final bit reversal (slot k gets factor u_(br(k))).
+pub(crate) fn coeff_to_slot(
+    encoder: &CkksEncoder,
+    slots: usize,
+    factor: f64,
+    levels: usize,
+) -> Result<Vec<LinearTransform>> {
+    check_budget(slots, levels, "CoeffToSlot")?;
+    factorized(encoder, slots, factor, levels, true)
+}
+
+/// SlotToCoeff for `slots` slots over `levels` levels: transforms to apply in order, whose
+/// product is `factor` V without the initial bit reversal (it takes u in bit-reversed order,
+/// as CoeffToSlot leaves it, to the slots z = V u).
+pub(crate) fn slot_to_coeff(
+    encoder: &CkksEncoder,
+    slots: usize,
+    factor: f64,
+    levels: usize,
+) -> Result<Vec<LinearTransform>> {
+    check_budget(slots, levels, "SlotToCoeff")?;
+    factorized(encoder, slots, factor, levels, false)
 }
 
 /// `a` times +i (`sign` = 1) or -i (`sign` = -1) in every slot, exactly and without a level:
@@ -76,23 +197,53 @@ pub(crate) fn times_i<B: Backend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pimhe_math::bit_reverse;
 
-    /// The matrices applied in the clear invert each other and match the encoder's decoding of
-    /// a real polynomial: V (c_k + i c_(k+n)) is the decoded slot vector.
+    fn apply(transforms: &[LinearTransform], x: &[Complex64]) -> Vec<Complex64> {
+        transforms.iter().fold(x.to_vec(), |v, t| t.apply_plain(&v))
+    }
+
+    fn bit_reversed(x: &[Complex64]) -> Vec<Complex64> {
+        let bits = x.len().trailing_zeros();
+        (0..x.len()).map(|k| x[bit_reverse(k, bits)]).collect()
+    }
+
+    /// For every level budget, the factorized transforms applied in the clear are the
+    /// encoder's maps up to the bit reversal they leave out: CoeffToSlot of the decoded slots
+    /// is u in bit-reversed order, SlotToCoeff of that is the decoded slots again; the factors
+    /// multiply through.
     #[test]
-    fn the_matrices_are_the_encoders_maps() {
-        let encoder = CkksEncoder::new(64).unwrap();
-        let n = 32;
-        let coefficients: Vec<f64> = (0..64).map(|i| ((i * 37 % 11) as f64 - 5.0) / 7.0).collect();
+    fn every_level_budget_is_the_encoders_maps() {
+        let encoder = CkksEncoder::new(128).unwrap();
+        let n = 64;
+        let coefficients: Vec<f64> = (0..128).map(|i| ((i * 37 % 11) as f64 - 5.0) / 7.0).collect();
         let u: Vec<Complex64> = (0..n).map(|k| Complex64::new(coefficients[k], coefficients[k + n])).collect();
-        let slots = slot_to_coeff(&encoder, n, 1.0).unwrap().apply_plain(&u);
-        let decoded = encoder.decode(&coefficients, n, 1.0).unwrap();
-        for (a, b) in slots.iter().zip(&decoded) {
-            assert!((a - b).norm() < 1e-12, "{a} vs {b}");
+        let slots = encoder.decode(&coefficients, n, 1.0).unwrap();
+        for levels in 1..=6 {
+            let to_slots = coeff_to_slot(&encoder, n, -3.0, levels).unwrap();
+            assert_eq!(to_slots.len(), levels);
+            let back = apply(&to_slots, &slots);
+            for (a, b) in back.iter().zip(bit_reversed(&u)) {
+                assert!((a - b * -3.0).norm() < 1e-12, "{levels} levels: {a} vs {b}");
+            }
+            let to_coeffs = slot_to_coeff(&encoder, n, 0.5, levels).unwrap();
+            let again = apply(&to_coeffs, &bit_reversed(&u));
+            for (a, b) in again.iter().zip(&slots) {
+                assert!((a - b * 0.5).norm() < 1e-12, "{levels} levels: {a} vs {b}");
+            }
         }
-        let back = coeff_to_slot(&encoder, n, 1.0).unwrap().apply_plain(&slots);
-        for (a, b) in back.iter().zip(&u) {
-            assert!((a - b).norm() < 1e-12, "{a} vs {b}");
+        assert!(coeff_to_slot(&encoder, n, 1.0, 7).is_err());
+        assert!(slot_to_coeff(&encoder, n, 1.0, 0).is_err());
+    }
+
+    /// A group of m stages has at most 2^(m+1) - 1 diagonals: what makes the factorization
+    /// cheap (a dense transform has n).
+    #[test]
+    fn groups_are_sparse() {
+        let encoder = CkksEncoder::new(1024).unwrap();
+        for t in coeff_to_slot(&encoder, 512, 1.0, 3).unwrap() {
+            assert!(t.diagonal_count() <= 15, "{}", t.diagonal_count());
         }
+        assert_eq!(groups(9, 4), vec![0..3, 3..5, 5..7, 7..9]);
     }
 }

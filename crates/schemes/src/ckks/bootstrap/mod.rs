@@ -102,7 +102,7 @@ pub fn insecure_parameters(degree: usize, levels_after: usize) -> Result<CkksPar
     }
     let config = BootstrapConfig::default();
     let eval_mod = EvalMod::new(minimum_range(TEST_HAMMING_WEIGHT), config.double_angles, config.series_error)?;
-    let depth = config.coeff_to_slot_levels + eval_mod.depth() + 1 + levels_after;
+    let depth = config.levels_consumed(&eval_mod) + levels_after;
     CkksParameters::builder(degree)
         .depth(depth)
         .scale_bits(50)
