@@ -3,7 +3,8 @@
 //! keys it needs (count and bytes).
 //!
 //! Until a 128-bit bootstrapping preset exists, the ring degrees are those of the INSECURE
-//! test presets ([`insecure_test_parameters`]); the report says so in its first line.
+//! presets ([`insecure_parameters`], N = 2^10 to 2^14, two rescalings left after the
+//! bootstrapping); the report says so in its first line.
 //!
 //! ```
 //! use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
@@ -20,7 +21,9 @@ use num_complex::Complex64;
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
-use pimhe_schemes::ckks::bootstrap::{insecure_test_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper};
+use pimhe_schemes::ckks::bootstrap::{
+    insecure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, TEST_LEVELS_AFTER,
+};
 use pimhe_schemes::ckks::precision::{precision, PrecisionStats};
 use pimhe_schemes::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator};
 use pimhe_schemes::rlwe::RlweScheme;
@@ -31,8 +34,8 @@ use crate::format::{format_seconds, Render};
 use crate::target::nearbank::NearbankOutcome;
 use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target, TargetRules, UpmemFlags};
 
-/// The ring degrees `--n` takes: the insecure test presets'.
-pub const DEGREES: [usize; 2] = [1024, 2048];
+/// The ring degrees `--n` takes: the insecure presets'.
+pub const DEGREES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
 
 /// `bench bootstrap`'s targets: the CPU and the near-bank system. Not yet the emulated UPMEM
 /// system: the dense CoeffToSlot and SlotToCoeff keep N/2 diagonals each resident, more than
@@ -116,8 +119,8 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     let n = config.n;
     if !DEGREES.contains(&n) {
         return Err(BenchError::usage(format!(
-            "--n {n} is not allowed: bootstrapping runs on the insecure test presets, N = 1024 or 2048, until its \
-             128-bit preset exists"
+            "--n {n} is not allowed: bootstrapping runs on the insecure presets, N = 1024 to 16384 (a power of \
+             two), until its 128-bit preset exists"
         )));
     }
     if let Some(slots) = config.slots.filter(|&s| s != n / 2) {
@@ -128,7 +131,7 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     }
     check_repeat(config.repeat, "bootstrapping")?;
     RULES.check(&config.target)?;
-    let params = insecure_test_parameters(n)?;
+    let params = insecure_parameters(n, TEST_LEVELS_AFTER)?;
     let params_text = params.to_string();
     let ctx = CkksContext::new(params)?;
     let plan = BootstrapPlan::new(&ctx, &BootstrapConfig::default())?;
@@ -265,7 +268,7 @@ mod tests {
     #[test]
     fn degrees_slots_and_repeats_out_of_range_are_refused_naming_the_flag() {
         let refused = |config: BootstrapBenchConfig| run(&config).unwrap_err().to_string();
-        assert!(refused(BootstrapBenchConfig::new(4096)).starts_with("--n 4096 is not allowed"));
+        assert!(refused(BootstrapBenchConfig::new(32768)).starts_with("--n 32768 is not allowed"));
         let sparse = BootstrapBenchConfig { slots: Some(64), ..BootstrapBenchConfig::new(1024) };
         assert!(refused(sparse).starts_with("--slots 64 is not allowed: full packing only (N/2 = 512)"));
         let none = BootstrapBenchConfig { repeat: 0, ..BootstrapBenchConfig::new(1024) };

@@ -131,6 +131,12 @@ impl<'a, B: Backend, S: RlweScheme> KeyGenerator<'a, B, S> {
         Self { backend, ctx: ctx.clone(), noise: Noise::new(sampler) }
     }
 
+    /// The backend and the randomness, for key material a scheme layer makes itself (CKKS
+    /// bootstrapping's encapsulation keys).
+    pub(crate) fn backend_and_noise(&mut self) -> (&'a B, &mut Noise) {
+        (self.backend, &mut self.noise)
+    }
+
     /// A fresh secret key, from the parameters' secret distribution.
     pub fn secret_key(&mut self) -> Result<SecretKey<S>> {
         let rlwe = self.ctx.rlwe();

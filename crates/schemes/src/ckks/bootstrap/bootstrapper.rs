@@ -7,6 +7,7 @@ use std::sync::Arc;
 use pimhe_exec::Backend;
 
 use crate::ckks::bootstrap::dft::{coeff_to_slot, slot_to_coeff, times_i};
+use crate::ckks::bootstrap::encapsulation::{DeviceEncapsulation, EncapsulationKeys};
 use crate::ckks::bootstrap::eval_mod::EvalMod;
 use crate::ckks::bootstrap::mod_raise::mod_raise;
 use crate::ckks::bootstrap::range::{hamming_weight, resolve_range};
@@ -40,13 +41,29 @@ pub struct BootstrapConfig {
     pub coeff_to_slot_levels: usize,
     /// SlotToCoeff's level budget (default 3), as [`Self::coeff_to_slot_levels`].
     pub slot_to_coeff_levels: usize,
+    /// Sparse-secret encapsulation through an ephemeral secret of this Hamming weight
+    /// ([`super::encapsulation`]; usually [`super::EPHEMERAL_HAMMING_WEIGHT`]), for parameters
+    /// whose own secret is dense. `None` (the default): the parameters' secret must be sparse
+    /// ternary, and its weight sets the range.
+    pub encapsulation: Option<usize>,
 }
 
 impl BootstrapConfig {
-    /// Levels a bootstrapping with this configuration consumes when its EvalMod is `eval_mod`:
-    /// the two level budgets and EvalMod's depth.
-    pub fn levels_consumed(&self, eval_mod: &EvalMod) -> usize {
+    /// Levels a bootstrapping with this configuration consumes for a (possibly ephemeral)
+    /// secret of Hamming weight `hamming_weight`: the two level budgets and the depth of the
+    /// EvalMod the range needs. What a parameter set's depth must cover, plus the levels a
+    /// program wants after each bootstrapping.
+    pub fn levels_consumed(&self, hamming_weight: usize) -> Result<usize> {
+        let eval_mod = self.eval_mod(hamming_weight)?;
+        Ok(self.levels_with(&eval_mod))
+    }
+
+    fn levels_with(&self, eval_mod: &EvalMod) -> usize {
         self.coeff_to_slot_levels + eval_mod.depth() + self.slot_to_coeff_levels
+    }
+
+    fn eval_mod(&self, hamming_weight: usize) -> Result<EvalMod> {
+        EvalMod::new(resolve_range(hamming_weight, self.range)?, self.double_angles, self.series_error)
     }
 }
 
@@ -58,6 +75,7 @@ impl Default for BootstrapConfig {
             series_error: 2f64.powi(-40),
             coeff_to_slot_levels: 3,
             slot_to_coeff_levels: 3,
+            encapsulation: None,
         }
     }
 }
@@ -70,6 +88,7 @@ impl Default for BootstrapConfig {
 pub struct BootstrapPlan {
     ctx: Arc<CkksContext>,
     hamming_weight: usize,
+    encapsulation: bool,
     eval_mod: EvalMod,
     /// The CoeffToSlot transforms in the order they are applied, one level each.
     coeff_to_slot: Vec<LinearTransform>,
@@ -86,18 +105,28 @@ pub struct BootstrapPlan {
 
 impl BootstrapPlan {
     /// The plan for full packing (N/2 slots) under `ctx`. Fails when the secret is not sparse
-    /// ternary, the range is too small for its Hamming weight, the default scale leaves q0 /
+    /// ternary and no encapsulation is asked for, the range is too small for the (ephemeral)
+    /// secret's Hamming weight, the default scale leaves q0 /
     /// Delta below 2^5, or the chain has fewer levels than the pipeline consumes.
     pub fn new(ctx: &Arc<CkksContext>, config: &BootstrapConfig) -> Result<Self> {
-        let h = hamming_weight(ctx.params().rlwe().secret())?;
-        let range = resolve_range(h, config.range)?;
-        let eval_mod = EvalMod::new(range, config.double_angles, config.series_error)?;
+        let h = match config.encapsulation {
+            Some(weight) if weight == 0 || weight > ctx.degree() => {
+                return Err(SchemeError::InvalidParameters(format!(
+                    "the ephemeral secret's Hamming weight must be 1 to N = {}; got {weight}",
+                    ctx.degree()
+                )))
+            }
+            Some(weight) => weight,
+            None => hamming_weight(ctx.params().rlwe().secret())?,
+        };
+        let eval_mod = config.eval_mod(h)?;
+        let range = eval_mod.range();
         let base = ctx.level_basis(ctx.min_level())?.primes();
         let q0: f64 = base.iter().map(|&q| f64::from(q)).product();
         let scale = ctx.default_scale();
         check_message_ratio(scale, q0, "the parameters' default scale")?;
         let per_level = ctx.params().primes_per_level();
-        let consumed = config.levels_consumed(&eval_mod);
+        let consumed = config.levels_with(&eval_mod);
         let available = ctx.depth_left(ctx.max_level());
         if consumed > available {
             return Err(SchemeError::InvalidParameters(format!(
@@ -132,6 +161,7 @@ impl BootstrapPlan {
         Ok(Self {
             ctx: ctx.clone(),
             hamming_weight: h,
+            encapsulation: config.encapsulation.is_some(),
             eval_mod,
             coeff_to_slot,
             slot_to_coeff,
@@ -161,9 +191,17 @@ impl BootstrapPlan {
         &self.eval_mod
     }
 
-    /// The secret's Hamming weight the range was derived from.
+    /// The secret's Hamming weight the range was derived from (the ephemeral secret's under
+    /// encapsulation).
     pub fn hamming_weight(&self) -> usize {
         self.hamming_weight
+    }
+
+    /// Whether the bootstrapping passes through an ephemeral sparse secret, whose keys
+    /// ([`crate::ckks::KeyGenerator::encapsulation_keys`] with [`Self::hamming_weight`]) it
+    /// then needs ([`Bootstrapper::with_encapsulation`]).
+    pub fn uses_encapsulation(&self) -> bool {
+        self.encapsulation
     }
 
     /// The rotation steps the transforms use (baby and giant steps of every group), sorted.
@@ -212,14 +250,53 @@ fn check_message_ratio(scale: f64, q0: f64, what: &str) -> Result<()> {
 /// [`Bootstrapper::slot_to_coeff`]; [`Bootstrapper::bootstrap`] runs them in order.
 pub struct Bootstrapper<B: Backend> {
     plan: BootstrapPlan,
+    encapsulation: Option<DeviceEncapsulation<B>>,
     coeff_to_slot: Vec<PreparedLinearTransform<B>>,
     slot_to_coeff: Vec<PreparedLinearTransform<B>>,
 }
 
 impl<B: Backend> Bootstrapper<B> {
     /// Prepares the plan's transforms on the evaluator's backend, after checking the evaluator
-    /// is for the plan's context and holds a Galois key for every element the plan needs.
+    /// is for the plan's context and holds a Galois key for every element the plan needs. A
+    /// plan with encapsulation is refused: it needs [`Bootstrapper::with_encapsulation`].
     pub fn new(evaluator: &Evaluator<'_, B, CkksContext>, plan: BootstrapPlan) -> Result<Self> {
+        if plan.encapsulation {
+            return Err(SchemeError::KeySwitchingUnavailable(
+                "this bootstrapping plan uses sparse-secret encapsulation: make its keys with \
+                 KeyGenerator::encapsulation_keys and use Bootstrapper::with_encapsulation"
+                    .into(),
+            ));
+        }
+        Self::prepare(evaluator, plan, None)
+    }
+
+    /// [`Bootstrapper::new`] for a plan with sparse-secret encapsulation, with its keys (made
+    /// for the same context, with the plan's ephemeral Hamming weight).
+    pub fn with_encapsulation(
+        evaluator: &Evaluator<'_, B, CkksContext>,
+        plan: BootstrapPlan,
+        keys: &EncapsulationKeys,
+    ) -> Result<Self> {
+        if !plan.encapsulation || keys.hamming_weight() != plan.hamming_weight {
+            return Err(SchemeError::InvalidParameters(format!(
+                "the encapsulation keys have an ephemeral secret of Hamming weight {}; the plan {}",
+                keys.hamming_weight(),
+                if plan.encapsulation {
+                    format!("was made for weight {}", plan.hamming_weight)
+                } else {
+                    "uses no encapsulation (BootstrapConfig::encapsulation is None)".to_string()
+                }
+            )));
+        }
+        let device = DeviceEncapsulation::new(evaluator, keys)?;
+        Self::prepare(evaluator, plan, Some(device))
+    }
+
+    fn prepare(
+        evaluator: &Evaluator<'_, B, CkksContext>,
+        plan: BootstrapPlan,
+        encapsulation: Option<DeviceEncapsulation<B>>,
+    ) -> Result<Self> {
         expect_same_context(&plan.ctx, evaluator.context(), "the evaluator")?;
         let missing: Vec<usize> =
             plan.galois_elements().into_iter().filter(|&k| !evaluator.has_galois_key(k)).collect();
@@ -242,7 +319,7 @@ impl<B: Backend> Bootstrapper<B> {
         };
         let coeff_to_slot = prepare(&plan.coeff_to_slot, plan.ctx.max_level())?;
         let slot_to_coeff = prepare(&plan.slot_to_coeff, plan.slot_to_coeff_level())?;
-        Ok(Self { plan, coeff_to_slot, slot_to_coeff })
+        Ok(Self { plan, encapsulation, coeff_to_slot, slot_to_coeff })
     }
 
     /// The plan.
@@ -261,8 +338,9 @@ impl<B: Backend> Bootstrapper<B> {
         self.slot_to_coeff(evaluator, &re, &im, a.tag().scale)
     }
 
-    /// Step 1: the checks, then ModRaise. The result is at the top level with the default scale
-    /// on its tag: its phase t = m + q0 I is read as t / Delta_default.
+    /// Step 1: the checks, then ModRaise (under encapsulation: switched to the ephemeral sparse
+    /// secret first, and back to the secret after). The result is at the top level with the
+    /// default scale on its tag: its phase t = m + q0 I is read as t / Delta_default.
     pub fn mod_raise(&self, evaluator: &Evaluator<'_, B, CkksContext>, a: &Batch<B>) -> Result<Batch<B>> {
         expect_same_context(&self.plan.ctx, a.context(), "the ciphertext")?;
         let ctx = &self.plan.ctx;
@@ -275,7 +353,13 @@ impl<B: Backend> Bootstrapper<B> {
             )));
         }
         check_message_ratio(a.tag().scale, self.plan.q0, "the ciphertext's scale")?;
-        mod_raise(evaluator, a, ctx.default_scale())
+        match &self.encapsulation {
+            None => mod_raise(evaluator, a, ctx.default_scale()),
+            Some(keys) => {
+                let sparse = keys.to_sparse(evaluator, &evaluator.drop_to_level(a, ctx.min_level())?)?;
+                keys.to_dense(evaluator, &mod_raise(evaluator, &sparse, ctx.default_scale())?)
+            }
+        }
     }
 
     /// Step 2: CoeffToSlot and the separation of real and imaginary parts. Returns two

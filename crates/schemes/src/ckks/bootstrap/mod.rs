@@ -45,11 +45,13 @@
 
 mod bootstrapper;
 mod dft;
+pub mod encapsulation;
 mod eval_mod;
 mod mod_raise;
 mod range;
 
 pub use bootstrapper::{BootstrapConfig, BootstrapPlan, Bootstrapper, MIN_MESSAGE_RATIO_BITS};
+pub use encapsulation::{EncapsulationKeys, EPHEMERAL_HAMMING_WEIGHT};
 pub use eval_mod::EvalMod;
 pub use range::{minimum_range, probabilistic_range, worst_case_range, MAX_RANGE, RANGE_SIGMAS};
 
@@ -100,9 +102,7 @@ pub fn insecure_parameters(degree: usize, levels_after: usize) -> Result<CkksPar
             "levels left after bootstrapping must be 1 to 30; got {levels_after}"
         )));
     }
-    let config = BootstrapConfig::default();
-    let eval_mod = EvalMod::new(minimum_range(TEST_HAMMING_WEIGHT), config.double_angles, config.series_error)?;
-    let depth = config.levels_consumed(&eval_mod) + levels_after;
+    let depth = BootstrapConfig::default().levels_consumed(TEST_HAMMING_WEIGHT)? + levels_after;
     CkksParameters::builder(degree)
         .depth(depth)
         .scale_bits(50)
