@@ -2,9 +2,10 @@
 //! measured in bits of precision against the input, with the levels before and after and the
 //! keys it needs (count and bytes).
 //!
-//! Until a 128-bit bootstrapping preset exists, the ring degrees are those of the INSECURE
-//! presets ([`insecure_parameters`], N = 2^10 to 2^14, two rescalings left after the
-//! bootstrapping); the report says so in its first line.
+//! N = 2^16 is the 128-bit preset ([`secure_parameters`]: a dense secret, sparse-secret
+//! encapsulation, 9 rescalings left after the bootstrapping); N = 2^10 to 2^14 are the INSECURE
+//! presets ([`insecure_parameters`], two rescalings left), and the report says so in its first
+//! line.
 //!
 //! ```
 //! use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
@@ -22,7 +23,8 @@ use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_schemes::ckks::bootstrap::{
-    insecure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, TEST_LEVELS_AFTER,
+    insecure_parameters, secure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, EncapsulationKeys,
+    PRESET_LEVELS_AFTER, TEST_LEVELS_AFTER,
 };
 use pimhe_schemes::ckks::precision::{precision, PrecisionStats};
 use pimhe_schemes::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator};
@@ -34,8 +36,8 @@ use crate::format::{format_seconds, Render};
 use crate::target::nearbank::NearbankOutcome;
 use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target, TargetRules, UpmemFlags};
 
-/// The ring degrees `--n` takes: the insecure presets'.
-pub const DEGREES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
+/// The ring degrees `--n` takes: the insecure presets' and the 128-bit preset's (2^16).
+pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 65536];
 
 /// `bench bootstrap`'s targets: the CPU and the near-bank system. Not yet the emulated UPMEM
 /// system: the dense CoeffToSlot and SlotToCoeff keep N/2 diagonals each resident, more than
@@ -99,6 +101,11 @@ pub struct BootstrapReport {
     pub galois_keys: usize,
     /// Their size, bytes.
     pub galois_key_bytes: usize,
+    /// The ephemeral secret's Hamming weight under sparse-secret encapsulation (the 128-bit
+    /// preset), `None` without.
+    pub encapsulation_weight: Option<usize>,
+    /// The encapsulation keys' size, bytes (0 without).
+    pub encapsulation_key_bytes: usize,
     /// Key generation (relinearization and Galois keys), seconds, measured.
     pub keygen_s: f64,
     /// The bootstrapping, seconds: measured on the CPU (best of `repeat`), wall time of the
@@ -119,8 +126,8 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     let n = config.n;
     if !DEGREES.contains(&n) {
         return Err(BenchError::usage(format!(
-            "--n {n} is not allowed: bootstrapping runs on the insecure presets, N = 1024 to 16384 (a power of \
-             two), until its 128-bit preset exists"
+            "--n {n} is not allowed: bootstrapping runs on the 128-bit preset (N = 65536) or the insecure presets \
+             (N = 1024 to 16384, a power of two)"
         )));
     }
     if let Some(slots) = config.slots.filter(|&s| s != n / 2) {
@@ -131,10 +138,14 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     }
     check_repeat(config.repeat, "bootstrapping")?;
     RULES.check(&config.target)?;
-    let params = insecure_parameters(n, TEST_LEVELS_AFTER)?;
+    let (params, bootstrap_config) = if n == 1 << 16 {
+        secure_parameters(PRESET_LEVELS_AFTER)?
+    } else {
+        (insecure_parameters(n, TEST_LEVELS_AFTER)?, BootstrapConfig::default())
+    };
     let params_text = params.to_string();
     let ctx = CkksContext::new(params)?;
-    let plan = BootstrapPlan::new(&ctx, &BootstrapConfig::default())?;
+    let plan = BootstrapPlan::new(&ctx, &bootstrap_config)?;
 
     // The client's keys, on this host's CPU whatever the target.
     let cpu = pimhe_exec::CpuBackend::new(config.target.threads())?;
@@ -143,13 +154,25 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     let secret = keygen.secret_key()?;
     let relin = keygen.relin_key(&secret)?;
     let galois = keygen.galois_keys(&secret, &plan.galois_elements())?;
+    let encapsulation = match plan.uses_encapsulation() {
+        true => Some(keygen.encapsulation_keys(&secret, plan.hamming_weight())?),
+        false => None,
+    };
     let keygen_s = start.elapsed().as_secs_f64();
 
     let values = input_values(config.seed, ctx.max_slots());
     let repeat = if config.target.kind() == BackendKind::Cpu { config.repeat } else { 1 };
     let needs = DeviceNeeds { n, primes: ctx.backend_primes(), default_mode: Mode::choose(true) };
-    let job =
-        Bootstrap { ctx: &ctx, plan: &plan, secret: &secret, relin: &relin, galois: &galois, values: &values, repeat };
+    let job = Bootstrap {
+        ctx: &ctx,
+        plan: &plan,
+        secret: &secret,
+        relin: &relin,
+        galois: &galois,
+        encapsulation: encapsulation.as_ref(),
+        values: &values,
+        repeat,
+    };
     let ran = config.target.run(&needs, job)?;
     let nearbank = match ran.cost {
         Cost::Cpu { .. } => None,
@@ -171,6 +194,8 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
         rotations: plan.rotations().len(),
         galois_keys: galois.elements().count(),
         galois_key_bytes: galois.size_bytes(),
+        encapsulation_weight: encapsulation.as_ref().map(EncapsulationKeys::hamming_weight),
+        encapsulation_key_bytes: encapsulation.as_ref().map_or(0, EncapsulationKeys::size_bytes),
         keygen_s,
         bootstrap_s: ran.output.seconds,
         repeat,
@@ -193,6 +218,7 @@ struct Bootstrap<'a> {
     secret: &'a pimhe_schemes::ckks::SecretKey,
     relin: &'a pimhe_schemes::ckks::RelinKey,
     galois: &'a pimhe_schemes::ckks::GaloisKeys,
+    encapsulation: Option<&'a EncapsulationKeys>,
     values: &'a [Complex64],
     repeat: usize,
 }
@@ -209,7 +235,10 @@ impl Job for Bootstrap<'_> {
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Bootstrapped> {
         let backend = device.backend;
         let evaluator = Evaluator::new(backend, self.ctx).with_relin_key(self.relin)?.with_galois_keys(self.galois)?;
-        let bootstrapper = Bootstrapper::new(&evaluator, self.plan.clone())?;
+        let bootstrapper = match self.encapsulation {
+            Some(keys) => Bootstrapper::with_encapsulation(&evaluator, self.plan.clone(), keys)?,
+            None => Bootstrapper::new(&evaluator, self.plan.clone())?,
+        };
         let encoder = Encoder::new(self.ctx);
         let mut encryptor = Encryptor::with_secret_key(backend, self.secret)?;
         let fresh = encryptor.encrypt(&[encoder.encode(self.values, self.ctx.default_scale())?])?;
@@ -232,20 +261,28 @@ impl Job for Bootstrap<'_> {
 impl Render for BootstrapReport {
     fn render(&self) -> String {
         let mut out = format!(
-            "pimhe bench bootstrap: CKKS, N = {}, {} slots, {} backend{}\n  parameters: {}\n  secret Hamming weight {}; level {} -> {} of {} ({} rescalings left)\n  keys: {} Galois \
-             keys ({:.1} MiB), made in {} on this host\n  bootstrapping: {} ({})\n  precision against the input: {}",
+            "pimhe bench bootstrap: CKKS, N = {}, {} slots, {} backend{}\n  parameters: {}\n  {}; level {} -> {} of {} ({} \
+             rescalings left)\n  keys: {} Galois keys ({:.1} MiB){}, made in {} on this host\n  bootstrapping: {} \
+             ({})\n  precision against the input: {}",
             self.n,
             self.slots,
             self.backend,
-            if self.insecure { "; INSECURE test preset (not 128-bit secure)" } else { "" },
+            if self.insecure { "; INSECURE test preset (not 128-bit secure)" } else { "; 128-bit preset" },
             self.params,
-            self.hamming_weight,
+            match self.encapsulation_weight {
+                Some(h) => format!("dense secret, sparse-secret encapsulation through an ephemeral secret of Hamming weight {h}"),
+                None => format!("secret Hamming weight {}", self.hamming_weight),
+            },
             self.level_before,
             self.level_after,
             self.max_level,
             self.rescalings_left,
             self.galois_keys,
             self.galois_key_bytes as f64 / (1 << 20) as f64,
+            match self.encapsulation_weight {
+                Some(_) => format!(" and 2 encapsulation keys ({:.1} MiB)", self.encapsulation_key_bytes as f64 / (1 << 20) as f64),
+                None => String::new(),
+            },
             format_seconds(self.keygen_s),
             format_seconds(self.bootstrap_s),
             match self.nearbank {

@@ -66,6 +66,37 @@ pub const TEST_HAMMING_WEIGHT: usize = 16;
 /// Levels a bootstrapped ciphertext keeps under [`insecure_test_parameters`].
 pub const TEST_LEVELS_AFTER: usize = 2;
 
+/// Rescalings the 128-bit preset leaves after each bootstrapping by default: 9, the lower end
+/// of Anaheim's L_eff = 9-11.
+pub const PRESET_LEVELS_AFTER: usize = 9;
+
+/// The 128-bit bootstrapping preset: N = 2^16 with a uniform ternary secret (the
+/// HomomorphicEncryption.org tables' distribution; the builder checks the bound), sparse-secret
+/// encapsulation through an ephemeral secret of weight [`EPHEMERAL_HAMMING_WEIGHT`], scale
+/// 2^50 (two primes per level), a 60-bit base, level budgets 3 and 3, and `levels_after`
+/// rescalings left after each bootstrapping (1 to 12: the chain must fit the 128-bit bound).
+/// Returns the parameters and the configuration to plan with.
+///
+/// ```no_run
+/// use pimhe_schemes::ckks::bootstrap::{secure_parameters, BootstrapPlan, PRESET_LEVELS_AFTER};
+/// use pimhe_schemes::ckks::CkksContext;
+/// let (params, config) = secure_parameters(PRESET_LEVELS_AFTER).unwrap();
+/// assert_eq!(params.rlwe().security_bits(), Some(128));
+/// let plan = BootstrapPlan::new(&CkksContext::new(params).unwrap(), &config).unwrap();
+/// assert_eq!(plan.depth_after(), PRESET_LEVELS_AFTER);
+/// ```
+pub fn secure_parameters(levels_after: usize) -> Result<(CkksParameters, BootstrapConfig)> {
+    if !(1..=12).contains(&levels_after) {
+        return Err(SchemeError::InvalidParameters(format!(
+            "the 128-bit bootstrapping preset leaves 1 to 12 levels after each bootstrapping; got {levels_after}"
+        )));
+    }
+    let config = BootstrapConfig { encapsulation: Some(EPHEMERAL_HAMMING_WEIGHT), ..BootstrapConfig::default() };
+    let depth = config.levels_consumed(EPHEMERAL_HAMMING_WEIGHT)? + levels_after;
+    let params = CkksParameters::builder(1 << 16).depth(depth).scale_bits(50).first_prime_bits(60).build()?;
+    Ok((params, config))
+}
+
 /// INSECURE parameters for tests and experiments, N = 2^10 or 2^11: a sparse ternary secret of
 /// Hamming weight 16, scale 2^50 (two primes per level), a 60-bit base (q0 / Delta = 2^10), and
 /// exactly the depth [`BootstrapConfig::default`] consumes plus [`TEST_LEVELS_AFTER`]. A
@@ -110,4 +141,24 @@ pub fn insecure_parameters(degree: usize, levels_after: usize) -> Result<CkksPar
         .secret(SecretDistribution::SparseTernary { hamming_weight: TEST_HAMMING_WEIGHT })
         .allow_insecure()
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ckks::CkksContext;
+
+    /// The preset is 128-bit by the builder's check, and its chain covers the bootstrapping
+    /// and the promised levels exactly; 13 levels after no longer fit the bound.
+    #[test]
+    fn the_secure_preset_fits_the_bound_and_its_levels() {
+        let (params, config) = secure_parameters(PRESET_LEVELS_AFTER).unwrap();
+        assert_eq!(params.rlwe().security_bits(), Some(128));
+        assert!(params.rlwe().total_bits() <= 1747);
+        let ctx = CkksContext::new(params).unwrap();
+        let plan = BootstrapPlan::new(&ctx, &config).unwrap();
+        assert_eq!(plan.depth_after(), PRESET_LEVELS_AFTER);
+        assert!(plan.uses_encapsulation());
+        assert!(secure_parameters(13).is_err());
+    }
 }
