@@ -221,6 +221,9 @@ class Context:
     def max_level(self) -> int:
         """Level of fresh ciphertexts."""
     @property
+    def min_level(self) -> int:
+        """The lowest level: 0, or for CKKS that of the base primes alone."""
+    @property
     def log_q(self) -> int:
         """Total modulus bits (special primes included)."""
     @property
