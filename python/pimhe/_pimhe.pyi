@@ -488,7 +488,7 @@ class BootstrapPlan:
     ParameterError for a context that cannot bootstrap (make one with
     ``pimhe.ckks.bootstrap.insecure_context``). Full packing (N/2 slots) only."""
 
-    def __init__(self, ctx: Context) -> None: ...
+    def __new__(cls, ctx: Context) -> "BootstrapPlan": ...
     @property
     def output_level(self) -> int:
         """The level of a bootstrapped ciphertext."""
