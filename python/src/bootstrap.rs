@@ -198,6 +198,7 @@ impl Evaluator {
     /// (else a `ParameterError`); its values must stay within EvalMod's range, which is not
     /// detectable here.
     fn bootstrap(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {
+        let per_dev = self.ckks("bootstrap")?;
         let prepared = self.bootstrapper.as_ref().ok_or_else(|| {
             error(
                 Kind::MissingKey,
@@ -205,7 +206,7 @@ impl Evaluator {
                  galois_keys=plan.keygen(secret_key), bootstrap=plan), plan = pimhe.BootstrapPlan(ctx)",
             )
         })?;
-        on_dev!(self.ckks("bootstrap")?, B, ev => {
+        on_dev!(per_dev, B, ev => {
             // Made on this evaluator's backend by `prepare`, so the variants agree.
             let bootstrapper = B::get::<BootF>(prepared)
                 .ok_or_else(|| error(Kind::Base, "the bootstrapping was prepared on another backend"))?;

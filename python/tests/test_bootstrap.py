@@ -132,6 +132,8 @@ def test_wrong_contexts_are_refused(boot, rng):
         pimhe.BootstrapPlan(bgv)
     with pytest.raises(pimhe.MismatchError, match="CKKS"):
         bgv.evaluator(bootstrap=plan)
+    with pytest.raises(pimhe.MismatchError, match="CKKS"):
+        bgv.evaluator().bootstrap(enc_other.encrypt(rng.uniform(-1, 1, other.slots)))
 
 
 def test_unbootstrappable_parameters_and_inputs_are_refused(boot, rng):
