@@ -27,6 +27,7 @@ Errors raise ``PimheError`` subclasses with the library's message (``ParameterEr
 from ._pimhe import (
     Backend,
     BackendError,
+    BootstrapPlan,
     CapacityError,
     Chebyshev,
     CiphertextBatch,
@@ -72,8 +73,10 @@ __all__ = [
     "bench_bootstrap",
     "Backend",
     "BackendError",
+    "BootstrapPlan",
     "CapacityError",
     "Chebyshev",
+    "ckks",
     "CiphertextBatch",
     "Comparison",
     "Context",
@@ -198,3 +201,7 @@ def bench_bootstrap(n, *, slots=None, backend="cpu", threads=None, system=None, 
         seed=seed,
     )
     return json.loads(report)
+
+
+# Last: pimhe.ckks.bootstrap re-exports bench_bootstrap, defined above.
+from . import ckks  # noqa: E402

@@ -31,6 +31,8 @@ __all__ = [
     "Decryptor",
     "Evaluator",
     "Chebyshev",
+    "BootstrapPlan",
+    "insecure_bootstrap_context",
     "presets",
     "run_stats",
     "reproduce_json",
@@ -108,6 +110,11 @@ def bootstrap_json(
     seed: int = 1,
 ) -> str:
     """``pimhe bench bootstrap``'s report as JSON; ``pimhe.bench_bootstrap`` parses it."""
+
+def insecure_bootstrap_context(n: int = 1024, *, levels_after: Optional[int] = None) -> "Context":
+    """A CKKS context of the INSECURE bootstrapping presets (``pimhe.ckks.bootstrap.insecure_context``):
+    N = 1024 or 2048 with 2 rescalings left after bootstrapping, or with ``levels_after`` any N
+    from 2^10 to 2^14. Tests and experiments only: no security at all."""
 
 def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
     """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by
@@ -221,6 +228,9 @@ class Context:
     def max_level(self) -> int:
         """Level of fresh ciphertexts."""
     @property
+    def min_level(self) -> int:
+        """The lowest level: 0, or for CKKS that of the base primes alone."""
+    @property
     def log_q(self) -> int:
         """Total modulus bits (special primes included)."""
     @property
@@ -262,8 +272,11 @@ class Context:
         backend: _BackendArg = None,
         relin_key: Optional["RelinKey"] = None,
         galois_keys: Optional["GaloisKeys"] = None,
+        bootstrap: Optional["BootstrapPlan"] = None,
     ) -> "Evaluator":
-        """An evaluator with the evaluation keys given (made under this context's parameters)."""
+        """An evaluator with the evaluation keys given (made under this context's parameters).
+        CKKS: ``bootstrap=plan`` prepares ``Evaluator.bootstrap`` (needs ``relin_key`` and
+        ``galois_keys=plan.keygen(sk)``; MissingKeyError names what is missing)."""
 
 @final
 class Backend:
@@ -470,6 +483,38 @@ class Chebyshev:
     def evaluate_plain(self, x: float) -> float: ...
 
 @final
+class BootstrapPlan:
+    """What CKKS bootstrapping under ``ctx`` needs, before any key: levels, rotations, Galois keys.
+    ParameterError for a context that cannot bootstrap (make one with
+    ``pimhe.ckks.bootstrap.insecure_context``). Full packing (N/2 slots) only."""
+
+    def __new__(cls, ctx: Context) -> "BootstrapPlan": ...
+    @property
+    def output_level(self) -> int:
+        """The level of a bootstrapped ciphertext."""
+    @property
+    def depth_after(self) -> int:
+        """Rescalings a bootstrapped ciphertext has left."""
+    @property
+    def depth(self) -> int:
+        """Rescalings one bootstrapping consumes."""
+    @property
+    def hamming_weight(self) -> int: ...
+    @property
+    def rotations(self) -> List[int]: ...
+    @property
+    def galois_elements(self) -> List[int]:
+        """The rotations' Galois elements and conjugation's."""
+    @property
+    def key_count(self) -> int: ...
+    @property
+    def galois_key_bytes(self) -> int: ...
+    def keygen(
+        self, secret_key: SecretKey, *, seed: Optional[int] = None, backend: _BackendArg = None
+    ) -> GaloisKeys:
+        """Exactly the plan's Galois keys (public: ``save(path, compressed=True)``)."""
+
+@final
 class Evaluator:
     """Homomorphic operations on batches (the server side)."""
 
@@ -511,4 +556,6 @@ class Evaluator:
     def conjugate(self, a: CiphertextBatch) -> CiphertextBatch: ...
     def sum_slots(self, a: CiphertextBatch) -> CiphertextBatch: ...
     def evaluate_polynomial(self, a: CiphertextBatch, p: Chebyshev) -> CiphertextBatch: ...
+    def bootstrap(self, a: CiphertextBatch) -> CiphertextBatch:
+        """CKKS: ``a`` refreshed to the plan's ``output_level`` (an evaluator made with ``bootstrap=plan``)."""
     def _time_multiply_relinearize(self, a: CiphertextBatch, b: CiphertextBatch, repeats: int) -> List[float]: ...

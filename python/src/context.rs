@@ -45,9 +45,15 @@ impl AnyContext {
         by_scheme!(self, S, c => c.rlwe().params())
     }
 
-    /// The one-line description of the parameters.
+    /// The one-line description of the parameters, starting with INSECURE below 128-bit
+    /// security (the test and bootstrapping presets) so that no printout hides it.
     pub fn describe(&self) -> String {
-        by_scheme!(self, S, c => c.params().to_string())
+        let params = by_scheme!(self, S, c => c.params().to_string());
+        if self.rlwe().security_bits().is_none() {
+            format!("INSECURE {params}")
+        } else {
+            params
+        }
     }
 }
 
@@ -225,6 +231,16 @@ impl Context {
     #[getter]
     fn max_level(&self) -> usize {
         self.inner.rlwe().max_level()
+    }
+
+    /// The lowest level a ciphertext can reach: 0, or for CKKS the level of the base primes
+    /// alone (no rescaling left; where bootstrapping starts from).
+    #[getter]
+    fn min_level(&self) -> usize {
+        match &self.inner {
+            ByScheme::Ckks(c) => c.min_level(),
+            _ => 0,
+        }
     }
 
     /// Total modulus size in bits (every prime, the special primes included).

@@ -15,6 +15,7 @@ use pimhe_schemes::Result as SResult;
 
 use crate::backend::resolve;
 use crate::batch::{unwrap, wrap, CiphertextBatch};
+use crate::bootstrap::{BootF, BootstrapPlan};
 use crate::context::Context;
 use crate::errors::{mismatch, IntoPy};
 use crate::family::{Anchored, Borrower, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
@@ -46,23 +47,29 @@ impl Family for EvFam {
 /// ciphertexts or one row per ciphertext.
 #[pyclass(frozen, module = "pimhe._pimhe")]
 pub struct Evaluator {
+    /// The prepared bootstrapping (`bootstrap=`), declared first so that its backend buffers
+    /// are freed before the backend the evaluator holds.
+    pub(crate) bootstrapper: Option<OnDev<BootF>>,
     inner: ByScheme<EvFam>,
 }
 
 #[pymethods]
 impl Context {
     /// An evaluator on `backend` (default: the CPU) with the evaluation keys given (uploaded to
-    /// the backend once, here).
-    #[pyo3(signature = (backend=None, relin_key=None, galois_keys=None))]
+    /// the backend once, here). CKKS: `bootstrap` (a `BootstrapPlan` of this context) prepares
+    /// its transforms here, for `Evaluator.bootstrap`; it needs `relin_key` and the plan's
+    /// Galois keys (`plan.keygen(secret_key)`), else a `MissingKeyError` naming what is missing.
+    #[pyo3(signature = (backend=None, relin_key=None, galois_keys=None, bootstrap=None))]
     fn evaluator(
         &self,
         py: Python<'_>,
         backend: Option<&Bound<'_, PyAny>>,
         relin_key: Option<&RelinKey>,
         galois_keys: Option<&GaloisKeys>,
+        bootstrap: Option<&BootstrapPlan>,
     ) -> PyResult<Evaluator> {
         let handle = resolve(py, backend, &self.inner)?;
-        by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
+        let inner = by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
             let relin = relin_key.map(|k| key_of::<RelinF, S>(&k.inner, ctx, "relinearization key")).transpose()?;
             let galois = galois_keys.map(|k| key_of::<GaloisF, S>(&k.inner, ctx, "Galois keys")).transpose()?;
             let anchored = Anchored::<B, EvL<S>>::make(dev, |b| {
@@ -78,13 +85,15 @@ impl Context {
                 })
                 .py_err()
             })?;
-            Ok(Evaluator { inner: S::wrap::<EvFam>(B::wrap::<EvF<S>>(anchored)) })
-        }))
+            Ok::<_, PyErr>(S::wrap::<EvFam>(B::wrap::<EvF<S>>(anchored)))
+        }))?;
+        let bootstrapper = bootstrap.map(|plan| plan.prepare(py, &inner, relin_key.is_some())).transpose()?;
+        Ok(Evaluator { bootstrapper, inner })
     }
 }
 
 /// `op(a)` with the GIL released.
-fn unary<S: PyScheme, B: Dev>(
+pub(crate) fn unary<S: PyScheme, B: Dev>(
     py: Python<'_>,
     ev: &Ev<B, S>,
     a: &CiphertextBatch,
@@ -149,7 +158,7 @@ impl Evaluator {
         }
     }
 
-    fn ckks(&self, operation: &str) -> PyResult<&OnDev<EvF<CkksContext>>> {
+    pub(crate) fn ckks(&self, operation: &str) -> PyResult<&OnDev<EvF<CkksContext>>> {
         match &self.inner {
             ByScheme::Ckks(e) => Ok(e),
             other => Err(mismatch(format!("{operation} is a CKKS operation; this evaluator is {}", other.label()))),

@@ -180,6 +180,15 @@ impl KeySet {
     }
 }
 
+/// The randomness of key generation: from `seed` (reproducible: tests only; anyone with the
+/// seed can make the keys) or, by default, from the OS.
+pub(crate) fn sampler(seed: Option<u64>) -> PyResult<Sampler> {
+    match seed {
+        Some(seed) => Ok(Sampler::from_seed_u64(seed)),
+        None => Sampler::from_os().map_err(|e| parameter(e.to_string())),
+    }
+}
+
 /// The generated keys of one scheme.
 struct Made<S: Scheme> {
     secret: rlwe::SecretKey<S>,
@@ -229,10 +238,7 @@ impl Context {
             let ckks = self.inner.of::<CkksContext>("rotations= and conjugation= (CKKS slot rotations)")?;
             elements.extend(ckks.galois_elements(&rotations.unwrap_or_default(), conjugation));
         }
-        let sampler = match seed {
-            Some(seed) => Sampler::from_seed_u64(seed),
-            None => Sampler::from_os().map_err(|e| parameter(e.to_string()))?,
-        };
+        let sampler = sampler(seed)?;
         let handle: DevHandle = crate::backend::resolve(py, backend, &self.inner)?;
         let ctx: &AnyContext = &self.inner;
         by_scheme!(ctx, S, c => {

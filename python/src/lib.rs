@@ -5,6 +5,7 @@
 
 mod backend;
 mod batch;
+mod bootstrap;
 mod context;
 mod crypto;
 mod errors;
@@ -35,6 +36,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<crypto::Decryptor>()?;
     m.add_class::<evaluator::Evaluator>()?;
     m.add_class::<polynomial::Chebyshev>()?;
+    m.add_class::<bootstrap::BootstrapPlan>()?;
     m.add_function(wrap_pyfunction!(context::presets, m)?)?;
     m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_json, m)?)?;
@@ -42,6 +44,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bandwidth_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bootstrap_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bootstrap::insecure_bootstrap_context, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

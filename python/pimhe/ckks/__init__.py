@@ -1,0 +1,5 @@
+"""CKKS-specific tools: ``pimhe.ckks.bootstrap`` (bootstrapping)."""
+
+from . import bootstrap
+
+__all__ = ["bootstrap"]
