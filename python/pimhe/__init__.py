@@ -177,14 +177,17 @@ def bandwidth(*, mib=256, repeat=5, threads=None):
     return json.loads(_bandwidth_json(mib=mib, repeat=repeat, threads=threads))
 
 
-def bench_bootstrap(n, *, slots=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=1, seed=1):
+def bench_bootstrap(
+    n, *, slots=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=1, seed=1, real=False
+):
     """One CKKS bootstrapping timed on ``backend`` (``pimhe bench bootstrap``), as a dict: the
     precision of the output against the input (``precision``: ``min_bits``, ``mean_bits``, ...),
     the levels before and after (``level_before``, ``level_after``, ``rescalings_left``), the
     Galois keys it needs (``galois_keys``, ``galois_key_bytes``), ``keygen_s`` and
-    ``bootstrap_s``; on ``"nearbank"`` the modeled cost (``nearbank``). The parameters are the
-    INSECURE test presets (``n`` = 1024 or 2048, ``insecure`` is True) until a 128-bit
-    bootstrapping preset exists::
+    ``bootstrap_s``; on ``"nearbank"`` the modeled cost (``nearbank``). ``n`` = 65536 is the
+    128-bit preset (a dense secret with sparse-secret encapsulation, 9 levels left; minutes and
+    about 12 GB); 1024 to 16384 are INSECURE presets (``insecure`` is True). ``real``: real
+    inputs, the error on the real parts (as OpenFHE measures)::
 
         pimhe.bench_bootstrap(1024)["precision"]["min_bits"]
     """
@@ -199,6 +202,7 @@ def bench_bootstrap(n, *, slots=None, backend="cpu", threads=None, system=None, 
         buffer_entries=buffer_entries,
         repeat=repeat,
         seed=seed,
+        real=real,
     )
     return json.loads(report)
 

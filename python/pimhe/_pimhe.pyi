@@ -108,6 +108,7 @@ def bootstrap_json(
     buffer_entries: Optional[int] = None,
     repeat: int = 1,
     seed: int = 1,
+    real: bool = False,
 ) -> str:
     """``pimhe bench bootstrap``'s report as JSON; ``pimhe.bench_bootstrap`` parses it."""
 

@@ -117,7 +117,7 @@ pub fn bandwidth_json(py: Python<'_>, mib: usize, repeat: usize, threads: Option
 /// the input, the levels before and after, the keys it needs; INSECURE test presets (n = 1024
 /// or 2048) until a 128-bit one exists. `pimhe.bench_bootstrap` parses it.
 #[pyfunction]
-#[pyo3(signature = (n, *, slots=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=1, seed=1))]
+#[pyo3(signature = (n, *, slots=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=1, seed=1, real=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn bootstrap_json(
     py: Python<'_>,
@@ -129,10 +129,12 @@ pub fn bootstrap_json(
     buffer_entries: Option<usize>,
     repeat: usize,
     seed: u64,
+    real: bool,
 ) -> PyResult<String> {
     let flags =
         TargetFlags { backend: Some(backend.to_string()), threads, system, buffer_entries, ..TargetFlags::default() };
-    let config = BootstrapBenchConfig { n, slots, target: flags.parse(&bootstrap::RULES).py_err()?, repeat, seed };
+    let target = flags.parse(&bootstrap::RULES).py_err()?;
+    let config = BootstrapBenchConfig { n, slots, target, repeat, seed, real };
     let report = py.allow_threads(|| bootstrap::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

@@ -53,7 +53,7 @@ pub enum BenchAction {
 /// Arguments of `pimhe bench bootstrap`.
 #[derive(Debug, Clone, Args)]
 pub struct BootstrapArgs {
-    /// Ring degree: 1024 or 2048 (the insecure test presets, until a 128-bit one exists).
+    /// Ring degree: 65536 (the 128-bit preset) or 1024 to 16384 (insecure presets).
     #[arg(long)]
     pub n: usize,
     /// Slots: N/2 (full packing, the only one for now).
@@ -68,6 +68,10 @@ pub struct BootstrapArgs {
     /// Seed of the keys and the input.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Real inputs, the error measured on the real parts (as OpenFHE's bootstrapping examples);
+    /// complex ones otherwise.
+    #[arg(long)]
+    pub real: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -222,6 +226,7 @@ pub fn run(command: &BenchCommand) -> Result<()> {
                 target: TargetFlags::from(&args.target).parse(&bootstrap::RULES)?,
                 repeat: args.repeat,
                 seed: args.seed,
+                real: args.real,
             };
             print_report(&bootstrap::run(&config)?, args.json)
         }

@@ -63,12 +63,16 @@ pub struct BootstrapBenchConfig {
     pub repeat: usize,
     /// Seed of the keys and the input.
     pub seed: u64,
+    /// Real inputs (imaginary parts zero, the error measured on the real parts, as OpenFHE's
+    /// bootstrapping examples and `bench/compare/boot_openfhe.py` measure) instead of complex
+    /// ones with both parts uniform in [-1, 1].
+    pub real: bool,
 }
 
 impl BootstrapBenchConfig {
     /// N on the CPU with every default.
     pub fn new(n: usize) -> Self {
-        Self { n, slots: None, target: Target::Cpu { threads: None }, repeat: 1, seed: 1 }
+        Self { n, slots: None, target: Target::Cpu { threads: None }, repeat: 1, seed: 1, real: false }
     }
 }
 
@@ -79,6 +83,8 @@ pub struct BootstrapReport {
     pub n: usize,
     /// Slots bootstrapped.
     pub slots: usize,
+    /// Whether the inputs were real (the error on the real parts only).
+    pub real: bool,
     /// The parameters, as `pimhe params` prints them.
     pub params: String,
     /// Whether the parameters fall short of 128-bit security (the test presets do).
@@ -160,7 +166,7 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     };
     let keygen_s = start.elapsed().as_secs_f64();
 
-    let values = input_values(config.seed, ctx.max_slots());
+    let values = input_values(config.seed, ctx.max_slots(), config.real);
     let repeat = if config.target.kind() == BackendKind::Cpu { config.repeat } else { 1 };
     let needs = DeviceNeeds { n, primes: ctx.backend_primes(), default_mode: Mode::choose(true) };
     let job = Bootstrap {
@@ -171,6 +177,7 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
         galois: &galois,
         encapsulation: encapsulation.as_ref(),
         values: &values,
+        real: config.real,
         repeat,
     };
     let ran = config.target.run(&needs, job)?;
@@ -183,6 +190,7 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     Ok(BootstrapReport {
         n,
         slots: ctx.max_slots(),
+        real: config.real,
         params: params_text,
         insecure: ctx.params().rlwe().security_bits().is_none(),
         backend: config.target.name(),
@@ -204,11 +212,12 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     })
 }
 
-/// N/2 complex values, real and imaginary parts uniform in [-1, 1], from `seed`.
-fn input_values(seed: u64, slots: usize) -> Vec<Complex64> {
+/// N/2 values with real parts uniform in [-1, 1], imaginary parts too unless `real`, from
+/// `seed`.
+fn input_values(seed: u64, slots: usize, real: bool) -> Vec<Complex64> {
     let mut sampler = Sampler::from_seed_u64(seed ^ 0x5EED);
     let mut uniform = || 2.0 * f64::from(sampler.next_u32()) / f64::from(u32::MAX) - 1.0;
-    (0..slots).map(|_| Complex64::new(uniform(), uniform())).collect()
+    (0..slots).map(|_| Complex64::new(uniform(), if real { 0.0 } else { uniform() })).collect()
 }
 
 /// The bootstrapping on the target's backend.
@@ -220,6 +229,7 @@ struct Bootstrap<'a> {
     galois: &'a pimhe_schemes::ckks::GaloisKeys,
     encapsulation: Option<&'a EncapsulationKeys>,
     values: &'a [Complex64],
+    real: bool,
     repeat: usize,
 }
 
@@ -254,18 +264,25 @@ impl Job for Bootstrap<'_> {
         device.stop_pricing()?;
         let out = out.expect("at least one bootstrapping (repeat >= 1)");
         let decoded = encoder.decode(&Decryptor::new(backend, self.secret)?.decrypt(&out)?[0])?;
-        Ok(Bootstrapped { seconds: best, precision: precision(&decoded, self.values) })
+        let stats = if self.real {
+            let real_parts = |v: &[Complex64]| v.iter().map(|z| Complex64::new(z.re, 0.0)).collect::<Vec<_>>();
+            precision(&real_parts(&decoded), &real_parts(self.values))
+        } else {
+            precision(&decoded, self.values)
+        };
+        Ok(Bootstrapped { seconds: best, precision: stats })
     }
 }
 
 impl Render for BootstrapReport {
     fn render(&self) -> String {
         let mut out = format!(
-            "pimhe bench bootstrap: CKKS, N = {}, {} slots, {} backend{}\n  parameters: {}\n  {}; level {} -> {} of {} ({} \
+            "pimhe bench bootstrap: CKKS, N = {}, {} {} slots, {} backend{}\n  parameters: {}\n  {}; level {} -> {} of {} ({} \
              rescalings left)\n  keys: {} Galois keys ({:.1} MiB){}, made in {} on this host\n  bootstrapping: {} \
              ({})\n  precision against the input: {}",
             self.n,
             self.slots,
+            if self.real { "real" } else { "complex" },
             self.backend,
             if self.insecure { "; INSECURE test preset (not 128-bit secure)" } else { "; 128-bit preset" },
             self.params,
@@ -289,7 +306,7 @@ impl Render for BootstrapReport {
                 None => format!("best of {}, measured", self.repeat),
                 Some(_) => "this host's wall time".to_string(),
             },
-            self.precision
+            self.precision,
         );
         if let Some(outcome) = &self.nearbank {
             out += &format!("\n  server on {} (modeled):\n{}", outcome.system, outcome.render());
