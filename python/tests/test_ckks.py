@@ -131,5 +131,5 @@ def test_bench_bootstrap_restores_the_slots_on_the_insecure_preset():
     assert report["level_after"] > report["level_before"] and report["rescalings_left"] >= 1
     nearbank = pimhe.bench_bootstrap(1024, backend="nearbank")
     assert nearbank["nearbank"]["total_s"] > 0 and nearbank["nearbank"]["pim_instructions"] > 0
-    with pytest.raises(pimhe.ParameterError, match="n=4096 is not allowed"):
-        pimhe.bench_bootstrap(4096)
+    with pytest.raises(pimhe.ParameterError, match="n=32768 is not allowed"):
+        pimhe.bench_bootstrap(32768)

@@ -34,19 +34,19 @@ use serde::Serialize;
 use crate::error::{check_repeat, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::target::nearbank::NearbankOutcome;
+use crate::target::upmem::ModeledServer;
 use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target, TargetRules, UpmemFlags};
 
 /// The ring degrees `--n` takes: the insecure presets' and the 128-bit preset's (2^16).
 pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 65536];
 
-/// `bench bootstrap`'s targets: the CPU and the near-bank system. Not yet the emulated UPMEM
-/// system: the dense CoeffToSlot and SlotToCoeff keep N/2 diagonals each resident, more than
-/// the DPUs' MRAM holds at any DPU count (the factorized transforms will fix it;
-/// docs/BOOTSTRAPPING.md).
+/// `bench bootstrap`'s targets: the CPU, the emulated UPMEM system (every DPU emulated; its
+/// results are the CPU's bit for bit, crates/schemes/tests/ckks_bootstrap.rs) and the near-bank
+/// system.
 pub const RULES: TargetRules = TargetRules {
-    backends: &[BackendKind::Cpu, BackendKind::Nearbank],
+    backends: &BackendKind::ALL,
     default: BackendKind::Cpu,
-    upmem: UpmemFlags { mode: false, kernel: false, emulate: false, what_if: false },
+    upmem: UpmemFlags { mode: true, kernel: true, emulate: false, what_if: true },
     threads_beside_upmem: false,
 };
 
@@ -123,6 +123,11 @@ pub struct BootstrapReport {
     pub precision: PrecisionStats,
     /// The modeled cost on nearbank.
     pub nearbank: Option<NearbankOutcome>,
+    /// The modeled cost on upmem-emu: the input ciphertext's upload, the pipeline's transfers,
+    /// DPU compute and retrieval.
+    pub upmem: Option<ModeledServer>,
+    /// upmem-emu: operations that fell back to the host CPU, and their measured seconds.
+    pub host_fallbacks: Option<(u64, f64)>,
 }
 
 /// Runs one bootstrapping benchmark: keys made on this host's CPU (the client), the input
@@ -168,7 +173,9 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
 
     let values = input_values(config.seed, ctx.max_slots(), config.real);
     let repeat = if config.target.kind() == BackendKind::Cpu { config.repeat } else { 1 };
-    let needs = DeviceNeeds { n, primes: ctx.backend_primes(), default_mode: Mode::choose(true) };
+    // Parallel mode: one ciphertext, so ciphertext-major mode (Mode::choose's pick for key
+    // switching) would put the whole bootstrapping on one DPU; a DPU per prime instead.
+    let needs = DeviceNeeds { n, primes: ctx.backend_primes(), default_mode: Mode::Parallel };
     let job = Bootstrap {
         ctx: &ctx,
         plan: &plan,
@@ -181,12 +188,25 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
         repeat,
     };
     let ran = config.target.run(&needs, job)?;
-    let nearbank = match ran.cost {
-        Cost::Cpu { .. } => None,
-        Cost::Nearbank(outcome) => Some(outcome),
-        // RULES refuse upmem-emu before anything runs.
-        Cost::Upmem(_) => return Err(BenchError::Failed("bench bootstrap does not run on upmem-emu".to_string())),
-    };
+    let (mut nearbank, mut upmem, mut host_fallbacks) = (None, None, None);
+    match ran.cost {
+        Cost::Cpu { .. } => {}
+        Cost::Nearbank(outcome) => nearbank = Some(outcome),
+        Cost::Upmem(report) => {
+            let Target::UpmemEmu(target) = &config.target else { unreachable!("an upmem-emu cost") };
+            let settings = target.settings(&needs)?;
+            // The input: one ciphertext (two polynomials) over the base primes.
+            let base: Vec<usize> = (0..ctx.level_basis(ctx.min_level())?.len()).collect();
+            upmem = Some(ModeledServer::new(
+                &settings.config(settings.dpus, settings.mode),
+                &report,
+                needs.primes.len(),
+                (2, &base, 1, n),
+                "one bootstrapping",
+            )?);
+            host_fallbacks = Some((report.fallbacks, report.host_fallback_s));
+        }
+    }
     Ok(BootstrapReport {
         n,
         slots: ctx.max_slots(),
@@ -209,6 +229,8 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
         repeat,
         precision: ran.output.precision,
         nearbank,
+        upmem,
+        host_fallbacks,
     })
 }
 
@@ -302,14 +324,20 @@ impl Render for BootstrapReport {
             },
             format_seconds(self.keygen_s),
             format_seconds(self.bootstrap_s),
-            match self.nearbank {
-                None => format!("best of {}, measured", self.repeat),
-                Some(_) => "this host's wall time".to_string(),
+            match self.backend {
+                "cpu" => format!("best of {}, measured", self.repeat),
+                _ => "this host's wall time".to_string(),
             },
             self.precision,
         );
         if let Some(outcome) = &self.nearbank {
             out += &format!("\n  server on {} (modeled):\n{}", outcome.system, outcome.render());
+        }
+        if let Some(modeled) = &self.upmem {
+            out += &format!("\n{}", modeled.render());
+        }
+        if let Some((count, seconds)) = self.host_fallbacks {
+            out += &format!("\n    host fallbacks {count} ({} on the host, measured)", format_seconds(seconds));
         }
         out
     }
@@ -327,10 +355,11 @@ mod tests {
         assert!(refused(sparse).starts_with("--slots 64 is not allowed: full packing only (N/2 = 512)"));
         let none = BootstrapBenchConfig { repeat: 0, ..BootstrapBenchConfig::new(1024) };
         assert!(refused(none).contains("--repeat 0"));
+        // One DPU per prime, or a clear refusal: the preset has 68 primes.
         let upmem = BootstrapBenchConfig {
             target: Target::UpmemEmu(crate::target::UpmemTarget::new(8)),
             ..BootstrapBenchConfig::new(1024)
         };
-        assert!(refused(upmem).contains("upmem-emu"));
+        assert!(refused(upmem).contains("--dpus 8 is too few for --mode parallel with 68 primes"));
     }
 }
