@@ -276,7 +276,7 @@ fn the_emulated_upmem_system_bootstraps_bit_identically() {
 /// result is garbage, and a plan with encapsulation refuses to run without its keys.
 #[test]
 fn a_dense_secret_bootstraps_through_an_ephemeral_sparse_one() {
-    use pimhe_schemes::ckks::bootstrap::EPHEMERAL_HAMMING_WEIGHT;
+    use pimhe_schemes::ckks::bootstrap::{EncapsulationKeys, EPHEMERAL_HAMMING_WEIGHT};
     let config = BootstrapConfig { encapsulation: Some(EPHEMERAL_HAMMING_WEIGHT), ..BootstrapConfig::default() };
     let depth = config.levels_consumed(EPHEMERAL_HAMMING_WEIGHT).unwrap() + TEST_LEVELS_AFTER;
     let params = CkksParameters::builder(DEGREE)
@@ -312,6 +312,12 @@ fn a_dense_secret_bootstraps_through_an_ephemeral_sparse_one() {
     let decrypt = |c: &CiphertextBatch<CpuBackend>| {
         encoder.decode(&Decryptor::new(&backend, &secret).unwrap().decrypt(c).unwrap()[0]).unwrap()
     };
+    // The keys travel compressed (about half the size) and load back to the same keys.
+    let compressed = keys.to_compressed_bytes().unwrap();
+    assert!(compressed.len() * 2 < keys.to_bytes().len() + keys.to_bytes().len() / 20);
+    let keys = EncapsulationKeys::from_bytes(&ctx, &compressed).unwrap();
+    assert_eq!(keys.to_bytes(), EncapsulationKeys::from_bytes(&ctx, &keys.to_bytes()).unwrap().to_bytes());
+    assert!(EncapsulationKeys::from_bytes(&ctx, &compressed[..compressed.len() - 1]).is_err());
     let bootstrapper = Bootstrapper::with_encapsulation(&evaluator, plan.clone(), &keys).unwrap();
     let fresh = bootstrapper.bootstrap(&evaluator, &low).unwrap();
     assert_eq!(fresh.level(), plan.output_level());

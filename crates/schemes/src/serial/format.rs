@@ -37,10 +37,12 @@ pub enum Kind {
     Plaintext = 6,
     /// A batch of ciphertexts.
     Ciphertext = 7,
+    /// CKKS bootstrapping's sparse-secret encapsulation keys.
+    EncapsulationKeys = 8,
 }
 
 impl Kind {
-    const ALL: [Kind; 7] = [
+    const ALL: [Kind; 8] = [
         Kind::Parameters,
         Kind::SecretKey,
         Kind::PublicKey,
@@ -48,6 +50,7 @@ impl Kind {
         Kind::GaloisKeys,
         Kind::Plaintext,
         Kind::Ciphertext,
+        Kind::EncapsulationKeys,
     ];
 
     /// How the kind reads in messages.
@@ -60,12 +63,13 @@ impl Kind {
             Kind::GaloisKeys => "Galois keys",
             Kind::Plaintext => "plaintext",
             Kind::Ciphertext => "ciphertext batch",
+            Kind::EncapsulationKeys => "encapsulation keys",
         }
     }
 
     /// Whether the kind has a compressed (seeded) form.
     fn compressible(self) -> bool {
-        matches!(self, Kind::PublicKey | Kind::RelinKey | Kind::GaloisKeys | Kind::Ciphertext)
+        matches!(self, Kind::PublicKey | Kind::RelinKey | Kind::GaloisKeys | Kind::Ciphertext | Kind::EncapsulationKeys)
     }
 }
 

@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use pimhe_ring::{PolyBatch, RingBasis};
 
+use crate::ckks::bootstrap::encapsulation::{small_basis, EncapsulationKeys};
+use crate::ckks::CkksContext;
 use crate::error::{Result, SchemeError};
-use crate::rlwe::keyswitch::SwitchingKey;
+use crate::rlwe::keyswitch::{KeySwitchBasis, SwitchingKey};
 use crate::rlwe::noise::{expand_uniform, Seed};
 use crate::rlwe::{key_switch_basis, GaloisKeys, PublicKey, RelinKey, SecretKey};
 use crate::serial::format::{header, malformed, open, residues_len, Kind, Reader, Writer, HEADER_LEN};
@@ -113,7 +115,11 @@ fn switching_len(key: &SwitchingKey, compressed: bool) -> usize {
 
 /// Reads a switching key of `ctx` (which must have key switching), its digit count checked.
 fn read_switching<S: SerialScheme>(ctx: &S, r: &mut Reader<'_>, compressed: bool) -> Result<SwitchingKey> {
-    let basis = key_switch_basis(ctx)?;
+    read_switching_over(key_switch_basis(ctx)?, r, compressed)
+}
+
+/// Reads a switching key over `basis`, its digit count checked.
+fn read_switching_over(basis: &KeySwitchBasis, r: &mut Reader<'_>, compressed: bool) -> Result<SwitchingKey> {
     let digits = basis.digit_count();
     r.count("the number of key-switching digits", digits..=digits)?;
     let key_basis = basis.key_basis();
@@ -210,5 +216,43 @@ impl<S: SerialScheme> GaloisKeys<S> {
         }
         r.finish()?;
         Ok(GaloisKeys { ctx: ctx.clone(), keys })
+    }
+}
+
+impl EncapsulationKeys {
+    /// The full binary encoding: the ephemeral Hamming weight, then the switching key to the
+    /// sparse secret (over q0 and as many special primes) and the one back (over every prime).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.encode(None)
+    }
+
+    /// The compressed encoding (each a_j as its seed, about half the size). Errors for keys
+    /// loaded from their full encoding, whose seeds are unknown.
+    pub fn to_compressed_bytes(&self) -> Result<Vec<u8>> {
+        match (self.to_sparse.seeds.as_deref(), self.to_dense.seeds.as_deref()) {
+            (Some(to_sparse), Some(to_dense)) => Ok(self.encode(Some([to_sparse, to_dense]))),
+            _ => Err(no_seed("set of encapsulation keys")),
+        }
+    }
+
+    fn encode(&self, seeds: Option<[&[Seed]; 2]>) -> Vec<u8> {
+        let compressed = seeds.is_some();
+        let len = 4 + switching_len(&self.to_sparse, compressed) + switching_len(&self.to_dense, compressed);
+        let mut w = Writer::with_capacity(HEADER_LEN + len);
+        header::<CkksContext>(&mut w, Kind::EncapsulationKeys, compressed, self.ctx.params());
+        w.len32(self.hamming_weight);
+        write_switching(&self.to_sparse, seeds.map(|s| s[0]), &mut w);
+        write_switching(&self.to_dense, seeds.map(|s| s[1]), &mut w);
+        w.into_bytes()
+    }
+
+    /// Loads the encapsulation keys of `ctx` from either encoding; the weight must be 1 to N.
+    pub fn from_bytes(ctx: &Arc<CkksContext>, bytes: &[u8]) -> Result<Self> {
+        let (mut r, compressed) = open(&**ctx, bytes, Kind::EncapsulationKeys)?;
+        let hamming_weight = r.count("the ephemeral secret's Hamming weight", 1..=ctx.degree())?;
+        let to_sparse = read_switching_over(&small_basis(ctx)?, &mut r, compressed)?;
+        let to_dense = read_switching(&**ctx, &mut r, compressed)?;
+        r.finish()?;
+        Ok(EncapsulationKeys { ctx: ctx.clone(), hamming_weight, to_sparse, to_dense })
     }
 }

@@ -33,10 +33,10 @@ pub const EPHEMERAL_HAMMING_WEIGHT: usize = 32;
 /// primes, s' to s over every prime. Public material, like Galois keys.
 #[derive(Clone)]
 pub struct EncapsulationKeys {
-    ctx: Arc<CkksContext>,
-    hamming_weight: usize,
-    to_sparse: SwitchingKey,
-    to_dense: SwitchingKey,
+    pub(crate) ctx: Arc<CkksContext>,
+    pub(crate) hamming_weight: usize,
+    pub(crate) to_sparse: SwitchingKey,
+    pub(crate) to_dense: SwitchingKey,
 }
 
 impl EncapsulationKeys {
@@ -58,7 +58,7 @@ impl EncapsulationKeys {
 
 /// The key-switching structure of step 1: q0's primes as the data primes, one digit, and the
 /// same number of the context's special primes (so P is about q0, enough for one digit).
-fn small_basis(ctx: &CkksContext) -> Result<KeySwitchBasis> {
+pub(crate) fn small_basis(ctx: &CkksContext) -> Result<KeySwitchBasis> {
     let rlwe = ctx.params().rlwe();
     let (data, base) = (rlwe.data_primes().len(), ctx.level_basis(ctx.min_level())?.len());
     if rlwe.special_primes().len() < base {
