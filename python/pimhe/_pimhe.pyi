@@ -32,7 +32,9 @@ __all__ = [
     "Evaluator",
     "Chebyshev",
     "BootstrapPlan",
+    "EncapsulationKeys",
     "insecure_bootstrap_context",
+    "secure_bootstrap_context",
     "presets",
     "run_stats",
     "reproduce_json",
@@ -116,6 +118,10 @@ def insecure_bootstrap_context(n: int = 1024, *, levels_after: Optional[int] = N
     """A CKKS context of the INSECURE bootstrapping presets (``pimhe.ckks.bootstrap.insecure_context``):
     N = 1024 or 2048 with 2 rescalings left after bootstrapping, or with ``levels_after`` any N
     from 2^10 to 2^14. Tests and experiments only: no security at all."""
+
+def secure_bootstrap_context(*, levels_after: int = 9) -> "Context":
+    """The 128-bit bootstrapping preset (``pimhe.ckks.bootstrap.secure_context``): N = 2^16, a
+    dense secret with sparse-secret encapsulation, ``levels_after`` (1 to 12) levels left."""
 
 def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
     """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by
@@ -274,10 +280,13 @@ class Context:
         relin_key: Optional["RelinKey"] = None,
         galois_keys: Optional["GaloisKeys"] = None,
         bootstrap: Optional["BootstrapPlan"] = None,
+        encapsulation_keys: Optional["EncapsulationKeys"] = None,
     ) -> "Evaluator":
         """An evaluator with the evaluation keys given (made under this context's parameters).
-        CKKS: ``bootstrap=plan`` prepares ``Evaluator.bootstrap`` (needs ``relin_key`` and
-        ``galois_keys=plan.keygen(sk)``; MissingKeyError names what is missing)."""
+        CKKS: ``bootstrap=plan`` prepares ``Evaluator.bootstrap`` (needs ``relin_key``,
+        ``galois_keys=plan.keygen(sk)`` and, for a dense secret,
+        ``encapsulation_keys=plan.encapsulation_keygen(sk)``; MissingKeyError names what is
+        missing)."""
 
 @final
 class Backend:
@@ -502,6 +511,13 @@ class BootstrapPlan:
     @property
     def hamming_weight(self) -> int: ...
     @property
+    def uses_encapsulation(self) -> bool:
+        """Whether the secret is dense, so bootstrapping needs ``encapsulation_keygen``'s keys."""
+    def encapsulation_keygen(
+        self, secret_key: SecretKey, *, seed: Optional[int] = None, backend: _BackendArg = None
+    ) -> "EncapsulationKeys":
+        """The sparse-secret encapsulation keys of a dense secret (public material)."""
+    @property
     def rotations(self) -> List[int]: ...
     @property
     def galois_elements(self) -> List[int]:
@@ -514,6 +530,21 @@ class BootstrapPlan:
         self, secret_key: SecretKey, *, seed: Optional[int] = None, backend: _BackendArg = None
     ) -> GaloisKeys:
         """Exactly the plan's Galois keys (public: ``save(path, compressed=True)``)."""
+
+@final
+class EncapsulationKeys:
+    """The two switching keys of bootstrapping's sparse-secret encapsulation (public)."""
+
+    @property
+    def hamming_weight(self) -> int: ...
+    def size_bytes(self) -> int: ...
+    def to_bytes(self, compressed: bool = False) -> bytes: ...
+    def save(self, path: _PathArg, compressed: bool = False) -> None: ...
+    @classmethod
+    def from_bytes(cls, ctx: Context, data: bytes) -> "EncapsulationKeys": ...
+    @classmethod
+    def load(cls, ctx: Context, path: _PathArg) -> "EncapsulationKeys": ...
+    def __reduce__(self) -> Any: ...
 
 @final
 class Evaluator:

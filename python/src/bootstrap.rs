@@ -10,11 +10,17 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
+use std::path::PathBuf;
+
+use pyo3::types::{PyBytes, PyType};
+
 use pimhe_schemes::ckks::bootstrap::{
-    insecure_parameters, insecure_test_parameters, BootstrapConfig, BootstrapPlan as Plan, Bootstrapper,
+    insecure_parameters, insecure_test_parameters, secure_parameters, BootstrapConfig, BootstrapPlan as Plan,
+    Bootstrapper, EncapsulationKeys as Keys, PRESET_LEVELS_AFTER,
 };
 use pimhe_schemes::ckks::CkksContext;
 use pimhe_schemes::rlwe::KeyGenerator;
+use pimhe_schemes::serial::Access;
 use pimhe_schemes::SchemeError;
 
 use crate::backend::resolve;
@@ -25,6 +31,7 @@ use crate::evaluator::{unary, EvFam, Evaluator};
 use crate::family::{ByScheme, Dev, DevFamily, OnDev};
 use crate::keys::{key_of, sampler, GaloisKeys, SecretF, SecretKey};
 use crate::on_dev;
+use crate::serial::{not_picklable, read_file, write_file};
 
 /// A CKKS context of the library's INSECURE bootstrapping presets: with `levels_after` None,
 /// the test preset of N = 1024 or 2048 (`insecure_test_parameters`: 2 rescalings left after a
@@ -62,7 +69,7 @@ impl BootstrapPlan {
     #[new]
     fn new(py: Python<'_>, ctx: &Context) -> PyResult<Self> {
         let ctx = ctx.inner.of::<CkksContext>("bootstrapping")?.clone();
-        let plan = py.allow_threads(|| Plan::new(&ctx, &BootstrapConfig::default())).py_err()?;
+        let plan = py.allow_threads(|| Plan::new(&ctx, &BootstrapConfig::for_parameters(ctx.params()))).py_err()?;
         Ok(Self { plan, ctx })
     }
 
@@ -84,10 +91,45 @@ impl BootstrapPlan {
         self.ctx.depth_left(self.ctx.max_level()) - self.plan.depth_after()
     }
 
-    /// The Hamming weight of the context's sparse secret, which bounds EvalMod's range.
+    /// The Hamming weight of the context's sparse secret, or of the ephemeral one under
+    /// encapsulation, which bounds EvalMod's range.
     #[getter]
     fn hamming_weight(&self) -> usize {
         self.plan.hamming_weight()
+    }
+
+    /// Whether the context's secret is dense, so that bootstrapping passes through an ephemeral
+    /// sparse secret and needs `encapsulation_keygen`'s keys.
+    #[getter]
+    fn uses_encapsulation(&self) -> bool {
+        self.plan.uses_encapsulation()
+    }
+
+    /// The encapsulation keys of the secret key (made under the plan's context), for a plan
+    /// that `uses_encapsulation`; on `backend` (default: the CPU); `seed` for tests only.
+    #[pyo3(signature = (secret_key, *, seed=None, backend=None))]
+    fn encapsulation_keygen(
+        &self,
+        py: Python<'_>,
+        secret_key: &SecretKey,
+        seed: Option<u64>,
+        backend: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<EncapsulationKeys> {
+        if !self.plan.uses_encapsulation() {
+            return Err(error(
+                Kind::Parameter,
+                "this plan's context has a sparse secret: it bootstraps without encapsulation keys",
+            ));
+        }
+        let secret = key_of::<SecretF, CkksContext>(&secret_key.inner, &self.ctx, "secret key")?;
+        let sampler = sampler(seed)?;
+        let weight = self.plan.hamming_weight();
+        let handle = resolve(py, backend, &AnyContext::Ckks(self.ctx.clone()))?;
+        let keys = on_dev!(&handle, B, dev => py.allow_threads(|| {
+            KeyGenerator::with_sampler(&**dev, &self.ctx, sampler).encapsulation_keys(secret, weight)
+        }))
+        .py_err()?;
+        Ok(EncapsulationKeys { keys })
     }
 
     /// The slot rotation steps the transforms use, sorted.
@@ -162,14 +204,39 @@ impl DevFamily for BootF {
 impl BootstrapPlan {
     /// The plan's transforms prepared on the evaluator `ev` (its backend, keys and context).
     /// Refuses an evaluator of another scheme or context, or one lacking a Galois key of the
-    /// plan (the library lists them) or the relinearization key (EvalMod multiplies).
-    pub fn prepare(&self, py: Python<'_>, ev: &ByScheme<EvFam>, has_relin_key: bool) -> PyResult<OnDev<BootF>> {
+    /// plan (the library lists them), the relinearization key (EvalMod multiplies) or, for a
+    /// plan with encapsulation, its keys.
+    pub fn prepare(
+        &self,
+        py: Python<'_>,
+        ev: &ByScheme<EvFam>,
+        has_relin_key: bool,
+        encapsulation: Option<&EncapsulationKeys>,
+    ) -> PyResult<OnDev<BootF>> {
         let ByScheme::Ckks(per_dev) = ev else {
             return Err(mismatch(format!("bootstrap= is for CKKS; this context is {}", ev.label())));
         };
+        let encapsulation =
+            match (self.plan.uses_encapsulation(), encapsulation) {
+                (true, None) => return Err(error(
+                    Kind::MissingKey,
+                    "this plan's context has a dense secret, so bootstrapping passes through an ephemeral sparse one: \
+                     pass encapsulation_keys=plan.encapsulation_keygen(secret_key) with bootstrap=",
+                )),
+                (false, Some(_)) => {
+                    return Err(error(
+                        Kind::Parameter,
+                        "encapsulation_keys= is for a plan whose context has a dense secret; this one's is sparse",
+                    ))
+                }
+                (_, keys) => keys.map(|k| &k.keys),
+            };
         let prepared = on_dev!(per_dev, B, e => {
             let bootstrapper = e
-                .with_value(|e| py.allow_threads(|| Bootstrapper::new(e, self.plan.clone())))
+                .with_value(|e| py.allow_threads(|| match encapsulation {
+                    Some(keys) => Bootstrapper::with_encapsulation(e, self.plan.clone(), keys),
+                    None => Bootstrapper::new(e, self.plan.clone()),
+                }))
                 .map_err(|e| match e {
                     // The library lists the elements; say how Python makes them.
                     SchemeError::KeySwitchingUnavailable(_) => {
@@ -213,4 +280,87 @@ impl Evaluator {
             unary::<CkksContext, B>(py, ev, a, |e, x| bootstrapper.bootstrap(e, x))
         })
     }
+}
+
+/// The keys of sparse-secret encapsulation (`plan.encapsulation_keygen(secret_key)`), which a
+/// plan of a context with a dense secret needs (`plan.uses_encapsulation`): a switch to an
+/// ephemeral sparse secret over q0 and back over the whole chain. Public material, saved and
+/// loaded like Galois keys; the ephemeral secret itself is wiped once they are made.
+#[pyclass(frozen, module = "pimhe._pimhe")]
+pub struct EncapsulationKeys {
+    pub(crate) keys: Keys,
+}
+
+#[pymethods]
+impl EncapsulationKeys {
+    /// The ephemeral secret's Hamming weight.
+    #[getter]
+    fn hamming_weight(&self) -> usize {
+        self.keys.hamming_weight()
+    }
+
+    /// Size of both keys in bytes, in memory and in their full encoding.
+    fn size_bytes(&self) -> usize {
+        self.keys.size_bytes()
+    }
+
+    /// The keys in pimhe's binary format (kind 8); `compressed=True` writes the uniform parts
+    /// as their seeds (about half the size; only for keys generated here).
+    #[pyo3(signature = (compressed=false))]
+    fn to_bytes<'py>(&self, py: Python<'py>, compressed: bool) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.encode(compressed)?))
+    }
+
+    /// Writes `to_bytes(compressed)` to a file (`load` reads it).
+    #[pyo3(signature = (path, compressed=false))]
+    fn save(&self, py: Python<'_>, path: PathBuf, compressed: bool) -> PyResult<()> {
+        write_file(py, path, &self.encode(compressed)?, Access::Public)
+    }
+
+    /// The keys of `ctx` in `data` (written by `to_bytes`, full or compressed).
+    #[classmethod]
+    fn from_bytes(_cls: &Bound<'_, PyType>, py: Python<'_>, ctx: &Context, data: &[u8]) -> PyResult<Self> {
+        let ctx = ctx.inner.of::<CkksContext>("encapsulation keys")?.clone();
+        Ok(Self { keys: py.allow_threads(|| Keys::from_bytes(&ctx, data)).py_err()? })
+    }
+
+    /// The keys of `ctx` in a file written by `save`.
+    #[classmethod]
+    fn load(cls: &Bound<'_, PyType>, py: Python<'_>, ctx: &Context, path: PathBuf) -> PyResult<Self> {
+        Self::from_bytes(cls, py, ctx, &read_file(py, path)?)
+    }
+
+    /// Refused: the keys need their context; use `to_bytes` and `from_bytes(ctx, data)`.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("EncapsulationKeys", "pimhe.EncapsulationKeys.from_bytes(ctx, data)"))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "EncapsulationKeys(ephemeral Hamming weight {}, {:.1} MiB)",
+            self.keys.hamming_weight(),
+            self.keys.size_bytes() as f64 / f64::from(1 << 20)
+        )
+    }
+}
+
+impl EncapsulationKeys {
+    fn encode(&self, compressed: bool) -> PyResult<Vec<u8>> {
+        if compressed {
+            self.keys.to_compressed_bytes().py_err()
+        } else {
+            Ok(self.keys.to_bytes())
+        }
+    }
+}
+
+/// A CKKS context of the library's 128-bit bootstrapping preset (`secure_parameters`): N =
+/// 2^16, a uniform ternary secret, sparse-secret encapsulation, `levels_after` (1 to 12)
+/// rescalings left after each bootstrapping. Its keys take about 4 GB and a bootstrapping
+/// tens of seconds on two cores.
+#[pyfunction]
+#[pyo3(signature = (*, levels_after=PRESET_LEVELS_AFTER))]
+pub fn secure_bootstrap_context(py: Python<'_>, levels_after: usize) -> PyResult<Context> {
+    let ctx = py.allow_threads(|| CkksContext::new(secure_parameters(levels_after)?.0)).py_err()?;
+    Ok(Context { inner: AnyContext::Ckks(ctx) })
 }

@@ -15,7 +15,7 @@ use pimhe_schemes::Result as SResult;
 
 use crate::backend::resolve;
 use crate::batch::{unwrap, wrap, CiphertextBatch};
-use crate::bootstrap::{BootF, BootstrapPlan};
+use crate::bootstrap::{BootF, BootstrapPlan, EncapsulationKeys};
 use crate::context::Context;
 use crate::errors::{mismatch, IntoPy};
 use crate::family::{Anchored, Borrower, ByScheme, Dev, DevFamily, Family, OnDev, Scheme};
@@ -58,8 +58,9 @@ impl Context {
     /// An evaluator on `backend` (default: the CPU) with the evaluation keys given (uploaded to
     /// the backend once, here). CKKS: `bootstrap` (a `BootstrapPlan` of this context) prepares
     /// its transforms here, for `Evaluator.bootstrap`; it needs `relin_key` and the plan's
-    /// Galois keys (`plan.keygen(secret_key)`), else a `MissingKeyError` naming what is missing.
-    #[pyo3(signature = (backend=None, relin_key=None, galois_keys=None, bootstrap=None))]
+    /// Galois keys (`plan.keygen(secret_key)`), and for a dense secret `encapsulation_keys`
+    /// (`plan.encapsulation_keygen(secret_key)`), else a `MissingKeyError` naming what is missing.
+    #[pyo3(signature = (backend=None, relin_key=None, galois_keys=None, bootstrap=None, encapsulation_keys=None))]
     fn evaluator(
         &self,
         py: Python<'_>,
@@ -67,6 +68,7 @@ impl Context {
         relin_key: Option<&RelinKey>,
         galois_keys: Option<&GaloisKeys>,
         bootstrap: Option<&BootstrapPlan>,
+        encapsulation_keys: Option<&EncapsulationKeys>,
     ) -> PyResult<Evaluator> {
         let handle = resolve(py, backend, &self.inner)?;
         let inner = by_scheme!(&self.inner, S, ctx => on_dev!(handle, B, dev => {
@@ -87,7 +89,14 @@ impl Context {
             })?;
             Ok::<_, PyErr>(S::wrap::<EvFam>(B::wrap::<EvF<S>>(anchored)))
         }))?;
-        let bootstrapper = bootstrap.map(|plan| plan.prepare(py, &inner, relin_key.is_some())).transpose()?;
+        if bootstrap.is_none() && encapsulation_keys.is_some() {
+            return Err(crate::errors::error(
+                crate::errors::Kind::Parameter,
+                "encapsulation_keys= belongs with bootstrap=plan; pass both",
+            ));
+        }
+        let bootstrapper =
+            bootstrap.map(|plan| plan.prepare(py, &inner, relin_key.is_some(), encapsulation_keys)).transpose()?;
         Ok(Evaluator { bootstrapper, inner })
     }
 }

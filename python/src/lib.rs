@@ -37,6 +37,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<evaluator::Evaluator>()?;
     m.add_class::<polynomial::Chebyshev>()?;
     m.add_class::<bootstrap::BootstrapPlan>()?;
+    m.add_class::<bootstrap::EncapsulationKeys>()?;
     m.add_function(wrap_pyfunction!(context::presets, m)?)?;
     m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_json, m)?)?;
@@ -45,6 +46,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::bandwidth_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bootstrap_json, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap::insecure_bootstrap_context, m)?)?;
+    m.add_function(wrap_pyfunction!(bootstrap::secure_bootstrap_context, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -45,18 +45,18 @@ fn loaded<T>(result: pimhe_schemes::Result<T>) -> PyResult<T> {
 }
 
 /// The bytes of a file written by `save` (wiped when dropped: they may hold a secret key).
-fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<Zeroizing<Vec<u8>>> {
+pub(crate) fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<Zeroizing<Vec<u8>>> {
     py.allow_threads(|| serial::load(&path)).py_err()
 }
 
 /// Writes `bytes` to a file (created, or an existing one replaced atomically) readable as
 /// `access` says: a secret key's file by its owner only, whatever the umask.
-fn write_file(py: Python<'_>, path: PathBuf, bytes: &[u8], access: Access) -> PyResult<()> {
+pub(crate) fn write_file(py: Python<'_>, path: PathBuf, bytes: &[u8], access: Access) -> PyResult<()> {
     py.allow_threads(|| serial::save_with(&path, bytes, access, Existing::Replace)).py_err()
 }
 
 /// The `TypeError` of pickling an object that needs its context to be loaded.
-fn not_picklable(class: &str, hint: &str) -> PyErr {
+pub(crate) fn not_picklable(class: &str, hint: &str) -> PyErr {
     PyTypeError::new_err(format!(
         "a {class} cannot be pickled: it is only meaningful under its context's parameters; \
          send data = obj.to_bytes() and load it with {hint} (pickle the Context, or send ctx.to_bytes())"

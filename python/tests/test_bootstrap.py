@@ -138,8 +138,8 @@ def test_wrong_contexts_are_refused(boot, rng):
 
 def test_unbootstrappable_parameters_and_inputs_are_refused(boot, rng):
     ctx, _, _, _, ev, enc, _ = boot
-    # A dense secret: EvalMod's range would be unbounded.
-    with pytest.raises(pimhe.ParameterError):
+    # The 128-bit N = 8192 preset: a dense secret (so encapsulation) but far too few levels.
+    with pytest.raises(pimhe.ParameterError, match="bootstrapping consumes"):
         pimhe.BootstrapPlan(pimhe.Context.ckks(n=8192))
     with pytest.raises(pimhe.ParameterError, match="1024 or 2048"):
         bootstrap.insecure_context(4096)
@@ -149,3 +149,31 @@ def test_unbootstrappable_parameters_and_inputs_are_refused(boot, rng):
         ev.bootstrap(ev.drop_to_level(enc.encrypt(rng.uniform(-1, 1, 8), slots=8), ctx.min_level))
     with pytest.raises(pimhe.ParameterError, match="q0 / Delta"):
         ev.bootstrap(ev.drop_to_level(enc.encrypt(rng.uniform(-1, 1, ctx.slots), scale=2.0**58), ctx.min_level))
+
+
+def test_a_dense_secret_bootstraps_through_encapsulation_keys(rng, tmp_path):
+    """A dense (uniform ternary) secret: the plan asks for encapsulation keys, which travel
+    compressed; without them the evaluator refuses; with them the slots come back (the Rust
+    tests measure 18.6 bits here and assert 17)."""
+    # 16 levels: 14 for the bootstrapping (3 + EvalMod's 8 for K of weight 32 + 3), 2 after.
+    ctx = pimhe.Context.ckks(n=1024, depth=16, scale_bits=50, first_prime_bits=57, insecure=True)
+    plan = bootstrap.BootstrapPlan(ctx)
+    assert plan.uses_encapsulation and plan.hamming_weight == 32 and plan.depth_after == 2
+    keys = ctx.keygen(seed=21)
+    galois = plan.keygen(keys.secret_key, seed=22)
+    encapsulation = plan.encapsulation_keygen(keys.secret_key, seed=23)
+    assert encapsulation.hamming_weight == 32 and "32" in repr(encapsulation)
+    encapsulation.save(tmp_path / "encapsulation.keys", compressed=True)
+    loaded = pimhe.EncapsulationKeys.load(ctx, tmp_path / "encapsulation.keys")
+    assert loaded.to_bytes() == encapsulation.to_bytes()
+    with pytest.raises(pimhe.MissingKeyError, match="encapsulation_keys="):
+        ctx.evaluator(relin_key=keys.relin_key, galois_keys=galois, bootstrap=plan)
+    ev = ctx.evaluator(relin_key=keys.relin_key, galois_keys=galois, bootstrap=plan, encapsulation_keys=loaded)
+    x = rng.uniform(-1, 1, ctx.slots)
+    enc, dec = ctx.encryptor(keys.secret_key, seed=24), ctx.decryptor(keys.secret_key)
+    fresh = ev.bootstrap(low(ev, enc, ctx, x))
+    assert np.abs(dec.decrypt(fresh)[0] - x).max() < 2.0**-17
+    with pytest.raises(pimhe.ParameterError, match="sparse"):
+        bootstrap.BootstrapPlan(bootstrap.insecure_context(1024)).encapsulation_keygen(
+            bootstrap.insecure_context(1024).keygen().secret_key
+        )

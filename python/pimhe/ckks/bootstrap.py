@@ -27,14 +27,24 @@ prepares the transforms once, then ``ev.bootstrap(ct)``::
 Ciphertexts must pack all N/2 slots and have a scale at most q0 / 2^5 (``ParameterError``
 otherwise); an evaluator without ``bootstrap=``, the relinearization key or one of the plan's
 Galois keys raises ``MissingKeyError`` naming what is missing; a plan, key or ciphertext of
-another context raises ``MismatchError``. No 128-bit bootstrapping preset exists yet: every
-context here is INSECURE (its repr says so).
+another context raises ``MismatchError``. ``insecure_context`` contexts are INSECURE (their repr
+says so). ``secure_context()`` is the 128-bit preset (N = 2^16, 9 levels after; about 4 GB of
+keys, tens of seconds a bootstrapping on two cores): its secret is dense, so bootstrapping
+passes through an ephemeral sparse secret (``plan.uses_encapsulation``), whose keys the evaluator
+also needs::
+
+    ctx = bootstrap.secure_context()
+    plan = bootstrap.BootstrapPlan(ctx)
+    keys = ctx.keygen()
+    ev = ctx.evaluator(relin_key=keys.relin_key, galois_keys=plan.keygen(keys.secret_key),
+                       bootstrap=plan, encapsulation_keys=plan.encapsulation_keygen(keys.secret_key))
 
 ``bench`` is ``pimhe.bench_bootstrap`` (``pimhe bench bootstrap``: time, precision, keys).
 """
 
 from .. import bench_bootstrap as bench
-from .._pimhe import BootstrapPlan
+from .._pimhe import BootstrapPlan, EncapsulationKeys
 from .._pimhe import insecure_bootstrap_context as insecure_context
+from .._pimhe import secure_bootstrap_context as secure_context
 
-__all__ = ["BootstrapPlan", "bench", "insecure_context"]
+__all__ = ["BootstrapPlan", "EncapsulationKeys", "bench", "insecure_context", "secure_context"]

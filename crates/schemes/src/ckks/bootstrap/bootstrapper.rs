@@ -49,6 +49,18 @@ pub struct BootstrapConfig {
 }
 
 impl BootstrapConfig {
+    /// The default configuration suited to `params`: as is for a sparse ternary secret, with
+    /// sparse-secret encapsulation through an ephemeral secret of weight
+    /// [`super::EPHEMERAL_HAMMING_WEIGHT`] for a dense one (what an OpenFHE user's
+    /// `EvalBootstrapSetup` gives: whatever the secret, a plan that can bootstrap it).
+    pub fn for_parameters(params: &crate::ckks::CkksParameters) -> Self {
+        let encapsulation = match params.rlwe().secret() {
+            crate::rlwe::SecretDistribution::SparseTernary { .. } => None,
+            crate::rlwe::SecretDistribution::Ternary => Some(super::EPHEMERAL_HAMMING_WEIGHT),
+        };
+        Self { encapsulation, ..Self::default() }
+    }
+
     /// Levels a bootstrapping with this configuration consumes for a (possibly ephemeral)
     /// secret of Hamming weight `hamming_weight`: the two level budgets and the depth of the
     /// EvalMod the range needs. What a parameter set's depth must cover, plus the levels a

@@ -159,6 +159,9 @@ mod tests {
         let (params, config) = secure_parameters(PRESET_LEVELS_AFTER).unwrap();
         assert_eq!(params.rlwe().security_bits(), Some(128));
         assert!(params.rlwe().total_bits() <= 1747);
+        assert_eq!(BootstrapConfig::for_parameters(&params), config);
+        let sparse = insecure_test_parameters(1024).unwrap();
+        assert_eq!(BootstrapConfig::for_parameters(&sparse), BootstrapConfig::default());
         let ctx = CkksContext::new(params).unwrap();
         let plan = BootstrapPlan::new(&ctx, &config).unwrap();
         assert_eq!(plan.depth_after(), PRESET_LEVELS_AFTER);
