@@ -64,7 +64,7 @@ from ._reports import (
     StatsResult,
     UpmemReport,
 )
-from . import _progress, stats
+from . import _progress, stats, study
 
 __all__ = [
     "advise",
@@ -104,6 +104,7 @@ __all__ = [
     "presets",
     "reproduce",
     "stats",
+    "study",
 ]
 
 
