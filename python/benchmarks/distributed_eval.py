@@ -1,17 +1,18 @@
 """Scaling of the study's server step over Ray (docs/DISTRIBUTED.md): a two-column mean
 (`--statistic`) at N = 8192, `--users` submissions encrypted once (timed apart: the clients'
 cost), then added up by the one-process server (`pimhe.study.evaluate`) and by
-`pimhe.distributed.evaluate` on a local Ray cluster of 1 and of 2 workers (each a fresh
-cluster; its start is not timed). Every run's aggregates are decrypted and must equal the
-one-process ones. Prints a table: seconds, submissions per second, speedup over 1 worker, and
-the object store's bytes.
+`pimhe.distributed.evaluate` on a local Ray cluster of 1 and of 2 workers (a fresh cluster per
+run, its start not timed; worker counts alternate, `--repeats` times). Every run's aggregates
+are decrypted and must equal the one-process ones. Prints a table: seconds, submissions per
+second, speedup over the first worker count, the workers' seconds per shard and per combine
+(for projections), and the object store's bytes.
 
-    python python/benchmarks/distributed_eval.py [--users 2048] [--workers 1,2] [--dir /tmp/x]
+    python python/benchmarks/distributed_eval.py [--users 2048] [--workers 1,2] [--repeats 3] [--dir /tmp/x]
 """
 
 import argparse
-import json
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +27,7 @@ parser.add_argument("--users", type=int, default=2048)
 parser.add_argument("--statistic", default="mean", choices=["mean", "variance", "linreg"])
 parser.add_argument("--workers", default="1,2", help="local worker counts to run, comma separated")
 parser.add_argument("--shards", type=int, default=None, help="shards per run (default: the library's)")
+parser.add_argument("--repeats", type=int, default=3, help="runs per worker count (alternating)")
 parser.add_argument("--dir", default=None, help="where the study goes (default: a temporary directory)")
 args = parser.parse_args()
 
@@ -45,21 +47,31 @@ t = time.perf_counter()
 study.evaluate(pub, subs, root / "single.pimhe", force=True)
 single_s = time.perf_counter() - t
 expected = study.decrypt(pub, secret, root / "single.pimhe")
-rows = [("one process (pimhe.study.evaluate)", single_s, None)]
-for workers in [int(w) for w in args.workers.split(",")]:
-    with dist.connect(f"local:{workers}"):
-        result = dist.evaluate(pub, subs, root / f"agg{workers}.pimhe", shards=args.shards, force=True, progress=False)
-    got = study.decrypt(pub, secret, root / f"agg{workers}.pimhe")
-    assert (got["users"], got["estimates"]) == (expected["users"], expected["estimates"]), "not the one-process result"
-    rows.append((f"Ray, {workers} local worker(s), {result.shards} shards", result.server_s, result))
 
-one = next((s for name, s, r in rows if r is not None and r.workers == 1), None)
-print(f"| server | seconds | submissions/s | vs 1 worker | object store: keys+study, submissions, partials (bytes) |")
-print("|---|---:|---:|---:|---|")
-for name, seconds, r in rows:
-    speedup = f"{one / seconds:.2f}x" if (one and r is not None) else ""
-    store = "" if r is None else "{}, {}, {}".format(
-        r.object_store["public_keys"] + r.object_store["study"], r.object_store["submissions"], r.object_store["partials"])
-    print(f"| {name} | {seconds:.2f} | {args.users / seconds:.0f} | {speedup} | {store} |")
-print(json.dumps({"users": args.users, "single_s": single_s,
-                  "runs": [r.to_json() for _, _, r in rows if r is not None]}))
+# Worker counts alternate (1, 2, 1, 2, ...) so that the load of a shared machine falls on both.
+counts = [int(w) for w in args.workers.split(",")]
+runs = {w: [] for w in counts}
+for _ in range(args.repeats):
+    for workers in counts:
+        with dist.connect(f"local:{workers}"):
+            out = root / f"agg{workers}.pimhe"
+            result = dist.evaluate(pub, subs, out, shards=args.shards, force=True, progress=False)
+        got = study.decrypt(pub, secret, out)
+        assert (got["users"], got["estimates"]) == (expected["users"], expected["estimates"]), "not the one-process result"
+        runs[workers].append(result)
+
+print(f"one process (pimhe.study.evaluate, CPU backend, default threads): {single_s:.2f} s, "
+      f"{args.users / single_s:.0f} submissions/s")
+base = statistics.median(r.server_s for r in runs[counts[0]])
+print("| Ray local workers | shards | runs (s) | median s | submissions/s | vs first row | median worker s per shard | "
+      "median s per combine | object store: keys+study, submissions, partials (bytes) |")
+print("|---:|---:|---|---:|---:|---:|---:|---:|---|")
+for workers, results in runs.items():
+    median = statistics.median(r.server_s for r in results)
+    r = results[0]
+    store = r.object_store
+    print(f"| {workers} | {r.shards} | {', '.join(f'{x.server_s:.1f}' for x in results)} | {median:.2f} | "
+          f"{args.users / median:.0f} | {base / median:.2f}x | "
+          f"{statistics.median(s for x in results for s in x.shard_s):.2f} | "
+          f"{statistics.median(s for x in results for s in x.combine_s):.3f} | "
+          f"{store['public_keys'] + store['study']}, {store['submissions']}, {store['partials']} |")

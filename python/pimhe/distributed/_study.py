@@ -35,19 +35,22 @@ IN_FLIGHT_PER_WORKER = 2
 
 def _evaluate_shard(
     study_json: str, public_keys: bytes, payload: Tuple[List[str], List[bytes]], backend: str, threads: Optional[int]
-) -> Tuple[Tuple[int, int], bytes]:
-    """A worker: the partial aggregate of one shard, and (its submissions, its bytes)."""
+) -> Tuple[Tuple[int, int, float], bytes]:
+    """A worker: the partial aggregate of one shard, and (its submissions, its bytes, the
+    worker's seconds)."""
+    start = time.perf_counter()
     names, blobs = payload
     partial = study_evaluate_shard(study_json, public_keys, list(zip(names, blobs)), backend, threads)
-    return (len(names), len(partial)), partial
+    return (len(names), len(partial), time.perf_counter() - start), partial
 
 
 def _combine(
     study_json: str, public_keys: bytes, backend: str, threads: Optional[int], *partials: bytes
-) -> Tuple[Tuple[int, int], bytes]:
-    """A worker: one partial of several (a node of the reduction tree)."""
+) -> Tuple[Tuple[int, int, float], bytes]:
+    """A worker: one partial of several (a node of the reduction tree), as ``_evaluate_shard``."""
+    start = time.perf_counter()
     partial = study_combine(study_json, public_keys, list(partials), backend, threads)
-    return (0, len(partial)), partial
+    return (0, len(partial), time.perf_counter() - start), partial
 
 
 @dataclass
@@ -66,6 +69,10 @@ class EvalResult:
     #: Bytes put into the object store: ``study`` and ``public_keys`` once, ``submissions``
     #: (every shard's payload), ``partials`` (every partial a task returned).
     object_store: Dict[str, int]
+    #: Workers' seconds per task (shards: load and add up; combines: a tree node), for
+    #: projections to more machines (docs/DISTRIBUTED.md).
+    shard_s: List[float] = field(default_factory=list)
+    combine_s: List[float] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
@@ -83,6 +90,8 @@ class EvalResult:
             "shards": self.shards,
             "retries": self.retries,
             "object_store_bytes": self.object_store,
+            "shard_s": self.shard_s,
+            "combine_s": self.combine_s,
         }
         return out
 
@@ -163,6 +172,8 @@ def evaluate(
     if bar is not None:
         bar.start(len(bounds), "shards done")
     next_shard, shards_running = 0, 0
+    shard_s: List[float] = []
+    combine_s: List[float] = []
     try:
         while next_shard < len(bounds) or pending or len(ready) > 1:
             # Stream the shards: at most a few per worker hold their submissions in the store.
@@ -189,7 +200,7 @@ def evaluate(
             for status in done:
                 covered, partial = pending.pop(status)
                 try:
-                    count, size = ray.get(status)
+                    count, size, seconds = ray.get(status)
                 except ray.exceptions.RayError as e:
                     # The partial failed with the status; fetching it marks its error handled
                     # (Ray logs an error nobody fetched).
@@ -200,6 +211,7 @@ def evaluate(
                     ledger.extend([status, partial])
                 shipped["partials"] += size
                 ready.append((covered, partial))
+                (shard_s if count else combine_s).append(seconds)
                 if count:
                     shards_running -= 1
                     if bar is not None:
@@ -224,6 +236,8 @@ def evaluate(
         shards=len(bounds),
         retries=retries,
         object_store=shipped,
+        shard_s=shard_s,
+        combine_s=combine_s,
         warnings=list(warnings),
     )
 
