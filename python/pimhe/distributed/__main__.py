@@ -52,7 +52,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 force=args.force,
                 progress=False if args.json else None,
             )
-    except (ParameterError, ValueError) as e:
+    except (ParameterError, ValueError, ImportError) as e:
+        # ImportError: Ray is not installed (the message says how to install it).
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ShardError as e:
