@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use pimhe_bench::target::{Device, DeviceNeeds, Job, Target};
+use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
 use pimhe_exec::Backend as ExecBackend;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_workloads::progress::NoProgress;
@@ -23,7 +23,7 @@ use pimhe_workloads::stats::study::{self, Overwrite, ServerInputs, Study, StudyS
 use pimhe_workloads::stats::StatsError;
 
 use crate::backend::{default_cpu, Backend};
-use crate::errors::{bench_error, error, stats_error, Kind};
+use crate::errors::{bench_error, error, stats_error, IntoPy, Kind};
 use crate::stats::parse_statistic;
 
 /// The analyst's keygen: declares the study (`max_value` in fixed point, `value * 10^decimals`)
@@ -219,9 +219,10 @@ fn on_backend(
     step: Step<'_>,
 ) -> PyResult<Py<PyBytes>> {
     let study = Study::from_json(study_json).map_err(stats_error)?;
-    let target = match backend {
-        "cpu" => Target::Cpu { threads },
-        other => Backend::named(other)?.target().clone(),
+    // The CPU with the worker's own thread count; another backend with its defaults.
+    let target = match BackendKind::parse(&backend.replace('_', "-"), &BackendKind::ALL).py_err()? {
+        BackendKind::Cpu => Target::Cpu { threads },
+        _ => Backend::named(backend)?.target().clone(),
     };
     let needs = DeviceNeeds {
         n: study.n,
