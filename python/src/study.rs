@@ -46,10 +46,13 @@ pub fn study_keygen(
     seed: Option<u64>,
     force: bool,
 ) -> PyResult<String> {
-    let spec = StudySpec { statistic: parse_statistic(statistic)?, columns, decimals, max_value, max_users, min_users, n };
+    let spec =
+        StudySpec { statistic: parse_statistic(statistic)?, columns, decimals, max_value, max_users, min_users, n };
     let cpu = default_cpu()?;
     let outcome = py
-        .allow_threads(|| study::keygen_files(cpu.as_ref(), &spec, scheme, &public_dir, &secret_dir, seed, overwrite(force)))
+        .allow_threads(|| {
+            study::keygen_files(cpu.as_ref(), &spec, scheme, &public_dir, &secret_dir, seed, overwrite(force))
+        })
         .map_err(stats_error)?;
     json(&outcome)
 }
@@ -58,7 +61,13 @@ pub fn study_keygen(
 /// outcome's JSON.
 #[pyfunction]
 #[pyo3(signature = (public_dir, input, out, seed=None))]
-pub fn study_encrypt(py: Python<'_>, public_dir: PathBuf, input: PathBuf, out: PathBuf, seed: Option<u64>) -> PyResult<String> {
+pub fn study_encrypt(
+    py: Python<'_>,
+    public_dir: PathBuf,
+    input: PathBuf,
+    out: PathBuf,
+    seed: Option<u64>,
+) -> PyResult<String> {
     let cpu = default_cpu()?;
     let outcome = py
         .allow_threads(|| study::encrypt_file(cpu.as_ref(), &public_dir, &input, &out, seed, &NoProgress))
@@ -70,7 +79,13 @@ pub fn study_encrypt(py: Python<'_>, public_dir: PathBuf, input: PathBuf, out: P
 /// Returns the outcome's JSON.
 #[pyfunction]
 #[pyo3(signature = (public_dir, submissions, out, force=false))]
-pub fn study_eval(py: Python<'_>, public_dir: PathBuf, submissions: PathBuf, out: PathBuf, force: bool) -> PyResult<String> {
+pub fn study_eval(
+    py: Python<'_>,
+    public_dir: PathBuf,
+    submissions: PathBuf,
+    out: PathBuf,
+    force: bool,
+) -> PyResult<String> {
     let cpu = default_cpu()?;
     let outcome = py
         .allow_threads(|| {
@@ -202,7 +217,9 @@ impl Job for OnDevice<'_> {
 
     fn run<B: ExecBackend>(self, device: &Device<'_, B>) -> Result<Self::Output, pimhe_bench::BenchError> {
         Ok(match self.step {
-            Step::Shard(submissions) => study::evaluate_shard(device.backend, self.study, self.public_keys, submissions),
+            Step::Shard(submissions) => {
+                study::evaluate_shard(device.backend, self.study, self.public_keys, submissions)
+            }
             Step::Combine(partials) => study::combine_shards(device.backend, self.study, self.public_keys, partials),
         })
     }
@@ -224,11 +241,8 @@ fn on_backend(
         BackendKind::Cpu => Target::Cpu { threads },
         _ => Backend::named(backend)?.target().clone(),
     };
-    let needs = DeviceNeeds {
-        n: study.n,
-        primes: study.backend_primes().map_err(stats_error)?,
-        default_mode: Mode::Parallel,
-    };
+    let needs =
+        DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(stats_error)?, default_mode: Mode::Parallel };
     let job = OnDevice { study: &study, public_keys, step };
     let bytes = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?.output.map_err(stats_error)?;
     Ok(PyBytes::new(py, &bytes).unbind())
