@@ -109,6 +109,9 @@ fn json(outcome: &impl serde::Serialize) -> PyResult<String> {
     serde_json::to_string(outcome).map_err(|e| error(Kind::Base, e.to_string()))
 }
 
+/// `(study_json, public_keys, files, warnings)`, as Python receives [`ServerInputs`].
+type ServerInputsTuple = (String, Py<PyBytes>, Vec<PathBuf>, Vec<String>);
+
 /// The public inputs of the server's step: `(study_json, public_keys, files, warnings)`, from
 /// the public directory (refused if it holds a secret key) and every `*.pimhe` of
 /// `submissions` in name order; refused at once if `out` exists and `force` is false.
@@ -120,7 +123,7 @@ pub fn study_server_inputs(
     submissions: PathBuf,
     out: PathBuf,
     force: bool,
-) -> PyResult<(String, Py<PyBytes>, Vec<PathBuf>, Vec<String>)> {
+) -> PyResult<ServerInputsTuple> {
     let ServerInputs { study, public_keys, files, warnings } =
         study::server_inputs(&public_dir, &submissions, &out, overwrite(force)).map_err(stats_error)?;
     let warnings = warnings.into_iter().map(str::to_string).collect();
