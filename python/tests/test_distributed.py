@@ -23,6 +23,8 @@ USERS = 23  # prime: no shard count from 2 to 22 divides it
 
 @pytest.fixture(scope="module")
 def cluster():
+    # No usage report to Ray's servers from a test (CI machines may have no network).
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
