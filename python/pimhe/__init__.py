@@ -66,7 +66,7 @@ from ._reports import (
     StatsResult,
     UpmemReport,
 )
-from . import _progress, stats
+from . import _progress, stats, study
 
 __all__ = [
     "advise",
@@ -109,6 +109,7 @@ __all__ = [
     "presets",
     "reproduce",
     "stats",
+    "study",
 ]
 
 

@@ -1,6 +1,7 @@
 """Type stubs of the Rust extension ``pimhe._pimhe`` (the classes are re-exported by ``pimhe``)."""
 
 from os import PathLike
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
@@ -37,6 +38,15 @@ __all__ = [
     "secure_bootstrap_context",
     "presets",
     "run_stats",
+    "study_keygen",
+    "study_encrypt",
+    "study_eval",
+    "study_decrypt",
+    "study_server_inputs",
+    "study_read_submission",
+    "study_evaluate_shard",
+    "study_combine",
+    "study_write_aggregates",
     "reproduce_json",
     "bench_kernel",
     "advise_json",
@@ -157,6 +167,61 @@ def run_stats(
 ) -> StatsResult:
     """The statistics workload over a CSV's bytes; use ``pimhe.stats`` instead. ``progress``:
     an object with ``start(total, label)``, ``advance(n)`` and ``finish()``."""
+
+# The client/server study's parties (use ``pimhe.study``) and the server step in pieces (used
+# by ``pimhe.distributed``). The outcomes are the library's JSON.
+def study_keygen(
+    statistic: str,
+    columns: Sequence[str],
+    *,
+    decimals: int,
+    max_value: int,
+    max_users: int,
+    min_users: int,
+    scheme: str,
+    n: int,
+    public_dir: _PathArg,
+    secret_dir: _PathArg,
+    seed: Optional[int] = None,
+    force: bool = False,
+) -> str:
+    """Declares a study and writes its public and secret directories (``pimhe keygen``)."""
+
+def study_encrypt(public_dir: _PathArg, input: _PathArg, out: _PathArg, seed: Optional[int] = None) -> str:
+    """One submission file per CSV row (``pimhe encrypt``)."""
+
+def study_eval(public_dir: _PathArg, submissions: _PathArg, out: _PathArg, force: bool = False) -> str:
+    """The one-process server on the CPU (``pimhe eval``)."""
+
+def study_decrypt(public_dir: _PathArg, secret_dir: _PathArg, input: _PathArg) -> str:
+    """The analyst's statistic from an aggregates file (``pimhe decrypt``)."""
+
+def study_server_inputs(
+    public_dir: _PathArg, submissions: _PathArg, out: _PathArg, force: bool = False
+) -> Tuple[str, bytes, List[Path], List[str]]:
+    """``(study_json, public_keys, submission files, warnings)``; refused if ``out`` exists and not ``force``."""
+
+def study_read_submission(study_json: str, path: _PathArg) -> bytes:
+    """A submission file's bytes, within a submission's size bound."""
+
+def study_evaluate_shard(
+    study_json: str,
+    public_keys: bytes,
+    submissions: Sequence[Tuple[str, bytes]],
+    backend: str = "cpu",
+    threads: Optional[int] = None,
+) -> bytes:
+    """The partial aggregate of ``(name, bytes)`` submissions."""
+
+def study_combine(
+    study_json: str, public_keys: bytes, partials: Sequence[bytes], backend: str = "cpu", threads: Optional[int] = None
+) -> bytes:
+    """One partial of several: refused if two hold the same submission or they pass the study's most users."""
+
+def study_write_aggregates(
+    study_json: str, public_keys: bytes, partial: bytes, expected: int, out: _PathArg, force: bool = False
+) -> int:
+    """Writes the final partial's aggregates to ``out`` if it holds ``expected`` submissions; the user count."""
 
 @final
 class Context:

@@ -18,6 +18,7 @@ mod reproduce;
 mod scheme;
 mod serial;
 mod stats;
+mod study;
 
 use pyo3::prelude::*;
 
@@ -40,6 +41,15 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bootstrap::EncapsulationKeys>()?;
     m.add_function(wrap_pyfunction!(context::presets, m)?)?;
     m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_keygen, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_encrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_decrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_server_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_read_submission, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_evaluate_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_combine, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_write_aggregates, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bench_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;

@@ -34,12 +34,7 @@ pub fn run_stats(
     seed: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<PyObject> {
-    let statistic = match statistic {
-        "mean" => Statistic::Mean,
-        "variance" => Statistic::Variance,
-        "linreg" | "linear_regression" => Statistic::Linreg,
-        other => return Err(parameter(format!("statistic {other:?} is not known; choose mean, variance or linreg"))),
-    };
+    let statistic = parse_statistic(statistic)?;
     // The server's target (a PIM backend is made per parameter set from it); the client is the
     // CPU backend given, or the default one.
     let named;
@@ -91,4 +86,14 @@ pub fn run_stats(
         _ => None,
     };
     Ok(py.import("pimhe._reports")?.getattr("StatsResult")?.call_method1("_from_json", (json, upmem))?.unbind())
+}
+
+/// A statistic by its Python name.
+pub fn parse_statistic(name: &str) -> PyResult<Statistic> {
+    match name {
+        "mean" => Ok(Statistic::Mean),
+        "variance" => Ok(Statistic::Variance),
+        "linreg" | "linear_regression" => Ok(Statistic::Linreg),
+        other => Err(parameter(format!("statistic {other:?} is not known; choose mean, variance or linreg"))),
+    }
 }

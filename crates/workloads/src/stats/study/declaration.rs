@@ -14,7 +14,8 @@ use crate::stats::{plain_moduli_for, Statistic, StatsError};
 
 /// A random 128-bit identifier: of a study (bound to its keys and carried by every file made
 /// for it) or of one submission. Written as 32 hexadecimal digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Ordered by bytes, so that a partial's list of submissions can be kept sorted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Identifier([u8; Identifier::LEN]);
 
 impl Identifier {

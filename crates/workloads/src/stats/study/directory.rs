@@ -19,12 +19,15 @@ use pimhe_math::Sampler;
 use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
 use pimhe_schemes::rlwe::RlweScheme;
-use pimhe_schemes::serial::{self, Access, Existing};
+use pimhe_schemes::serial::{self, Access, Existing, SerialScheme};
 use serde::Serialize;
 use zeroize::Zeroizing;
 
 use super::files::StudyFile;
-use super::{Identifier, Study, StudyResult, StudySpec, EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
+use super::{
+    Identifier, Study, StudyKeys, StudyResult, StudySpec, Submission, EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE,
+    STUDY_FILE,
+};
 use crate::progress::Progress;
 use crate::stats::{Dataset, StatsError};
 
@@ -107,23 +110,6 @@ pub struct DecryptOutcome {
     /// Warnings for the user (a seeded study).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<&'static str>,
-}
-
-/// Runs `$body` with `$S` the scheme type `$study` declares.
-macro_rules! with_scheme {
-    ($study:expr, $S:ident => $body:expr) => {
-        match $study.scheme.as_str() {
-            "bgv" => {
-                type $S = BgvContext;
-                $body
-            }
-            "bfv" => {
-                type $S = BfvContext;
-                $body
-            }
-            other => Err(StatsError::Input(format!("the study's scheme is '{other}'; allowed: bgv, bfv"))),
-        }
-    };
 }
 
 /// The analyst's first step: declares `spec` with `scheme` (`bgv` or `bfv`), makes the keys on
@@ -220,6 +206,46 @@ pub fn encrypt_file<B: Backend>(
     })
 }
 
+/// What the server's step reads before adding up (by [`evaluate_files`] and by the distributed
+/// server, which ships these bytes to its workers): the study, its public keys' bytes and the
+/// submission files, in name order.
+pub struct ServerInputs {
+    /// The study of the public directory.
+    pub study: Study,
+    /// The public keys' bytes ([`super::StudyKeys::to_bytes`]), read within their size bound.
+    pub public_keys: Vec<u8>,
+    /// Every `*.pimhe` file of the submissions directory, in name order.
+    pub files: Vec<PathBuf>,
+    /// Warnings for the user (a seeded study).
+    pub warnings: Vec<&'static str>,
+}
+
+/// The server's inputs from `public_dir` (refused if it holds a secret key) and
+/// `submissions_dir`, refused before anything is added up if `out` exists and may not be
+/// replaced.
+pub fn server_inputs(
+    public_dir: &Path,
+    submissions_dir: &Path,
+    out: &Path,
+    overwrite: Overwrite,
+) -> Result<ServerInputs, StatsError> {
+    let study = read_study(public_dir)?;
+    if overwrite == Overwrite::Refuse && out.exists() {
+        return Err(already_exists(out));
+    }
+    let public_keys = read(&public_dir.join(PUBLIC_KEYS_FILE), &study, StudyFile::PublicKeys)?.to_vec();
+    let files = submission_files(submissions_dir)?;
+    let warnings = warnings(&study);
+    Ok(ServerInputs { study, public_keys, files, warnings })
+}
+
+/// The bytes of the submission file `path`, refused unless it is a regular file within a
+/// submission's size under `study`.
+pub fn read_submission(study: &Study, path: &Path) -> Result<Vec<u8>, StatsError> {
+    let named = |e: StatsError| StatsError::Input(format!("{}: {e}", path.display()));
+    Ok(read(path, study, StudyFile::Submission).map_err(named)?.to_vec())
+}
+
 /// The server's step: adds up every `*.pimhe` submission of `submissions_dir` on `backend`
 /// with the public keys of `public_dir` only, and writes the aggregates to `out`.
 pub fn evaluate_files<B: Backend>(
@@ -230,30 +256,18 @@ pub fn evaluate_files<B: Backend>(
     overwrite: Overwrite,
     progress: &dyn Progress,
 ) -> Result<EvalOutcome, StatsError> {
-    let study = read_study(public_dir)?;
-    if overwrite == Overwrite::Refuse && out.exists() {
-        return Err(already_exists(out));
-    }
+    let start = Instant::now();
+    let ServerInputs { study, public_keys, files, warnings } =
+        server_inputs(public_dir, submissions_dir, out, overwrite)?;
     with_scheme!(study, S => {
-        let start = Instant::now();
-        let keys = study.keys_from_bytes::<S>(&read(&public_dir.join(PUBLIC_KEYS_FILE), &study, StudyFile::PublicKeys)?)?;
-        let files = submission_files(submissions_dir)?;
+        let keys = study.keys_from_bytes::<S>(&public_keys)?;
         progress.start(files.len() as u64, "submissions loaded");
-        let mut first_file: HashMap<Identifier, &Path> = HashMap::new();
+        let mut first_file = HashMap::new();
         let mut submissions = Vec::with_capacity(files.len());
         for path in &files {
-            let named = |e: StatsError| StatsError::Input(format!("{}: {e}", path.display()));
-            let bytes = read(path, &study, StudyFile::Submission).map_err(named)?;
-            let submission = study.submission_from_bytes(backend, &keys, &bytes).map_err(named)?;
-            if let Some(first) = first_file.insert(submission.id, path) {
-                return Err(StatsError::Input(format!(
-                    "{} and {} are the same submission {}: each submission is counted once",
-                    first.display(),
-                    path.display(),
-                    submission.id
-                )));
-            }
-            submissions.push(submission);
+            let bytes = read_submission(&study, path)?;
+            let name = path.display().to_string();
+            submissions.push(study.load_submission(backend, &keys, &mut first_file, &name, &bytes)?);
             progress.advance(1);
         }
         progress.finish();
@@ -262,8 +276,31 @@ pub fn evaluate_files<B: Backend>(
         let aggregates = study.aggregate::<S, _>(backend, &keys, submissions.iter())?;
         let server_s = start.elapsed().as_secs_f64();
         write(out, &aggregates.to_bytes(backend)?, Access::Public, overwrite)?;
-        Ok(EvalOutcome { users: aggregates.users, out: out.to_path_buf(), load_s, server_s, warnings: warnings(&study) })
+        Ok(EvalOutcome { users: aggregates.users, out: out.to_path_buf(), load_s, server_s, warnings })
     })
+}
+
+impl Study {
+    /// The submission `bytes` of the file or object `name`, refused (naming both) if a
+    /// submission of the same identifier was loaded before (`first`: each identifier's name).
+    pub(super) fn load_submission<B: Backend, C: SerialScheme>(
+        &self,
+        backend: &B,
+        keys: &StudyKeys<C>,
+        first: &mut HashMap<Identifier, String>,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<Submission<B, C>, StatsError> {
+        let submission =
+            self.submission_from_bytes(backend, keys, bytes).map_err(|e| StatsError::Input(format!("{name}: {e}")))?;
+        if let Some(earlier) = first.insert(submission.id, name.to_string()) {
+            return Err(StatsError::Input(format!(
+                "{earlier} and {name} are the same submission {}: each submission is counted once",
+                submission.id
+            )));
+        }
+        Ok(submission)
+    }
 }
 
 /// The analyst's last step: decrypts the aggregates file `input` on `backend` with the secret
@@ -375,7 +412,7 @@ fn read(path: &Path, study: &Study, kind: StudyFile) -> Result<Zeroizing<Vec<u8>
 }
 
 /// Writes `bytes` to `path` with `access`, refusing an existing file unless forced.
-fn write(path: &Path, bytes: &[u8], access: Access, overwrite: Overwrite) -> Result<(), StatsError> {
+pub(super) fn write(path: &Path, bytes: &[u8], access: Access, overwrite: Overwrite) -> Result<(), StatsError> {
     serial::save_with(path, bytes, access, overwrite.existing()).map_err(|e| match overwrite {
         Overwrite::Refuse if path.exists() => already_exists(path),
         _ => e.into(),

@@ -128,8 +128,19 @@ impl Study {
         keys: &StudyKeys<C>,
         bytes: &[u8],
     ) -> Result<Aggregates<B, C>, StatsError> {
-        let bundle = Bundle::from_bytes(bytes)?;
-        self.expect_study(study_of(&bundle)?, "the aggregates")?;
+        self.aggregates_from_bundle(backend, keys, &Bundle::from_bytes(bytes)?, 0)
+    }
+
+    /// The aggregates of `bundle` (see [`Study::aggregates_from_bytes`]), which holds `extra`
+    /// entries besides them (a partial's list of submissions).
+    pub(super) fn aggregates_from_bundle<B: Backend, C: SerialScheme>(
+        &self,
+        backend: &B,
+        keys: &StudyKeys<C>,
+        bundle: &Bundle,
+        extra: usize,
+    ) -> Result<Aggregates<B, C>, StatsError> {
+        self.expect_study(study_of(bundle)?, "the aggregates")?;
         let users: [u8; 8] = bundle
             .get("users")?
             .try_into()
@@ -140,7 +151,7 @@ impl Study {
             .filter(|&u| (1..=self.max_users).contains(&u))
             .ok_or_else(|| StatsError::Input(format!("{users} users; the study allows 1 ..= {}", self.max_users)))?;
         let aggregates = self.layout()?.aggregates().len();
-        let ciphertexts = self.ciphertexts_from_bundle(backend, keys, &bundle, aggregates, 2)?;
+        let ciphertexts = self.ciphertexts_from_bundle(backend, keys, bundle, aggregates, 2 + extra)?;
         Ok(Aggregates { study: self.id, users, ciphertexts })
     }
 
@@ -241,9 +252,17 @@ impl<B: Backend, C: SerialScheme> Submission<B, C> {
 impl<B: Backend, C: SerialScheme> Aggregates<B, C> {
     /// The aggregates and their user count as a bundle (downloaded from `backend`).
     pub fn to_bytes(&self, backend: &B) -> Result<Vec<u8>, StatsError> {
+        self.to_bytes_with(backend, Vec::new())
+    }
+
+    /// [`Aggregates::to_bytes`] with the `extra` entries (name, bytes) before the ciphertexts.
+    pub(super) fn to_bytes_with(&self, backend: &B, extra: Vec<(&str, Vec<u8>)>) -> Result<Vec<u8>, StatsError> {
         let mut bundle = Bundle::new();
         bundle.push("study", self.study.as_bytes().to_vec())?;
         bundle.push("users", (self.users as u64).to_le_bytes().to_vec())?;
+        for (name, bytes) in extra {
+            bundle.push(name, bytes)?;
+        }
         ciphertexts_to_bundle(backend, &self.ciphertexts, bundle)
     }
 }

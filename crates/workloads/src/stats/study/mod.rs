@@ -44,16 +44,36 @@
 //! assert!((result.estimates[0].value - 35.85).abs() < 1e-9);
 //! ```
 
+/// Runs `$body` with `$S` the scheme type `$study` declares.
+// Before the modules, which use it (a macro is in scope after its definition).
+macro_rules! with_scheme {
+    ($study:expr, $S:ident => $body:expr) => {
+        match $study.scheme.as_str() {
+            "bgv" => {
+                type $S = pimhe_schemes::bgv::BgvContext;
+                $body
+            }
+            "bfv" => {
+                type $S = pimhe_schemes::bfv::BfvContext;
+                $body
+            }
+            other => Err(StatsError::Input(format!("the study's scheme is '{other}'; allowed: bgv, bfv"))),
+        }
+    };
+}
+
 mod declaration;
 mod directory;
 mod files;
+mod partial;
 
 pub use declaration::{Identifier, Study, StudySpec};
 pub use directory::{
-    decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, DecryptOutcome, EncryptOutcome, EvalOutcome,
-    KeygenOutcome, Overwrite, SEEDED_WARNING,
+    decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, read_submission, server_inputs,
+    DecryptOutcome, EncryptOutcome, EvalOutcome, KeygenOutcome, Overwrite, ServerInputs, SEEDED_WARNING,
 };
 pub use files::{EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
+pub use partial::{combine_shards, evaluate_shard, write_aggregates, Partial};
 
 use std::collections::HashMap;
 use std::sync::Arc;

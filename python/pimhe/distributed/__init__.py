@@ -1,0 +1,22 @@
+"""pimhe's workloads over a Ray cluster (``pip install "pimhe[distributed]"``).
+
+The study's server step (the distributed ``pimhe eval``): the driver reads the public inputs,
+puts the study and the public keys into Ray's object store once, ships the submissions in
+shards (each file in exactly one shard), workers add up each shard into a partial aggregate
+and combine partials in a tree, and the driver writes the aggregates ``pimhe decrypt``
+reads::
+
+    with pimhe.distributed.connect("local:2"):          # or "auto", or "HOST:PORT"
+        result = pimhe.distributed.evaluate("pub", "submissions", "agg.pimhe")
+    result.users                                         # submissions aggregated
+
+No secret key is read, put or shipped: the driver reads the public directory only (refused
+if it holds a secret key). A worker that dies is retried by Ray; a shard that fails for good
+raises :class:`ShardError` with its index. The command line is ``python -m
+pimhe.distributed eval ...`` (docs/DISTRIBUTED.md).
+"""
+
+from ._cluster import ShardError, connect, shard_bounds
+from ._study import EvalResult, evaluate
+
+__all__ = ["EvalResult", "ShardError", "connect", "evaluate", "shard_bounds"]

@@ -1,0 +1,257 @@
+"""The study's server step over Ray: shards of submissions added up by workers into partial
+aggregates, combined in a tree, written as the aggregates ``pimhe decrypt`` reads.
+
+Every check is the library's (``pimhe_workloads::stats::study``, through ``pimhe._pimhe``):
+the driver reads the inputs as ``pimhe eval`` does, a worker adds up its shard as the
+one-process server does (a submission twice in a shard refused by both names), combining
+refuses a submission in two shards and more users than declared, and the aggregates are
+written only if they hold exactly the submissions that were sharded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .. import _progress
+from .._pimhe import (
+    study_combine,
+    study_evaluate_shard,
+    study_read_submission,
+    study_server_inputs,
+    study_write_aggregates,
+)
+from ._cluster import ShardError, cluster_workers, default_shards, ray_module, shard_bounds
+
+# Submissions per shard by default: a two-column mean's submission is about 0.6 MB at N = 8192,
+# so a shard is at most about 150 MB of the object store, and at most two per worker are in
+# flight.
+SHARD_SUBMISSIONS = 256
+IN_FLIGHT_PER_WORKER = 2
+
+
+def _evaluate_shard(
+    study_json: str, public_keys: bytes, payload: Tuple[List[str], List[bytes]], backend: str, threads: Optional[int]
+) -> Tuple[Tuple[int, int, float], bytes]:
+    """A worker: the partial aggregate of one shard, and (its submissions, its bytes, the
+    worker's seconds)."""
+    start = time.perf_counter()
+    names, blobs = payload
+    partial = study_evaluate_shard(study_json, public_keys, list(zip(names, blobs)), backend, threads)
+    return (len(names), len(partial), time.perf_counter() - start), partial
+
+
+def _combine(
+    study_json: str, public_keys: bytes, backend: str, threads: Optional[int], *partials: bytes
+) -> Tuple[Tuple[int, int, float], bytes]:
+    """A worker: one partial of several (a node of the reduction tree), as ``_evaluate_shard``."""
+    start = time.perf_counter()
+    partial = study_combine(study_json, public_keys, list(partials), backend, threads)
+    return (0, len(partial), time.perf_counter() - start), partial
+
+
+@dataclass
+class EvalResult:
+    """What the distributed server step did; ``to_json()`` is ``pimhe eval --json``'s object
+    with a ``distributed`` entry."""
+
+    users: int
+    out: str
+    load_s: float
+    server_s: float
+    backend: str
+    workers: int
+    shards: int
+    retries: int
+    #: Bytes put into the object store: ``study`` and ``public_keys`` once, ``submissions``
+    #: (every shard's payload), ``partials`` (every partial a task returned).
+    object_store: Dict[str, int]
+    #: Workers' seconds per task (shards: load and add up; combines: a tree node), for
+    #: projections to more machines (docs/DISTRIBUTED.md).
+    shard_s: List[float] = field(default_factory=list)
+    combine_s: List[float] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {
+            "users": self.users,
+            "out": self.out,
+            "load_s": self.load_s,
+            "server_s": self.server_s,
+        }
+        if self.warnings:
+            out["warnings"] = self.warnings
+        out.update(backend=self.backend, upmem=None)
+        out["distributed"] = {
+            "workers": self.workers,
+            "shards": self.shards,
+            "retries": self.retries,
+            "object_store_bytes": self.object_store,
+            "shard_s": self.shard_s,
+            "combine_s": self.combine_s,
+        }
+        return out
+
+    def render(self) -> str:
+        """The text ``pimhe eval`` prints, and a line on the distribution."""
+        s = self.object_store
+        text = (
+            f"pimhe eval: {self.users} submissions added up on {self.backend} into {self.out} "
+            f"(load {_seconds(self.load_s)}, compute {_seconds(self.server_s)}; no secret key read)\n"
+            f"  on Ray: {self.shards} shards over {self.workers} workers; object store: study and public keys "
+            f"{s['study'] + s['public_keys']} bytes once, submissions {s['submissions']} bytes, partials "
+            f"{s['partials']} bytes"
+        )
+        return text + "".join(f"\n  {w}" for w in self.warnings)
+
+
+def _seconds(s: float) -> str:
+    """Seconds as the CLI prints them (``pimhe_bench::format::format_seconds``)."""
+    if s >= 1.0:
+        return f"{s:.3f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3f} ms"
+    return f"{s * 1e6:.3f} us"
+
+
+def evaluate(
+    public_dir: "str | os.PathLike[str]",
+    submissions: "str | os.PathLike[str]",
+    out: "str | os.PathLike[str]",
+    *,
+    shards: Optional[int] = None,
+    backend: str = "cpu",
+    threads: Optional[int] = 1,
+    retries: int = 3,
+    force: bool = False,
+    progress: Optional[bool] = None,
+    ledger: Optional[List[Any]] = None,
+) -> EvalResult:
+    """Adds up every ``*.pimhe`` submission of ``submissions`` over the running Ray cluster
+    (see :func:`connect`) with the public keys of ``public_dir``, and writes the aggregates to
+    ``out`` (refused if it exists, unless ``force``).
+
+    ``shards``: how many (by default enough of at most 256 submissions for four per worker);
+    each file is in exactly one. ``backend``: each worker's ("cpu" with ``threads``,
+    "upmem-emu", "nearbank"). ``retries``: how often Ray reruns a task whose worker died (an
+    error of the data fails at once). ``progress``: a bar of shards done (by default when
+    stderr is a terminal). ``ledger``: a list that receives every object reference put into
+    or returned through the object store, for audits and tests (it keeps them alive).
+
+    Raises :class:`ShardError` naming the shard that failed for good; nothing is written then.
+    """
+    ray = ray_module()
+    workers = cluster_workers()
+    if retries < 0:
+        raise ValueError(f"retries={retries}: allowed 0 or more")
+    start = time.monotonic()
+    study_json, public_keys, files, warnings = study_server_inputs(
+        os.fspath(public_dir), os.fspath(submissions), os.fspath(out), force
+    )
+    load_s = time.monotonic() - start
+    start = time.monotonic()
+    bounds = shard_bounds(len(files), shards if shards is not None else default_shards(len(files), workers, SHARD_SUBMISSIONS))
+    shard_task = ray.remote(num_returns=2, max_retries=retries, num_cpus=1)(_evaluate_shard)
+    combine_task = ray.remote(num_returns=2, max_retries=retries, num_cpus=1)(_combine)
+    shipped = {"study": len(study_json.encode()), "public_keys": len(public_keys), "submissions": 0, "partials": 0}
+
+    def put(value: Any) -> Any:
+        ref = ray.put(value)
+        if ledger is not None:
+            ledger.append(ref)
+        return ref
+
+    study_ref, keys_ref = put(study_json), put(public_keys)
+    # Per pending task: its status reference -> (the shards it covers, its partial's reference).
+    pending: Dict[Any, Tuple[Tuple[int, ...], Any]] = {}
+    ready: List[Tuple[Tuple[int, ...], Any]] = []
+    bar = _progress.Bar() if _progress.wanted(progress) else None
+    if bar is not None:
+        bar.start(len(bounds), "shards done")
+    next_shard, shards_running = 0, 0
+    shard_s: List[float] = []
+    combine_s: List[float] = []
+    try:
+        while next_shard < len(bounds) or pending or len(ready) > 1:
+            # Stream the shards: at most a few per worker hold their submissions in the store.
+            while next_shard < len(bounds) and shards_running < IN_FLIGHT_PER_WORKER * workers:
+                lo, hi = bounds[next_shard]
+                names = [os.fspath(p) for p in files[lo:hi]]
+                blobs = [study_read_submission(study_json, p) for p in files[lo:hi]]
+                shipped["submissions"] += sum(map(len, blobs))
+                status, partial = shard_task.options(name=f"pimhe-shard-{next_shard}").remote(
+                    study_ref, keys_ref, put((names, blobs)), backend, threads
+                )
+                pending[status] = ((next_shard,), partial)
+                next_shard, shards_running = next_shard + 1, shards_running + 1
+            # The tree: any two partials ready are combined by a worker.
+            while len(ready) >= 2:
+                (a, pa), (b, pb) = ready.pop(), ready.pop()
+                status, partial = combine_task.options(name="pimhe-combine").remote(
+                    study_ref, keys_ref, backend, threads, pa, pb
+                )
+                pending[status] = (tuple(sorted(a + b)), partial)
+            if not pending:
+                break
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for status in done:
+                covered, partial = pending.pop(status)
+                try:
+                    count, size, seconds = ray.get(status)
+                except ray.exceptions.RayError as e:
+                    # The partial failed with the status; fetching it marks its error handled
+                    # (Ray logs an error nobody fetched).
+                    with contextlib.suppress(ray.exceptions.RayError):
+                        ray.get(partial)
+                    raise _failure(covered, len(bounds), bounds, files, e) from None
+                if ledger is not None:
+                    ledger.extend([status, partial])
+                shipped["partials"] += size
+                ready.append((covered, partial))
+                (shard_s if count else combine_s).append(seconds)
+                if count:
+                    shards_running -= 1
+                    if bar is not None:
+                        bar.advance(1)
+        final = ray.get(ready[0][1])
+    finally:
+        if bar is not None:
+            bar.finish()
+        for status, (_, partial) in pending.items():
+            for ref in (status, partial):
+                # Best effort: the run has failed already.
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+    users = study_write_aggregates(study_json, public_keys, final, len(files), os.fspath(out), force)
+    return EvalResult(
+        users=users,
+        out=os.fspath(out),
+        load_s=load_s,
+        server_s=time.monotonic() - start,
+        backend=backend,
+        workers=workers,
+        shards=len(bounds),
+        retries=retries,
+        object_store=shipped,
+        shard_s=shard_s,
+        combine_s=combine_s,
+        warnings=list(warnings),
+    )
+
+
+def _failure(
+    covered: Sequence[int], total: int, bounds: Sequence[Tuple[int, int]], files: Sequence[Any], e: Exception
+) -> ShardError:
+    """The ShardError of a task covering ``covered`` that failed with ``e``."""
+    cause = getattr(e, "cause", None)
+    message = str(cause) if cause is not None else str(e).strip().splitlines()[-1]
+    if len(covered) == 1:
+        (i,) = covered
+        lo, hi = bounds[i]
+        what = f"shard {i} of {total} (submissions {lo}..{hi - 1}: {os.fspath(files[lo])} .. {os.fspath(files[hi - 1])})"
+    else:
+        what = f"combining shards {list(covered)} of {total}"
+    return ShardError(covered, what, message, usage=isinstance(cause, ValueError))

@@ -1,0 +1,220 @@
+"""pimhe.distributed on a Ray cluster started here (this machine, 2 CPUs, no dashboard): the
+distributed server step against the one-process one (pimhe.study.evaluate, an independent
+path) by what the analyst decrypts; a worker killed mid-run; a shard that fails for good; and
+the secret key, looked for in everything that went through the object store."""
+
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+
+import pytest
+
+ray = pytest.importorskip("ray", reason='pimhe.distributed needs Ray: pip install "pimhe[distributed]"')
+
+import pimhe.distributed as dist  # noqa: E402
+from pimhe import study  # noqa: E402
+from pimhe.distributed.__main__ import main  # noqa: E402
+
+USERS = 23  # prime: no shard count from 2 to 22 divides it
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # No usage report to Ray's servers from a test (CI machines may have no network).
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    """A linear regression study (sums and sums of products) of USERS users, their
+    submissions, and what the analyst decrypts from the one-process server's aggregates."""
+    root = tmp_path_factory.mktemp("study")
+    pub, secret, subs = root / "pub", root / "secret", root / "subs"
+    study.keygen("linreg", ["x", "y"], max_value=1000, max_users=1000, public_dir=pub, secret_dir=secret, seed=1)
+    csv = root / "rows.csv"
+    csv.write_text("x,y\n" + "".join(f"{(u * 37) % 1000 - 500},{(u * 91) % 1000 - 400}\n" for u in range(USERS)))
+    study.encrypt(pub, csv, subs, seed=2)
+    study.evaluate(pub, subs, root / "single.pimhe")
+    expected = study.decrypt(pub, secret, root / "single.pimhe")
+    assert expected["users"] == USERS
+    return {"root": root, "pub": pub, "secret": secret, "subs": subs, "expected": expected}
+
+
+def decrypted(setup, aggregates):
+    result = study.decrypt(setup["pub"], setup["secret"], aggregates)
+    return result["users"], result["estimates"]
+
+
+def expected(setup):
+    return setup["expected"]["users"], setup["expected"]["estimates"]
+
+
+def test_shard_bounds_give_every_index_one_shard():
+    for total in range(1, 30):
+        for shards in range(1, total + 1):
+            bounds = dist.shard_bounds(total, shards)
+            owners = [i for i, (lo, hi) in enumerate(bounds) for _ in range(lo, hi)]
+            assert len(owners) == total and owners == sorted(owners) and len(bounds) == shards
+            sizes = [hi - lo for lo, hi in bounds]
+            assert max(sizes) - min(sizes) <= 1
+    with pytest.raises(ValueError, match="allowed 1 ..= 3"):
+        dist.shard_bounds(3, 4)
+
+
+@pytest.mark.parametrize("shards", [2, 5, USERS])
+def test_distributed_eval_decrypts_to_the_one_process_result(cluster, setup, tmp_path, shards):
+    out = tmp_path / "agg.pimhe"
+    result = dist.evaluate(setup["pub"], setup["subs"], out, shards=shards)
+    assert (result.users, result.shards) == (USERS, shards)
+    assert decrypted(setup, out) == expected(setup)
+    # The keys once, every submission once, a partial per shard and per combination.
+    sizes = [f.stat().st_size for f in setup["subs"].iterdir()]
+    assert result.object_store["submissions"] == sum(sizes)
+    assert result.object_store["public_keys"] == (setup["pub"] / "public-keys.pimhe").stat().st_size
+
+
+def shard_processes():
+    """(pid, shard index) of every worker process running a shard task now (Ray titles a
+    worker's process ray::<task name> while the task runs)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                title = f.read().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        if title.startswith("ray::pimhe-shard-"):
+            found.append((int(pid), int(title.split("-")[-1].split()[0])))
+    return found
+
+
+def kill_first_shard(killed):
+    """Kills (SIGKILL) the first worker seen running a shard, recording its shard index."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not killed:
+        for pid, index in shard_processes():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(index)
+            return
+        time.sleep(0.002)
+
+
+def run_with_a_kill(setup, out, retries):
+    killed = []
+    killer = threading.Thread(target=kill_first_shard, args=(killed,))
+    killer.start()
+    try:
+        return dist.evaluate(setup["pub"], setup["subs"], out, shards=3, retries=retries), killed
+    finally:
+        killer.join()
+        assert killed, "no shard task was seen running to kill"
+
+
+def test_a_worker_killed_mid_run_is_retried_and_the_result_is_exact(cluster, setup, tmp_path):
+    out = tmp_path / "agg.pimhe"
+    result, _ = run_with_a_kill(setup, out, retries=3)
+    assert result.users == USERS
+    assert decrypted(setup, out) == expected(setup)
+
+
+def test_a_shard_whose_worker_dies_without_retries_fails_by_its_index(cluster, setup, tmp_path):
+    out = tmp_path / "agg.pimhe"
+    with pytest.raises(dist.ShardError) as failure:
+        run_with_a_kill(setup, out, retries=0)
+    # The killed shard, unless its task had just returned when the kill came (then another
+    # was killed later or none: the assertion in run_with_a_kill says which).
+    assert len(failure.value.shards) == 1 and f"shard {failure.value.shards[0]} of 3" in str(failure.value)
+    assert not failure.value.usage
+    assert not out.exists()
+
+
+def test_a_damaged_submission_fails_its_shard_by_index_and_nothing_is_written(cluster, setup, tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(setup["subs"], subs)
+    files = sorted(subs.iterdir())
+    damaged = files[13]
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 4
+    damaged.write_bytes(bytes(data))
+    # 23 submissions in 4 shards: 6, 6, 6, 5; submission 13 is in shard 2.
+    assert dist.shard_bounds(USERS, 4)[2] == (12, 18)
+    out = tmp_path / "agg.pimhe"
+    with pytest.raises(dist.ShardError, match="damaged") as failure:
+        dist.evaluate(setup["pub"], subs, out, shards=4)
+    assert failure.value.shards == (2,)
+    assert str(failure.value).startswith("shard 2 of 4 (submissions 12..17") and damaged.name in str(failure.value)
+    assert failure.value.usage
+    assert not out.exists()
+
+
+def test_a_submission_in_two_files_is_counted_once_or_refused(cluster, setup, tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(setup["subs"], subs)
+    files = sorted(subs.iterdir())
+    # The same submission under a name that sorts last: in another shard than the first.
+    shutil.copy(files[0], subs / "zz-copy.pimhe")
+    with pytest.raises(dist.ShardError, match="counted once"):
+        dist.evaluate(setup["pub"], subs, tmp_path / "agg.pimhe", shards=3)
+
+
+def flatten(value):
+    """Every bytes-like or string leaf of what was put, as bytes."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        yield bytes(value)
+    elif isinstance(value, str):
+        yield value.encode()
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from flatten(item)
+    else:
+        yield repr(value).encode()
+
+
+def test_the_secret_key_never_enters_the_object_store(cluster, setup, tmp_path):
+    secret = (setup["secret"] / "secret-keys.pimhe").read_bytes()
+    # Windows of the secret key's residues (its second half: past the bundle's header and the
+    # analyst's copy of the declaration, which is public anyway).
+    windows = [secret[at : at + 32] for at in range(len(secret) // 2, len(secret) - 32, len(secret) // 16)]
+
+    def leaks(objects):
+        return any(w in blob for obj in objects for blob in flatten(obj) for w in windows)
+
+    assert leaks([("name", [secret])]), "the scan must find the key where it is"
+    ledger = []
+    dist.evaluate(setup["pub"], setup["subs"], tmp_path / "agg.pimhe", shards=4, ledger=ledger)
+    objects = ray.get(ledger)
+    # The study, the keys, 4 payloads, and a status and a partial per shard and per combination.
+    assert len(objects) == 2 + 4 + 2 * (4 + 3)
+    assert not leaks(objects)
+    assert any(setup["pub"].joinpath("public-keys.pimhe").read_bytes() == o for o in objects)
+    # A public directory that holds a secret key is refused before anything is put.
+    shutil.copy(setup["secret"] / "secret-keys.pimhe", setup["pub"] / "secret-keys.pimhe")
+    ledger = []
+    try:
+        with pytest.raises(ValueError, match="secret-keys.pimhe is in the public directory"):
+            dist.evaluate(setup["pub"], setup["subs"], tmp_path / "again.pimhe", ledger=ledger)
+    finally:
+        (setup["pub"] / "secret-keys.pimhe").unlink()
+    assert ledger == []
+
+
+def test_the_command_line_prints_pimhe_evals_output(cluster, setup, tmp_path, capsys):
+    out = tmp_path / "agg.pimhe"
+    args = ["eval", "--public-dir", str(setup["pub"]), "--submissions", str(setup["subs"]), "--out", str(out)]
+    assert main(args + ["--shards", "3", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["users"], printed["backend"], printed["distributed"]["shards"]) == (USERS, "cpu", 3)
+    assert decrypted(setup, out) == expected(setup)
+    # The output exists now: refused (status 2) unless --force, which replaces it.
+    assert main(args) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(args + ["--force"]) == 0
+    assert capsys.readouterr().out.startswith(f"pimhe eval: {USERS} submissions added up on cpu into {out}")
+    assert main(args + ["--force", "--shards", "0"]) == 2
+    assert "shards=0 for 23 submissions" in capsys.readouterr().err
