@@ -129,7 +129,7 @@ def insecure_bootstrap_context(n: int = 1024, *, levels_after: Optional[int] = N
     N = 1024 or 2048 with 2 rescalings left after bootstrapping, or with ``levels_after`` any N
     from 2^10 to 2^14. Tests and experiments only: no security at all."""
 
-def secure_bootstrap_context(*, levels_after: int = 9) -> "Context":
+def secure_bootstrap_context(*, levels_after: Optional[int] = None) -> "Context":
     """The 128-bit bootstrapping preset (``pimhe.ckks.bootstrap.secure_context``): N = 2^16, a
     dense secret with sparse-secret encapsulation, ``levels_after`` (1 to 12) levels left."""
 

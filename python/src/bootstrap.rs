@@ -355,12 +355,13 @@ impl EncapsulationKeys {
 }
 
 /// A CKKS context of the library's 128-bit bootstrapping preset (`secure_parameters`): N =
-/// 2^16, a uniform ternary secret, sparse-secret encapsulation, `levels_after` (1 to 12)
-/// rescalings left after each bootstrapping. Its keys take about 4 GB and a bootstrapping
-/// tens of seconds on two cores.
+/// 2^16, a uniform ternary secret, sparse-secret encapsulation, `levels_after` (1 to 12; None:
+/// the preset's 9) rescalings left after each bootstrapping. Its keys take about 4 GB and a
+/// bootstrapping tens of seconds on two cores.
 #[pyfunction]
-#[pyo3(signature = (*, levels_after=PRESET_LEVELS_AFTER))]
-pub fn secure_bootstrap_context(py: Python<'_>, levels_after: usize) -> PyResult<Context> {
-    let ctx = py.allow_threads(|| CkksContext::new(secure_parameters(levels_after)?.0)).py_err()?;
+#[pyo3(signature = (*, levels_after=None))]
+pub fn secure_bootstrap_context(py: Python<'_>, levels_after: Option<usize>) -> PyResult<Context> {
+    let levels = levels_after.unwrap_or(PRESET_LEVELS_AFTER);
+    let ctx = py.allow_threads(|| CkksContext::new(secure_parameters(levels)?.0)).py_err()?;
     Ok(Context { inner: AnyContext::Ckks(ctx) })
 }

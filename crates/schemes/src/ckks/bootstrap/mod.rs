@@ -6,20 +6,22 @@
 //!
 //! 1. **ModRaise** ([`mod_raise`](Bootstrapper::mod_raise)): the lowest-level ciphertext's
 //!    residues modulo q0 lifted, centred, to every prime of the chain. Its phase becomes
-//!    t = m + q0 I for a small integer polynomial I.
+//!    t = m + q0 I for a small integer polynomial I. Under sparse-secret encapsulation
+//!    ([`encapsulation`]) the ciphertext passes to an ephemeral sparse secret first and back
+//!    after, so that a dense secret keeps I small.
 //! 2. **CoeffToSlot** ([`coeff_to_slot`](Bootstrapper::coeff_to_slot)): the encoder's inverse
-//!    special DFT V^-1 as a homomorphic linear transform, so the slots hold t's coefficients
-//!    (divided by q0 K), then real and imaginary parts separated with a conjugation.
+//!    special DFT V^-1, factorized into a level budget of sparse transforms, so the slots hold
+//!    t's coefficients (divided by q0 K, in bit-reversed order), then real and imaginary parts
+//!    separated with a conjugation.
 //! 3. **EvalMod** ([`EvalMod`]): (q0 / 2 pi) sin(2 pi t / q0) = m up to a small error, as a
 //!    Chebyshev series of a scaled cosine on [-1, 1] and r double-angle steps; the range K
-//!    comes from the secret's Hamming weight ([`minimum_range`]).
+//!    comes from the (ephemeral) secret's Hamming weight ([`minimum_range`]).
 //! 4. **SlotToCoeff** ([`slot_to_coeff`](Bootstrapper::slot_to_coeff)): the special DFT V
-//!    itself, mapping the recombined coefficients back to the slots.
+//!    itself, factorized the same way, mapping the recombined coefficients back to the slots.
 //!
-//! Full packing (N/2 slots) only, for now; CoeffToSlot and SlotToCoeff are dense transforms
-//! (BSGS, hoisted baby steps). Not yet: the level-budgeted fftIter factorization of the DFT
-//! and double hoisting, sparse packing and sparse-secret encapsulation (Anaheim's Boot), a
-//! 128-bit preset (N = 2^16 with at least 9 levels after bootstrapping).
+//! Full packing (N/2 slots) only. [`secure_parameters`] is the 128-bit preset (N = 2^16, 9
+//! levels after); [`insecure_parameters`] and [`insecure_test_parameters`] are small insecure
+//! ones for tests. Not yet: double hoisting and sparse packing (docs/BOOTSTRAPPING.md).
 //!
 //! ```
 //! use pimhe_exec::CpuBackend;
