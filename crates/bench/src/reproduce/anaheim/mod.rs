@@ -193,8 +193,7 @@ pub struct PublishedOnly {
 
 /// Why Fig. 8's bands over six workloads have no single figure of ours.
 const FIG8_NOTE: &str = "Fig. 8's range is over its six workloads; pimhe has Boot of them (fig8-boot-* with \
-                         --boot); HELR waits for the encrypted HELR trainer (issue 26 item 3), sorting, RNN and \
-                         ResNet are not in pimhe";
+                         --boot); HELR waits for its trainer; sorting, RNN and ResNet are not in pimhe";
 /// Why Table V's HELR time has no figure of ours.
 const HELR_NOTE: &str = "waits for the encrypted HELR trainer (issue 26 item 3): no HELR row of ours yet";
 /// Why Table V's Boot time has no figure of ours without `--boot`.
