@@ -197,10 +197,9 @@ fn system_row(outcome: NearbankOutcome, chain: &BootChain) -> Result<BootSystemR
             );
             ("below", why)
         } else {
-            let why =
-                "the model charges every GPU kernel a full DRAM pass (a roofline without L2 reuse, docs/PIM.md), \
-                       so the baseline's element-wise kernels cost most where bandwidth is lowest, where the paper's \
-                       measured Cheddar kernels fuse more and reuse the GPU's L2";
+            let why = "the model charges every GPU kernel a full DRAM pass (a roofline without L2 reuse, \
+                       docs/PIM.md), so the baseline's element-wise kernels cost most where bandwidth is lowest, \
+                       where the paper's measured Cheddar kernels fuse more and reuse the GPU's L2";
             ("above", why.to_string())
         };
         format!(
@@ -452,6 +451,20 @@ mod tests {
         let text = report.render();
         assert!(text.contains("INSECURE") && text.contains("Table V") && text.contains("anaheim-nb@"), "{text}");
         assert!(text.contains("waits for the encrypted HELR trainer"), "{text}");
+    }
+
+    /// Python's `pimhe.reproduce("anaheim", boot=True, boot_n=1024)` passes its options as JSON.
+    #[test]
+    fn boot_is_an_option_by_name_as_python_passes_it() {
+        let options = serde_json::json!({"workload_n": 0, "threads": 2, "boot": true, "boot_n": 1024});
+        let json = crate::reproduce::by_name::run("anaheim", options, &NoProgress).unwrap();
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(report["boot"]["systems"].as_array().map(Vec::len), Some(3), "{}", report["boot"]);
+        let rows = report["comparison"].as_array().unwrap();
+        assert!(rows.iter().any(|r| r["id"] == "fig8-boot-speedup-rtx4090-nearbank"));
+        let wrong = serde_json::json!({"workload_n": 0, "boot": "yes"});
+        let error = crate::reproduce::by_name::run("anaheim", wrong, &NoProgress).unwrap_err();
+        assert!(error.is_usage() && error.to_string().contains("expected a boolean"), "{error}");
     }
 
     #[test]
