@@ -155,6 +155,7 @@ def reproduce(name, *, progress=None, **options):
         r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4 and 6, model only
         [row.id for row in r.rows if row.within is False]          # the cells outside 25%
         pimhe.reproduce("anaheim", workload_n=0).rows[0].ratio     # Fig. 9, ours / published
+        pimhe.reproduce("anaheim", workload_n=0, boot=True)        # + Boot at N = 2^16 (12 GB)
         pimhe.reproduce("dramatic", rows="t2-ntt-1").report["rows"][0]["compute_s"]
     """
     import json

@@ -82,7 +82,7 @@ fn scheme_operations_are_modeled_one_by_one() {
 
 #[test]
 fn the_anaheim_reproduction_has_every_instruction_system_and_buffer_size() {
-    let config = AnaheimConfig { workload_n: 8192, threads: Some(2) };
+    let config = AnaheimConfig { workload_n: 8192, threads: Some(2), ..AnaheimConfig::default() };
     let report = anaheim::reproduce(&config, &NoProgress).unwrap();
     assert_eq!(report.micro.len(), 3 * 17 * anaheim::BUFFER_SWEEP.len());
     // The six published speedups each have a row of ours at the default B.

@@ -130,7 +130,7 @@ fn dramatic_rows_carry_the_csv_and_the_section5_text() {
 
 #[test]
 fn anaheim_rows_carry_section_vii_figures() {
-    let (_, rows) = rows_of::<Anaheim>(&AnaheimConfig { workload_n: 0, threads: Some(1) });
+    let (_, rows) = rows_of::<Anaheim>(&AnaheimConfig { workload_n: 0, threads: Some(1), ..AnaheimConfig::default() });
     // Section VII-C: "Especially high speedups are achieved for PAccum (7.26x 3.98x 3.63x) and
     // CAccum (10.33x 4.31x 6.20x)" on A100 near-bank, A100 custom-HBM, RTX 4090 near-bank, each at
     // its Table III B (16, 16, 32).
@@ -201,7 +201,7 @@ fn ceram_rows_carry_tables_2_to_7() {
 fn by_name_returns_what_the_printer_prints() {
     let options = serde_json::json!({"workload_n": 0});
     let json: Value = serde_json::from_str(&by_name::run("anaheim", options, &NoProgress).unwrap()).unwrap();
-    let report = Anaheim::run(&AnaheimConfig { workload_n: 0, threads: None }, &NoProgress).unwrap();
+    let report = Anaheim::run(&AnaheimConfig { workload_n: 0, ..AnaheimConfig::default() }, &NoProgress).unwrap();
     let printed: Value = serde_json::from_str(&report_json::<Anaheim>(&report).unwrap()).unwrap();
     assert_eq!(json, printed);
     // Each paper's options are its own: another paper's flag is refused, naming the allowed.

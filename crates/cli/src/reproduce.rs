@@ -86,9 +86,20 @@ pub struct AnaheimArgs {
     #[arg(long)]
     pub workload_n: Option<usize>,
 
-    /// Worker threads computing the CKKS workloads on this host [default: all cores].
+    /// Worker threads computing the CKKS workloads (and Boot) on this host [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
+
+    /// Also record Anaheim's Boot: one full-slot bootstrapping of the 128-bit N = 2^16 preset
+    /// on the nearbank backend, checked by decryption, priced on each system beside Fig. 8's
+    /// band and Table V's time. Takes 25-40 s of CPU and about 12 GB of memory.
+    #[arg(long)]
+    pub boot: bool,
+
+    /// Boot's ring degree with --boot: 65536 (the paper's, 128-bit), or 1024 .. 16384 for an
+    /// INSECURE preset that takes seconds [default: 65536].
+    #[arg(long, value_name = "N")]
+    pub boot_n: Option<usize>,
 
     /// Print one JSON object (the report, with every published figure beside ours under
     /// `comparison`) instead of the tables.
@@ -98,7 +109,12 @@ pub struct AnaheimArgs {
 
 impl From<&AnaheimArgs> for AnaheimConfig {
     fn from(args: &AnaheimArgs) -> Self {
-        Self { workload_n: args.workload_n.unwrap_or(AnaheimConfig::default().workload_n), threads: args.threads }
+        Self {
+            workload_n: args.workload_n.unwrap_or(AnaheimConfig::default().workload_n),
+            threads: args.threads,
+            boot: args.boot,
+            boot_n: args.boot_n,
+        }
     }
 }
 

@@ -57,7 +57,11 @@ fn each_paper_refuses_the_other_papers_flags() {
 fn each_paper_lists_only_its_own_flags() {
     for (paper, own, others) in [
         ("dramatic", &["--kernel", "--what-if", "--json"][..], &["--workload-n", "--skip-cpu", "--threads"][..]),
-        ("anaheim", &["--workload-n", "--threads", "--json"][..], &["--kernel", "--what-if", "--skip-cpu"][..]),
+        (
+            "anaheim",
+            &["--workload-n", "--threads", "--boot", "--boot-n", "--json"][..],
+            &["--kernel", "--what-if", "--skip-cpu"][..],
+        ),
         (
             "ceram",
             &["--skip-cpu", "--repeat", "--threads", "--seal-python", "--json"][..],

@@ -21,13 +21,14 @@ use std::time::Instant;
 use num_complex::Complex64;
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
+use pimhe_nearbank::isa::Kernel;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_schemes::ckks::bootstrap::{
     insecure_parameters, secure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, EncapsulationKeys,
     PRESET_LEVELS_AFTER, TEST_LEVELS_AFTER,
 };
 use pimhe_schemes::ckks::precision::{precision, PrecisionStats};
-use pimhe_schemes::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator};
+use pimhe_schemes::ckks::{CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, KeyGenerator};
 use pimhe_schemes::rlwe::RlweScheme;
 use serde::Serialize;
 
@@ -35,7 +36,7 @@ use crate::error::{check_repeat, BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::target::nearbank::NearbankOutcome;
 use crate::target::upmem::ModeledServer;
-use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Target, TargetRules, UpmemFlags};
+use crate::target::{BackendKind, Cost, Device, DeviceNeeds, Job, Ran, Target, TargetRules, UpmemFlags};
 
 /// The ring degrees `--n` takes: the insecure presets' and the 128-bit preset's (2^16).
 pub const DEGREES: [usize; 6] = [1024, 2048, 4096, 8192, 16384, 65536];
@@ -130,17 +131,52 @@ pub struct BootstrapReport {
     pub host_fallbacks: Option<(u64, f64)>,
 }
 
+/// The parameters and the bootstrapping configuration of ring degree `n`, one of [`DEGREES`]:
+/// the 128-bit preset at N = 2^16 (sparse-secret encapsulation, [`PRESET_LEVELS_AFTER`]
+/// rescalings left), an INSECURE preset below it ([`TEST_LEVELS_AFTER`] left, a sparse secret).
+/// `flag` names the option `n` came from in the error.
+pub fn parameters(n: usize, flag: &str) -> Result<(CkksParameters, BootstrapConfig)> {
+    if !DEGREES.contains(&n) {
+        return Err(BenchError::usage(format!(
+            "{flag} {n} is not allowed: bootstrapping runs on the 128-bit preset (N = 65536) or the insecure presets \
+             (N = 1024 to 16384, a power of two)"
+        )));
+    }
+    Ok(if n == 1 << 16 {
+        secure_parameters(PRESET_LEVELS_AFTER)?
+    } else {
+        (insecure_parameters(n, TEST_LEVELS_AFTER)?, BootstrapConfig::default())
+    })
+}
+
 /// Runs one bootstrapping benchmark: keys made on this host's CPU (the client), the input
 /// encrypted and brought to the lowest level, bootstrapped on the target (priced there), and
 /// the result decrypted against the input.
 pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
-    let n = config.n;
-    if !DEGREES.contains(&n) {
+    Ok(run_with(config, |needs, job| Ok((config.target.run(needs, job)?, ())))?.0)
+}
+
+/// [`run`] on the near-bank backend (`config.target` must be nearbank), returning the planned
+/// program of the bootstrapping beside the report (priced on the target's system), for pricing
+/// one recording on every system (Anaheim's Boot row).
+pub fn record(config: &BootstrapBenchConfig) -> Result<(BootstrapReport, Vec<Kernel>)> {
+    let Target::Nearbank(nearbank) = &config.target else {
         return Err(BenchError::usage(format!(
-            "--n {n} is not allowed: bootstrapping runs on the 128-bit preset (N = 65536) or the insecure presets \
-             (N = 1024 to 16384, a power of two)"
+            "recording a bootstrapping's program needs the nearbank backend, not {}",
+            config.target.name()
         )));
-    }
+    };
+    run_with(config, |_, job| nearbank.record(job))
+}
+
+/// [`run`] with the job executed by `execute`, which returns its result, its cost and what else
+/// it keeps of the run.
+fn run_with<T>(
+    config: &BootstrapBenchConfig,
+    execute: impl FnOnce(&DeviceNeeds, Bootstrap<'_>) -> Result<(Ran<Bootstrapped>, T)>,
+) -> Result<(BootstrapReport, T)> {
+    let n = config.n;
+    let (params, bootstrap_config) = parameters(n, "--n")?;
     if let Some(slots) = config.slots.filter(|&s| s != n / 2) {
         return Err(BenchError::usage(format!(
             "--slots {slots} is not allowed: full packing only (N/2 = {}); sparse packing is not implemented yet",
@@ -149,11 +185,6 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
     }
     check_repeat(config.repeat, "bootstrapping")?;
     RULES.check(&config.target)?;
-    let (params, bootstrap_config) = if n == 1 << 16 {
-        secure_parameters(PRESET_LEVELS_AFTER)?
-    } else {
-        (insecure_parameters(n, TEST_LEVELS_AFTER)?, BootstrapConfig::default())
-    };
     let params_text = params.to_string();
     let ctx = CkksContext::new(params)?;
     let plan = BootstrapPlan::new(&ctx, &bootstrap_config)?;
@@ -187,7 +218,7 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
         real: config.real,
         repeat,
     };
-    let ran = config.target.run(&needs, job)?;
+    let (ran, kept) = execute(&needs, job)?;
     let (mut nearbank, mut upmem, mut host_fallbacks) = (None, None, None);
     match ran.cost {
         Cost::Cpu { .. } => {}
@@ -207,7 +238,7 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
             host_fallbacks = Some((report.fallbacks, report.host_fallback_s));
         }
     }
-    Ok(BootstrapReport {
+    let report = BootstrapReport {
         n,
         slots: ctx.max_slots(),
         real: config.real,
@@ -231,7 +262,8 @@ pub fn run(config: &BootstrapBenchConfig) -> Result<BootstrapReport> {
         nearbank,
         upmem,
         host_fallbacks,
-    })
+    };
+    Ok((report, kept))
 }
 
 /// N/2 values with real parts uniform in [-1, 1], imaginary parts too unless `real`, from
@@ -361,5 +393,8 @@ mod tests {
             ..BootstrapBenchConfig::new(1024)
         };
         assert!(refused(upmem).contains("--dpus 8 is too few for --mode parallel with 68 primes"));
+        // Only the near-bank backend records a program.
+        let cpu = record(&BootstrapBenchConfig::new(1024)).unwrap_err().to_string();
+        assert!(cpu.starts_with("recording a bootstrapping's program needs the nearbank backend"), "{cpu}");
     }
 }

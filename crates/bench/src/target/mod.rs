@@ -31,7 +31,6 @@ use std::cell::RefCell;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_nearbank::model::Model;
-use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend};
@@ -48,7 +47,8 @@ pub enum BackendKind {
     Cpu,
     /// Emulated UPMEM DPUs, modeled ([`PimBackend`]).
     UpmemEmu,
-    /// A GPU with near-bank PIM, recorded on the host and modeled ([`NearbankBackend`]).
+    /// A GPU with near-bank PIM, recorded on the host and modeled
+    /// ([`NearbankBackend`](pimhe_nearbank::NearbankBackend)).
     Nearbank,
 }
 
@@ -404,17 +404,7 @@ impl Target {
                 let meter = (|| Ok(backend.reset_report()?), || Ok(Cost::Upmem(backend.report()?)));
                 on(&backend, &meter, job)
             }
-            Target::Nearbank(nearbank) => {
-                let backend = NearbankBackend::new(nearbank.threads)?;
-                let meter = (
-                    || {
-                        backend.take_trace();
-                        Ok(())
-                    },
-                    || Ok(Cost::Nearbank(NearbankOutcome::of(&nearbank.model, &backend.trace()))),
-                );
-                on(&backend, &meter, job)
-            }
+            Target::Nearbank(nearbank) => Ok(nearbank.record(job)?.0),
         }
     }
 }

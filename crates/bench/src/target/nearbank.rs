@@ -6,12 +6,16 @@
 //! The backend computes on this host (its results are the CPU backend's); every time and
 //! energy in a [`NearbankOutcome`] is modeled and labelled with the model's name and version.
 
+use std::cell::RefCell;
+
 use pimhe_nearbank::isa::Kernel;
 use pimhe_nearbank::model::{Model, ProgramCost, System};
 use pimhe_nearbank::planner::plan;
 use pimhe_nearbank::trace::Trace;
+use pimhe_nearbank::NearbankBackend;
 use serde::Serialize;
 
+use super::{on, Cost, Job, NearbankTarget, Ran};
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
 
@@ -23,6 +27,30 @@ pub fn model(system: Option<&str>, buffer_entries: Option<usize>) -> Result<Mode
     let system =
         System::named(system.unwrap_or(DEFAULT_SYSTEM)).map_err(|e| BenchError::usage(format!("--system: {e}")))?;
     Model::new(system, buffer_entries).map_err(|e| BenchError::usage(format!("--buffer-entries: {e}")))
+}
+
+impl NearbankTarget {
+    /// Runs `job` on the near-bank backend: its output priced on this target's model, and the
+    /// planned program of what ran while priced, so that one recording (a bootstrapping at
+    /// N = 2^16 takes half a minute and 12 GB) can be priced on every system of Table III.
+    pub fn record<J: Job>(&self, job: J) -> Result<(Ran<J::Output>, Vec<Kernel>)> {
+        let backend = NearbankBackend::new(self.threads)?;
+        let program = RefCell::new(Vec::new());
+        let meter = (
+            || {
+                backend.take_trace();
+                Ok(())
+            },
+            || {
+                let planned = plan(&backend.trace());
+                let outcome = NearbankOutcome::of_program(&self.model, &planned);
+                program.replace(planned);
+                Ok(Cost::Nearbank(outcome))
+            },
+        );
+        let ran = on(&backend, &meter, job)?;
+        Ok((ran, program.into_inner()))
+    }
 }
 
 /// A program's modeled cost on one system, beside "w/o PIM" (`--json` serialises it flat).

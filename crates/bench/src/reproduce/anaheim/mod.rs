@@ -10,11 +10,16 @@
 //!   rescale, rotations plain and hoisted, a linear transform, a sigmoid; `bench scheme
 //!   --scheme ckks`) recorded once on the nearbank backend at the paper's N = 2^16 and D = 4,
 //!   every result checked against the plaintext, then priced on each system beside "w/o PIM".
-//!   Fig. 8's workloads (bootstrapping, HELR, sorting, RNN, ResNet) are whole applications
-//!   pimhe does not have yet; their published speedups and Table V's times are printed for
-//!   reference, not compared.
+//! - **Boot** ([`boot`], with `--boot`: half a minute and 12 GB): one full-slot bootstrapping of
+//!   the 128-bit N = 2^16 preset with sparse-secret encapsulation, recorded and checked, priced
+//!   on each system beside Fig. 8's stated bands and Table V's time.
+//!   Fig. 8's other workloads (HELR, sorting, RNN, ResNet) are whole applications pimhe does not
+//!   have yet; their published speedups and Table V's HELR time are printed for reference, not
+//!   compared.
 //!
 //! The published values are constants below, each with the place in the paper it is from.
+
+pub mod boot;
 
 use pimhe_nearbank::isa::Opcode;
 use pimhe_nearbank::model::{microbenchmark_ops, DataLayout, MicroRow, Model, System};
@@ -29,6 +34,7 @@ use crate::measure::scheme::ckks;
 use crate::measure::scheme::SchemeConfig;
 use crate::target::nearbank::NearbankOutcome;
 use crate::target::Target;
+use boot::{BootReport, BOOT_DEGREE};
 
 /// The data-buffer sizes Fig. 9 sweeps.
 pub const BUFFER_SWEEP: [usize; 5] = [4, 8, 16, 32, 64];
@@ -90,8 +96,8 @@ pub const PUBLISHED_TABLE_V: [(&str, f64, f64); 3] =
 /// The target of the Fig. 9 rows: our speedup within 20% of each one the paper states.
 pub const FIG9_TOLERANCE: f64 = 0.2;
 
-/// What `pimhe bench reproduce anaheim` runs: its flags (`--workload-n`, `--threads`), by
-/// Python's names.
+/// What `pimhe bench reproduce anaheim` runs: its flags (`--workload-n`, `--threads`, `--boot`,
+/// `--boot-n`), by Python's names.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AnaheimConfig {
@@ -100,11 +106,17 @@ pub struct AnaheimConfig {
     pub workload_n: usize,
     /// Worker threads computing the workloads on this host (`None`: all cores).
     pub threads: Option<usize>,
+    /// Record and price Anaheim's Boot ([`boot`]): 25-40 s of CPU and about 12 GB of memory at
+    /// N = 2^16, so off by default.
+    pub boot: bool,
+    /// Boot's ring degree with `boot` (`None`: the paper's 65536, the 128-bit preset); 1024 ..
+    /// 16384 take an INSECURE preset for a quick look at the same code path.
+    pub boot_n: Option<usize>,
 }
 
 impl Default for AnaheimConfig {
     fn default() -> Self {
-        Self { workload_n: MICRO_DEGREE, threads: None }
+        Self { workload_n: MICRO_DEGREE, threads: None, boot: false, boot_n: None }
     }
 }
 
@@ -170,9 +182,22 @@ pub struct PublishedOnly {
     pub fig8_speedup_ranges: Vec<(String, f64, f64)>,
     /// Table V bootstrapping and HELR times per system, ms.
     pub table5_boot_helr_ms: Vec<(String, f64, f64)>,
-    /// Why they are not compared.
+    /// Why Fig. 8's ranges are not compared.
     pub note: String,
+    /// Why Table V's HELR times are not compared.
+    pub helr_note: String,
+    /// Why Table V's bootstrapping times are not compared; `None` where the Boot row compares
+    /// them (`--boot`).
+    pub boot_note: Option<String>,
 }
+
+/// Why Fig. 8's bands over six workloads have no single figure of ours.
+const FIG8_NOTE: &str = "Fig. 8's range is over its six workloads; pimhe has Boot of them (fig8-boot-* with \
+                         --boot); HELR waits for its trainer; sorting, RNN and ResNet are not in pimhe";
+/// Why Table V's HELR time has no figure of ours.
+const HELR_NOTE: &str = "waits for the encrypted HELR trainer (issue 26 item 3): no HELR row of ours yet";
+/// Why Table V's Boot time has no figure of ours without `--boot`.
+const BOOT_OFF_NOTE: &str = "Boot not run: pass --boot (N = 2^16: 25-40 s of CPU, about 12 GB of memory)";
 
 /// The reproduction's rows.
 #[derive(Debug, Clone, Serialize)]
@@ -186,6 +211,8 @@ pub struct AnaheimReport {
     pub workloads: Vec<WorkloadReport>,
     /// The column-partitioning ablation over the workloads, per system.
     pub without_cp: Vec<WithoutCpReport>,
+    /// Anaheim's Boot on every system, with `--boot`.
+    pub boot: Option<BootReport>,
     /// Published figures without a row of ours.
     pub published_only: PublishedOnly,
 }
@@ -314,25 +341,42 @@ pub fn workload_rows(
 
 /// Runs the reproduction.
 pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<AnaheimReport> {
+    let boot_n = match (config.boot, config.boot_n) {
+        (false, Some(n)) => {
+            return Err(BenchError::usage(format!("--boot-n {n} applies only with --boot (Boot is off by default)")))
+        }
+        (on, n) => on.then_some(n.unwrap_or(BOOT_DEGREE)),
+    };
     let micro = micro_rows();
     let micro_ranges = ranges(&micro);
     let (workloads, without_cp) = match config.workload_n {
         0 => (Vec::new(), Vec::new()),
         degree => workload_rows(degree, config.threads, progress)?,
     };
+    let boot = match boot_n {
+        Some(n) => {
+            progress.start(0, "Boot: recording one bootstrapping");
+            let row = boot::boot_row(n, "--boot-n", config.threads);
+            progress.finish();
+            Some(row?)
+        }
+        None => None,
+    };
     Ok(AnaheimReport {
         micro,
         micro_ranges,
         workloads,
         without_cp,
+        boot,
         published_only: PublishedOnly {
             fig8_speedup_ranges: PUBLISHED_WORKLOAD_SPEEDUPS
                 .iter()
                 .map(|&(s, lo, hi)| (s.to_string(), lo, hi))
                 .collect(),
             table5_boot_helr_ms: PUBLISHED_TABLE_V.iter().map(|&(s, b, h)| (s.to_string(), b, h)).collect(),
-            note: "bootstrapping, HELR, sorting, RNN and ResNet are not in pimhe yet: no row of ours to compare"
-                .to_string(),
+            note: FIG8_NOTE.to_string(),
+            helr_note: HELR_NOTE.to_string(),
+            boot_note: boot_n.is_none().then(|| BOOT_OFF_NOTE.to_string()),
         },
     })
 }
@@ -352,8 +396,9 @@ impl Reproduction for Anaheim {
     }
 
     /// The speedups section VII-C states at the default B (judged against [`FIG9_TOLERANCE`]) and
-    /// the ranges it states, section VII-D's column-partitioning ablation, and Fig. 8's and
-    /// Table V's figures, which pimhe has no workload for yet.
+    /// the ranges it states, section VII-D's column-partitioning ablation, Fig. 8's and Table V's
+    /// figures for reference, and with `--boot` the Boot row's ([`boot::comparison`]: its speedup
+    /// judged against Fig. 8's band).
     fn comparison(report: &AnaheimReport) -> Vec<Comparison> {
         let fig9 = "Anaheim section VII-C (Fig. 9)";
         let mut rows: Vec<Comparison> = report
@@ -420,23 +465,24 @@ impl Reproduction for Anaheim {
         }
         let p = &report.published_only;
         for ((system, lo, hi), (_, boot, helr)) in p.fig8_speedup_ranges.iter().zip(&p.table5_boot_helr_ms) {
-            for (id, quantity, unit, source, published) in [
-                ("fig8-min", "smallest workload speedup over the GPU alone", "x", "Anaheim section VII-B (Fig. 8)", lo),
-                ("fig8-max", "largest workload speedup over the GPU alone", "x", "Anaheim section VII-B (Fig. 8)", hi),
+            let fig8 = "Anaheim section VII-B (Fig. 8)";
+            let boot = p.boot_note.as_ref().map(|note| (boot, note));
+            for (id, quantity, unit, source, published, note) in [
+                ("fig8-min", "smallest workload speedup over the GPU alone", "x", fig8, Some((lo, &p.note))),
+                ("fig8-max", "largest workload speedup over the GPU alone", "x", fig8, Some((hi, &p.note))),
                 ("table5-bootstrapping", "bootstrapping time", "ms", "Anaheim Table V", boot),
-                ("table5-helr", "HELR time per iteration", "ms", "Anaheim Table V", helr),
-            ] {
-                let row = Comparison::new(
-                    format!("{id}-{system}"),
-                    quantity,
-                    unit,
-                    source,
-                    Some(*published),
-                    None,
-                    system_basis(system),
-                );
-                rows.push(row.unjudged(&p.note));
+                ("table5-helr", "HELR time per iteration", "ms", "Anaheim Table V", Some((helr, &p.helr_note))),
+            ]
+            .into_iter()
+            .filter_map(|(id, quantity, unit, source, figure)| figure.map(|(f, n)| (id, quantity, unit, source, f, n)))
+            {
+                let id = format!("{id}-{system}");
+                let row = Comparison::new(id, quantity, unit, source, Some(*published), None, system_basis(system));
+                rows.push(row.unjudged(note));
             }
+        }
+        if let Some(boot) = &report.boot {
+            rows.extend(boot::comparison(boot));
         }
         rows
     }
@@ -518,9 +564,15 @@ impl Render for AnaheimReport {
                 w.published.map_or(String::new(), |p| format!("; published {p:.2}x (section VII-D)"))
             );
         }
+        if let Some(boot) = &self.boot {
+            text += "\n\n";
+            text += &boot.render();
+        }
         let p = &self.published_only;
-        text += "\n\nPublished, not compared (";
-        text += &p.note;
+        text += &format!("\n\nPublished, for reference ({}; HELR {}", p.note, p.helr_note);
+        if let Some(note) = &p.boot_note {
+            text += &format!("; {note}");
+        }
         text += "):";
         for ((system, lo, hi), (_, boot, helr)) in p.fig8_speedup_ranges.iter().zip(&p.table5_boot_helr_ms) {
             text += &format!(
