@@ -242,7 +242,7 @@ fn on_backend(
     // The CPU with the worker's own thread count; another backend with its defaults.
     let target = match BackendKind::parse(&backend.replace('_', "-"), &BackendKind::ALL).py_err()? {
         BackendKind::Cpu => Target::Cpu { threads },
-        _ => Backend::named(backend)?.target().clone(),
+        BackendKind::UpmemEmu | BackendKind::Nearbank => Backend::named(backend)?.target().clone(),
     };
     let needs =
         DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(stats_error)?, default_mode: Mode::Parallel };

@@ -356,8 +356,8 @@ impl Render for BootstrapReport {
             },
             format_seconds(self.keygen_s),
             format_seconds(self.bootstrap_s),
-            match self.backend {
-                "cpu" => format!("best of {}, measured", self.repeat),
+            match (&self.nearbank, &self.upmem) {
+                (None, None) => format!("best of {}, measured", self.repeat),
                 _ => "this host's wall time".to_string(),
             },
             self.precision,
