@@ -40,7 +40,9 @@ impl<B: Backend> Weights<B> {
 /// the keys and prepares the bootstrapping's transforms (setup, not training).
 pub struct Server<'a, B: Backend> {
     evaluator: Evaluator<'a, B>,
-    bootstrapper: Bootstrapper<B>,
+    /// `None` where the iterations fit the chain without bootstrapping (no keys or transforms
+    /// for it are made then).
+    bootstrapper: Option<Bootstrapper<B>>,
     packing: Packing,
     /// `-1/B` in column 0 of every row: step 3's mask, which also maps the margins of
     /// `[-B, B]` onto the sigmoid series' `[-1, 1]` negated, so no level goes to a change of
@@ -55,7 +57,7 @@ impl<'a, B: Backend> Server<'a, B> {
     /// The server of `packing`, with `mask` encoded by the client (the ciphertexts' slot count).
     pub(super) fn new(
         evaluator: Evaluator<'a, B>,
-        bootstrapper: Bootstrapper<B>,
+        bootstrapper: Option<Bootstrapper<B>>,
         packing: Packing,
         mask: CkksPlaintext,
         sigmoid: &SigmoidPoly,
@@ -78,8 +80,7 @@ impl<'a, B: Backend> Server<'a, B> {
     /// than [`COMBINE_DEPTH`] for the next bootstrapping (`last`: no iteration follows, so it
     /// may use every level).
     pub fn needs_bootstrap(&self, weights: &Weights<B>, last: bool) -> bool {
-        let left = self.evaluator.context().depth_left(weights.level());
-        left < self.iteration_depth() + if last { 0 } else { COMBINE_DEPTH }
+        needs_bootstrap(self.evaluator.context().depth_left(weights.level()), self.iteration_depth(), last)
     }
 
     /// One iteration on the batch `z` (packed and tiled by the client) with the step's
@@ -133,7 +134,10 @@ impl<'a, B: Backend> Server<'a, B> {
         let half = Complex64::new(0.5, 0.0);
         let half_i = Complex64::new(0.0, 0.5);
         let u = ev.add(&self.times(&weights.v, half)?, &self.times(&weights.w, half_i * weights.w_factor)?)?;
-        let u = self.bootstrapper.bootstrap(ev, &u)?;
+        let bootstrapper = self.bootstrapper.as_ref().ok_or_else(|| {
+            HelrError::Encrypted("the weights ran out of levels, and no bootstrapping was prepared for them".into())
+        })?;
+        let u = bootstrapper.bootstrap(ev, &u)?;
         let conjugate = ev.conjugate(&u)?;
         Ok(Weights { v: ev.add(&u, &conjugate)?, w: ev.sub(&u, &conjugate)?, w_factor: Complex64::new(0.0, -1.0) })
     }
@@ -154,6 +158,13 @@ impl<'a, B: Backend> Server<'a, B> {
         }
         Ok(g)
     }
+}
+
+/// Whether weights with `left` rescalings left must be bootstrapped before an iteration of
+/// `depth` levels (`last`: none follows, so it may use every level; otherwise
+/// [`COMBINE_DEPTH`] must stay for the next bootstrapping).
+pub(super) fn needs_bootstrap(left: usize, depth: usize, last: bool) -> bool {
+    left < depth + if last { 0 } else { COMBINE_DEPTH }
 }
 
 /// The levels of one iteration with `sigmoid`: `Z V`, the mask, the series, the product with
