@@ -64,7 +64,7 @@ from ._reports import (
     StatsResult,
     UpmemReport,
 )
-from . import _progress, stats
+from . import _progress, helr, stats
 
 __all__ = [
     "advise",
@@ -83,6 +83,7 @@ __all__ = [
     "Evaluator",
     "FormatError",
     "GaloisKeys",
+    "helr",
     "KeySet",
     "LevelError",
     "MismatchError",

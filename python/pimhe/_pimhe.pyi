@@ -38,6 +38,7 @@ __all__ = [
     "advise_json",
     "bandwidth_json",
     "bootstrap_json",
+    "helr_json",
     "__version__",
 ]
 
@@ -108,6 +109,26 @@ def bootstrap_json(
     seed: int = 1,
 ) -> str:
     """``pimhe bench bootstrap``'s report as JSON; ``pimhe.bench_bootstrap`` parses it."""
+
+def helr_json(
+    input: _PathArg,
+    label: str,
+    *,
+    iterations: int = 32,
+    batch: Optional[int] = None,
+    test_fraction: float = 0.25,
+    learning_rate: float = 0.5,
+    n: int = 2048,
+    per_bootstrap: int = 1,
+    seed: int = 1,
+    backend: str = "cpu",
+    threads: Optional[int] = None,
+    dpus: Optional[int] = None,
+    system: Optional[str] = None,
+    buffer_entries: Optional[int] = None,
+    progress: Optional[Any] = None,
+) -> str:
+    """``pimhe helr``'s report as JSON; ``pimhe.helr.train`` parses it."""
 
 def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
     """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by

@@ -10,6 +10,7 @@ mod crypto;
 mod errors;
 mod evaluator;
 mod family;
+mod helr;
 mod keys;
 mod polynomial;
 mod progress;
@@ -42,6 +43,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bandwidth_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bootstrap_json, m)?)?;
+    m.add_function(wrap_pyfunction!(helr::helr_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

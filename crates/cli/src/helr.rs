@@ -2,16 +2,14 @@
 //! [`pimhe_bench::measure::helr`]: read the CSV, train on the chosen backend with a progress
 //! bar, print the report (text or one JSON object).
 
-use std::fs::File;
 use std::path::PathBuf;
 
 use clap::Args;
 use pimhe_bench::measure::helr::{self, HelrBenchConfig};
 use pimhe_bench::target::TargetFlags;
-use pimhe_workloads::helr::LabeledData;
 
 use crate::bench::print_report;
-use crate::error::{CliError, Result};
+use crate::error::Result;
 use crate::progress::TermProgress;
 use crate::target::TargetArgs;
 
@@ -55,24 +53,17 @@ pub struct HelrArgs {
 }
 
 pub fn run(args: &HelrArgs) -> Result<()> {
-    let mut config = HelrBenchConfig {
+    let config = HelrBenchConfig {
         test_fraction: args.test_fraction,
+        iterations: args.iterations,
+        batch: args.batch,
+        learning_rate: args.learning_rate,
+        n: args.n,
+        per_bootstrap: args.per_bootstrap,
+        seed: args.seed,
         target: TargetFlags::from(&args.target).parse(&helr::RULES)?,
-        ..HelrBenchConfig::default()
     };
-    let encrypted = &mut config.encrypted;
-    (encrypted.degree, encrypted.iterations_per_bootstrap, encrypted.seed) = (args.n, args.per_bootstrap, args.seed);
-    (encrypted.train.iterations, encrypted.train.learning_rate) = (args.iterations, args.learning_rate);
-    if let Some(batch) = args.batch {
-        if batch == 0 {
-            return Err(CliError::usage("--batch 0 is not allowed: a batch needs at least 1 sample"));
-        }
-        encrypted.train.batch = batch;
-    }
-    let file = File::open(&args.input)
-        .map_err(|e| CliError::usage(format!("cannot open --input {}: {e}", args.input.display())))?;
-    let data = LabeledData::from_csv(file, &args.label)
-        .map_err(|e| CliError::usage(format!("--input {}: {e}", args.input.display())))?;
+    let data = helr::load(&args.input, &args.label)?;
     let report = helr::run(&data, &config, &TermProgress::new(args.json))?;
     print_report(&report, args.json)
 }

@@ -32,7 +32,7 @@ fn the_json_report_matches_the_plaintext_trainer() {
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!((json["insecure"].as_bool(), json["bootstraps"].as_u64()), (Some(true), Some(1)), "{json}");
-    assert_eq!(json["dropped_features"], serde_json::json!(["flat"]));
+    assert_eq!(json["standardization"]["dropped"], serde_json::json!(["flat"]));
     assert_eq!(json["per_iteration"].as_array().unwrap().len(), 4);
 
     let csv = std::fs::read(&path).unwrap();

@@ -19,6 +19,8 @@
 //! assert!(report.insecure && report.encrypted.accuracy > 0.9);
 //! ```
 
+use std::fs::File;
+use std::path::Path;
 use std::time::Instant;
 
 use pimhe_exec::{Backend, CpuBackend};
@@ -27,6 +29,7 @@ use pimhe_pim::runtime::OffloadReport;
 use pimhe_workloads::helr::encrypted::{EncryptedConfig, EncryptedTrainer, EncryptedTraining, IterationRecord};
 use pimhe_workloads::helr::{
     evaluate, train, ConstantFeatures, Evaluation, HelrError, LabeledData, Packing, Split, Standardization,
+    TrainConfig,
 };
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
@@ -46,36 +49,58 @@ pub const RULES: TargetRules = TargetRules {
     threads_beside_upmem: true,
 };
 
-/// What a run takes.
+/// What a run takes: the flags of `pimhe helr` (and the keyword arguments of
+/// `pimhe.helr.train`).
 #[derive(Debug, Clone)]
 pub struct HelrBenchConfig {
     /// Fraction of the samples held out (`--test-fraction`).
     pub test_fraction: f64,
-    /// Seed of the split.
-    pub split_seed: u64,
-    /// Features constant on the training split: dropped by default (the digits' border pixels).
-    pub constant_features: ConstantFeatures,
-    /// The encrypted training (ring degree, batch, iterations, ...). `train.batch` 0 means the
-    /// largest batch the slots and the training split allow ([`Packing::largest_batch`]).
-    pub encrypted: EncryptedConfig,
+    /// Gradient steps, one batch each (`--iterations`).
+    pub iterations: usize,
+    /// Samples per batch (`--batch`); `None`: the largest the slots and the training split
+    /// allow ([`Packing::largest_batch`]).
+    pub batch: Option<usize>,
+    /// The learning-rate constant gamma (`--learning-rate`).
+    pub learning_rate: f64,
+    /// Ring degree (`--n`).
+    pub n: usize,
+    /// Iterations between two bootstrappings (`--per-bootstrap`).
+    pub per_bootstrap: usize,
+    /// Seed of the keys and the encryption (`--seed`); the split's seed is 1.
+    pub seed: u64,
     /// Where the server runs.
     pub target: Target,
 }
 
 impl Default for HelrBenchConfig {
-    /// A quarter held out, split seed 1, constant features dropped, the largest batch, the
-    /// CPU, and [`EncryptedConfig::default`] otherwise.
+    /// A quarter held out, the largest batch, the CPU, and [`EncryptedConfig::default`]
+    /// otherwise (N = 2^11, 32 iterations, learning rate 0.5, one iteration per
+    /// bootstrapping, seed 1).
     fn default() -> Self {
-        let mut encrypted = EncryptedConfig::default();
-        encrypted.train.batch = 0;
+        let encrypted = EncryptedConfig::default();
         Self {
             test_fraction: 0.25,
-            split_seed: 1,
-            constant_features: ConstantFeatures::Drop,
-            encrypted,
+            iterations: encrypted.train.iterations,
+            batch: None,
+            learning_rate: encrypted.train.learning_rate,
+            n: encrypted.degree,
+            per_bootstrap: encrypted.iterations_per_bootstrap,
+            seed: encrypted.seed,
             target: Target::Cpu { threads: None },
         }
     }
+}
+
+/// The seed of the train/test split (the plaintext trainer's default, so `helr::run` splits
+/// alike).
+const SPLIT_SEED: u64 = 1;
+
+/// Reads the CSV at `path` (`--input`) with the label column `label`: the error names the
+/// file and what is wrong in it.
+pub fn load(path: &Path, label: &str) -> Result<LabeledData> {
+    let file =
+        File::open(path).map_err(|e| BenchError::usage(format!("cannot open --input {}: {e}", path.display())))?;
+    LabeledData::from_csv(file, label).map_err(|e| BenchError::usage(format!("--input {}: {e}", path.display())))
 }
 
 /// What a run measured.
@@ -95,8 +120,9 @@ pub struct HelrReport {
     pub test_samples: usize,
     /// Features the model has (after dropping constant ones).
     pub features: usize,
-    /// Features dropped as constant on the training split.
-    pub dropped_features: Vec<String>,
+    /// The client's scaling of the raw features (fitted on the training split; constant
+    /// features dropped): the model's weights apply to `(x - mean) / std_dev`.
+    pub standardization: Standardization,
     /// The layout of a batch in the slots.
     pub packing: Packing,
     /// Iterations.
@@ -143,14 +169,25 @@ pub struct HelrReport {
 /// held-out samples.
 pub fn run(data: &LabeledData, config: &HelrBenchConfig, progress: &dyn Progress) -> Result<HelrReport> {
     RULES.check(&config.target)?;
-    let split = Split::new(data, config.test_fraction, config.split_seed)?;
-    let scaling = Standardization::fit(&split.train, config.constant_features)?;
-    let (train_set, test_set) = (scaling.apply(&split.train)?, scaling.apply(&split.test)?);
-    let mut encrypted = config.encrypted;
-    if encrypted.train.batch == 0 {
-        let fits = Packing::largest_batch(train_set.features().len(), encrypted.degree / 2);
-        encrypted.train.batch = fits.min(train_set.len()).max(1);
+    if config.batch == Some(0) {
+        return Err(BenchError::usage("--batch 0 is not allowed: a batch needs at least 1 sample"));
     }
+    let split = Split::new(data, config.test_fraction, SPLIT_SEED)?;
+    // The digits' border pixels are constant: dropped (and reported), not refused.
+    let scaling = Standardization::fit(&split.train, ConstantFeatures::Drop)?;
+    let (train_set, test_set) = (scaling.apply(&split.train)?, scaling.apply(&split.test)?);
+    let fits = || Packing::largest_batch(train_set.features().len(), config.n / 2).min(train_set.len()).max(1);
+    let encrypted = EncryptedConfig {
+        train: TrainConfig {
+            batch: config.batch.unwrap_or_else(fits),
+            iterations: config.iterations,
+            learning_rate: config.learning_rate,
+            ..TrainConfig::default()
+        },
+        degree: config.n,
+        iterations_per_bootstrap: config.per_bootstrap,
+        seed: config.seed,
+    };
     let plain = train(&train_set, &encrypted.train)?;
 
     let cpu = CpuBackend::new(config.target.threads())?;
@@ -186,7 +223,7 @@ pub fn run(data: &LabeledData, config: &HelrBenchConfig, progress: &dyn Progress
         train_samples: train_set.len(),
         test_samples: test_set.len(),
         features: train_set.features().len(),
-        dropped_features: scaling.dropped.clone(),
+        standardization: scaling,
         packing: trainer.packing(),
         iterations: encrypted.train.iterations,
         learning_rate: encrypted.train.learning_rate,
@@ -264,10 +301,10 @@ impl Render for HelrReport {
             self.train_samples,
             self.test_samples,
             self.features,
-            if self.dropped_features.is_empty() {
+            if self.standardization.dropped.is_empty() {
                 String::new()
             } else {
-                format!(" ({} constant ones dropped)", self.dropped_features.len())
+                format!(" ({} constant ones dropped)", self.standardization.dropped.len())
             },
             p.batch,
             p.rows,
@@ -320,11 +357,10 @@ mod tests {
     use crate::target::UpmemTarget;
 
     #[test]
-    fn upmem_emu_is_refused_where_bootstrapping_is_needed_and_runs_where_not() {
+    fn upmem_emu_is_refused_where_bootstrapping_is_needed() {
         let data = LabeledData::synthetic_separable(120, 2, 3).unwrap().data;
-        let mut config = HelrBenchConfig { target: Target::UpmemEmu(UpmemTarget::new(64)), ..Default::default() };
-        config.encrypted.degree = 1024;
-        config.encrypted.train.iterations = 6;
+        let target = Target::UpmemEmu(UpmemTarget::new(64));
+        let config = HelrBenchConfig { n: 1024, iterations: 6, target, ..Default::default() };
         let refused = run(&data, &config, &crate::NoProgress).unwrap_err();
         assert!(refused.is_usage() && refused.to_string().contains("MRAM"), "{refused}");
     }
