@@ -60,9 +60,9 @@ def test_bad_input_raises_parameter_errors_saying_what_is_wrong(tmp_path):
         pimhe.helr.train(path, "y", progress=False)
     with pytest.raises(pimhe.ParameterError, match="no label column 'label'"):
         pimhe.helr.train(path, "label", progress=False)
-    with pytest.raises(pimhe.ParameterError, match="cannot open --input"):
+    with pytest.raises(pimhe.ParameterError, match="cannot open input="):
         pimhe.helr.train(os.path.join(str(tmp_path), "missing.csv"), "y", progress=False)
-    x, y = separable(40, 1)
+    x, y = separable(400, 1)
     write_csv(path, x, y, ["x1", "x2", "y"])
     with pytest.raises(pimhe.ParameterError, match="a batch of at most 128 fits 2 features"):
         pimhe.helr.train(path, "y", n=1024, batch=256, progress=False)

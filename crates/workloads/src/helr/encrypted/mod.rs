@@ -17,6 +17,15 @@
 //!   would leave no level for the next bootstrapping it bootstraps `w` and `v` together, as one
 //!   complex ciphertext `v / 2 + i w / 2` ([`Server::bootstrap`]).
 //!
+//! ## Where the iteration departs from the sketch in [`super::packing`]
+//! Same layout, steps and rotations; three choices save levels. Step 3's mask holds `-1/B`
+//! instead of 1, so the masked margins land on `[-1, 1]` negated and step 4 evaluates
+//! `p(B y)` as a Chebyshev series with no change-of-variable level. Step 6's constants ride on
+//! `Z` (whose own levels are spare): `w' = v + sum_rows(S * (c Z))` and
+//! `v' = (1 - eta) v + eta w + sum_rows(S * ((1 - eta) c Z))`, `c = gamma_k / m`, so `w'` and
+//! `v'` come out of products at one level: an iteration costs five levels, two products with
+//! `Z` and `2 log2 W + 2 log2 R` rotations.
+//!
 //! ## Parameters
 //! INSECURE: [`insecure_parameters`] (N = 2^10 to 2^14, a sparse secret of Hamming weight 16,
 //! scale 2^50) with `5 k + 1` levels after each bootstrapping for `k` iterations between
