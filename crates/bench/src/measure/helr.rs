@@ -28,8 +28,7 @@ use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::OffloadReport;
 use pimhe_workloads::helr::encrypted::{EncryptedConfig, EncryptedTrainer, EncryptedTraining, IterationRecord};
 use pimhe_workloads::helr::{
-    evaluate, train, ConstantFeatures, Evaluation, HelrError, LabeledData, Packing, Split, Standardization,
-    TrainConfig,
+    evaluate, train, ConstantFeatures, Evaluation, HelrError, LabeledData, Packing, Split, Standardization, TrainConfig,
 };
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
