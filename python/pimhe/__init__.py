@@ -66,7 +66,7 @@ from ._reports import (
     StatsResult,
     UpmemReport,
 )
-from . import _progress, stats, study
+from . import _progress, helr, stats, study
 
 __all__ = [
     "advise",
@@ -88,6 +88,7 @@ __all__ = [
     "Evaluator",
     "FormatError",
     "GaloisKeys",
+    "helr",
     "KeySet",
     "LevelError",
     "MismatchError",

@@ -52,6 +52,7 @@ __all__ = [
     "advise_json",
     "bandwidth_json",
     "bootstrap_json",
+    "helr_json",
     "__version__",
 ]
 
@@ -132,6 +133,25 @@ def insecure_bootstrap_context(n: int = 1024, *, levels_after: Optional[int] = N
 def secure_bootstrap_context(*, levels_after: Optional[int] = None) -> "Context":
     """The 128-bit bootstrapping preset (``pimhe.ckks.bootstrap.secure_context``): N = 2^16, a
     dense secret with sparse-secret encapsulation, ``levels_after`` (1 to 12) levels left."""
+def helr_json(
+    input: _PathArg,
+    label: str,
+    *,
+    iterations: int = 32,
+    batch: Optional[int] = None,
+    test_fraction: float = 0.25,
+    learning_rate: float = 0.5,
+    n: int = 2048,
+    per_bootstrap: int = 1,
+    seed: int = 1,
+    backend: str = "cpu",
+    threads: Optional[int] = None,
+    dpus: Optional[int] = None,
+    system: Optional[str] = None,
+    buffer_entries: Optional[int] = None,
+    progress: Optional[Any] = None,
+) -> str:
+    """``pimhe helr``'s report as JSON; ``pimhe.helr.train`` parses it."""
 
 def reproduce_json(name: str, options: str, *, progress: Optional[Any] = None) -> str:
     """The reproduction of the paper ``name`` with ``options`` (a JSON object of its flags by

@@ -11,6 +11,7 @@ mod crypto;
 mod errors;
 mod evaluator;
 mod family;
+mod helr;
 mod keys;
 mod polynomial;
 mod progress;
@@ -57,6 +58,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::bootstrap_json, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap::insecure_bootstrap_context, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap::secure_bootstrap_context, m)?)?;
+    m.add_function(wrap_pyfunction!(helr::helr_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -8,6 +8,7 @@ mod advise;
 mod bench;
 mod demo;
 mod error;
+mod helr;
 mod output;
 mod params;
 mod progress;
@@ -48,6 +49,9 @@ enum Command {
     /// Encrypted statistics over users (mean, variance, linear regression) from a CSV file or
     /// synthetic data, beside the same statistic computed in plaintext.
     Stats(stats::StatsArgs),
+    /// Logistic-regression training on encrypted data (HELR): per-iteration time and loss, and
+    /// the held-out accuracy beside the plaintext model (same sigmoid polynomial, iterations).
+    Helr(helr::HelrArgs),
     /// Client/server statistics, the analyst's first step: declare a study (statistic, columns,
     /// bounds) and write its public keys and, separately, its secret keys.
     Keygen(study::KeygenArgs),
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
         Command::Params(args) => params::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Helr(args) => helr::run(args),
         Command::Keygen(args) => study::keygen(args),
         Command::Encrypt(args) => study::encrypt(args),
         Command::Eval(args) => study::eval(args),

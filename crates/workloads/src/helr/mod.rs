@@ -12,7 +12,9 @@
 //!   the arithmetic the encrypted trainer will perform, and the held-out evaluation;
 //! - [`packing`]: how a batch sits in CKKS slots so that one iteration is a few rotations and
 //!   multiplications (the design the encrypted trainer follows), with a slot-level simulation
-//!   of one gradient.
+//!   of one gradient;
+//! - [`encrypted`]: the trainer on encrypted batches and weights, on any backend, with
+//!   bootstrapping (INSECURE parameters for now).
 //!
 //! ```
 //! use pimhe_workloads::helr::{run, ConstantFeatures, LabeledData, RunConfig};
@@ -23,6 +25,7 @@
 //! ```
 
 pub mod data;
+pub mod encrypted;
 pub mod packing;
 pub mod sigmoid;
 pub mod split;
@@ -32,7 +35,7 @@ pub use data::{LabeledData, Synthetic};
 pub use packing::Packing;
 pub use sigmoid::{Sigmoid, SigmoidPoly};
 pub use split::{ConstantFeatures, Split, Standardization};
-pub use train::{evaluate, run, train, Evaluation, RunConfig, RunReport, TrainConfig, TrainReport};
+pub use train::{evaluate, run, train, Evaluation, Nesterov, RunConfig, RunReport, Step, TrainConfig, TrainReport};
 
 use crate::stats::StatsError;
 
@@ -48,6 +51,9 @@ pub enum HelrError {
     /// The weights stopped being finite numbers (the polynomial sigmoid outside its interval).
     #[error("{0}")]
     Diverged(String),
+    /// The encrypted computation failed (keys, parameters, levels): the scheme's message.
+    #[error("the encrypted computation failed: {0}")]
+    Encrypted(String),
 }
 
 impl From<StatsError> for HelrError {

@@ -8,8 +8,11 @@
 //! `z_i = y'_i (1, x_i)` ([`super::train`]). It is padded with zeros to `R x W`, `R` and `W` the
 //! powers of two at least `m` and `f + 1`, and laid out row-major in the slots of one
 //! ciphertext: slot `i W + j` holds `Z[i][j]`, so a batch needs `R W <= N/2` for ring degree N.
-//! The ciphertext packs exactly `R W` slots (sparse packing where `R W < N/2`): CKKS then
-//! rotates cyclically within those `R W` slots, which step 5 relies on. The weights `v` are
+//! Step 5 relies on rotations being cyclic within those `R W` slots. The encrypted trainer
+//! ([`super::encrypted`]) packs all N/2 slots, as bootstrapping needs, with the `R W` block
+//! repeated `N / (2 R W)` times ([`Packing::tile`]): a cyclic rotation of the N/2 slots then
+//! moves every copy as a rotation within `R W` would (the block's period divides N/2). The
+//! weights `v` are
 //! kept *replicated*, `v_j` in slot `i W + j` of every row `i`: the layout in which the
 //! gradient comes out (below), so no step re-packs them.
 //!
@@ -137,6 +140,44 @@ impl Packing {
         Ok(slots)
     }
 
+    /// The largest batch that fits `capacity` slots with `features` features: `capacity / W`
+    /// (0 where not even one sample fits).
+    ///
+    /// ```
+    /// use pimhe_workloads::helr::Packing;
+    /// assert_eq!(Packing::largest_batch(61, 1024), 16);
+    /// assert_eq!(Packing::new(16, 61, 1024).unwrap().slots(), 1024);
+    /// ```
+    pub fn largest_batch(features: usize, capacity: usize) -> usize {
+        features.checked_add(1).and_then(usize::checked_next_power_of_two).map_or(0, |width| capacity / width)
+    }
+
+    /// `slots` (one `R W` block) repeated to fill [`Packing::capacity`] slots, so that
+    /// rotations of the whole vector act on each copy as rotations within the block.
+    pub fn tile(&self, slots: &[f64]) -> Vec<f64> {
+        slots.iter().copied().cycle().take(self.capacity).collect()
+    }
+
+    /// Step 2's rotations: 1, 2, .., W/2 (the sum over a row into its column 0).
+    pub fn row_sum_steps(&self) -> Vec<i64> {
+        (0..self.width.trailing_zeros()).map(|k| 1i64 << k).collect()
+    }
+
+    /// Step 3's rotations: -1, -2, .., -W/2 (column 0 replicated across its row).
+    pub fn replicate_steps(&self) -> Vec<i64> {
+        self.row_sum_steps().into_iter().map(|s| -s).collect()
+    }
+
+    /// Step 5's rotations: W, 2W, .., RW/2 (the sum over the rows).
+    pub fn column_sum_steps(&self) -> Vec<i64> {
+        (0..self.rows.trailing_zeros()).map(|k| (self.width as i64) << k).collect()
+    }
+
+    /// Step 3's mask over one block: `value` in column 0 of every row, zero elsewhere.
+    pub fn column_mask(&self, value: f64) -> Vec<f64> {
+        (0..self.slots()).map(|s| if s % self.width == 0 { value } else { 0.0 }).collect()
+    }
+
     /// `v` (f + 1 weights) replicated into every row.
     pub fn replicate(&self, v: &[f64]) -> Vec<f64> {
         let mut slots = vec![0.0; self.slots()];
@@ -164,21 +205,20 @@ impl Packing {
         // 1. The product with the replicated weights.
         let mut p = mul(&z, &self.replicate(v));
         // 2. Sum over each row into its column 0.
-        for k in 0..self.width.trailing_zeros() {
-            p = add(&p, &rotate(&p, 1 << k));
+        for step in self.row_sum_steps() {
+            p = add(&p, &rotate(&p, step));
         }
         // 3. Mask column 0, replicate it across the row.
-        let mask: Vec<f64> = (0..self.slots()).map(|s| f64::from(u8::from(s % self.width == 0))).collect();
-        let mut m = mul(&p, &mask);
-        for k in 0..self.width.trailing_zeros() {
-            m = add(&m, &rotate(&m, -(1 << k)));
+        let mut m = mul(&p, &self.column_mask(1.0));
+        for step in self.replicate_steps() {
+            m = add(&m, &rotate(&m, step));
         }
         // 4. The sigmoid of the negated margins, slot-wise.
         let s: Vec<f64> = m.iter().map(|&margin| sigmoid.eval(-margin)).collect();
         // 5. Times Z, summed over the rows; the mean and the sign of the gradient.
         let mut g = mul(&s, &z);
-        for k in 0..self.rows.trailing_zeros() {
-            g = add(&g, &rotate(&g, (self.width << k) as isize));
+        for step in self.column_sum_steps() {
+            g = add(&g, &rotate(&g, step));
         }
         let scale = -1.0 / self.batch as f64;
         let g: Vec<f64> = g.iter().map(|x| x * scale).collect();
@@ -198,7 +238,7 @@ fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
 
 /// The slots rotated as CKKS rotates them: slot `s + k` (cyclically) moves to slot `s`, so a
 /// negative `k` moves slots up.
-fn rotate(a: &[f64], k: isize) -> Vec<f64> {
-    let n = a.len() as isize;
+fn rotate(a: &[f64], k: i64) -> Vec<f64> {
+    let n = a.len() as i64;
     (0..n).map(|s| a[(s + k).rem_euclid(n) as usize]).collect()
 }

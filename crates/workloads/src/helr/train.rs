@@ -96,50 +96,22 @@ pub struct Evaluation {
 /// ```
 pub fn train(train: &LabeledData, config: &TrainConfig) -> Result<TrainReport, HelrError> {
     let TrainConfig { batch, iterations, learning_rate, sigmoid, slots } = *config;
-    if batch == 0 || iterations == 0 {
-        return Err(HelrError::Input(format!(
-            "a batch of {batch} samples and {iterations} iterations: both must be at least 1"
-        )));
-    }
-    if !(learning_rate.is_finite() && learning_rate > 0.0) {
-        return Err(HelrError::Input(format!("learning rate {learning_rate}: it must be a positive finite number")));
-    }
-    let n = train.len();
-    if n < batch {
-        return Err(HelrError::Input(format!(
-            "the training split has {n} samples, fewer than the batch of {batch}: use a batch of at most {n}, more \
-             data or a smaller --test-fraction"
-        )));
-    }
+    check(train, config)?;
     if let Some(slots) = slots {
         Packing::new(batch, train.features().len(), slots)?;
     }
-    let z: Vec<Vec<f64>> = train
-        .rows()
-        .iter()
-        .zip(train.labels())
-        .map(|(x, &y)| {
-            let sign = if y == 1 { 1.0 } else { -1.0 };
-            std::iter::once(sign).chain(x.iter().map(|v| sign * v)).collect()
-        })
-        .collect();
-    let batches = n.div_ceil(batch);
+    let z = signed_rows(train);
     let dim = train.features().len() + 1;
     let (mut w, mut v) = (vec![0.0; dim], vec![0.0; dim]);
-    let mut lambda = 1.0f64;
+    let mut schedule = Nesterov::new(learning_rate);
     let mut margins_outside = 0;
     for t in 0..iterations {
-        let first = (t % batches) * batch;
-        let rows: Vec<&[f64]> = (0..batch).map(|i| z[(first + i) % n].as_slice()).collect();
-        let (g, outside) = gradient(&rows, &v, &sigmoid);
+        let (g, outside) = gradient(&batch_rows(&z, batch, t), &v, &sigmoid);
         margins_outside += outside;
-        let gamma = learning_rate / (t + 1) as f64;
-        let next_lambda = (1.0 + (1.0 + 4.0 * lambda * lambda).sqrt()) / 2.0;
-        let eta = (1.0 - lambda) / next_lambda;
+        let Step { gamma, eta } = schedule.next_step();
         let w_next: Vec<f64> = v.iter().zip(&g).map(|(vj, gj)| vj - gamma * gj).collect();
         v = w_next.iter().zip(&w).map(|(a, b)| (1.0 - eta) * a + eta * b).collect();
         w = w_next;
-        lambda = next_lambda;
         if w.iter().chain(&v).any(|x| !x.is_finite()) {
             let interval = sigmoid.interval().map_or(String::new(), |b| {
                 format!(
@@ -155,7 +127,83 @@ pub fn train(train: &LabeledData, config: &TrainConfig) -> Result<TrainReport, H
             )));
         }
     }
-    Ok(TrainReport { weights: w, batches, margins: iterations * batch, margins_outside })
+    Ok(TrainReport { weights: w, batches: z.len().div_ceil(batch), margins: iterations * batch, margins_outside })
+}
+
+/// Refuses what no trainer, plaintext or encrypted, can run: an empty batch, no iterations, a
+/// learning rate that is not a positive finite number, fewer training samples than the batch.
+pub(crate) fn check(train: &LabeledData, config: &TrainConfig) -> Result<(), HelrError> {
+    let TrainConfig { batch, iterations, learning_rate, .. } = *config;
+    if batch == 0 || iterations == 0 {
+        return Err(HelrError::Input(format!(
+            "a batch of {batch} samples and {iterations} iterations: both must be at least 1"
+        )));
+    }
+    if !(learning_rate.is_finite() && learning_rate > 0.0) {
+        return Err(HelrError::Input(format!("learning rate {learning_rate}: it must be a positive finite number")));
+    }
+    let n = train.len();
+    if n < batch {
+        return Err(HelrError::Input(format!(
+            "the training split has {n} samples, fewer than the batch of {batch}: use a batch of at most {n}, more \
+             data or a smaller --test-fraction"
+        )));
+    }
+    Ok(())
+}
+
+/// Each training sample as `z = y' (1, x)`, `y' = 2y - 1` (see the module doc).
+pub(crate) fn signed_rows(train: &LabeledData) -> Vec<Vec<f64>> {
+    train
+        .rows()
+        .iter()
+        .zip(train.labels())
+        .map(|(x, &y)| {
+            let sign = if y == 1 { 1.0 } else { -1.0 };
+            std::iter::once(sign).chain(x.iter().map(|v| sign * v)).collect()
+        })
+        .collect()
+}
+
+/// The rows of the batch iteration `t` (from 0) uses: batch `t mod ceil(n / m)`, its rows
+/// `(b m + i) mod n`, so the last batch wraps to the first rows (see the module doc).
+pub(crate) fn batch_rows(z: &[Vec<f64>], batch: usize, t: usize) -> Vec<&[f64]> {
+    let n = z.len();
+    let first = (t % n.div_ceil(batch)) * batch;
+    (0..batch).map(|i| z[(first + i) % n].as_slice()).collect()
+}
+
+/// The constants of one Nesterov update: `w' = v - gamma g`, `v' = (1 - eta) w' + eta w`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    /// `gamma / k` at iteration k.
+    pub gamma: f64,
+    /// `eta_k = (1 - lambda_k) / lambda_(k+1)`.
+    pub eta: f64,
+}
+
+/// The schedule of [`Step`]s, iteration by iteration (the module doc's `lambda_k`).
+#[derive(Debug, Clone)]
+pub struct Nesterov {
+    learning_rate: f64,
+    lambda: f64,
+    k: usize,
+}
+
+impl Nesterov {
+    /// The schedule of learning rate `gamma`, before iteration 1.
+    pub fn new(learning_rate: f64) -> Self {
+        Self { learning_rate, lambda: 1.0, k: 0 }
+    }
+
+    /// The constants of the next iteration.
+    pub fn next_step(&mut self) -> Step {
+        self.k += 1;
+        let next_lambda = (1.0 + (1.0 + 4.0 * self.lambda * self.lambda).sqrt()) / 2.0;
+        let eta = (1.0 - self.lambda) / next_lambda;
+        self.lambda = next_lambda;
+        Step { gamma: self.learning_rate / self.k as f64, eta }
+    }
 }
 
 /// The gradient of the mean logistic loss over `rows` (each `z_i = y'_i (1, x_i)`) at `v`, with
