@@ -317,9 +317,10 @@ fn bootstrap_restores_the_slots_says_the_preset_is_insecure_and_refuses_what_it_
     let text = pimhe(&["bench", "bootstrap", "--n", "1024"]);
     assert!(String::from_utf8_lossy(&text.stdout).lines().next().unwrap().contains("INSECURE test preset"));
     for (args, message) in [
-        (vec!["--n", "4096"], "--n 4096 is not allowed"),
+        (vec!["--n", "32768"], "--n 32768 is not allowed"),
         (vec!["--n", "1024", "--slots", "64"], "--slots 64 is not allowed: full packing only"),
-        (vec!["--n", "1024", "--backend", "upmem-emu"], "--backend upmem-emu is not allowed: choose cpu or nearbank"),
+        // One DPU per prime: the default rank of 64 DPUs is too few for the preset's 68 primes.
+        (vec!["--n", "1024", "--backend", "upmem-emu"], "--dpus 64 is too few for --mode parallel with 68 primes"),
     ] {
         let refused = pimhe(&[&["bench", "bootstrap"][..], &args].concat());
         assert_eq!(refused.status.code(), Some(2), "{args:?}");

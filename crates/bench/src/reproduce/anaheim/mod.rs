@@ -193,9 +193,11 @@ pub struct PublishedOnly {
 
 /// Why Fig. 8's bands over six workloads have no single figure of ours.
 const FIG8_NOTE: &str = "Fig. 8's range is over its six workloads; pimhe has Boot of them (fig8-boot-* with \
-                         --boot); HELR waits for its trainer; sorting, RNN and ResNet are not in pimhe";
+                         --boot); HELR's row is not built yet (pimhe helr trains at insecure N = 2^11 only); sorting, \
+                         RNN and ResNet are not in pimhe";
 /// Why Table V's HELR time has no figure of ours.
-const HELR_NOTE: &str = "waits for the encrypted HELR trainer (issue 26 item 3): no HELR row of ours yet";
+const HELR_NOTE: &str = "no HELR row of ours yet: the encrypted trainer (pimhe helr) runs at insecure N = 2^11, not \
+                         at the paper's N = 2^16 with 1024-sample batches";
 /// Why Table V's Boot time has no figure of ours without `--boot`.
 const BOOT_OFF_NOTE: &str = "Boot not run: pass --boot (N = 2^16: 25-40 s of CPU, about 12 GB of memory)";
 
