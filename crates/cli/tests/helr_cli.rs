@@ -19,9 +19,10 @@ fn write_csv(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// Five iterations at N = 2^10, where the trainer's plan (one iteration per bootstrapping once
-/// the fresh chain is used up) bootstraps before iterations 4 and 5: the encrypted weights match the plaintext trainer's within 1e-4 (CKKS and
-/// bootstrapping err by about 1e-6; tests/helr_encrypted.rs in the workloads crate explains
-/// the bound), and the held-out accuracies agree.
+/// the fresh chain is used up) bootstraps before iterations 4 and 5: the encrypted weights match
+/// the plaintext trainer's within 1e-4 (CKKS and bootstrapping err by about 1e-6;
+/// tests/helr_encrypted.rs in the workloads crate explains the bound), and the held-out
+/// accuracies agree.
 #[test]
 fn the_json_report_matches_the_plaintext_trainer() {
     let dir = std::env::temp_dir().join(format!("pimhe-helr-{}", std::process::id()));
