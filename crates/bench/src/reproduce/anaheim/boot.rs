@@ -450,7 +450,7 @@ mod tests {
         }
         let text = report.render();
         assert!(text.contains("INSECURE") && text.contains("Table V") && text.contains("anaheim-nb@"), "{text}");
-        assert!(text.contains("waits for the encrypted HELR trainer"), "{text}");
+        assert!(text.contains("no HELR row of ours yet"), "{text}");
     }
 
     /// Python's `pimhe.reproduce("anaheim", boot=True, boot_n=1024)` passes its options as JSON.
