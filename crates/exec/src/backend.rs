@@ -267,4 +267,25 @@ pub trait Backend: Send + Sync {
     ) -> Result<(Self::Buffer, Self::Buffer)> {
         crate::key_switch::composed_decomposed(self, digits, keys, galois_element, plan)
     }
+
+    /// [`Backend::key_switch_decomposed`] without its ModDown: the inner product
+    /// `sum_j sigma(digit_j) * (b_j, a_j)` over the extended basis (the input's primes and P),
+    /// NTT form, which is P times the switch plus the digits' noise. Callers that add up several
+    /// such sums (a linear transform's rotations: double hoisting, Bossuat et al. 2021, as
+    /// Lattigo's lazy key switching) divide by P once, with [`Backend::mod_down`], instead of
+    /// once per rotation. `plan.plain_modulus` is not used (the ModDown that needs it is the
+    /// caller's).
+    ///
+    /// The default runs [`crate::key_switch::composed_decomposed_lazy`]; the CPU backend fuses
+    /// it as it fuses [`Backend::key_switch_decomposed`]. Every implementation returns the same
+    /// residues.
+    fn key_switch_decomposed_lazy(
+        &self,
+        digits: &[Self::Buffer],
+        keys: &[(Self::Buffer, Self::Buffer)],
+        galois_element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(Self::Buffer, Self::Buffer)> {
+        crate::key_switch::composed_decomposed_lazy(self, digits, keys, galois_element, plan)
+    }
 }

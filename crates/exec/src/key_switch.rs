@@ -18,6 +18,8 @@
 //! [`crate::Backend::key_switch_decomposed`] runs steps 2 and 3 for each key, the digits mapped
 //! by the rotation's automorphism X -> X^k on the way in: the mapped digits are a ModUp of the
 //! mapped input up to multiples of Q_j, which the key tolerates as in step 1.
+//! [`crate::Backend::key_switch_decomposed_lazy`] stops before step 3, for callers that add up
+//! several switched sums over the extended basis and divide by P once (double hoisting).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -192,7 +194,8 @@ pub fn composed<B: Backend + ?Sized>(
         let digit = mod_up_digit(backend, &coefficients, c, digit_basis, plan.extended)?;
         accumulate(backend, &mut accumulators, &digit, key)?;
     }
-    mod_down_pair(backend, accumulators, &layout, plan)
+    let sums = accumulators.expect("the checks found at least one digit (the input has a prime)");
+    mod_down_pair(backend, sums, &layout, plan)
 }
 
 /// [`crate::Backend::mod_up`] composed of the backend's operations: per digit, a restriction
@@ -219,6 +222,32 @@ pub fn composed_decomposed<B: Backend + ?Sized>(
     galois_element: Option<usize>,
     plan: &KeySwitchPlan,
 ) -> Result<(B::Buffer, B::Buffer)> {
+    let (sums, layout) = inner_product(backend, digits, keys, galois_element, plan)?;
+    mod_down_pair(backend, sums, &layout, plan)
+}
+
+/// [`crate::Backend::key_switch_decomposed_lazy`] composed of the backend's operations:
+/// [`composed_decomposed`] without the ModDown. The default of every backend without a fused
+/// implementation.
+pub fn composed_decomposed_lazy<B: Backend + ?Sized>(
+    backend: &B,
+    digits: &[B::Buffer],
+    keys: &[(B::Buffer, B::Buffer)],
+    galois_element: Option<usize>,
+    plan: &KeySwitchPlan,
+) -> Result<(B::Buffer, B::Buffer)> {
+    Ok(inner_product(backend, digits, keys, galois_element, plan)?.0)
+}
+
+/// The checked inner product of the digits, each mapped by [`crate::Backend::automorphism`] (a
+/// fresh batch), with the key pairs, batch-wide, over the extended basis.
+fn inner_product<B: Backend + ?Sized>(
+    backend: &B,
+    digits: &[B::Buffer],
+    keys: &[(B::Buffer, B::Buffer)],
+    galois_element: Option<usize>,
+    plan: &KeySwitchPlan,
+) -> Result<((B::Buffer, B::Buffer), KeySwitchLayout)> {
     let digit_shapes: Vec<Shape> = digits.iter().map(|digit| backend.shape(digit)).collect();
     let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (backend.shape(b), backend.shape(a))).collect();
     let layout = check_decomposed(&digit_shapes, &key_shapes, plan)?;
@@ -233,7 +262,8 @@ pub fn composed_decomposed<B: Backend + ?Sized>(
             None => accumulate(backend, &mut accumulators, digit, key)?,
         }
     }
-    mod_down_pair(backend, accumulators, &layout, plan)
+    let sums = accumulators.expect("the checks found at least one digit (the input has a prime)");
+    Ok((sums, layout))
 }
 
 /// A copy of `c` (NTT form) in coefficient form, the input of FastBConv.
@@ -279,11 +309,10 @@ fn accumulate<B: Backend + ?Sized>(
 /// ModDown of both accumulated sums.
 fn mod_down_pair<B: Backend + ?Sized>(
     backend: &B,
-    accumulators: Option<(B::Buffer, B::Buffer)>,
+    (acc0, acc1): (B::Buffer, B::Buffer),
     layout: &KeySwitchLayout,
     plan: &KeySwitchPlan,
 ) -> Result<(B::Buffer, B::Buffer)> {
-    let (acc0, acc1) = accumulators.expect("the checks found at least one digit (the input has a prime)");
     Ok((
         backend.mod_down(&acc0, layout.special, plan.plain_modulus)?,
         backend.mod_down(&acc1, layout.special, plan.plain_modulus)?,

@@ -128,6 +128,15 @@ fn fused_hoisting_halves_equal_the_composed_ones() {
                             key_switch::composed_decomposed(&backend, &decomposed, &keys, element, &plan).unwrap();
                         assert_eq!(fused.0.basis().primes(), level.primes(), "{case} k {element:?}");
                         assert!(fused.0 == composed.0 && fused.1 == composed.1, "{case} k {element:?}");
+                        // Lazy: the same sums over the extended basis, whose ModDown is the switch.
+                        let lazy = backend.key_switch_decomposed_lazy(&decomposed, &keys, element, &plan).unwrap();
+                        let composed_lazy =
+                            key_switch::composed_decomposed_lazy(&backend, &decomposed, &keys, element, &plan).unwrap();
+                        assert_eq!(lazy.0.basis().primes(), extended.primes(), "{case} k {element:?}");
+                        assert!(lazy.0 == composed_lazy.0 && lazy.1 == composed_lazy.1, "{case} k {element:?}");
+                        let special_count = extended.len() - level.len();
+                        let down = |x| backend.mod_down(x, special_count, plain_modulus).unwrap();
+                        assert!(down(&lazy.0) == fused.0 && down(&lazy.1) == fused.1, "{case} k {element:?}: lazy");
                         if element.is_none() {
                             let whole = backend.key_switch(&c, &keys, &plan).unwrap();
                             assert!(fused.0 == whole.0 && fused.1 == whole.1, "{case}: halves against the whole");

@@ -253,6 +253,31 @@ impl CpuBackend {
         element: Option<usize>,
         plan: &KeySwitchPlan,
     ) -> Result<(PolyBatch, PolyBatch)> {
+        let (sums, layout) = self.fused_inner_product(digits, keys, element, plan)?;
+        self.mod_down_sums(sums, &layout, plan)
+    }
+
+    /// [`crate::Backend::key_switch_decomposed_lazy`], fused: the inner product of
+    /// [`CpuBackend::fused_key_switch_decomposed`] without its ModDown.
+    pub(super) fn fused_key_switch_decomposed_lazy(
+        &self,
+        digits: &[PolyBatch],
+        keys: &[(PolyBatch, PolyBatch)],
+        element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(PolyBatch, PolyBatch)> {
+        Ok(self.fused_inner_product(digits, keys, element, plan)?.0)
+    }
+
+    /// The checked inner product of the digits, each limb mapped by X -> X^k into cache, with
+    /// the key's pairs, over the extended basis.
+    fn fused_inner_product(
+        &self,
+        digits: &[PolyBatch],
+        keys: &[(PolyBatch, PolyBatch)],
+        element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(Accumulators, KeySwitchLayout)> {
         let digit_shapes: Vec<Shape> = digits.iter().map(Shape::of).collect();
         let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (Shape::of(b), Shape::of(a))).collect();
         let layout = check_decomposed(&digit_shapes, &key_shapes, plan)?;
@@ -286,7 +311,7 @@ impl CpuBackend {
                 },
             )
         });
-        self.mod_down_sums(sums, &layout, plan)
+        Ok((sums, layout))
     }
 
     /// ModDown of both sums of an inner product, in place.

@@ -675,4 +675,14 @@ impl Backend for CpuBackend {
     ) -> Result<(PolyBatch, PolyBatch)> {
         self.fused_key_switch_decomposed(digits, keys, galois_element, plan)
     }
+
+    fn key_switch_decomposed_lazy(
+        &self,
+        digits: &[PolyBatch],
+        keys: &[(PolyBatch, PolyBatch)],
+        galois_element: Option<usize>,
+        plan: &KeySwitchPlan,
+    ) -> Result<(PolyBatch, PolyBatch)> {
+        self.fused_key_switch_decomposed_lazy(digits, keys, galois_element, plan)
+    }
 }
