@@ -9,7 +9,11 @@
 //!
 //! so the n1 - 1 baby rotations of x share one decomposition (hoisting), the pre-rotated
 //! diagonals are plaintexts, and only the giant steps rotate sums: about 2 sqrt(d) rotations
-//! for d non-zero diagonals instead of d. The diagonals are encoded at the scale of the primes
+//! for d non-zero diagonals instead of d. The rotations are also double hoisted
+//! ([`crate::rlwe::lazy`]): the baby steps' key switches stay over the extended basis (the
+//! diagonals are encoded over it too), each giant step divides only its sum's c1 by P before
+//! rotating it, and the transform ends with one division per component: g + 2 ModDowns for g
+//! giant steps instead of two per rotation. The diagonals are encoded at the scale of the primes
 //! the following rescaling drops, so the result comes back at x's scale, one level lower.
 
 use std::collections::BTreeMap;
@@ -20,6 +24,7 @@ use pimhe_exec::Backend;
 use crate::ckks::context::{CkksContext, CkksTag};
 use crate::ckks::plaintext::{from_coefficients, upload_plaintexts};
 use crate::error::{Result, SchemeError};
+use crate::rlwe::lazy::{LazyCiphertext, LazyView};
 use crate::rlwe::{CiphertextBatch, Evaluator};
 
 /// An n x n complex matrix given by its non-zero diagonals, n a power of two (the slot count of
@@ -90,6 +95,11 @@ impl LinearTransform {
         self.slots
     }
 
+    /// The non-zero diagonals by index: `diagonals()[&k][i]` = M[i][(i + k) mod n].
+    pub(crate) fn diagonals(&self) -> &BTreeMap<usize, Vec<Complex64>> {
+        &self.diagonals
+    }
+
     /// Number of non-zero diagonals.
     pub fn diagonal_count(&self) -> usize {
         self.diagonals.len()
@@ -146,8 +156,17 @@ pub struct PreparedLinearTransform<B: Backend> {
     baby_steps: usize,
     /// The scale the diagonals are encoded at: the product of the primes the rescaling drops.
     scale: f64,
-    /// Giant step j -> the (baby step i, plaintext diagonal) pairs of its inner sum.
+    /// Giant step j -> the (baby step i, plaintext diagonal) pairs of its inner sum; the
+    /// diagonals over the level's primes and the special primes when the transform rotates
+    /// (they multiply the lazy key switches' sums), over the level's alone otherwise.
     giant: BTreeMap<usize, Vec<(usize, B::Buffer)>>,
+}
+
+impl<B: Backend> PreparedLinearTransform<B> {
+    /// The slot count n it acts on.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
 }
 
 /// rot(v, r): slot i gets v[(i + r) mod n].
@@ -165,7 +184,11 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         level: usize,
     ) -> Result<PreparedLinearTransform<B>> {
         let scale = self.dropped_primes(level)?.iter().map(|&q| f64::from(q)).product::<f64>();
-        let basis = self.ctx.level_basis(level)?;
+        let level_basis = self.ctx.level_basis(level)?;
+        let basis = match transform.rotations().is_empty() {
+            true => level_basis,
+            false => self.key_switch_basis()?.extended(level_basis)?,
+        };
         let (n, n1) = (transform.slots, transform.baby_steps);
         let encoder = self.ctx.encoder();
         let mut giant: BTreeMap<usize, Vec<(usize, B::Buffer)>> = BTreeMap::new();
@@ -182,8 +205,9 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
     }
 
     /// y = M x for every ciphertext of the batch, one level consumed: the baby-step rotations
-    /// hoisted, the products and sums of each giant step accumulated in place, one rotation per
-    /// giant step and the rescaling at the end.
+    /// double hoisted, the products and sums of each giant step accumulated in place over the
+    /// extended basis, one rotation per giant step, one ModDown per component and the
+    /// rescaling at the end.
     pub fn apply_linear_transform(
         &self,
         a: &CiphertextBatch<B, CkksContext>,
@@ -201,43 +225,35 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         }
         let tag = CkksTag { scale: a.tag.scale * transform.scale, ..a.tag };
         self.ctx.check_scale(tag.scale, a.level, "the transform's products")?;
-        let backend = self.backend;
-        let baby_needed: Vec<i64> = (1..transform.baby_steps)
+        let baby_needed: Vec<usize> = (1..transform.baby_steps)
             .filter(|&i| transform.giant.values().any(|terms| terms.iter().any(|&(b, _)| b == i)))
-            .map(|i| i as i64)
             .collect();
-        let rotated = self.rotate_hoisted(a, &baby_needed)?;
-        let baby = |i: usize| {
-            if i == 0 {
-                Some(a)
-            } else {
-                baby_needed.iter().position(|&s| s == i as i64).map(|p| &rotated[p])
-            }
+        let elements: Vec<usize> = baby_needed.iter().map(|&i| self.ctx.rotation_element(i as i64)).collect();
+        let rotated = self.automorphisms_lazy(a, &elements)?;
+        let baby = |i: usize| match i {
+            0 => LazyView::of(a),
+            _ => rotated[baby_needed.iter().position(|&b| b == i).expect("every baby step of a term was rotated")]
+                .view(),
         };
-        let mut result: Option<CiphertextBatch<B, CkksContext>> = None;
-        for (&j, terms) in &transform.giant {
-            let mut sum: Option<(B::Buffer, B::Buffer)> = None;
-            for (i, diagonal) in terms {
-                let x = baby(*i).expect("every baby step of a term was rotated");
-                match &mut sum {
-                    None => sum = Some((backend.mul(&x.parts[0], diagonal)?, backend.mul(&x.parts[1], diagonal)?)),
-                    Some((c0, c1)) => {
-                        backend.mac(c0, &x.parts[0], diagonal)?;
-                        backend.mac(c1, &x.parts[1], diagonal)?;
-                    }
-                }
-            }
-            let (c0, c1) = sum.expect("a giant step has at least one term");
-            let inner = a.derive(vec![c0, c1], a.level, tag);
-            let inner = if j == 0 { inner } else { self.rotate(&inner, (transform.baby_steps * j) as i64)? };
-            result = Some(match result {
-                None => inner,
-                Some(acc) => self.add(&acc, &inner)?,
-            });
+        if transform.giant.is_empty() {
+            return Err(SchemeError::InvalidParameters("the transform has no non-zero diagonal (the zero matrix)".into()));
         }
-        let result = result.ok_or_else(|| {
-            SchemeError::InvalidParameters("the transform has no non-zero diagonal (the zero matrix)".into())
-        })?;
+        let mut sum = LazyCiphertext::zero();
+        for (&j, terms) in &transform.giant {
+            let mut inner = LazyCiphertext::zero();
+            for (i, diagonal) in terms {
+                self.mac_lazy(&mut inner, &baby(*i), diagonal)?;
+            }
+            match j {
+                0 => self.add_lazy(&mut sum, inner)?,
+                _ => self.automorphism_lazy_into(
+                    &mut sum,
+                    inner,
+                    self.ctx.rotation_element((transform.baby_steps * j) as i64),
+                )?,
+            }
+        }
+        let result = a.derive(self.finish_lazy(sum)?, a.level, tag);
         self.rescale(&result)
     }
 

@@ -225,7 +225,7 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
     }
 
     /// The Galois key of element `k`, or the error that says how to make it.
-    fn galois_key(&self, k: usize) -> Result<&DeviceSwitchingKey<B>> {
+    pub(crate) fn galois_key(&self, k: usize) -> Result<&DeviceSwitchingKey<B>> {
         let two_n = 2 * self.ctx.rlwe().degree();
         self.galois.get(&(k % two_n)).ok_or_else(|| {
             SchemeError::KeySwitchingUnavailable(format!(
@@ -268,7 +268,7 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
         Ok(a.derive(parts, aligned.level, aligned.tag))
     }
 
-    fn key_switch_basis(&self) -> Result<&KeySwitchBasis> {
+    pub(crate) fn key_switch_basis(&self) -> Result<&KeySwitchBasis> {
         self.ctx.rlwe().key_switch_basis().ok_or_else(|| {
             SchemeError::KeySwitchingUnavailable(format!(
                 "parameters [{}] have no special primes, so no key switching",

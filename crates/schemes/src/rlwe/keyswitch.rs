@@ -29,6 +29,10 @@
 //!   the backend's [`Backend::mod_up`] and [`Backend::key_switch_decomposed`] (which maps the
 //!   digits itself, so a backend can permute them on the fly instead of copying them).
 //!
+//! - [`DeviceSwitchingKey::switch_decomposed_lazy`] stops before the division by P, leaving the
+//!   pair over the extended basis ([`KeySwitchBasis::extended`]) for callers that add several
+//!   up and divide once ([`KeySwitchBasis::mod_down`]; double hoisting, [`super::lazy`]).
+//!
 //! Keys are made at the top level and work at every level (the switch uses the key's limbs of
 //! the primes it needs).
 
@@ -152,6 +156,23 @@ impl KeySwitchBasis {
         let level = self.level_of(&backend.shape(c).basis)?;
         let digits = backend.mod_up(c, &self.plan(level, None))?;
         Ok(Decomposition { level, digits })
+    }
+
+    /// The basis a switch of a component over `basis` (a prefix of the data primes) works
+    /// over: its primes followed by the special primes.
+    pub(crate) fn extended(&self, basis: &RingBasis) -> Result<&Arc<RingBasis>> {
+        Ok(&self.levels[self.level_of(basis)?].extended)
+    }
+
+    /// The division by P of a sum over an extended basis ([`KeySwitchBasis::extended`]), back to
+    /// the component's primes: the ModDown a lazy switch left out.
+    pub(crate) fn mod_down<B: Backend>(
+        &self,
+        backend: &B,
+        sum: &B::Buffer,
+        plain_modulus: Option<Modulus>,
+    ) -> Result<B::Buffer> {
+        Ok(backend.mod_down(sum, self.key_basis.len() - self.data, plain_modulus)?)
     }
 
     /// The bases of a switch at `level`.
@@ -283,6 +304,20 @@ impl<B: Backend> DeviceSwitchingKey<B> {
     ) -> Result<(B::Buffer, B::Buffer)> {
         let plan = basis.plan(decomposition.level, plain_modulus);
         Ok(backend.key_switch_decomposed(&decomposition.digits, &self.pairs, galois_element, &plan)?)
+    }
+
+    /// [`DeviceSwitchingKey::switch_decomposed`] without the division by P: the pair over the
+    /// extended basis, P times the switch plus the digits' noise
+    /// ([`Backend::key_switch_decomposed_lazy`]).
+    pub(crate) fn switch_decomposed_lazy(
+        &self,
+        backend: &B,
+        basis: &KeySwitchBasis,
+        decomposition: &Decomposition<B>,
+        galois_element: Option<usize>,
+    ) -> Result<(B::Buffer, B::Buffer)> {
+        let plan = basis.plan(decomposition.level, None);
+        Ok(backend.key_switch_decomposed_lazy(&decomposition.digits, &self.pairs, galois_element, &plan)?)
     }
 }
 

@@ -19,6 +19,7 @@ mod encryptor;
 mod evaluator;
 mod keys;
 pub(crate) mod keyswitch;
+pub(crate) mod lazy;
 pub(crate) mod noise;
 mod params;
 pub(crate) mod phase;
