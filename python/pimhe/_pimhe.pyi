@@ -581,9 +581,13 @@ class Chebyshev:
 class BootstrapPlan:
     """What CKKS bootstrapping under ``ctx`` needs, before any key: levels, rotations, Galois keys.
     ParameterError for a context that cannot bootstrap (make one with
-    ``pimhe.ckks.bootstrap.insecure_context``). Full packing (N/2 slots) only."""
+    ``pimhe.ckks.bootstrap.insecure_context``). ``slots``: N/2 (full packing, the default) or a
+    power of two below it (sparse packing)."""
 
-    def __new__(cls, ctx: Context) -> "BootstrapPlan": ...
+    def __new__(cls, ctx: Context, *, slots: Optional[int] = None) -> "BootstrapPlan": ...
+    @property
+    def slots(self) -> int:
+        """The slot count of the ciphertexts it bootstraps."""
     @property
     def output_level(self) -> int:
         """The level of a bootstrapped ciphertext."""

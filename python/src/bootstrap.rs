@@ -57,7 +57,9 @@ pub fn insecure_bootstrap_context(py: Python<'_>, n: usize, levels_after: Option
 /// consumes and the level of its output, the rotations its transforms use and the Galois keys
 /// (rotations and conjugation) for them. `BootstrapPlan(ctx)` fails with a `ParameterError`
 /// for a context that cannot bootstrap (a dense secret, too few levels, a scale too close to
-/// q0): make one with `pimhe.ckks.bootstrap.insecure_context`. Full packing (N/2 slots) only.
+/// q0): make one with `pimhe.ckks.bootstrap.insecure_context`. `slots`: the slot count of the
+/// ciphertexts it bootstraps, N/2 (full packing, the default) or a power of two below it
+/// (sparse packing: a few more rotations, one EvalMod instead of two).
 #[pyclass(frozen, module = "pimhe._pimhe")]
 pub struct BootstrapPlan {
     plan: Plan,
@@ -67,10 +69,18 @@ pub struct BootstrapPlan {
 #[pymethods]
 impl BootstrapPlan {
     #[new]
-    fn new(py: Python<'_>, ctx: &Context) -> PyResult<Self> {
+    #[pyo3(signature = (ctx, *, slots=None))]
+    fn new(py: Python<'_>, ctx: &Context, slots: Option<usize>) -> PyResult<Self> {
         let ctx = ctx.inner.of::<CkksContext>("bootstrapping")?.clone();
-        let plan = py.allow_threads(|| Plan::new(&ctx, &BootstrapConfig::for_parameters(ctx.params()))).py_err()?;
+        let config = BootstrapConfig { slots, ..BootstrapConfig::for_parameters(ctx.params()) };
+        let plan = py.allow_threads(|| Plan::new(&ctx, &config)).py_err()?;
         Ok(Self { plan, ctx })
+    }
+
+    /// The slot count of the ciphertexts it bootstraps (N/2: full packing).
+    #[getter]
+    fn slots(&self) -> usize {
+        self.plan.slots()
     }
 
     /// The level of a bootstrapped ciphertext (the input may be at any level).
@@ -261,7 +271,7 @@ impl Evaluator {
     /// CKKS: refreshes every ciphertext of `a` to the plan's `output_level`, with the same slots
     /// (up to the bootstrapping error) at a's scale. Needs an evaluator made with
     /// `bootstrap=plan` (else a `MissingKeyError`). `a` may be at any level (it is brought to
-    /// the lowest first), must be relinearized, pack N/2 slots and have a scale at most q0 / 2^5
+    /// the lowest first), must be relinearized, pack the plan's `slots` and have a scale at most q0 / 2^5
     /// (else a `ParameterError`); its values must stay within EvalMod's range, which is not
     /// detectable here.
     fn bootstrap(&self, py: Python<'_>, a: &CiphertextBatch) -> PyResult<CiphertextBatch> {

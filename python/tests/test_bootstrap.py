@@ -66,6 +66,22 @@ def test_bootstrapping_restores_the_slots(boot, rng, kind):
     assert np.abs(square - x * x).max() < 2 * MAX_ERROR
 
 
+def test_sparse_packing_bootstraps_with_its_own_plan(boot, rng):
+    ctx, _, keys, _, _, enc, dec = boot
+    plan = bootstrap.BootstrapPlan(ctx, slots=64)
+    assert plan.slots == 64 and all(s in plan.rotations for s in (64, 128))  # the trace's rotations
+    galois = plan.keygen(keys.secret_key, seed=14)
+    ev = ctx.evaluator(relin_key=keys.relin_key, galois_keys=galois, bootstrap=plan)
+    x = rng.uniform(-1, 1, 64) + 1j * rng.uniform(-1, 1, 64)
+    fresh = ev.bootstrap(ev.drop_to_level(enc.encrypt(x, slots=64), ctx.min_level))
+    assert fresh.level == plan.output_level
+    assert np.abs(dec.decrypt(fresh, complex=True)[0] - x).max() < MAX_ERROR
+    with pytest.raises(pimhe.ParameterError, match="plan is for 64"):
+        ev.bootstrap(enc.encrypt(x[:8], slots=8))
+    with pytest.raises(pimhe.ParameterError, match="power-of-two slot count"):
+        bootstrap.BootstrapPlan(ctx, slots=48)
+
+
 def test_a_batch_and_a_higher_level_input(boot, rng):
     ctx, plan, _, _, ev, enc, dec = boot
     x = rng.uniform(-1, 1, (2, ctx.slots))

@@ -56,7 +56,7 @@ pub struct BootstrapArgs {
     /// Ring degree: 65536 (the 128-bit preset) or 1024 to 16384 (insecure presets).
     #[arg(long)]
     pub n: usize,
-    /// Slots: N/2 (full packing, the only one for now).
+    /// Slots: N/2 (full packing, the default) or a power of two below it (sparse packing).
     #[arg(long)]
     pub slots: Option<usize>,
     /// Where it runs [default: cpu].

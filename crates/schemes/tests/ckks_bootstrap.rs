@@ -11,7 +11,7 @@ use num_complex::Complex64;
 use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
 use pimhe_schemes::ckks::bootstrap::{
-    insecure_test_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, TEST_LEVELS_AFTER,
+    insecure_test_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, Coefficients, TEST_LEVELS_AFTER,
 };
 use pimhe_schemes::ckks::precision::precision;
 use pimhe_schemes::ckks::*;
@@ -132,6 +132,52 @@ fn bootstrapping_restores_complex_slots_at_the_promised_level() {
     check_bootstrap(false);
 }
 
+/// Sparse packing, n = 32 and n = N/4 slots: the trace to the slots' subring, one EvalMod over
+/// the real and imaginary parts side by side, the same precision bound; the trace's rotations
+/// are among the plan's keys, and without them the plan refuses to start. (Fewer slots spread
+/// the same values over fewer coefficients, each larger against q0, where the sine departs
+/// from x mod 1 by (2 pi x)^2 / 6: 8 slots measured 20.0 bits, 32 slots 21.8.)
+#[test]
+fn sparse_packing_bootstraps_with_one_eval_mod() {
+    let f = Fixture::new();
+    for slots in [32, DEGREE / 4] {
+        let plan = BootstrapPlan::new(&f.ctx, &BootstrapConfig { slots: Some(slots), ..BootstrapConfig::default() });
+        let plan = plan.unwrap();
+        assert_eq!((plan.slots(), plan.output_level()), (slots, f.plan.output_level()));
+        let trace: Vec<i64> =
+            std::iter::successors(Some(slots), |s| Some(2 * s)).take_while(|&s| s < DEGREE / 2).map(|s| s as i64).collect();
+        assert!(trace.iter().all(|s| plan.rotations().contains(s)), "{:?}", plan.rotations());
+        let mut keygen = KeyGenerator::with_sampler(&f.backend, &f.ctx, Sampler::from_seed_u64(11));
+        let secret = keygen.secret_key().unwrap();
+        let without_trace: Vec<usize> = plan
+            .galois_elements()
+            .into_iter()
+            .filter(|&k| k != f.ctx.rotation_element(*trace.last().unwrap()))
+            .collect();
+        let partial = keygen.galois_keys(&secret, &without_trace).unwrap();
+        let evaluator =
+            Evaluator::new(&f.backend, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&partial).unwrap();
+        assert!(Bootstrapper::new(&evaluator, plan.clone()).is_err(), "a missing trace key went unnoticed");
+
+        let galois = keygen.galois_keys(&secret, &plan.galois_elements()).unwrap();
+        let evaluator =
+            Evaluator::new(&f.backend, &f.ctx).with_relin_key(&f.relin).unwrap().with_galois_keys(&galois).unwrap();
+        let bootstrapper = Bootstrapper::new(&evaluator, plan.clone()).unwrap();
+        let values: Vec<Complex64> = f.values(13, false)[..slots].to_vec();
+        let encoder = Encoder::new(&f.ctx);
+        let mut encryptor = Encryptor::with_secret_key(&f.backend, &f.secret).unwrap();
+        let ct = encryptor.encrypt(&[encoder.encode_sparse(&values, slots, f.ctx.default_scale()).unwrap()]).unwrap();
+        let low = evaluator.drop_to_level(&ct, f.ctx.min_level()).unwrap();
+        let raised = bootstrapper.mod_raise(&evaluator, &low).unwrap();
+        assert!(matches!(bootstrapper.coeff_to_slot(&evaluator, &raised).unwrap(), Coefficients::Packed(_)));
+        let fresh = bootstrapper.bootstrap(&evaluator, &low).unwrap();
+        assert_eq!((fresh.level(), fresh.tag().slots), (plan.output_level(), slots));
+        let stats = precision(&f.decrypt(&fresh), &values);
+        eprintln!("N = {DEGREE}, {slots} slots: {stats}; {} Galois keys", plan.galois_elements().len());
+        assert!(stats.min_bits >= MIN_BITS, "{slots} slots: {stats}");
+    }
+}
+
 #[test]
 fn a_missing_or_wrong_galois_key_is_refused_or_breaks_it() {
     let f = Fixture::new();
@@ -171,10 +217,10 @@ fn skipping_a_step_breaks_it() {
 
     // Without EvalMod the multiples of q0 stay: brought to SlotToCoeff's level directly.
     let raised = bootstrapper.mod_raise(&evaluator, &low).unwrap();
-    let (re, im) = bootstrapper.coeff_to_slot(&evaluator, &raised).unwrap();
+    let coefficients = bootstrapper.coeff_to_slot(&evaluator, &raised).unwrap();
     let level = f.plan.slot_to_coeff_level();
-    let (re, im) = (evaluator.drop_to_level(&re, level).unwrap(), evaluator.drop_to_level(&im, level).unwrap());
-    let out = bootstrapper.slot_to_coeff(&evaluator, &re, &im, scale).unwrap();
+    let dropped = coefficients.try_map(|x| evaluator.drop_to_level(x, level)).unwrap();
+    let out = bootstrapper.slot_to_coeff(&evaluator, &dropped, scale).unwrap();
     let stats = precision(&f.decrypt(&out), &values);
     assert!(stats.max_error > 0.5, "EvalMod skipped went unnoticed: {stats}");
 
@@ -212,7 +258,7 @@ fn bad_ranges_parameters_and_inputs_are_refused() {
     let err = BootstrapPlan::new(&CkksContext::new(shallow).unwrap(), &BootstrapConfig::default()).unwrap_err();
     assert!(err.to_string().contains("build the parameters with a larger depth"), "{err}");
 
-    // Inputs: a scale too close to q0, a sparse packing.
+    // Inputs: a scale too close to q0, a sparse packing under a full-packing plan.
     let evaluator = f.evaluator();
     let bootstrapper = Bootstrapper::new(&evaluator, f.plan.clone()).unwrap();
     let encoder = Encoder::new(&f.ctx);
@@ -224,7 +270,9 @@ fn bad_ranges_parameters_and_inputs_are_refused() {
         .encrypt(&[encoder.encode_sparse(&[Complex64::new(0.5, 0.0)], 8, f.ctx.default_scale()).unwrap()])
         .unwrap();
     let err = bootstrapper.bootstrap(&evaluator, &sparse).unwrap_err().to_string();
-    assert!(err.contains("full packing"), "{err}");
+    assert!(err.contains("plan is for 512"), "{err}");
+    let err = BootstrapPlan::new(&f.ctx, &BootstrapConfig { slots: Some(24), ..BootstrapConfig::default() });
+    assert!(err.unwrap_err().to_string().contains("power-of-two slot count"));
 }
 
 #[test]

@@ -56,7 +56,7 @@ pub const RULES: TargetRules = TargetRules {
 pub struct BootstrapBenchConfig {
     /// Ring degree, one of [`DEGREES`].
     pub n: usize,
-    /// Slots: the full packing N/2 (`None`), the only one for now.
+    /// Slots: the full packing N/2 (`None`), or a power of two below it (sparse packing).
     pub slots: Option<usize>,
     /// Where it runs.
     pub target: Target,
@@ -177,12 +177,13 @@ fn run_with<T>(
 ) -> Result<(BootstrapReport, T)> {
     let n = config.n;
     let (params, bootstrap_config) = parameters(n, "--n")?;
-    if let Some(slots) = config.slots.filter(|&s| s != n / 2) {
+    if let Some(slots) = config.slots.filter(|&s| !s.is_power_of_two() || s > n / 2) {
         return Err(BenchError::usage(format!(
-            "--slots {slots} is not allowed: full packing only (N/2 = {}); sparse packing is not implemented yet",
+            "--slots {slots} is not allowed: a power of two from 1 to N/2 = {} (N/2: full packing)",
             n / 2
         )));
     }
+    let bootstrap_config = BootstrapConfig { slots: config.slots, ..bootstrap_config };
     check_repeat(config.repeat, "bootstrapping")?;
     RULES.check(&config.target)?;
     let params_text = params.to_string();
@@ -202,7 +203,7 @@ fn run_with<T>(
     };
     let keygen_s = start.elapsed().as_secs_f64();
 
-    let values = input_values(config.seed, ctx.max_slots(), config.real);
+    let values = input_values(config.seed, plan.slots(), config.real);
     let repeat = if config.target.kind() == BackendKind::Cpu { config.repeat } else { 1 };
     // Parallel mode: one ciphertext, so ciphertext-major mode (Mode::choose's pick for key
     // switching) would put the whole bootstrapping on one DPU; a DPU per prime instead.
@@ -240,7 +241,7 @@ fn run_with<T>(
     }
     let report = BootstrapReport {
         n,
-        slots: ctx.max_slots(),
+        slots: plan.slots(),
         real: config.real,
         params: params_text,
         insecure: ctx.params().rlwe().security_bits().is_none(),
@@ -266,7 +267,7 @@ fn run_with<T>(
     Ok((report, kept))
 }
 
-/// N/2 values with real parts uniform in [-1, 1], imaginary parts too unless `real`, from
+/// `slots` values with real parts uniform in [-1, 1], imaginary parts too unless `real`, from
 /// `seed`.
 fn input_values(seed: u64, slots: usize, real: bool) -> Vec<Complex64> {
     let mut sampler = Sampler::from_seed_u64(seed ^ 0x5EED);
@@ -305,7 +306,8 @@ impl Job for Bootstrap<'_> {
         };
         let encoder = Encoder::new(self.ctx);
         let mut encryptor = Encryptor::with_secret_key(backend, self.secret)?;
-        let fresh = encryptor.encrypt(&[encoder.encode(self.values, self.ctx.default_scale())?])?;
+        let plain = encoder.encode_sparse(self.values, self.plan.slots(), self.ctx.default_scale())?;
+        let fresh = encryptor.encrypt(&[plain])?;
         let low = evaluator.drop_to_level(&fresh, self.ctx.min_level())?;
         device.start_pricing()?;
         let mut best = f64::INFINITY;
@@ -383,8 +385,10 @@ mod tests {
     fn degrees_slots_and_repeats_out_of_range_are_refused_naming_the_flag() {
         let refused = |config: BootstrapBenchConfig| run(&config).unwrap_err().to_string();
         assert!(refused(BootstrapBenchConfig::new(32768)).starts_with("--n 32768 is not allowed"));
-        let sparse = BootstrapBenchConfig { slots: Some(64), ..BootstrapBenchConfig::new(1024) };
-        assert!(refused(sparse).starts_with("--slots 64 is not allowed: full packing only (N/2 = 512)"));
+        for slots in [48, 1024] {
+            let wrong = BootstrapBenchConfig { slots: Some(slots), ..BootstrapBenchConfig::new(1024) };
+            assert!(refused(wrong).starts_with(&format!("--slots {slots} is not allowed: a power of two from 1 to N/2 = 512")));
+        }
         let none = BootstrapBenchConfig { repeat: 0, ..BootstrapBenchConfig::new(1024) };
         assert!(refused(none).contains("--repeat 0"));
         // One DPU per prime, or a clear refusal: the preset has 68 primes.

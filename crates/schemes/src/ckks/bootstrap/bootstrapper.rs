@@ -46,6 +46,10 @@ pub struct BootstrapConfig {
     /// whose own secret is dense. `None` (the default): the parameters' secret must be sparse
     /// ternary, and its weight sets the range.
     pub encapsulation: Option<usize>,
+    /// The slot count n of the ciphertexts to bootstrap: `None` (the default) for full packing
+    /// (N/2), or a power of two below N/2 for sparse packing, which adds log2(N / 2n) rotations
+    /// (the trace to the subring the slots live in) and evaluates EvalMod once instead of twice.
+    pub slots: Option<usize>,
 }
 
 impl BootstrapConfig {
@@ -88,6 +92,7 @@ impl Default for BootstrapConfig {
             coeff_to_slot_levels: 3,
             slot_to_coeff_levels: 3,
             encapsulation: None,
+            slots: None,
         }
     }
 }
@@ -101,6 +106,8 @@ pub struct BootstrapPlan {
     ctx: Arc<CkksContext>,
     hamming_weight: usize,
     encapsulation: bool,
+    /// The slot count n the plan bootstraps.
+    slots: usize,
     eval_mod: EvalMod,
     /// The CoeffToSlot transforms in the order they are applied, one level each.
     coeff_to_slot: Vec<LinearTransform>,
@@ -116,10 +123,11 @@ pub struct BootstrapPlan {
 }
 
 impl BootstrapPlan {
-    /// The plan for full packing (N/2 slots) under `ctx`. Fails when the secret is not sparse
-    /// ternary and no encapsulation is asked for, the range is too small for the (ephemeral)
-    /// secret's Hamming weight, the default scale leaves q0 /
-    /// Delta below 2^5, or the chain has fewer levels than the pipeline consumes.
+    /// The plan for `config.slots` slots (full packing by default) under `ctx`. Fails when the
+    /// slot count is not a power of two up to N/2, the secret is not sparse ternary and no
+    /// encapsulation is asked for, the range is too small for the (ephemeral) secret's Hamming
+    /// weight, the default scale leaves q0 / Delta below 2^5, or the chain has fewer levels
+    /// than the pipeline consumes.
     pub fn new(ctx: &Arc<CkksContext>, config: &BootstrapConfig) -> Result<Self> {
         let h = match config.encapsulation {
             Some(weight) if weight == 0 || weight > ctx.degree() => {
@@ -131,6 +139,13 @@ impl BootstrapPlan {
             Some(weight) => weight,
             None => hamming_weight(ctx.params().rlwe().secret())?,
         };
+        let slots = config.slots.unwrap_or(ctx.max_slots());
+        if !slots.is_power_of_two() || slots > ctx.max_slots() {
+            return Err(SchemeError::InvalidParameters(format!(
+                "bootstrapping handles a power-of-two slot count up to N/2 = {}; got {slots}",
+                ctx.max_slots()
+            )));
+        }
         let eval_mod = config.eval_mod(h)?;
         let range = eval_mod.range();
         let base = ctx.level_basis(ctx.min_level())?.primes();
@@ -160,20 +175,29 @@ impl BootstrapPlan {
             eval_mod_scale = eval_mod_scale * eval_mod_scale / dropped;
             level -= per_level;
         }
-        let slots = ctx.max_slots();
         let encoder = ctx.encoder();
+        let packed = slots < ctx.max_slots();
+        // The trace to the subring multiplies the phase by its degree N / 2n (sparse packing).
+        let trace_factor = (ctx.max_slots() / slots) as f64;
         // CoeffToSlot folds in Delta / q0 (slots become x = t / q0, the ModRaised phase being
         // read at the default scale), 1 / K (EvalMod's input in [-1, 1]) and the 1/2 of
         // Re = (z + conj z) / 2: so real and imaginary parts come out of one addition each.
-        let coeff_to_slot = coeff_to_slot(encoder, slots, scale / (2.0 * range * q0), config.coeff_to_slot_levels)?;
+        let coeff_to_slot = coeff_to_slot(
+            encoder,
+            slots,
+            scale / (2.0 * range * q0 * trace_factor),
+            config.coeff_to_slot_levels,
+            packed,
+        )?;
         // SlotToCoeff folds in 1 / (2 pi) (sin(2 pi x) / 2 pi = m / q0) and q0 over EvalMod's
         // output scale: its output's phase is then exactly the input's scale times the slots.
         let slot_to_coeff =
-            slot_to_coeff(encoder, slots, q0 / (2.0 * PI * eval_mod_scale), config.slot_to_coeff_levels)?;
+            slot_to_coeff(encoder, slots, q0 / (2.0 * PI * eval_mod_scale), config.slot_to_coeff_levels, packed)?;
         Ok(Self {
             ctx: ctx.clone(),
             hamming_weight: h,
             encapsulation: config.encapsulation.is_some(),
+            slots,
             eval_mod,
             coeff_to_slot,
             slot_to_coeff,
@@ -216,10 +240,28 @@ impl BootstrapPlan {
         self.encapsulation
     }
 
-    /// The rotation steps the transforms use (baby and giant steps of every group), sorted.
+    /// The slot count n of the ciphertexts it bootstraps (N/2: full packing).
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The rotations of the trace to the slots' subring, sparse packing only: by n, 2n, ..,
+    /// N/4 slots (each doubling the sum over the automorphisms that fix X^(N/2n)).
+    fn trace_rotations(&self) -> Vec<i64> {
+        let full = self.ctx.max_slots();
+        std::iter::successors(Some(self.slots), |&s| Some(2 * s)).take_while(|&s| s < full).map(|s| s as i64).collect()
+    }
+
+    /// The rotation steps the transforms use (baby and giant steps of every group, and the
+    /// trace's under sparse packing), sorted.
     pub fn rotations(&self) -> Vec<i64> {
-        let mut steps: Vec<i64> =
-            self.coeff_to_slot.iter().chain(&self.slot_to_coeff).flat_map(LinearTransform::rotations).collect();
+        let mut steps: Vec<i64> = self
+            .coeff_to_slot
+            .iter()
+            .chain(&self.slot_to_coeff)
+            .flat_map(LinearTransform::rotations)
+            .chain(self.trace_rotations())
+            .collect();
         steps.sort_unstable();
         steps.dedup();
         steps
@@ -341,13 +383,13 @@ impl<B: Backend> Bootstrapper<B> {
 
     /// A fresh ciphertext at [`BootstrapPlan::output_level`] with the slots of `a` (up to the
     /// bootstrapping error) at a's scale (up to the f64 rounding of the scale bookkeeping). `a`
-    /// may be at any level (it is brought to the lowest first), must be relinearized, pack N/2
-    /// slots and have a scale at most q0 / 2^5.
+    /// may be at any level (it is brought to the lowest first), must be relinearized, pack the
+    /// plan's slot count ([`BootstrapPlan::slots`]) and have a scale at most q0 / 2^5.
     pub fn bootstrap(&self, evaluator: &Evaluator<'_, B, CkksContext>, a: &Batch<B>) -> Result<Batch<B>> {
         let raised = self.mod_raise(evaluator, a)?;
-        let (re, im) = self.coeff_to_slot(evaluator, &raised)?;
-        let (re, im) = self.eval_mod(evaluator, &re, &im)?;
-        self.slot_to_coeff(evaluator, &re, &im, a.tag().scale)
+        let coefficients = self.coeff_to_slot(evaluator, &raised)?;
+        let reduced = self.eval_mod(evaluator, &coefficients)?;
+        self.slot_to_coeff(evaluator, &reduced, a.tag().scale)
     }
 
     /// Step 1: the checks, then ModRaise (under encapsulation: switched to the ephemeral sparse
@@ -356,12 +398,13 @@ impl<B: Backend> Bootstrapper<B> {
     pub fn mod_raise(&self, evaluator: &Evaluator<'_, B, CkksContext>, a: &Batch<B>) -> Result<Batch<B>> {
         expect_same_context(&self.plan.ctx, a.context(), "the ciphertext")?;
         let ctx = &self.plan.ctx;
-        if a.tag().slots != ctx.max_slots() {
+        if a.tag().slots != self.plan.slots {
             return Err(SchemeError::InvalidParameters(format!(
-                "the ciphertexts pack {} slots; this bootstrapping handles full packing ({} slots) only (sparse packing \
-                 is not implemented yet)",
+                "the ciphertexts pack {} slots; this bootstrapping plan is for {} (plan another with \
+                 BootstrapConfig::slots = {})",
                 a.tag().slots,
-                ctx.max_slots()
+                self.plan.slots,
+                a.tag().slots
             )));
         }
         check_message_ratio(a.tag().scale, self.plan.q0, "the ciphertext's scale")?;
@@ -374,59 +417,126 @@ impl<B: Backend> Bootstrapper<B> {
         }
     }
 
-    /// Step 2: CoeffToSlot and the separation of real and imaginary parts. Returns two
-    /// ciphertexts whose slot k holds x_j / K and x_(j+N/2) / K, j = br(k) the bit reversal of
-    /// k and x = t / q0 the raised phase's coefficients: re = z + conj(z), im = -i (z -
-    /// conj(z)) of the transforms' output z.
+    /// Step 2: under sparse packing the trace to the slots' subring (t's coefficients off the
+    /// n-slot grid cancel, those on it are multiplied by N / 2n, which CoeffToSlot divides out),
+    /// then CoeffToSlot and the separation of real and imaginary parts, re = z + conj(z) and
+    /// im = -i (z - conj(z)) of the transforms' output z: the slot k of re holds x_j / K and of
+    /// im x_(j+N/2) / K, j = br(k) the bit reversal of k on the slots' grid and x = t / q0 the
+    /// raised phase's coefficients.
     pub fn coeff_to_slot(
         &self,
         evaluator: &Evaluator<'_, B, CkksContext>,
         raised: &Batch<B>,
-    ) -> Result<(Batch<B>, Batch<B>)> {
-        let z = apply_all(evaluator, raised, &self.coeff_to_slot)?;
+    ) -> Result<Coefficients<B>> {
+        let mut traced: Option<Batch<B>> = None;
+        for step in self.plan.trace_rotations() {
+            let x = traced.as_ref().unwrap_or(raised);
+            traced = Some(evaluator.add(x, &evaluator.rotate(x, step)?)?);
+        }
+        let z = apply_all(evaluator, traced.as_ref().unwrap_or(raised), &self.coeff_to_slot)?;
         let conjugate = evaluator.conjugate(&z)?;
         let re = evaluator.add(&z, &conjugate)?;
+        if self.plan.slots < self.plan.ctx.max_slots() {
+            // The last transform put -i z beside z: one sum holds both parts.
+            return Ok(Coefficients::Packed(re));
+        }
         let im = times_i(evaluator, &evaluator.sub(&z, &conjugate)?, -1)?;
-        Ok((re, im))
+        Ok(Coefficients::Split { re, im })
     }
 
-    /// Step 3: EvalMod on both halves: sin(2 pi x) in every slot.
+    /// Step 3: EvalMod on every part: sin(2 pi x) in every slot.
     pub fn eval_mod(
         &self,
         evaluator: &Evaluator<'_, B, CkksContext>,
-        re: &Batch<B>,
-        im: &Batch<B>,
-    ) -> Result<(Batch<B>, Batch<B>)> {
-        Ok((self.plan.eval_mod.evaluate(evaluator, re)?, self.plan.eval_mod.evaluate(evaluator, im)?))
+        coefficients: &Coefficients<B>,
+    ) -> Result<Coefficients<B>> {
+        coefficients.try_map(|x| self.plan.eval_mod.evaluate(evaluator, x))
     }
 
-    /// Step 4: recombine w = re + i im and apply SlotToCoeff, whose matrix carries q0 / (2 pi
-    /// S), S the planned EvalMod output scale. With w = 2 pi m / q0 at scale S' (S' = S after
-    /// the real EvalMod) the phase is S' / S x (input scale) x z, so the tag is set to input
-    /// scale x S' / S: exactly the input scale after the full pipeline. A relabelling: no
-    /// residue changes, only what the phase is read as.
+    /// Step 4: recombine w = re + i im (full packing; under sparse packing SlotToCoeff's first
+    /// transform does it) and apply SlotToCoeff, whose matrix carries q0 / (2 pi S), S the
+    /// planned EvalMod output scale. With w = 2 pi m / q0 at scale S' (S' = S after the real
+    /// EvalMod) the phase is S' / S x (input scale) x z, so the tag is set to input scale x S'
+    /// / S: exactly the input scale after the full pipeline. A relabelling: no residue changes,
+    /// only what the phase is read as.
     pub fn slot_to_coeff(
         &self,
         evaluator: &Evaluator<'_, B, CkksContext>,
-        re: &Batch<B>,
-        im: &Batch<B>,
+        coefficients: &Coefficients<B>,
         input_scale: f64,
     ) -> Result<Batch<B>> {
-        let w = evaluator.add(re, &times_i(evaluator, im, 1)?)?;
-        let mut out = apply_all(evaluator, &w, &self.slot_to_coeff)?;
+        let combined;
+        let w = match coefficients {
+            Coefficients::Split { re, im } => {
+                combined = evaluator.add(re, &times_i(evaluator, im, 1)?)?;
+                &combined
+            }
+            Coefficients::Packed(x) => x,
+        };
+        let mut out = apply_all(evaluator, w, &self.slot_to_coeff)?;
         let scale = input_scale * (w.tag().scale / self.plan.eval_mod_scale);
         self.plan.ctx.check_scale(scale, out.level(), "the bootstrapped ciphertext")?;
-        out.tag = CkksTag { scale, ..out.tag() };
+        out.tag = CkksTag { scale, slots: self.plan.slots };
         Ok(out)
     }
 }
 
-/// The transforms applied in order, each one level.
+/// The raised phase's coefficients in slots, real, between CoeffToSlot and SlotToCoeff.
+pub enum Coefficients<B: Backend> {
+    /// Full packing: the first N/2 coefficients in one ciphertext, the last N/2 in another.
+    Split {
+        /// The coefficients 0..N/2 (the real parts of u).
+        re: Batch<B>,
+        /// The coefficients N/2..N (the imaginary parts of u).
+        im: Batch<B>,
+    },
+    /// Sparse packing of n slots: one ciphertext of 2n slots, the real parts of u in the first
+    /// n, the imaginary parts in the next n.
+    Packed(Batch<B>),
+}
+
+impl<B: Backend> std::fmt::Debug for Coefficients<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Split { re, im } => f.debug_struct("Split").field("re", re).field("im", im).finish(),
+            Self::Packed(x) => f.debug_tuple("Packed").field(x).finish(),
+        }
+    }
+}
+
+impl<B: Backend> Coefficients<B> {
+    /// `f` applied to every ciphertext.
+    pub fn try_map(&self, f: impl Fn(&Batch<B>) -> Result<Batch<B>>) -> Result<Self> {
+        Ok(match self {
+            Self::Split { re, im } => Self::Split { re: f(re)?, im: f(im)? },
+            Self::Packed(x) => Self::Packed(f(x)?),
+        })
+    }
+}
+
+/// The transforms applied in order, each one level. A transform lifted to twice the slots
+/// (sparse packing) gets its input read as that many slots, and the transform after it its
+/// output read as half: relabellings only, as the plan makes every such vector periodic.
 fn apply_all<B: Backend>(
     evaluator: &Evaluator<'_, B, CkksContext>,
     a: &Batch<B>,
     transforms: &[PreparedLinearTransform<B>],
 ) -> Result<Batch<B>> {
-    let (first, rest) = transforms.split_first().expect("a level budget is at least 1");
-    rest.iter().try_fold(evaluator.apply_linear_transform(a, first)?, |x, t| evaluator.apply_linear_transform(&x, t))
+    let mut x: Option<Batch<B>> = None;
+    for t in transforms {
+        let input = x.as_ref().unwrap_or(a);
+        let next = if input.tag().slots == t.slots() {
+            evaluator.apply_linear_transform(input, t)?
+        } else {
+            // An intermediate result is relabelled in place; the caller's input is copied.
+            let mut relabelled = match x.take() {
+                Some(owned) => owned,
+                None => evaluator.drop_to_level(a, a.level())?,
+            };
+            relabelled.tag = CkksTag { slots: t.slots(), ..relabelled.tag() };
+            evaluator.apply_linear_transform(&relabelled, t)?
+        };
+        x = Some(next);
+    }
+    x.ok_or_else(|| SchemeError::InvalidParameters("a level budget is at least 1".into()))
 }

@@ -17,6 +17,14 @@
 //! u_(br(k)), EvalMod acts slot by slot, and SlotToCoeff starts after it. The permutation cancels
 //! between the two transforms (as in Lattigo and OpenFHE).
 //!
+//! Sparse packing (n < N/2 slots, an n-slot ciphertext's slot vector repeating with period n
+//! when read as N/2 slots) packs the real and imaginary parts into one ciphertext of 2n slots,
+//! so that EvalMod runs once, not twice (as in Lattigo): CoeffToSlot's last transform is lifted
+//! to 2n slots as [[M, 0], [0, -i M]], giving [M x, -i M x] on the periodic input [x, x], whose
+//! sum with its conjugate is [2 Re M x, 2 Im M x]; SlotToCoeff's first transform is lifted as
+//! [[M, i M], [M, i M]], taking [a, b] to [M (a + i b), M (a + i b)], an n-periodic vector again
+//! ([`lift`]). Neither costs a level or more than the lifted transform's few extra diagonals.
+//!
 //! The constant factors (CoeffToSlot's Delta / (2 K q0), SlotToCoeff's q0 / (2 pi S)) are spread
 //! evenly over the groups, and the inverse stages carry their 1/2 each: every group's entries
 //! stay near 1, where the diagonals' encoding error (absolute, 1 / scale) matters least.
@@ -151,27 +159,60 @@ fn factorized(
 
 /// CoeffToSlot for `slots` slots over `levels` levels: transforms to apply in order, whose
 /// product is `factor` V^-1 without the final bit reversal (slot k gets factor u_(br(k))).
+/// `packed` (sparse packing): the last transform is lifted to 2 `slots` slots, so that slots
+/// `slots..2 slots` get -i times slots `0..slots`.
 pub(crate) fn coeff_to_slot(
     encoder: &CkksEncoder,
     slots: usize,
     factor: f64,
     levels: usize,
+    packed: bool,
 ) -> Result<Vec<LinearTransform>> {
     check_budget(slots, levels, "CoeffToSlot")?;
-    factorized(encoder, slots, factor, levels, true)
+    let mut transforms = factorized(encoder, slots, factor, levels, true)?;
+    if packed {
+        let last = transforms.pop().expect("a level budget is at least 1");
+        let (one, zero, minus_i) = (Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0), Complex64::new(0.0, -1.0));
+        transforms.push(lift(&last, [[one, zero], [zero, minus_i]])?);
+    }
+    Ok(transforms)
 }
 
 /// SlotToCoeff for `slots` slots over `levels` levels: transforms to apply in order, whose
 /// product is `factor` V without the initial bit reversal (it takes u in bit-reversed order,
-/// as CoeffToSlot leaves it, to the slots z = V u).
+/// as CoeffToSlot leaves it, to the slots z = V u). `packed` (sparse packing): the first
+/// transform is lifted to 2 `slots` slots and takes [a, b] to a + i b before the rest.
 pub(crate) fn slot_to_coeff(
     encoder: &CkksEncoder,
     slots: usize,
     factor: f64,
     levels: usize,
+    packed: bool,
 ) -> Result<Vec<LinearTransform>> {
     check_budget(slots, levels, "SlotToCoeff")?;
-    factorized(encoder, slots, factor, levels, false)
+    let mut transforms = factorized(encoder, slots, factor, levels, false)?;
+    if packed {
+        let (one, i) = (Complex64::new(1.0, 0.0), Complex64::new(0.0, 1.0));
+        transforms[0] = lift(&transforms[0], [[one, i], [one, i]])?;
+    }
+    Ok(transforms)
+}
+
+/// The transform on 2n slots of the block matrix [[b00 M, b01 M], [b10 M, b11 M]] for an
+/// n-slot transform M. Its diagonal k at row i reads column j = (i + k) mod 2n, which lies in
+/// block (i / n, j / n) and within it on M's diagonal k mod n at row i mod n.
+fn lift(transform: &LinearTransform, blocks: [[Complex64; 2]; 2]) -> Result<LinearTransform> {
+    let n = transform.slots();
+    let mut lifted = Diagonals::new();
+    for (&d, diagonal) in transform.diagonals() {
+        for k in [d, d + n] {
+            let entries: Vec<Complex64> =
+                (0..2 * n).map(|i| blocks[i / n][((i + k) % (2 * n)) / n] * diagonal[i % n]).collect();
+            add_diagonal(&mut lifted, k, &entries);
+        }
+    }
+    lifted.retain(|_, d| d.iter().any(|z| z.norm_sqr() != 0.0));
+    LinearTransform::from_diagonals(2 * n, lifted)
 }
 
 /// `a` times +i (`sign` = 1) or -i (`sign` = -1) in every slot, exactly and without a level:
@@ -220,20 +261,54 @@ mod tests {
         let u: Vec<Complex64> = (0..n).map(|k| Complex64::new(coefficients[k], coefficients[k + n])).collect();
         let slots = encoder.decode(&coefficients, n, 1.0).unwrap();
         for levels in 1..=6 {
-            let to_slots = coeff_to_slot(&encoder, n, -3.0, levels).unwrap();
+            let to_slots = coeff_to_slot(&encoder, n, -3.0, levels, false).unwrap();
             assert_eq!(to_slots.len(), levels);
             let back = apply(&to_slots, &slots);
             for (a, b) in back.iter().zip(bit_reversed(&u)) {
                 assert!((a - b * -3.0).norm() < 1e-12, "{levels} levels: {a} vs {b}");
             }
-            let to_coeffs = slot_to_coeff(&encoder, n, 0.5, levels).unwrap();
+            let to_coeffs = slot_to_coeff(&encoder, n, 0.5, levels, false).unwrap();
             let again = apply(&to_coeffs, &bit_reversed(&u));
             for (a, b) in again.iter().zip(&slots) {
                 assert!((a - b * 0.5).norm() < 1e-12, "{levels} levels: {a} vs {b}");
             }
         }
-        assert!(coeff_to_slot(&encoder, n, 1.0, 7).is_err());
-        assert!(slot_to_coeff(&encoder, n, 1.0, 0).is_err());
+        assert!(coeff_to_slot(&encoder, n, 1.0, 7, false).is_err());
+        assert!(slot_to_coeff(&encoder, n, 1.0, 0, false).is_err());
+    }
+
+    /// Sparse packing: on an n-slot vector read as 2n slots (repeated), CoeffToSlot puts u in
+    /// bit-reversed order in the first n slots and -i times it in the next n, so that the sum
+    /// with the conjugate is [2 Re, 2 Im]; SlotToCoeff takes [Re, Im] back to the slots, twice.
+    #[test]
+    fn the_packed_transforms_separate_and_recombine_real_and_imaginary_parts() {
+        let encoder = CkksEncoder::new(256).unwrap();
+        let n = 16;
+        let coefficients: Vec<f64> = (0..256).map(|i| if i % 8 == 0 { ((i * 29 % 13) as f64 - 6.0) / 5.0 } else { 0.0 }).collect();
+        let slots = encoder.decode(&coefficients, n, 1.0).unwrap();
+        let u: Vec<Complex64> = (0..n).map(|k| Complex64::new(coefficients[8 * k], coefficients[8 * k + 128])).collect();
+        let u = bit_reversed(&u);
+        for levels in 1..=4 {
+            let to_slots = coeff_to_slot(&encoder, n, 2.0, levels, true).unwrap();
+            let (last, first) = to_slots.split_last().unwrap();
+            assert_eq!((last.slots(), first.iter().all(|t| t.slots() == n)), (2 * n, true));
+            let z = apply(first, &slots);
+            let y = last.apply_plain(&[z.clone(), z].concat());
+            for k in 0..n {
+                assert!((y[k] + y[k].conj() - Complex64::new(4.0 * u[k].re, 0.0)).norm() < 1e-12, "{levels}: {k}");
+                assert!((y[k + n] + y[k + n].conj() - Complex64::new(4.0 * u[k].im, 0.0)).norm() < 1e-12);
+            }
+            let to_coeffs = slot_to_coeff(&encoder, n, 0.5, levels, true).unwrap();
+            assert_eq!(to_coeffs[0].slots(), 2 * n);
+            let parts: Vec<Complex64> =
+                u.iter().map(|z| Complex64::new(z.re, 0.0)).chain(u.iter().map(|z| Complex64::new(z.im, 0.0))).collect();
+            let first = to_coeffs[0].apply_plain(&parts);
+            assert!((0..n).all(|k| (first[k] - first[k + n]).norm() < 1e-12), "not n-periodic");
+            let again = apply(&to_coeffs[1..], &first[..n]);
+            for (a, b) in again.iter().zip(&slots) {
+                assert!((a - b * 0.5).norm() < 1e-12, "{levels} levels: {a} vs {b}");
+            }
+        }
     }
 
     /// A group of m stages has at most 2^(m+1) - 1 diagonals: what makes the factorization
@@ -241,7 +316,7 @@ mod tests {
     #[test]
     fn groups_are_sparse() {
         let encoder = CkksEncoder::new(1024).unwrap();
-        for t in coeff_to_slot(&encoder, 512, 1.0, 3).unwrap() {
+        for t in coeff_to_slot(&encoder, 512, 1.0, 3, false).unwrap() {
             assert!(t.diagonal_count() <= 15, "{}", t.diagonal_count());
         }
         assert_eq!(groups(9, 4), vec![0..3, 3..5, 5..7, 7..9]);

@@ -19,9 +19,12 @@
 //! 4. **SlotToCoeff** ([`slot_to_coeff`](Bootstrapper::slot_to_coeff)): the special DFT V
 //!    itself, factorized the same way, mapping the recombined coefficients back to the slots.
 //!
-//! Full packing (N/2 slots) only. [`secure_parameters`] is the 128-bit preset (N = 2^16, 9
-//! levels after); [`insecure_parameters`] and [`insecure_test_parameters`] are small insecure
-//! ones for tests. Not yet: double hoisting and sparse packing (docs/BOOTSTRAPPING.md).
+//! Full packing (N/2 slots) by default; sparse packing (n < N/2 slots, [`BootstrapConfig::slots`])
+//! first takes the trace to the subring the slots live in (log2(N/2n) rotations, no level) and
+//! evaluates EvalMod once on the real and imaginary parts side by side in 2n slots
+//! ([`Coefficients::Packed`]). [`secure_parameters`] is the 128-bit preset (N = 2^16, 9 levels
+//! after); [`insecure_parameters`] and [`insecure_test_parameters`] are small insecure ones for
+//! tests.
 //!
 //! ```
 //! use pimhe_exec::CpuBackend;
@@ -52,7 +55,7 @@ mod eval_mod;
 mod mod_raise;
 mod range;
 
-pub use bootstrapper::{BootstrapConfig, BootstrapPlan, Bootstrapper, MIN_MESSAGE_RATIO_BITS};
+pub use bootstrapper::{BootstrapConfig, BootstrapPlan, Bootstrapper, Coefficients, MIN_MESSAGE_RATIO_BITS};
 pub use encapsulation::{EncapsulationKeys, EPHEMERAL_HAMMING_WEIGHT};
 pub use eval_mod::EvalMod;
 pub use range::{minimum_range, probabilistic_range, worst_case_range, MAX_RANGE, RANGE_SIGMAS};
