@@ -314,11 +314,16 @@ fn bootstrap_restores_the_slots_says_the_preset_is_insecure_and_refuses_what_it_
     assert!(report["rescalings_left"].as_u64().unwrap() >= 1);
     // One Galois key per rotation step of the transforms, and one for the conjugation.
     assert_eq!(report["galois_keys"].as_u64(), report["rotations"].as_u64().map(|r| r + 1));
+    // Sparse packing: 64 slots, the trace's rotations among the keys, the same precision.
+    let sparse = pimhe(&["bench", "bootstrap", "--n", "1024", "--slots", "64", "--json"]);
+    let sparse: serde_json::Value = serde_json::from_slice(&sparse.stdout).expect("one JSON object");
+    assert_eq!(sparse["slots"].as_u64(), Some(64));
+    assert!(sparse["precision"]["min_bits"].as_f64().unwrap() > 15.0, "{sparse}");
     let text = pimhe(&["bench", "bootstrap", "--n", "1024"]);
     assert!(String::from_utf8_lossy(&text.stdout).lines().next().unwrap().contains("INSECURE test preset"));
     for (args, message) in [
         (vec!["--n", "32768"], "--n 32768 is not allowed"),
-        (vec!["--n", "1024", "--slots", "64"], "--slots 64 is not allowed: full packing only"),
+        (vec!["--n", "1024", "--slots", "48"], "--slots 48 is not allowed: a power of two from 1 to N/2 = 512"),
         // One DPU per prime: the default rank of 64 DPUs is too few for the preset's 68 primes.
         (vec!["--n", "1024", "--backend", "upmem-emu"], "--dpus 64 is too few for --mode parallel with 68 primes"),
     ] {

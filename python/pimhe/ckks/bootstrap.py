@@ -24,8 +24,9 @@ prepares the transforms once, then ``ev.bootstrap(ct)``::
     fresh = ev.bootstrap(low)                        # at plan.output_level, low's scale
     assert np.abs(dec.decrypt(fresh)[0] - x).max() < 2**-18
 
-Ciphertexts must pack all N/2 slots and have a scale at most q0 / 2^5 (``ParameterError``
-otherwise); an evaluator without ``bootstrap=``, the relinearization key or one of the plan's
+Ciphertexts must pack the plan's slots (N/2 by default; ``BootstrapPlan(ctx, slots=n)`` plans a
+sparse packing of n slots, encrypted with ``enc.encrypt(x, slots=n)``) and have a scale at most
+q0 / 2^5 (``ParameterError`` otherwise); an evaluator without ``bootstrap=``, the relinearization key or one of the plan's
 Galois keys raises ``MissingKeyError`` naming what is missing; a plan, key or ciphertext of
 another context raises ``MismatchError``. ``insecure_context`` contexts are INSECURE (their repr
 says so). ``secure_context()`` is the 128-bit preset (N = 2^16, 9 levels after; about 4 GB of
