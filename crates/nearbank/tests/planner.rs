@@ -112,7 +112,7 @@ fn a_square_is_tensorsq() {
 }
 
 #[test]
-fn a_linear_transforms_plaintext_products_are_paccum_of_its_diagonals() {
+fn a_double_hoisted_linear_transforms_switched_products_are_paccum_of_its_diagonals() {
     let fixture = Fixture::new();
     let a = fixture.encrypt(1);
     // Three diagonals: baby steps 0, 1, 2 of one giant step.
@@ -123,23 +123,20 @@ fn a_linear_transforms_plaintext_products_are_paccum_of_its_diagonals() {
     fixture.backend.take_trace();
     evaluator.apply_linear_transform(&a, &prepared).unwrap();
     let program = plan(&fixture.backend.take_trace());
-    assert_eq!(count(&program, Opcode::Mult) + count(&program, Opcode::Mac), 0, "{program:?}");
-    // The plaintext products run over the level's primes (KeyMult's over the special primes
-    // too): every diagonal is a term of a PMult or PAccum, whatever the baby-step split.
+    // Double hoisting: the rotated baby steps' key switches stay over the extended basis, and
+    // the diagonals multiply them there as two chains sharing every factor, one PAccum(2) over
+    // the level's and the special primes (besides each rotation's KeyMult); the terms no key
+    // switch touched (c0 and c1 of baby step 0, c0 of the rotated ones) stay over the level's
+    // primes: c0's chain of three (a Mult and two MACs) and c1's single product, with no
+    // partner of their length to fuse with.
+    let extended_limbs = fixture.ctx.params().rlwe().primes().len();
     let level_limbs = fixture.ctx.level_basis(a.level()).unwrap().len();
-    let terms: usize = program
-        .iter()
-        .map(|k| match k {
-            Kernel::Pim(p) if p.limbs == level_limbs => match p.opcode {
-                Opcode::PMult => 1,
-                Opcode::PAccum(k) => k,
-                _ => 0,
-            },
-            _ => 0,
-        })
-        .sum();
-    assert_eq!(terms, 3, "{program:?}");
-    assert!(opcodes(&program).iter().any(|o| matches!(o, Opcode::PAccum(_))), "{program:?}");
+    let on = |opcode: Opcode, limbs: usize| {
+        program.iter().filter(|k| matches!(k, Kernel::Pim(p) if p.opcode == opcode && p.limbs == limbs)).count()
+    };
+    assert_eq!((on(Opcode::Mult, level_limbs), on(Opcode::Mac, level_limbs)), (2, 2), "{program:?}");
+    // Two rotations' KeyMults and the diagonals' products over the extended basis.
+    assert_eq!(on(Opcode::PAccum(2), extended_limbs), 3, "{program:?}");
 }
 
 #[test]
