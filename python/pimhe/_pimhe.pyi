@@ -41,6 +41,7 @@ __all__ = [
     "StatsDriver",
     "stats_aggregate_shard",
     "stats_combine",
+    "batch_apply_shard",
     "study_keygen",
     "study_encrypt",
     "study_eval",
@@ -251,6 +252,17 @@ def stats_aggregate_shard(public: bytes, shard: bytes, backend: str = "cpu", thr
 
 def stats_combine(public: bytes, partials: Sequence[bytes], backend: str = "cpu", threads: Optional[int] = None) -> bytes:
     """One partial of several: refused if two hold the same user or come from another run."""
+
+def batch_apply_shard(
+    params: bytes,
+    key: bytes,
+    op: Literal["multiply", "rotate"],
+    inputs: Sequence[bytes],
+    element: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> bytes:
+    """One shard of an element-wise operation: ``multiply`` (two batches, relinearized with the
+    relinearization key) or ``rotate`` (the automorphism ``element`` with the Galois keys)."""
 
 @final
 class StatsDriver:

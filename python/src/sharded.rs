@@ -4,6 +4,9 @@
 //! (`stats_combine`), the driver decrypts the last partial into `pimhe stats`'s report. Each is
 //! one call of `pimhe_workloads::stats::sharded`, which owns every check; the keys, shards and
 //! partials travel as bytes, and no method serializes a secret key.
+//!
+//! And a shard of an element-wise batch operation (`batch_apply_shard`, over
+//! `pimhe_workloads::batch_ops`).
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -17,6 +20,7 @@ use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
 use pimhe_exec::Backend as ExecBackend;
 use pimhe_math::Sampler;
 use pimhe_pim::runtime::placement::Mode;
+use pimhe_workloads::batch_ops::{self, BatchOp};
 use pimhe_workloads::stats::sharded::{self, header_of};
 use pimhe_workloads::stats::{Dataset, StatsError, StatsPlan};
 
@@ -192,5 +196,31 @@ fn on_backend(
     };
     let job = OnDevice { public, step };
     let bytes = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?.output.map_err(stats_error)?;
+    Ok(PyBytes::new(py, &bytes).unbind())
+}
+
+/// A worker's shard of an element-wise operation (`pimhe_workloads::batch_ops`): `op`
+/// ("multiply": `inputs` = two batches, multiplied and relinearized with the relinearization
+/// key `key`; "rotate": one batch, the automorphism of Galois element `element` with the Galois
+/// keys `key`) under the parameters `params` (`Context.to_bytes`), on the CPU with `threads`.
+#[pyfunction]
+#[pyo3(signature = (params, key, op, inputs, element=None, threads=None))]
+pub fn batch_apply_shard(
+    py: Python<'_>,
+    params: Vec<u8>,
+    key: Vec<u8>,
+    op: &str,
+    inputs: Vec<Vec<u8>>,
+    element: Option<usize>,
+    threads: Option<usize>,
+) -> PyResult<Py<PyBytes>> {
+    let op = BatchOp::parse(op, element).py_err()?;
+    let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let bytes = py
+        .allow_threads(|| {
+            let cpu = pimhe_exec::CpuBackend::new(threads).map_err(pimhe_schemes::SchemeError::from)?;
+            batch_ops::apply_shard(&cpu, &params, &key, op, &inputs)
+        })
+        .py_err()?;
     Ok(PyBytes::new(py, &bytes).unbind())
 }

@@ -15,6 +15,7 @@ import pytest
 ray = pytest.importorskip("ray", reason='pimhe.distributed needs Ray: pip install "pimhe[distributed]"')
 
 import pimhe.distributed as dist  # noqa: E402
+import pimhe  # noqa: E402
 from pimhe import stats as pimhe_stats  # noqa: E402
 from pimhe import study  # noqa: E402
 from pimhe._pimhe import StatsDriver  # noqa: E402
@@ -326,3 +327,51 @@ def test_the_stats_command_line_prints_pimhe_stats_output(cluster, rows_csv, cap
     assert "--synthetic" in capsys.readouterr().err
     assert main(["stats", "mean", "--columns", "x,nope", "--input", os.fspath(rows_csv)]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+# --- element-wise batch operations (pimhe.distributed.batch_map) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def batch_setup():
+    """A BGV context, its keys (a Galois key for element 3), and 12 ciphertext pairs in shards
+    of 5, 4 and 3."""
+    ctx = pimhe.Context.bgv(n=4096)
+    keys = ctx.keygen(seed=1, galois_elements=[3])
+    encryptor = ctx.encryptor(keys.public_key, seed=2)
+    values = [[(7 * i + j) % 1000 for j in range(16)] for i in range(12)]
+    sizes = [5, 4, 3]
+    a, b, start = [], [], 0
+    for size in sizes:
+        a.append(encryptor.encrypt(values[start : start + size]))
+        b.append(encryptor.encrypt(values[::-1][start : start + size]))
+        start += size
+    return ctx, keys, a, b
+
+
+def test_batch_map_gives_the_one_process_ciphertexts_bit_for_bit(cluster, batch_setup):
+    ctx, keys, a, b = batch_setup
+    evaluator = ctx.evaluator(relin_key=keys.relin_key, galois_keys=keys.galois_keys)
+    ledger = []
+    product = dist.batch_map(ctx, "multiply", zip(a, b), key=keys.relin_key, ledger=ledger)
+    assert product.shards == 3
+    assert product.results == [evaluator.relinearize(evaluator.multiply(x, y)).to_bytes() for x, y in zip(a, b)]
+    # Streamed: each shard's inputs put once, and only its own (12 ciphertexts in 3 shards).
+    assert product.object_store["inputs"] == sum(len(x.to_bytes()) + len(y.to_bytes()) for x, y in zip(a, b))
+    assert len(ray.get(ledger)) == 2 + 3 * 2 + 3 * 2
+    got = {}
+    rotated = dist.batch_map(ctx, "rotate", iter(a), key=keys.galois_keys, element=3, sink=got.__setitem__)
+    assert rotated.results == [] and sorted(got) == [0, 1, 2]
+    assert [got[i] for i in range(3)] == [evaluator.automorphism(x, 3).to_bytes() for x in a]
+    # And they decrypt to the rotated plaintexts' products.
+    decryptor = ctx.decryptor(keys.secret_key)
+    first = pimhe.CiphertextBatch.from_bytes(ctx, product.results[0])
+    assert (decryptor.decrypt(first) == decryptor.decrypt(a[0]) * decryptor.decrypt(b[0]) % ctx.plain_modulus).all()
+
+
+def test_batch_map_names_a_failing_shard(cluster, batch_setup):
+    ctx, keys, a, _ = batch_setup
+    # Element 5 has no Galois key: every shard fails, the first one reported by index.
+    with pytest.raises(dist.ShardError, match="no key for element 5") as failure:
+        dist.batch_map(ctx, "rotate", a, key=keys.galois_keys, element=5)
+    assert len(failure.value.shards) == 1 and failure.value.usage
