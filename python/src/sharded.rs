@@ -12,6 +12,9 @@ use std::fs::File;
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
+// Bytes arguments as PyBackedBytes (zero-copy views of Python bytes), not Vec<u8>, which PyO3
+// extracts one element at a time.
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use pimhe_bench::format::{to_json, Render};
@@ -121,7 +124,7 @@ impl StatsDriver {
 
     /// Decrypts the last partial (refused unless it holds exactly every user) into `pimhe
     /// stats`'s output for a server on `backend` taking `server_s` seconds: `(json, text)`.
-    fn finish(&self, py: Python<'_>, partial: Vec<u8>, server_s: f64, backend: &str) -> PyResult<(String, String)> {
+    fn finish(&self, py: Python<'_>, partial: PyBackedBytes, server_s: f64, backend: &str) -> PyResult<(String, String)> {
         let inner = &self.inner;
         let report = py.allow_threads(|| inner.finish(&partial, server_s)).map_err(stats_error)?;
         let output = StatsOutput::new(&self.scheme, backend, inner.header().n, (report, None), self.seeded);
@@ -134,8 +137,8 @@ impl StatsDriver {
 #[pyo3(signature = (public, shard, backend="cpu", threads=None))]
 pub fn stats_aggregate_shard(
     py: Python<'_>,
-    public: Vec<u8>,
-    shard: Vec<u8>,
+    public: PyBackedBytes,
+    shard: PyBackedBytes,
     backend: &str,
     threads: Option<usize>,
 ) -> PyResult<Py<PyBytes>> {
@@ -147,12 +150,12 @@ pub fn stats_aggregate_shard(
 #[pyo3(signature = (public, partials, backend="cpu", threads=None))]
 pub fn stats_combine(
     py: Python<'_>,
-    public: Vec<u8>,
-    partials: Vec<Vec<u8>>,
+    public: PyBackedBytes,
+    partials: Vec<PyBackedBytes>,
     backend: &str,
     threads: Option<usize>,
 ) -> PyResult<Py<PyBytes>> {
-    let partials: Vec<&[u8]> = partials.iter().map(Vec::as_slice).collect();
+    let partials: Vec<&[u8]> = partials.iter().map(|p| &p[..]).collect();
     on_backend(py, &public, backend, threads, Step::Combine(&partials))
 }
 
@@ -207,15 +210,15 @@ fn on_backend(
 #[pyo3(signature = (params, key, op, inputs, element=None, threads=None))]
 pub fn batch_apply_shard(
     py: Python<'_>,
-    params: Vec<u8>,
-    key: Vec<u8>,
+    params: PyBackedBytes,
+    key: PyBackedBytes,
     op: &str,
-    inputs: Vec<Vec<u8>>,
+    inputs: Vec<PyBackedBytes>,
     element: Option<usize>,
     threads: Option<usize>,
 ) -> PyResult<Py<PyBytes>> {
     let op = BatchOp::parse(op, element).py_err()?;
-    let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let inputs: Vec<&[u8]> = inputs.iter().map(|p| &p[..]).collect();
     let bytes = py
         .allow_threads(|| {
             let cpu = pimhe_exec::CpuBackend::new(threads).map_err(pimhe_schemes::SchemeError::from)?;

@@ -82,7 +82,7 @@ def test_distributed_eval_decrypts_to_the_one_process_result(cluster, setup, tmp
     assert result.object_store["public_keys"] == (setup["pub"] / "public-keys.pimhe").stat().st_size
 
 
-def shard_processes():
+def shard_processes(prefix="ray::pimhe-shard-"):
     """(pid, shard index) of every worker process running a shard task now (Ray titles a
     worker's process ray::<task name> while the task runs)."""
     found = []
@@ -92,16 +92,16 @@ def shard_processes():
                 title = f.read().split(b"\0")[0].decode(errors="replace")
         except OSError:
             continue
-        if title.startswith("ray::pimhe-shard-"):
+        if title.startswith(prefix):
             found.append((int(pid), int(title.split("-")[-1].split()[0])))
     return found
 
 
-def kill_first_shard(killed):
+def kill_first_shard(killed, prefix="ray::pimhe-shard-"):
     """Kills (SIGKILL) the first worker seen running a shard, recording its shard index."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not killed:
-        for pid, index in shard_processes():
+        for pid, index in shard_processes(prefix):
             os.kill(pid, signal.SIGKILL)
             killed.append(index)
             return
@@ -291,6 +291,19 @@ def test_a_corrupted_stats_shard_fails_by_its_index(cluster, rows_csv):
         dist.stats("mean", ["x", "y"], shards=4, retries=1, driver=Damaging())
     assert failure.value.shards == (2,)
     assert str(failure.value).startswith("shard 2 of 4 (users 12..17)")
+
+
+def test_a_stats_worker_killed_mid_run_is_retried_and_the_result_is_exact(cluster, rows_csv):
+    single = one_process("linreg", rows_csv)
+    killed = []
+    killer = threading.Thread(target=kill_first_shard, args=(killed, "ray::pimhe-stats-shard-"))
+    killer.start()
+    try:
+        result = dist.stats("linreg", ["x", "y"], input=os.fspath(rows_csv), seed=6, shards=3, retries=3)
+    finally:
+        killer.join()
+    assert killed, "no shard task was seen running to kill"
+    assert [e["encrypted"] for e in result.report["estimates"]] == [e.encrypted for e in single.estimates]
 
 
 def test_the_stats_secret_keys_never_enter_the_object_store(cluster, rows_csv):
