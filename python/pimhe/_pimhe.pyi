@@ -38,6 +38,10 @@ __all__ = [
     "secure_bootstrap_context",
     "presets",
     "run_stats",
+    "StatsDriver",
+    "stats_aggregate_shard",
+    "stats_combine",
+    "batch_apply_shard",
     "study_keygen",
     "study_encrypt",
     "study_eval",
@@ -242,6 +246,55 @@ def study_write_aggregates(
     study_json: str, public_keys: bytes, partial: bytes, expected: int, out: _PathArg, force: bool = False
 ) -> int:
     """Writes the final partial's aggregates to ``out`` if it holds ``expected`` submissions; the user count."""
+
+def stats_aggregate_shard(public: bytes, shard: bytes, backend: str = "cpu", threads: Optional[int] = None) -> bytes:
+    """The partial aggregate of a shard of users (``StatsDriver.encrypt_shard``)."""
+
+def stats_combine(public: bytes, partials: Sequence[bytes], backend: str = "cpu", threads: Optional[int] = None) -> bytes:
+    """One partial of several: refused if two hold the same user or come from another run."""
+
+def batch_apply_shard(
+    params: bytes,
+    key: bytes,
+    op: Literal["multiply", "rotate"],
+    inputs: Sequence[bytes],
+    element: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> bytes:
+    """One shard of an element-wise operation: ``multiply`` (two batches, relinearized with the
+    relinearization key) or ``rotate`` (the automorphism ``element`` with the Galois keys)."""
+
+@final
+class StatsDriver:
+    """The client of a distributed ``pimhe stats``: the rows, the plan and the keys (the secret
+    ones never leave it)."""
+
+    def __new__(
+        cls,
+        statistic: str,
+        columns: Sequence[str],
+        *,
+        input: Optional[_PathArg] = None,
+        users: Optional[int] = None,
+        synthetic: Optional[int] = None,
+        decimals: Optional[int] = None,
+        scheme: str = "bgv",
+        n: int = 8192,
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+    ) -> "StatsDriver": ...
+    @property
+    def users(self) -> int: ...
+    @property
+    def plain_moduli(self) -> List[int]: ...
+    def public_bytes(self) -> bytes:
+        """The run's header and relinearization keys: what every worker receives once."""
+    def contains_secret(self, blob: bytes) -> bool:
+        """Whether ``blob`` holds a window of the secret keys' bytes (yes or no, never the key)."""
+    def encrypt_shard(self, first: int, end: int) -> bytes:
+        """Users ``first..end`` encrypted under every plaintext modulus."""
+    def finish(self, partial: bytes, server_s: float, backend: str) -> Tuple[str, str]:
+        """``(json, text)`` of ``pimhe stats`` from the last partial (refused unless it holds every user)."""
 
 @final
 class Context:

@@ -18,6 +18,7 @@ mod progress;
 mod reproduce;
 mod scheme;
 mod serial;
+mod sharded;
 mod stats;
 mod study;
 
@@ -42,6 +43,10 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bootstrap::EncapsulationKeys>()?;
     m.add_function(wrap_pyfunction!(context::presets, m)?)?;
     m.add_function(wrap_pyfunction!(stats::run_stats, m)?)?;
+    m.add_class::<sharded::StatsDriver>()?;
+    m.add_function(wrap_pyfunction!(sharded::stats_aggregate_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::stats_combine, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::batch_apply_shard, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_keygen, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_eval, m)?)?;

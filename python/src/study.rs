@@ -13,6 +13,9 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
+// Bytes arguments as PyBackedBytes (zero-copy views of Python bytes): a Vec<u8> argument is
+// extracted one element at a time, which cost a worker most of its time per shard.
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
@@ -146,8 +149,8 @@ pub fn study_read_submission(py: Python<'_>, study_json: &str, path: PathBuf) ->
 pub fn study_evaluate_shard(
     py: Python<'_>,
     study_json: &str,
-    public_keys: Vec<u8>,
-    submissions: Vec<(String, Vec<u8>)>,
+    public_keys: PyBackedBytes,
+    submissions: Vec<(String, PyBackedBytes)>,
     backend: &str,
     threads: Option<usize>,
 ) -> PyResult<Py<PyBytes>> {
@@ -161,12 +164,12 @@ pub fn study_evaluate_shard(
 pub fn study_combine(
     py: Python<'_>,
     study_json: &str,
-    public_keys: Vec<u8>,
-    partials: Vec<Vec<u8>>,
+    public_keys: PyBackedBytes,
+    partials: Vec<PyBackedBytes>,
     backend: &str,
     threads: Option<usize>,
 ) -> PyResult<Py<PyBytes>> {
-    let partials: Vec<&[u8]> = partials.iter().map(Vec::as_slice).collect();
+    let partials: Vec<&[u8]> = partials.iter().map(|p| &p[..]).collect();
     on_backend(py, study_json, &public_keys, backend, threads, Step::Combine(&partials))
 }
 
@@ -177,8 +180,8 @@ pub fn study_combine(
 pub fn study_write_aggregates(
     py: Python<'_>,
     study_json: &str,
-    public_keys: Vec<u8>,
-    partial: Vec<u8>,
+    public_keys: PyBackedBytes,
+    partial: PyBackedBytes,
     expected: usize,
     out: PathBuf,
     force: bool,
@@ -202,7 +205,7 @@ fn overwrite(force: bool) -> Overwrite {
 /// A worker's step, with its inputs.
 enum Step<'a> {
     /// Add up a shard of named submissions.
-    Shard(&'a [(String, Vec<u8>)]),
+    Shard(&'a [(String, PyBackedBytes)]),
     /// Combine partials.
     Combine(&'a [&'a [u8]]),
 }

@@ -15,7 +15,10 @@ import pytest
 ray = pytest.importorskip("ray", reason='pimhe.distributed needs Ray: pip install "pimhe[distributed]"')
 
 import pimhe.distributed as dist  # noqa: E402
+import pimhe  # noqa: E402
+from pimhe import stats as pimhe_stats  # noqa: E402
 from pimhe import study  # noqa: E402
+from pimhe._pimhe import StatsDriver  # noqa: E402
 from pimhe.distributed.__main__ import main  # noqa: E402
 
 USERS = 23  # prime: no shard count from 2 to 22 divides it
@@ -79,7 +82,7 @@ def test_distributed_eval_decrypts_to_the_one_process_result(cluster, setup, tmp
     assert result.object_store["public_keys"] == (setup["pub"] / "public-keys.pimhe").stat().st_size
 
 
-def shard_processes():
+def shard_processes(prefix="ray::pimhe-shard-"):
     """(pid, shard index) of every worker process running a shard task now (Ray titles a
     worker's process ray::<task name> while the task runs)."""
     found = []
@@ -89,16 +92,16 @@ def shard_processes():
                 title = f.read().split(b"\0")[0].decode(errors="replace")
         except OSError:
             continue
-        if title.startswith("ray::pimhe-shard-"):
+        if title.startswith(prefix):
             found.append((int(pid), int(title.split("-")[-1].split()[0])))
     return found
 
 
-def kill_first_shard(killed):
+def kill_first_shard(killed, prefix="ray::pimhe-shard-"):
     """Kills (SIGKILL) the first worker seen running a shard, recording its shard index."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not killed:
-        for pid, index in shard_processes():
+        for pid, index in shard_processes(prefix):
             os.kill(pid, signal.SIGKILL)
             killed.append(index)
             return
@@ -218,3 +221,170 @@ def test_the_command_line_prints_pimhe_evals_output(cluster, setup, tmp_path, ca
     assert capsys.readouterr().out.startswith(f"pimhe eval: {USERS} submissions added up on cpu into {out}")
     assert main(args + ["--force", "--shards", "0"]) == 2
     assert "shards=0 for 23 submissions" in capsys.readouterr().err
+
+
+# --- pimhe stats over Ray (pimhe.distributed.stats): this process is the client ---------------
+
+
+@pytest.fixture(scope="module")
+def rows_csv(tmp_path_factory):
+    """USERS rows whose products need two plaintext moduli at N = 8192 (the CRT path)."""
+    path = tmp_path_factory.mktemp("stats") / "rows.csv"
+    path.write_text(
+        "x,y\n" + "".join(f"{(u * 7919) % 2_000_000 - 1_000_000},{(u * 104_729) % 1_000_000 - 300_000}.5\n" for u in range(USERS))
+    )
+    return path
+
+
+def one_process(statistic, csv):
+    """The one-process pimhe.stats result (an independent path: pimhe stats's own run)."""
+    run = {"mean": pimhe_stats.mean, "variance": pimhe_stats.variance, "linreg": pimhe_stats.linear_regression}
+    return run[statistic](os.fspath(csv), ["x", "y"], seed=5, progress=False)
+
+
+@pytest.mark.parametrize("statistic,shards", [("mean", 5), ("variance", 2), ("linreg", 4), ("linreg", USERS)])
+def test_distributed_stats_equal_the_one_process_ones(cluster, rows_csv, statistic, shards):
+    single = one_process(statistic, rows_csv)
+    ledger = []
+    result = dist.stats(statistic, ["x", "y"], input=os.fspath(rows_csv), seed=9, shards=shards, ledger=ledger)
+    report = result.report
+    assert (report["users"], result.shards, report["plain_moduli"]) == (USERS, shards, single.plain_moduli)
+    assert report["aggregates_exact"] and single.aggregates_exact
+    # Exact aggregates, so the same estimates to the last bit, and equal to the plaintext ones.
+    assert [(e["name"], e["encrypted"]) for e in report["estimates"]] == [(e.name, e.encrypted) for e in single.estimates]
+    assert [e["plaintext"] for e in report["estimates"]] == [e.plaintext for e in single.estimates]
+    if statistic == "linreg":
+        assert len(report["plain_moduli"]) == 2, "the CRT path is exercised"
+    # The public material once, every user once in one shard, a partial per task.
+    objects = ray.get(ledger)
+    assert len(objects) == 1 + shards + 2 * (shards + shards - 1)
+    blobs = [o for o in objects if isinstance(o, bytes)]
+    statuses = [o for o in objects if isinstance(o, tuple)]
+    store = result.object_store
+    assert sum(map(len, blobs)) == store["public"] + store["shards"] + store["partials"]
+    assert sum(size for _, size, _ in statuses) == store["partials"]
+    assert sum(users for users, _, _ in statuses) == USERS
+
+
+def test_a_corrupted_stats_shard_fails_by_its_index(cluster, rows_csv):
+    real = StatsDriver("mean", ["x", "y"], input=os.fspath(rows_csv), seed=3)
+    damaged_first = dist.shard_bounds(USERS, 4)[2][0]
+
+    class Damaging:
+        """The real driver, but shard 2's bytes damaged on their way to the store."""
+
+        users = real.users
+
+        def public_bytes(self):
+            return real.public_bytes()
+
+        def encrypt_shard(self, lo, hi):
+            shard = bytearray(real.encrypt_shard(lo, hi))
+            if lo == damaged_first:
+                shard[len(shard) // 2] ^= 1
+            return bytes(shard)
+
+        def finish(self, *args):
+            raise AssertionError("a run with a failed shard must not be decrypted")
+
+    with pytest.raises(dist.ShardError) as failure:
+        dist.stats("mean", ["x", "y"], shards=4, retries=1, driver=Damaging())
+    assert failure.value.shards == (2,)
+    assert str(failure.value).startswith("shard 2 of 4 (users 12..17)")
+
+
+def test_a_stats_worker_killed_mid_run_is_retried_and_the_result_is_exact(cluster, rows_csv):
+    single = one_process("linreg", rows_csv)
+    killed = []
+    killer = threading.Thread(target=kill_first_shard, args=(killed, "ray::pimhe-stats-shard-"))
+    killer.start()
+    try:
+        result = dist.stats("linreg", ["x", "y"], input=os.fspath(rows_csv), seed=6, shards=3, retries=3)
+    finally:
+        killer.join()
+    assert killed, "no shard task was seen running to kill"
+    assert [e["encrypted"] for e in result.report["estimates"]] == [e.encrypted for e in single.estimates]
+
+
+def test_the_stats_secret_keys_never_enter_the_object_store(cluster, rows_csv):
+    driver = StatsDriver("linreg", ["x", "y"], input=os.fspath(rows_csv), seed=4)
+    ledger = []
+    result = dist.stats("linreg", ["x", "y"], shards=3, ledger=ledger, driver=driver)
+    assert result.report["aggregates_exact"]
+    objects = ray.get(ledger)
+    assert len(objects) == 1 + 3 + 2 * (3 + 2)
+    # The scan's control (it finds the key where it is) is the library's test
+    # (stats::sharded::tests); here: none of what was put or returned holds it.
+    assert not any(driver.contains_secret(blob) for obj in objects for blob in flatten(obj))
+    # Shards: each user's serialized ciphertexts once, plus each shard's fixed framing.
+    one, two = len(driver.encrypt_shard(0, 1)), len(driver.encrypt_shard(0, 2))
+    per_user, framing = two - one, 2 * one - two
+    assert result.object_store["shards"] == USERS * per_user + 3 * framing
+    assert framing < 0.01 * per_user
+
+
+def test_the_stats_command_line_prints_pimhe_stats_output(cluster, rows_csv, capsys):
+    args = ["stats", "mean", "--input", os.fspath(rows_csv), "--columns", "x,y", "--seed", "1", "--shards", "3"]
+    assert main(args + ["--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    single = one_process("mean", rows_csv)
+    assert [e["encrypted"] for e in printed["estimates"]] == [e.encrypted for e in single.estimates]
+    assert (printed["backend"], printed["distributed"]["shards"], printed["warnings"]) == (
+        "cpu", 3, ["insecure: keys from a fixed seed"])
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    moduli = "*".join(map(str, single.plain_moduli))
+    assert text.startswith(f"pimhe stats mean: {USERS} users, columns x,y, fixed point 10^-1, bgv N=8192 t={moduli}")
+    assert "every decrypted aggregate equals the plaintext sum: yes" in text and "on Ray: 3 shards" in text
+    assert main(["stats", "mean", "--columns", "x,y", "--users", "5"]) == 2
+    assert "--synthetic" in capsys.readouterr().err
+    assert main(["stats", "mean", "--columns", "x,nope", "--input", os.fspath(rows_csv)]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+# --- element-wise batch operations (pimhe.distributed.batch_map) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def batch_setup():
+    """A BGV context, its keys (a Galois key for element 3), and 12 ciphertext pairs in shards
+    of 5, 4 and 3."""
+    ctx = pimhe.Context.bgv(n=4096)
+    keys = ctx.keygen(seed=1, galois_elements=[3])
+    encryptor = ctx.encryptor(keys.public_key, seed=2)
+    values = [[(7 * i + j) % 1000 for j in range(16)] for i in range(12)]
+    sizes = [5, 4, 3]
+    a, b, start = [], [], 0
+    for size in sizes:
+        a.append(encryptor.encrypt(values[start : start + size]))
+        b.append(encryptor.encrypt(values[::-1][start : start + size]))
+        start += size
+    return ctx, keys, a, b
+
+
+def test_batch_map_gives_the_one_process_ciphertexts_bit_for_bit(cluster, batch_setup):
+    ctx, keys, a, b = batch_setup
+    evaluator = ctx.evaluator(relin_key=keys.relin_key, galois_keys=keys.galois_keys)
+    ledger = []
+    product = dist.batch_map(ctx, "multiply", zip(a, b), key=keys.relin_key, ledger=ledger)
+    assert product.shards == 3
+    assert product.results == [evaluator.relinearize(evaluator.multiply(x, y)).to_bytes() for x, y in zip(a, b)]
+    # Streamed: each shard's inputs put once, and only its own (12 ciphertexts in 3 shards).
+    assert product.object_store["inputs"] == sum(len(x.to_bytes()) + len(y.to_bytes()) for x, y in zip(a, b))
+    assert len(ray.get(ledger)) == 2 + 3 * 2 + 3 * 2
+    got = {}
+    rotated = dist.batch_map(ctx, "rotate", iter(a), key=keys.galois_keys, element=3, sink=got.__setitem__)
+    assert rotated.results == [] and sorted(got) == [0, 1, 2]
+    assert [got[i] for i in range(3)] == [evaluator.automorphism(x, 3).to_bytes() for x in a]
+    # And they decrypt to the rotated plaintexts' products.
+    decryptor = ctx.decryptor(keys.secret_key)
+    first = pimhe.CiphertextBatch.from_bytes(ctx, product.results[0])
+    assert (decryptor.decrypt(first) == decryptor.decrypt(a[0]) * decryptor.decrypt(b[0]) % ctx.plain_modulus).all()
+
+
+def test_batch_map_names_a_failing_shard(cluster, batch_setup):
+    ctx, keys, a, _ = batch_setup
+    # Element 5 has no Galois key: every shard fails, the first one reported by index.
+    with pytest.raises(dist.ShardError, match="no key for element 5") as failure:
+        dist.batch_map(ctx, "rotate", a, key=keys.galois_keys, element=5)
+    assert len(failure.value.shards) == 1 and failure.value.usage

@@ -7,6 +7,7 @@
 //! HELR, encrypted logistic-regression training (seed 003's workload, Han et al.); and the
 //! [`progress::Progress`] hook through which long runs report how far they got.
 
+pub mod batch_ops;
 pub mod bgv_pipeline;
 pub mod ckks_pipeline;
 pub mod helr;

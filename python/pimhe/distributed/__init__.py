@@ -14,9 +14,19 @@ No secret key is read, put or shipped: the driver reads the public directory onl
 if it holds a secret key). A worker that dies is retried by Ray; a shard that fails for good
 raises :class:`ShardError` with its index. The command line is ``python -m
 pimhe.distributed eval ...`` (docs/DISTRIBUTED.md).
+
+``pimhe stats`` likewise (``pimhe.distributed.stats``, ``python -m pimhe.distributed stats``):
+this process is the client, which holds the rows and the secret keys, encrypts one range of
+users at a time and decrypts the result; workers add ranges up and combine partials.
+
+Element-wise operations over a large ciphertext set (``batch_map``: multiply + relinearize,
+rotate), streamed one shard per task.
 """
 
 from ._cluster import ShardError, connect, shard_bounds
+from ._batch import BatchResult, batch_map
+from ._stats import StatsRunResult
+from ._stats import run as stats
 from ._study import EvalResult, evaluate
 
-__all__ = ["EvalResult", "ShardError", "connect", "evaluate", "shard_bounds"]
+__all__ = ["BatchResult", "batch_map", "EvalResult", "ShardError", "StatsRunResult", "connect", "evaluate", "shard_bounds", "stats"]

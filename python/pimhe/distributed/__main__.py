@@ -1,6 +1,8 @@
 """``python -m pimhe.distributed eval ...``: the study's server step over a Ray cluster, with
 ``pimhe eval``'s flags and output (text, or one JSON object with ``--json``) and the cluster's
-address (``--ray local[:WORKERS] | auto | HOST:PORT``). Exit status 2 for bad input, 1 for a
+address (``--ray local[:WORKERS] | auto | HOST:PORT``). ``python -m pimhe.distributed stats
+mean|variance|linreg ...``: ``pimhe stats`` with its server's step over the cluster, with
+``pimhe stats``'s flags and output. Exit status 2 for bad input, 1 for a
 failed run (a shard that failed for good), as the Rust CLI."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import List, Optional
 
 from .._pimhe import ParameterError, PimheError
 from ._cluster import ShardError, connect
+from ._stats import run as run_stats
 from ._study import evaluate
 
 
@@ -31,7 +34,44 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--shards", type=int, help="number of shards (default: at most 256 submissions each, 4+ per worker)")
     ev.add_argument("--retries", type=int, default=3, help="reruns of a task whose worker died (default 3)")
     ev.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+    st = commands.add_parser("stats", help="pimhe stats with its server's step over Ray (this process is the client)")
+    st.add_argument("statistic", choices=["mean", "variance", "linreg"])
+    st.add_argument("--input", help="CSV file with a header row, one row per user")
+    st.add_argument("--columns", required=True, help="numeric columns, comma separated (linreg: features, then the response)")
+    st.add_argument("--decimals", type=int, help="fixed-point decimal places of --input (default: the most found)")
+    st.add_argument("--users", type=int, help="generate this many users instead of reading --input (with --synthetic)")
+    st.add_argument("--synthetic", type=int, help="seed of the synthetic data (with --users)")
+    st.add_argument("--scheme", default="bgv", help="bgv (default) or bfv")
+    st.add_argument("--n", type=int, default=8192, help="ring degree (a 128-bit preset; default 8192)")
+    st.add_argument("--seed", type=int, help="seed of keys and encryption randomness (tests only: insecure)")
+    st.add_argument("--backend", default="cpu", help="each worker's backend: cpu (default), upmem-emu or nearbank")
+    st.add_argument("--threads", type=int, default=1, help="CPU threads per worker and of the client (default 1)")
+    st.add_argument("--ray", default="local", help="local, local:WORKERS, auto, or a cluster's HOST:PORT")
+    st.add_argument("--shards", type=int, help="number of shards (default: at most 256 users each, 4+ per worker)")
+    st.add_argument("--retries", type=int, default=3, help="reruns of a task whose worker died (default 3)")
+    st.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     return parser
+
+
+def _stats(args: argparse.Namespace) -> str:
+    """Runs ``stats`` and returns what it prints (flags checked as ``pimhe stats`` checks them)."""
+    if args.input is not None and (args.users is not None or args.synthetic is not None):
+        raise ParameterError("--input conflicts with --users/--synthetic")
+    if args.input is None and (args.users is None or args.synthetic is None):
+        raise ParameterError("give --input FILE.csv, or --users N --synthetic SEED")
+    if args.decimals is not None and args.input is None:
+        raise ParameterError("--decimals applies to --input only (synthetic data has 2)")
+    columns = [c for c in args.columns.split(",")]
+    with connect(args.ray):
+        result = run_stats(
+            args.statistic, columns, input=args.input, users=args.users, synthetic=args.synthetic,
+            decimals=args.decimals, scheme=args.scheme, n=args.n, seed=args.seed, shards=args.shards,
+            backend=args.backend, threads=args.threads, client_threads=args.threads, retries=args.retries,
+            progress=False if args.json else None,
+        )
+    # One JSON object on one line, as pimhe stats --json prints it.
+    return json.dumps(result.to_json()) if args.json else result.render()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -40,6 +80,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"error: --threads {args.threads}: allowed 1 or more", file=sys.stderr)
         return 2
     try:
+        if args.command == "stats":
+            print(_stats(args))
+            return 0
         with connect(args.ray):
             result = evaluate(
                 args.public_dir,

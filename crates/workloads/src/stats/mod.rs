@@ -34,6 +34,7 @@ pub mod exact;
 mod layout;
 mod plaintext;
 pub mod scheme;
+pub mod sharded;
 pub mod study;
 
 use std::sync::Arc;

@@ -172,18 +172,18 @@ fn merge_disjoint(a: &[Identifier], b: &[Identifier]) -> Result<Vec<Identifier>,
 /// A worker's shard: adds up `submissions` (each its name, for errors, and its bytes) of
 /// `study` on `backend` with the public keys `public_keys` ([`StudyKeys::to_bytes`]); returns
 /// the partial's bytes.
-pub fn evaluate_shard<B: Backend>(
+pub fn evaluate_shard<B: Backend, T: AsRef<[u8]>>(
     backend: &B,
     study: &Study,
     public_keys: &[u8],
-    submissions: &[(String, Vec<u8>)],
+    submissions: &[(String, T)],
 ) -> Result<Vec<u8>, StatsError> {
     with_scheme!(study, S => {
         let keys = study.keys_from_bytes::<S>(public_keys)?;
         let mut first = HashMap::new();
         let loaded = submissions
             .iter()
-            .map(|(name, bytes)| study.load_submission(backend, &keys, &mut first, name, bytes))
+            .map(|(name, bytes)| study.load_submission(backend, &keys, &mut first, name, bytes.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
         study.aggregate_partial::<S, _>(backend, &keys, &loaded)?.to_bytes(backend)
     })
