@@ -157,6 +157,7 @@ def reproduce(name, *, progress=None, **options):
         [row.id for row in r.rows if row.within is False]          # the cells outside 25%
         pimhe.reproduce("anaheim", workload_n=0).rows[0].ratio     # Fig. 9, ours / published
         pimhe.reproduce("anaheim", workload_n=0, boot=True)        # + Boot at N = 2^16 (12 GB)
+        pimhe.reproduce("anaheim", workload_n=0, helr=True)        # + HELR per iteration, N = 2^16
         pimhe.reproduce("dramatic", rows="t2-ntt-1").report["rows"][0]["compute_s"]
     """
     import json

@@ -66,5 +66,6 @@ def test_bad_input_raises_parameter_errors_saying_what_is_wrong(tmp_path):
         pimhe.helr.train(os.path.join(str(tmp_path), "missing.csv"), "y", progress=False)
     x, y = separable(400, 1)
     write_csv(path, x, y, ["x1", "x2", "y"])
-    with pytest.raises(pimhe.ParameterError, match="a batch of at most 128 fits 2 features"):
-        pimhe.helr.train(path, "y", n=1024, batch=256, progress=False)
+    # The 128-bit preset leaves at most 12 levels after a bootstrapping: 3 iterations need 16.
+    with pytest.raises(pimhe.ParameterError, match="3 iterations per bootstrapping need 16 levels"):
+        pimhe.helr.train(path, "y", n=65536, per_bootstrap=3, batch=32, progress=False)

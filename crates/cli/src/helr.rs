@@ -35,16 +35,19 @@ pub struct HelrArgs {
     /// Fraction of the samples held out for the accuracy, strictly between 0 and 1.
     #[arg(long, default_value_t = 0.25)]
     test_fraction: f64,
-    /// Ring degree: 1024 to 16384 (INSECURE bootstrapping parameters; larger is much slower).
+    /// Ring degree: 65536 (the 128-bit bootstrapping preset: a bootstrapping takes about half a
+    /// minute and 12 GB) or 1024 to 16384 (INSECURE presets, for quick runs).
     #[arg(long, default_value_t = 2048)]
     n: usize,
-    /// Iterations between two bootstrappings (each bootstrapping leaves 5 k + 1 levels).
+    /// Iterations between two bootstrappings (each bootstrapping leaves 5 k + 1 levels; at most
+    /// 2 at N = 65536).
     #[arg(long, default_value_t = 1)]
     per_bootstrap: usize,
-    /// Seed of the keys and the encryption randomness (the parameters are INSECURE anyway).
+    /// Seed of the keys and the encryption randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Where the server runs [default: cpu]; upmem-emu only where no bootstrapping is needed.
+    /// Where the server runs [default: cpu]; on upmem-emu a training that bootstraps needs a
+    /// DPU per prime (parallel mode).
     #[command(flatten)]
     target: TargetArgs,
     /// Print one JSON object instead of text.

@@ -101,6 +101,18 @@ pub struct AnaheimArgs {
     #[arg(long, value_name = "N")]
     pub boot_n: Option<usize>,
 
+    /// Also record Anaheim's HELR per iteration: a bootstrapping and two iterations of the
+    /// encrypted trainer on 1024-sample batches at the 128-bit N = 2^16 preset on the nearbank
+    /// backend, checked against the plaintext trainer, priced on each system beside Fig. 8's
+    /// bands and Table V's time. Takes about 5 minutes of CPU and 17 GB of memory.
+    #[arg(long)]
+    pub helr: bool,
+
+    /// HELR's ring degree with --helr: 65536 (the paper's, 128-bit), or 1024 .. 16384 for an
+    /// INSECURE preset that takes seconds (the batch shrinks with N) [default: 65536].
+    #[arg(long, value_name = "N")]
+    pub helr_n: Option<usize>,
+
     /// Print one JSON object (the report, with every published figure beside ours under
     /// `comparison`) instead of the tables.
     #[arg(long)]
@@ -114,6 +126,8 @@ impl From<&AnaheimArgs> for AnaheimConfig {
             threads: args.threads,
             boot: args.boot,
             boot_n: args.boot_n,
+            helr: args.helr,
+            helr_n: args.helr_n,
         }
     }
 }

@@ -388,6 +388,40 @@ fn the_packed_gradient_equals_the_trainers() {
     }
 }
 
+/// A batch cut over several ciphertexts (capacities of 64 to 512 slots: up to 16 blocks) sums
+/// the blocks' partial gradients into the trainer's gradient, in every row of the block.
+#[test]
+fn the_packed_gradient_over_several_ciphertexts_equals_the_trainers() {
+    for (batch, features, capacity, blocks) in [(100, 5, 256, 4), (33, 16, 512, 4), (64, 2, 64, 4), (128, 3, 32, 16)] {
+        let data = LabeledData::synthetic_separable(batch, features, 7).unwrap().data;
+        let z: Vec<Vec<f64>> = data
+            .rows()
+            .iter()
+            .zip(data.labels())
+            .map(|(x, &y)| {
+                let s = if y == 1 { 1.0 } else { -1.0 };
+                std::iter::once(s).chain(x.iter().map(|v| s * v)).collect()
+            })
+            .collect();
+        let rows: Vec<&[f64]> = z.iter().map(Vec::as_slice).collect();
+        let v: Vec<f64> = (0..=features).map(|j| 0.2 - 0.05 * j as f64).collect();
+        let packing = Packing::split(batch, features, capacity).unwrap();
+        assert_eq!(packing.ciphertexts, blocks, "batch {batch}, {features} features in {capacity} slots");
+        assert!(Packing::new(batch, features, capacity).is_err());
+        assert_eq!(packing.pack(&rows).unwrap().len(), blocks);
+        let (expected, _) = gradient(&rows, &v, &Sigmoid::helr());
+        let (from_slots, slots) = packing.gradient_in_slots(&rows, &v, &Sigmoid::helr()).unwrap();
+        for (a, b) in from_slots.iter().zip(&expected) {
+            assert!((a - b).abs() < 1e-12, "batch {batch}: {a} vs {b}");
+        }
+        for i in 0..packing.block_rows() {
+            for j in 0..=features {
+                assert!((slots[packing.slot(i, j)] - expected[j]).abs() < 1e-12, "row {i}, column {j}");
+            }
+        }
+    }
+}
+
 /// The trainer's momentum against FISTA written the classical way (Beck and Teboulle:
 /// `y = x_k + ((t_k - 1) / t_(k+1)) (x_k - x_(k-1))`), full batch, exact sigmoid, with the
 /// gradient computed here from the loss' definition.

@@ -102,25 +102,97 @@ fn the_encrypted_model_classifies_held_out_separable_data() {
     assert!((accuracy - plain).abs() < 1e-12);
 }
 
+/// A batch over two ciphertexts: 200 samples of 3 features (W = 4, R = 256) need 1024 slots
+/// and N = 2^10 offers 512, so the batch is cut into two blocks of 128 rows (the second with
+/// 56 padding rows), five iterations bootstrapping before the last two. Oracle and bound as in
+/// [`encrypted_training_matches_the_plaintext_trainer_through_bootstrapping`]; a gradient that
+/// dropped a block's partial sum would lose 128 samples' terms, far more than the bound (the
+/// test checks that training on the first 128 rows of each batch alone moves the plaintext
+/// weights by over ten times the bound). Then one steady-state period (a bootstrapping and
+/// one iteration from weights at the bottom of the chain): the plaintext trainer's first
+/// iteration.
 #[test]
-fn a_batch_that_does_not_fit_the_slots_and_the_exact_sigmoid_are_refused() {
+fn a_batch_split_over_ciphertexts_matches_the_plaintext_trainer() {
+    const BOUND: f64 = 1e-4;
+    let (train_set, _) = splits(400, 3, 2);
+    let config = EncryptedConfig {
+        degree: 1024,
+        train: TrainConfig { batch: 200, iterations: 5, ..TrainConfig::default() },
+        ..EncryptedConfig::default()
+    };
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let trainer = EncryptedTrainer::new(&cpu, &train_set, &config).unwrap();
+    let p = trainer.packing();
+    assert_eq!((p.ciphertexts, p.block_rows(), p.slots()), (2, 128, 512));
+    let encrypted = trainer.train(&cpu, &cpu, &NoProgress).unwrap();
+    let plain = train(&train_set, &config.train).unwrap();
+    let difference = max_difference(&encrypted.weights, &plain.weights);
+    println!("split batch: max difference {difference:.2e}, {} bootstrappings", encrypted.bootstraps);
+    assert!(difference < BOUND, "{difference}");
+    assert!(encrypted.bootstraps > 0);
+    // Half of each batch (one block's rows) trains to different weights.
+    let half = LabeledData::new(
+        train_set.features().to_vec(),
+        train_set.rows()[..128].to_vec(),
+        train_set.labels()[..128].to_vec(),
+    )
+    .unwrap();
+    let one_block = train(&half, &TrainConfig { batch: 128, ..config.train }).unwrap();
+    assert!(max_difference(&one_block.weights, &plain.weights) > 10.0 * BOUND);
+
+    let server = trainer.server(&cpu).unwrap();
+    let batches = trainer.encrypt_batches(&cpu).unwrap();
+    let start = trainer.encrypt_spent_weights(&cpu).unwrap();
+    let period = trainer.period(&server, &batches, start, &cpu, &NoProgress).unwrap();
+    let first = train(&train_set, &TrainConfig { iterations: 1, ..config.train }).unwrap();
+    assert_eq!((period.bootstraps, period.iterations.len()), (1, 1));
+    let difference = max_difference(&period.weights, &first.weights);
+    assert!(difference < BOUND, "period: {difference}");
+    // A period needs bootstrapping keys: a training that fits the chain has none.
+    let short = EncryptedConfig { train: TrainConfig { iterations: 1, ..config.train }, ..config };
+    let short = EncryptedTrainer::new(&cpu, &train_set, &short).unwrap();
+    let start = short.encrypt_spent_weights(&cpu).unwrap();
+    let refused = short.period(&short.server(&cpu).unwrap(), &batches, start, &cpu, &NoProgress).unwrap_err();
+    assert!(refused.to_string().contains("needs bootstrapping keys"), "{refused}");
+}
+
+#[test]
+fn a_sample_that_does_not_fit_the_slots_and_the_exact_sigmoid_are_refused() {
     let (train_set, _) = splits(400, 3, 2);
     let cpu = CpuBackend::new(Some(1)).unwrap();
-    let refuse = |train: TrainConfig| match EncryptedTrainer::new(
+    let refuse = |train_set: &LabeledData, train: TrainConfig, degree: usize| match EncryptedTrainer::new(
         &cpu,
-        &train_set,
-        &EncryptedConfig { degree: 1024, train, ..EncryptedConfig::default() },
+        train_set,
+        &EncryptedConfig { degree, train, ..EncryptedConfig::default() },
     ) {
-        Ok(_) => panic!("accepted {train:?}"),
+        Ok(_) => panic!("accepted {train:?} at N = {degree}"),
         Err(e) => e,
     };
-    // 3 features take W = 4 slots a sample: 512 slots hold a batch of 128, not 256.
-    let wide = refuse(TrainConfig { batch: 256, ..TrainConfig::default() });
+    // 600 features take W = 1024 slots a sample, more than the 512 of N = 2^10.
+    let wide_set = LabeledData::synthetic_separable(40, 600, 1).unwrap().data;
+    let wide = refuse(&wide_set, TrainConfig { batch: 8, ..TrainConfig::default() }, 1024);
     assert!(matches!(wide, HelrError::Capacity(_)), "{wide:?}");
-    assert!(wide.to_string().contains("a batch of at most 128 fits 3 features"), "{wide}");
-    let exact = refuse(TrainConfig { batch: 32, sigmoid: Sigmoid::Exact, ..TrainConfig::default() });
+    assert!(wide.to_string().contains("at most 511 features fit"), "{wide}");
+    let exact = refuse(&train_set, TrainConfig { batch: 32, sigmoid: Sigmoid::Exact, ..TrainConfig::default() }, 1024);
     assert!(exact.to_string().contains("polynomial sigmoid"), "{exact}");
-    let config = EncryptedConfig { degree: 1 << 15, ..EncryptedConfig::default() };
-    let big = EncryptedTrainer::new(&cpu, &train_set, &config).err().unwrap().to_string();
+    let big = refuse(&train_set, TrainConfig { batch: 32, ..TrainConfig::default() }, 1 << 15).to_string();
     assert!(big.starts_with("--n 32768"), "{big}");
+}
+
+/// The 128-bit preset leaves at most 12 levels after a bootstrapping: three iterations of
+/// five levels (16 with the combination) do not fit, and the refusal says so before any key is
+/// made.
+#[test]
+fn too_many_iterations_per_bootstrapping_at_the_secure_preset_are_refused() {
+    let (train_set, _) = splits(400, 3, 2);
+    let cpu = CpuBackend::new(Some(1)).unwrap();
+    let config = EncryptedConfig {
+        degree: 1 << 16,
+        iterations_per_bootstrap: 3,
+        train: TrainConfig { batch: 32, ..TrainConfig::default() },
+        ..EncryptedConfig::default()
+    };
+    let refused = EncryptedTrainer::new(&cpu, &train_set, &config).err().unwrap();
+    assert!(matches!(refused, HelrError::Input(_)), "{refused:?}");
+    assert!(refused.to_string().starts_with("3 iterations per bootstrapping need 16 levels"), "{refused}");
 }

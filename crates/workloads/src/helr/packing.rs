@@ -7,7 +7,8 @@
 //! A batch of `m` samples with `f` features is the `m x (f + 1)` matrix `Z` whose row `i` is
 //! `z_i = y'_i (1, x_i)` ([`super::train`]). It is padded with zeros to `R x W`, `R` and `W` the
 //! powers of two at least `m` and `f + 1`, and laid out row-major in the slots of one
-//! ciphertext: slot `i W + j` holds `Z[i][j]`, so a batch needs `R W <= N/2` for ring degree N.
+//! ciphertext: slot `i W + j` holds `Z[i][j]`, so a batch needs `R W <= N/2` for ring degree N
+//! (a larger one is cut over several ciphertexts: below).
 //! Step 5 relies on rotations being cyclic within those `R W` slots. The encrypted trainer
 //! ([`super::encrypted`]) packs all N/2 slots, as bootstrapping needs, with the `R W` block
 //! repeated `N / (2 R W)` times ([`Packing::tile`]): a cyclic rotation of the N/2 slots then
@@ -36,11 +37,19 @@
 //!
 //! One iteration thus costs `2 log2 W + log2 R` rotations, three ciphertext products and a
 //! depth of about five levels (so bootstrapping every few iterations, as Anaheim's HELR does).
-//! For Han et al.'s MNIST (196 features, m = 1024): W = 256, R = 1024, 26 rotations in 2^18
-//! slots — more than one ciphertext of N = 2^17 holds, so they split the columns over several
-//! ciphertexts; this layout refuses such a batch ([`Packing::new`]) until the encrypted trainer
-//! splits it too. [`Packing::gradient_in_slots`] runs steps 1-5 on a plain slot vector with
-//! these rotations, the check that the layout computes [`super::train::gradient`].
+//!
+//! ## A batch over several ciphertexts
+//! A batch larger than one ciphertext ([`Packing::split`]: Anaheim's 1024 samples; Han et
+//! al.'s MNIST, 196 features, takes `R W = 2^18` slots) is cut by rows into `C` blocks of
+//! `R / C` rows, one ciphertext each (`C` a power of two, each block filling all N/2 slots).
+//! Steps 1-4 run on each block alone (a row never straddles two blocks); step 5 multiplies
+//! each block's `S` by its `Z`, adds the `C` products (the gradient's partial sums) and only
+//! then sums over the `R / C` rows of the block: `C (2 log2 W) + log2 (R / C)` rotations.
+//! The weights stay one ciphertext, their row replicated over the `R / C` rows of a block.
+//! [`Packing::new`] keeps a batch to one ciphertext (the plaintext trainer's slot check).
+//!
+//! [`Packing::gradient_in_slots`] runs steps 1-5 on plain slot vectors with these rotations,
+//! the check that the layout computes [`super::train::gradient`].
 
 use serde::Serialize;
 
@@ -57,8 +66,10 @@ pub struct Packing {
     pub rows: usize,
     /// Row width, `W`: the power of two at least `f + 1`.
     pub width: usize,
-    /// Slots a ciphertext offers (N/2, or fewer), of which the batch uses `R W`.
+    /// Slots a ciphertext offers (N/2, or fewer), of which each block uses `R W / C`.
     pub capacity: usize,
+    /// Ciphertexts the batch is cut into, `C` (1 where `R W` fits `capacity`).
+    pub ciphertexts: usize,
 }
 
 impl Packing {
@@ -84,7 +95,7 @@ impl Packing {
         let rows = batch.checked_next_power_of_two().ok_or_else(too_many)?;
         let width = features.checked_add(1).and_then(usize::checked_next_power_of_two).ok_or_else(too_many)?;
         if rows.saturating_mul(width) <= capacity {
-            return Ok(Self { batch, features, rows, width, capacity });
+            return Ok(Self { batch, features, rows, width, capacity, ciphertexts: 1 });
         }
         // The widest row that `rows` rows leave room for, and the most rows `width` allows.
         let most_features = (capacity / rows).saturating_sub(1);
@@ -107,9 +118,44 @@ impl Packing {
         )))
     }
 
-    /// Slots the batch packs, `R W`: the cycle its rotations act on.
+    /// The layout of a batch of `batch` samples with `features` features over as many
+    /// ciphertexts of `capacity` slots as it needs (see the module doc): one where it fits, as
+    /// [`Packing::new`]. Refused where one sample's row does not fit a ciphertext.
+    ///
+    /// ```
+    /// use pimhe_workloads::helr::Packing;
+    /// // Han et al.'s MNIST batch at N = 2^16: eight ciphertexts of 128 rows.
+    /// let p = Packing::split(1024, 196, 1 << 15).unwrap();
+    /// assert_eq!((p.ciphertexts, p.block_rows(), p.slots()), (8, 128, 1 << 15));
+    /// assert_eq!(p.rotations(), 8 * 16 + 7);
+    /// assert!(Packing::split(4, 600, 512).unwrap_err().to_string().contains("at most 511 features"));
+    /// ```
+    pub fn split(batch: usize, features: usize, capacity: usize) -> Result<Self, HelrError> {
+        match Self::new(batch, features, capacity) {
+            Err(HelrError::Capacity(_)) if features < capacity => {
+                let one = Self::new(1, features, capacity)?;
+                let rows = batch.next_power_of_two();
+                // Powers of two: R W > capacity >= W, so C = R W / capacity divides R exactly.
+                let ciphertexts = rows * one.width / capacity;
+                Ok(Self { batch, features, rows, width: one.width, capacity, ciphertexts })
+            }
+            Err(HelrError::Capacity(_)) => Err(HelrError::Capacity(format!(
+                "{features} features and the intercept take more than the {capacity} slots of a ciphertext per \
+                 sample: at most {} features fit",
+                capacity - 1
+            ))),
+            fits => fits,
+        }
+    }
+
+    /// Rows of one ciphertext's block, `R / C`.
+    pub fn block_rows(&self) -> usize {
+        self.rows / self.ciphertexts
+    }
+
+    /// Slots one ciphertext's block packs, `R W / C`: the cycle its rotations act on.
     pub fn slots(&self) -> usize {
-        self.rows * self.width
+        self.block_rows() * self.width
     }
 
     /// The slot of sample `row`, column `column` (column 0 the intercept).
@@ -117,14 +163,15 @@ impl Packing {
         row * self.width + column
     }
 
-    /// Rotations per iteration: `2 log2 W + log2 R`.
+    /// Rotations per iteration: `C (2 log2 W) + log2 (R / C)`.
     pub fn rotations(&self) -> usize {
-        2 * self.width.trailing_zeros() as usize + self.rows.trailing_zeros() as usize
+        2 * self.ciphertexts * self.width.trailing_zeros() as usize + self.block_rows().trailing_zeros() as usize
     }
 
-    /// The slot vector of a batch: `rows[i]` is `z_i` (f + 1 values) at slots `i W ..`, zeros
-    /// elsewhere. Refused where the rows do not match the layout.
-    pub fn pack(&self, rows: &[&[f64]]) -> Result<Vec<f64>, HelrError> {
+    /// The slot vectors of a batch, one block per ciphertext: `rows[i]` is `z_i` (f + 1
+    /// values) at slots `i W ..` of the whole `R W` (block `i / (R / C)`), zeros elsewhere.
+    /// Refused where the rows do not match the layout.
+    pub fn pack(&self, rows: &[&[f64]]) -> Result<Vec<Vec<f64>>, HelrError> {
         if rows.len() != self.batch || rows.iter().any(|z| z.len() != self.features + 1) {
             return Err(HelrError::Input(format!(
                 "a batch of {} rows is packed as {} rows of {} values",
@@ -133,11 +180,11 @@ impl Packing {
                 self.features + 1
             )));
         }
-        let mut slots = vec![0.0; self.slots()];
+        let mut slots = vec![0.0; self.rows * self.width];
         for (i, z) in rows.iter().enumerate() {
             slots[self.slot(i, 0)..self.slot(i, 0) + z.len()].copy_from_slice(z);
         }
-        Ok(slots)
+        Ok(slots.chunks(self.slots()).map(<[f64]>::to_vec).collect())
     }
 
     /// The largest batch that fits `capacity` slots with `features` features: `capacity / W`
@@ -168,9 +215,9 @@ impl Packing {
         self.row_sum_steps().into_iter().map(|s| -s).collect()
     }
 
-    /// Step 5's rotations: W, 2W, .., RW/2 (the sum over the rows).
+    /// Step 5's rotations: W, 2W, .., (R / C) W / 2 (the sum over a block's rows).
     pub fn column_sum_steps(&self) -> Vec<i64> {
-        (0..self.rows.trailing_zeros()).map(|k| (self.width as i64) << k).collect()
+        (0..self.block_rows().trailing_zeros()).map(|k| (self.width as i64) << k).collect()
     }
 
     /// Step 3's mask over one block: `value` in column 0 of every row, zero elsewhere.
@@ -178,10 +225,10 @@ impl Packing {
         (0..self.slots()).map(|s| if s % self.width == 0 { value } else { 0.0 }).collect()
     }
 
-    /// `v` (f + 1 weights) replicated into every row.
+    /// `v` (f + 1 weights) replicated into every row of a block.
     pub fn replicate(&self, v: &[f64]) -> Vec<f64> {
         let mut slots = vec![0.0; self.slots()];
-        for i in 0..self.rows {
+        for i in 0..self.block_rows() {
             slots[self.slot(i, 0)..self.slot(i, 0) + v.len()].copy_from_slice(v);
         }
         slots
@@ -189,34 +236,39 @@ impl Packing {
 
     /// Steps 1-5 of the module doc on plain slots: the batch `rows` (as [`Packing::pack`]) and
     /// weights `v`, with the rotations and slot-wise products the encrypted trainer will use,
-    /// ending with the mean over the batch. Returns the gradient read from row 0, and the
-    /// whole slot vector (every row holds the same gradient; the padding columns hold zero).
+    /// the blocks' products added before the sum over the rows, ending with the mean over the
+    /// batch. Returns the gradient read from row 0, and the whole block (every row holds the
+    /// same gradient; the padding columns hold zero).
     pub fn gradient_in_slots(
         &self,
         rows: &[&[f64]],
         v: &[f64],
         sigmoid: &Sigmoid,
     ) -> Result<(Vec<f64>, Vec<f64>), HelrError> {
-        let z = self.pack(rows)?;
+        let blocks = self.pack(rows)?;
         if v.len() != self.features + 1 {
             let (weights, features) = (v.len(), self.features);
             return Err(HelrError::Input(format!("{weights} weights for {features} features and the intercept")));
         }
-        // 1. The product with the replicated weights.
-        let mut p = mul(&z, &self.replicate(v));
-        // 2. Sum over each row into its column 0.
-        for step in self.row_sum_steps() {
-            p = add(&p, &rotate(&p, step));
+        let mut g = vec![0.0; self.slots()];
+        for z in &blocks {
+            // 1. The product with the replicated weights.
+            let mut p = mul(z, &self.replicate(v));
+            // 2. Sum over each row into its column 0.
+            for step in self.row_sum_steps() {
+                p = add(&p, &rotate(&p, step));
+            }
+            // 3. Mask column 0, replicate it across the row.
+            let mut m = mul(&p, &self.column_mask(1.0));
+            for step in self.replicate_steps() {
+                m = add(&m, &rotate(&m, step));
+            }
+            // 4. The sigmoid of the negated margins, slot-wise.
+            let s: Vec<f64> = m.iter().map(|&margin| sigmoid.eval(-margin)).collect();
+            // 5a. Times Z, the blocks' partial sums added.
+            g = add(&g, &mul(&s, z));
         }
-        // 3. Mask column 0, replicate it across the row.
-        let mut m = mul(&p, &self.column_mask(1.0));
-        for step in self.replicate_steps() {
-            m = add(&m, &rotate(&m, step));
-        }
-        // 4. The sigmoid of the negated margins, slot-wise.
-        let s: Vec<f64> = m.iter().map(|&margin| sigmoid.eval(-margin)).collect();
-        // 5. Times Z, summed over the rows; the mean and the sign of the gradient.
-        let mut g = mul(&s, &z);
+        // 5b. Summed over the rows; the mean and the sign of the gradient.
         for step in self.column_sum_steps() {
             g = add(&g, &rotate(&g, step));
         }

@@ -13,13 +13,17 @@
 //! - **Boot** ([`boot`], with `--boot`: half a minute and 12 GB): one full-slot bootstrapping of
 //!   the 128-bit N = 2^16 preset with sparse-secret encapsulation, recorded and checked, priced
 //!   on each system beside Fig. 8's stated bands and Table V's time.
-//!   Fig. 8's other workloads (HELR, sorting, RNN, ResNet) are whole applications pimhe does not
-//!   have yet; their published speedups and Table V's HELR time are printed for reference, not
-//!   compared.
+//! - **HELR** ([`helr`], with `--helr`: 5 minutes and 17 GB): one steady-state period of the
+//!   encrypted HELR trainer (a bootstrapping and two iterations on 1024-sample batches) at the
+//!   128-bit N = 2^16 preset, recorded and checked against the plaintext trainer, priced per
+//!   iteration on each system beside Fig. 8's bands and Table V's HELR time.
+//!   Fig. 8's other workloads (sorting, RNN, ResNet) are whole applications pimhe does not have
+//!   yet; their published speedups are printed for reference, not compared.
 //!
 //! The published values are constants below, each with the place in the paper it is from.
 
 pub mod boot;
+pub mod helr;
 
 use pimhe_nearbank::isa::Opcode;
 use pimhe_nearbank::model::{microbenchmark_ops, DataLayout, MicroRow, Model, System};
@@ -35,6 +39,8 @@ use crate::measure::scheme::SchemeConfig;
 use crate::target::nearbank::NearbankOutcome;
 use crate::target::Target;
 use boot::{BootReport, BOOT_DEGREE};
+use helr::HelrRowReport;
+use pimhe_workloads::helr::encrypted::SECURE_DEGREE;
 
 /// The data-buffer sizes Fig. 9 sweeps.
 pub const BUFFER_SWEEP: [usize; 5] = [4, 8, 16, 32, 64];
@@ -97,7 +103,7 @@ pub const PUBLISHED_TABLE_V: [(&str, f64, f64); 3] =
 pub const FIG9_TOLERANCE: f64 = 0.2;
 
 /// What `pimhe bench reproduce anaheim` runs: its flags (`--workload-n`, `--threads`, `--boot`,
-/// `--boot-n`), by Python's names.
+/// `--boot-n`, `--helr`, `--helr-n`), by Python's names.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AnaheimConfig {
@@ -112,11 +118,17 @@ pub struct AnaheimConfig {
     /// Boot's ring degree with `boot` (`None`: the paper's 65536, the 128-bit preset); 1024 ..
     /// 16384 take an INSECURE preset for a quick look at the same code path.
     pub boot_n: Option<usize>,
+    /// Record and price Anaheim's HELR per iteration ([`helr`]): 5 minutes of CPU and 17 GB of
+    /// memory at N = 2^16, so off by default.
+    pub helr: bool,
+    /// HELR's ring degree with `helr` (`None`: the paper's 65536, the 128-bit preset); 1024 ..
+    /// 16384 take an INSECURE preset for a quick look at the same code path.
+    pub helr_n: Option<usize>,
 }
 
 impl Default for AnaheimConfig {
     fn default() -> Self {
-        Self { workload_n: MICRO_DEGREE, threads: None, boot: false, boot_n: None }
+        Self { workload_n: MICRO_DEGREE, threads: None, boot: false, boot_n: None, helr: false, helr_n: None }
     }
 }
 
@@ -184,20 +196,19 @@ pub struct PublishedOnly {
     pub table5_boot_helr_ms: Vec<(String, f64, f64)>,
     /// Why Fig. 8's ranges are not compared.
     pub note: String,
-    /// Why Table V's HELR times are not compared.
-    pub helr_note: String,
+    /// Why Table V's HELR times are not compared; `None` where the HELR row compares them
+    /// (`--helr`).
+    pub helr_note: Option<String>,
     /// Why Table V's bootstrapping times are not compared; `None` where the Boot row compares
     /// them (`--boot`).
     pub boot_note: Option<String>,
 }
 
 /// Why Fig. 8's bands over six workloads have no single figure of ours.
-const FIG8_NOTE: &str = "Fig. 8's range is over its six workloads; pimhe has Boot of them (fig8-boot-* with \
-                         --boot); HELR's row is not built yet (pimhe helr trains at insecure N = 2^11 only); sorting, \
-                         RNN and ResNet are not in pimhe";
-/// Why Table V's HELR time has no figure of ours.
-const HELR_NOTE: &str = "no HELR row of ours yet: the encrypted trainer (pimhe helr) runs at insecure N = 2^11, not \
-                         at the paper's N = 2^16 with 1024-sample batches";
+const FIG8_NOTE: &str = "Fig. 8's range is over its six workloads; pimhe has Boot and HELR of them (fig8-boot-* \
+                         with --boot, fig8-helr-* with --helr); sorting, RNN and ResNet are not in pimhe";
+/// Why Table V's HELR time has no figure of ours without `--helr`.
+const HELR_OFF_NOTE: &str = "HELR not run: pass --helr (N = 2^16: about 5 minutes of CPU, 17 GB of memory)";
 /// Why Table V's Boot time has no figure of ours without `--boot`.
 const BOOT_OFF_NOTE: &str = "Boot not run: pass --boot (N = 2^16: 25-40 s of CPU, about 12 GB of memory)";
 
@@ -215,6 +226,8 @@ pub struct AnaheimReport {
     pub without_cp: Vec<WithoutCpReport>,
     /// Anaheim's Boot on every system, with `--boot`.
     pub boot: Option<BootReport>,
+    /// Anaheim's HELR per iteration on every system, with `--helr`.
+    pub helr: Option<HelrRowReport>,
     /// Published figures without a row of ours.
     pub published_only: PublishedOnly,
 }
@@ -341,14 +354,22 @@ pub fn workload_rows(
     Ok((rows, without_cp))
 }
 
+/// The ring degree of the row `name` that is off unless `on` (`--boot`, `--helr`: `flag`),
+/// `n` its `--*-n` (`paper`'s degree where not given): `None` where off, refused where `n` is
+/// given without the row.
+fn row_degree(on: bool, n: Option<usize>, paper: usize, flag: &str, name: &str) -> Result<Option<usize>> {
+    match (on, n) {
+        (false, Some(n)) => {
+            Err(BenchError::usage(format!("--{flag}-n {n} applies only with --{flag} ({name} is off by default)")))
+        }
+        (on, n) => Ok(on.then_some(n.unwrap_or(paper))),
+    }
+}
+
 /// Runs the reproduction.
 pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<AnaheimReport> {
-    let boot_n = match (config.boot, config.boot_n) {
-        (false, Some(n)) => {
-            return Err(BenchError::usage(format!("--boot-n {n} applies only with --boot (Boot is off by default)")))
-        }
-        (on, n) => on.then_some(n.unwrap_or(BOOT_DEGREE)),
-    };
+    let boot_n = row_degree(config.boot, config.boot_n, BOOT_DEGREE, "boot", "Boot")?;
+    let helr_n = row_degree(config.helr, config.helr_n, SECURE_DEGREE, "helr", "HELR")?;
     let micro = micro_rows();
     let micro_ranges = ranges(&micro);
     let (workloads, without_cp) = match config.workload_n {
@@ -364,12 +385,22 @@ pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<Anah
         }
         None => None,
     };
+    let helr = match helr_n {
+        Some(n) => {
+            progress.start(0, "HELR: recording a bootstrapping and two iterations");
+            let row = helr::helr_row(n, "--helr-n", config.threads);
+            progress.finish();
+            Some(row?)
+        }
+        None => None,
+    };
     Ok(AnaheimReport {
         micro,
         micro_ranges,
         workloads,
         without_cp,
         boot,
+        helr,
         published_only: PublishedOnly {
             fig8_speedup_ranges: PUBLISHED_WORKLOAD_SPEEDUPS
                 .iter()
@@ -377,7 +408,7 @@ pub fn reproduce(config: &AnaheimConfig, progress: &dyn Progress) -> Result<Anah
                 .collect(),
             table5_boot_helr_ms: PUBLISHED_TABLE_V.iter().map(|&(s, b, h)| (s.to_string(), b, h)).collect(),
             note: FIG8_NOTE.to_string(),
-            helr_note: HELR_NOTE.to_string(),
+            helr_note: helr_n.is_none().then(|| HELR_OFF_NOTE.to_string()),
             boot_note: boot_n.is_none().then(|| BOOT_OFF_NOTE.to_string()),
         },
     })
@@ -399,8 +430,8 @@ impl Reproduction for Anaheim {
 
     /// The speedups section VII-C states at the default B (judged against [`FIG9_TOLERANCE`]) and
     /// the ranges it states, section VII-D's column-partitioning ablation, Fig. 8's and Table V's
-    /// figures for reference, and with `--boot` the Boot row's ([`boot::comparison`]: its speedup
-    /// judged against Fig. 8's band).
+    /// figures for reference, with `--boot` the Boot row's ([`boot::comparison`]: its speedup
+    /// judged against Fig. 8's band) and with `--helr` the HELR row's ([`helr::comparison`]).
     fn comparison(report: &AnaheimReport) -> Vec<Comparison> {
         let fig9 = "Anaheim section VII-C (Fig. 9)";
         let mut rows: Vec<Comparison> = report
@@ -469,11 +500,12 @@ impl Reproduction for Anaheim {
         for ((system, lo, hi), (_, boot, helr)) in p.fig8_speedup_ranges.iter().zip(&p.table5_boot_helr_ms) {
             let fig8 = "Anaheim section VII-B (Fig. 8)";
             let boot = p.boot_note.as_ref().map(|note| (boot, note));
+            let helr = p.helr_note.as_ref().map(|note| (helr, note));
             for (id, quantity, unit, source, published, note) in [
                 ("fig8-min", "smallest workload speedup over the GPU alone", "x", fig8, Some((lo, &p.note))),
                 ("fig8-max", "largest workload speedup over the GPU alone", "x", fig8, Some((hi, &p.note))),
                 ("table5-bootstrapping", "bootstrapping time", "ms", "Anaheim Table V", boot),
-                ("table5-helr", "HELR time per iteration", "ms", "Anaheim Table V", Some((helr, &p.helr_note))),
+                ("table5-helr", "HELR time per iteration", "ms", "Anaheim Table V", helr),
             ]
             .into_iter()
             .filter_map(|(id, quantity, unit, source, figure)| figure.map(|(f, n)| (id, quantity, unit, source, f, n)))
@@ -485,6 +517,9 @@ impl Reproduction for Anaheim {
         }
         if let Some(boot) = &report.boot {
             rows.extend(boot::comparison(boot));
+        }
+        if let Some(row) = &report.helr {
+            rows.extend(helr::comparison(row));
         }
         rows
     }
@@ -570,9 +605,13 @@ impl Render for AnaheimReport {
             text += "\n\n";
             text += &boot.render();
         }
+        if let Some(row) = &self.helr {
+            text += "\n\n";
+            text += &row.render();
+        }
         let p = &self.published_only;
-        text += &format!("\n\nPublished, for reference ({}; HELR {}", p.note, p.helr_note);
-        if let Some(note) = &p.boot_note {
+        text += &format!("\n\nPublished, for reference ({}", p.note);
+        for note in [&p.boot_note, &p.helr_note].into_iter().flatten() {
             text += &format!("; {note}");
         }
         text += "):";

@@ -5,7 +5,8 @@
 //! ## Who does what
 //! - The **client** ([`EncryptedTrainer::new`]) holds the secret key and the standardized
 //!   training split. It makes the keys (relinearization, the rotations of the packing, and
-//!   bootstrapping's), packs each batch `Z` as [`Packing::pack`] does, repeated over all N/2
+//!   bootstrapping's), packs each batch `Z` as [`Packing::pack`] does (over several
+//!   ciphertexts where it exceeds one: [`Packing::split`]), each block repeated over all N/2
 //!   slots ([`Packing::tile`]: bootstrapping handles full packing only), and encrypts it, with
 //!   `w = v = 0`. After every iteration it decrypts `w` (a copy downloaded to its CPU) to report
 //!   the training loss: the loss is the client's, computed on decrypted weights with the exact
@@ -24,14 +25,17 @@
 //! `Z` (whose own levels are spare): `w' = v + sum_rows(S * (c Z))` and
 //! `v' = (1 - eta) v + eta w + sum_rows(S * ((1 - eta) c Z))`, `c = gamma_k / m`, so `w'` and
 //! `v'` come out of products at one level: an iteration costs five levels, two products with
-//! `Z` and `2 log2 W + 2 log2 R` rotations.
+//! `Z` per block and `C (2 log2 W) + 2 log2 (R / C)` rotations for `C` blocks.
 //!
 //! ## Parameters
-//! INSECURE: [`insecure_parameters`] (N = 2^10 to 2^14, a sparse secret of Hamming weight 16,
-//! scale 2^50) with `5 k + 1` levels after each bootstrapping for `k` iterations between
-//! bootstrappings ([`EncryptedConfig::iterations_per_bootstrap`]). The whole chain is longer
-//! (bootstrapping's own levels come on top), so the first iterations run before any
-//! bootstrapping. No 128-bit bootstrapping preset exists yet.
+//! `5 k + 1` levels after each bootstrapping for `k` iterations between bootstrappings
+//! ([`EncryptedConfig::iterations_per_bootstrap`]); the whole chain is longer (bootstrapping's
+//! own levels come on top), so the first iterations run before any bootstrapping.
+//! - N = 2^16: the 128-bit preset ([`secure_parameters`]: a dense ternary secret, bootstrapped
+//!   through sparse-secret encapsulation, whose keys the client makes too). It leaves at most
+//!   12 levels after a bootstrapping, so `k` is 1 or 2.
+//! - N = 2^10 to 2^14: INSECURE ([`insecure_parameters`]: a sparse secret of Hamming weight
+//!   16, scale 2^50), for tests and quick runs.
 //!
 //! ```
 //! use pimhe_exec::CpuBackend;
@@ -61,7 +65,9 @@ use std::time::Instant;
 use num_complex::Complex64;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
-use pimhe_schemes::ckks::bootstrap::{insecure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper};
+use pimhe_schemes::ckks::bootstrap::{
+    insecure_parameters, secure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, EncapsulationKeys,
+};
 use pimhe_schemes::ckks::{
     CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, KeyGenerator, RelinKey,
     SecretKey,
@@ -79,6 +85,9 @@ use crate::progress::Progress;
 const BATCH_STREAM: u64 = 0xBA7C_0000;
 const WEIGHT_STREAM: u64 = 0x3E16_0000;
 
+/// The ring degree of the 128-bit bootstrapping preset.
+pub const SECURE_DEGREE: usize = 1 << 16;
+
 impl From<SchemeError> for HelrError {
     fn from(e: SchemeError) -> Self {
         HelrError::Encrypted(e.to_string())
@@ -91,7 +100,8 @@ pub struct EncryptedConfig {
     /// The training: batch, iterations, learning rate and (polynomial) sigmoid, as the
     /// plaintext trainer takes them; `slots` is ignored (the ring degree decides them).
     pub train: TrainConfig,
-    /// Ring degree N (2^10 to 2^14, INSECURE parameters): a batch needs `R W <= N/2` slots.
+    /// Ring degree N: 2^16 (the 128-bit preset) or 2^10 to 2^14 (INSECURE parameters). A batch
+    /// of more than N/2 slots (`R W`) is cut over several ciphertexts.
     pub degree: usize,
     /// Iterations between two bootstrappings, `k`: each bootstrapping leaves `5 k + 1` levels.
     /// A larger k means fewer bootstrappings of a longer chain (each one slower).
@@ -159,6 +169,9 @@ pub struct EncryptedTrainer {
     secret: SecretKey,
     relin: RelinKey,
     galois: GaloisKeys,
+    /// The sparse-secret encapsulation keys where the secret is dense (the 128-bit preset) and
+    /// the training bootstraps.
+    encapsulation: Option<EncapsulationKeys>,
     train: LabeledData,
     depth: usize,
     bootstraps: usize,
@@ -179,11 +192,11 @@ fn planned_bootstraps(iterations: usize, depth: usize, top: usize, after: usize)
 }
 
 impl EncryptedTrainer {
-    /// Checks the configuration against `train` (standardized features), makes the INSECURE
-    /// parameters and every key on `cpu`. Refused with the plaintext trainer's messages, and:
-    /// the exact sigmoid (CKKS evaluates polynomials only), a batch that does not fit N/2
-    /// slots (naming what would), a ring degree outside 2^10..2^14, no iteration per
-    /// bootstrapping.
+    /// Checks the configuration against `train` (standardized features), makes the parameters
+    /// (see the module doc) and every key on `cpu`. Refused with the plaintext trainer's
+    /// messages, and: the exact sigmoid (CKKS evaluates polynomials only), a sample whose row
+    /// does not fit N/2 slots, a ring degree other than 2^10..2^14 and 2^16, no iteration per
+    /// bootstrapping, more iterations per bootstrapping than the 128-bit preset's levels allow.
     pub fn new(cpu: &CpuBackend, train: &LabeledData, config: &EncryptedConfig) -> Result<Self, HelrError> {
         check(train, &config.train)?;
         let Sigmoid::Polynomial(sigmoid) = config.train.sigmoid else {
@@ -193,20 +206,31 @@ impl EncryptedTrainer {
             ));
         };
         let degree = config.degree;
-        if !(1024..=16384).contains(&degree) || !degree.is_power_of_two() {
+        if (!(1024..=16384).contains(&degree) && degree != SECURE_DEGREE) || !degree.is_power_of_two() {
             return Err(HelrError::Input(format!(
-                "--n {degree}: encrypted training runs on the INSECURE bootstrapping parameters, N = 1024, 2048, 4096, \
-                 8192 or 16384"
+                "--n {degree}: encrypted training runs on the 128-bit bootstrapping preset, N = 65536, or the \
+                 INSECURE ones, N = 1024, 2048, 4096, 8192 or 16384"
             )));
         }
         if config.iterations_per_bootstrap == 0 {
             return Err(HelrError::Input("iterations per bootstrapping must be at least 1".into()));
         }
-        let packing = Packing::new(config.train.batch, train.features().len(), degree / 2)?;
+        let packing = Packing::split(config.train.batch, train.features().len(), degree / 2)?;
         let depth = server::iteration_depth(&server::sigmoid_series(&sigmoid)?);
-        let params = insecure_parameters(degree, depth * config.iterations_per_bootstrap + COMBINE_DEPTH)?;
+        let k = config.iterations_per_bootstrap;
+        let levels_after = depth * k + COMBINE_DEPTH;
+        let (params, bootstrap_config) = if degree == SECURE_DEGREE {
+            secure_parameters(levels_after).map_err(|e| {
+                HelrError::Input(format!(
+                    "{k} iterations per bootstrapping need {levels_after} levels after each bootstrapping, more than \
+                     the 128-bit preset (N = {SECURE_DEGREE}) leaves: {e}"
+                ))
+            })?
+        } else {
+            (insecure_parameters(degree, levels_after)?, BootstrapConfig::default())
+        };
         let ctx = CkksContext::new(params)?;
-        let plan = BootstrapPlan::new(&ctx, &BootstrapConfig::default())?;
+        let plan = BootstrapPlan::new(&ctx, &bootstrap_config)?;
         let top = ctx.depth_left(ctx.max_level());
         let bootstraps = planned_bootstraps(config.train.iterations, depth, top, plan.depth_after());
         let mut keygen = KeyGenerator::with_sampler(cpu, &ctx, Sampler::from_seed_u64(config.seed));
@@ -220,6 +244,10 @@ impl EncryptedTrainer {
         elements.sort_unstable();
         elements.dedup();
         let galois = keygen.galois_keys(&secret, &elements)?;
+        let encapsulation = match bootstraps > 0 && plan.uses_encapsulation() {
+            true => Some(keygen.encapsulation_keys(&secret, plan.hamming_weight())?),
+            false => None,
+        };
         Ok(Self {
             config: *config,
             ctx,
@@ -229,13 +257,14 @@ impl EncryptedTrainer {
             secret,
             relin,
             galois,
+            encapsulation,
             train: train.clone(),
             depth,
             bootstraps,
         })
     }
 
-    /// The parameters (INSECURE: see the module doc).
+    /// The parameters (128-bit at N = 2^16, INSECURE below: see the module doc).
     pub fn params(&self) -> &CkksParameters {
         self.ctx.params()
     }
@@ -278,24 +307,30 @@ impl EncryptedTrainer {
     pub fn server<'a, B: Backend>(&self, backend: &'a B) -> Result<Server<'a, B>, HelrError> {
         let evaluator =
             Evaluator::new(backend, &self.ctx).with_relin_key(&self.relin)?.with_galois_keys(&self.galois)?;
-        let bootstrapper =
-            if self.bootstraps > 0 { Some(Bootstrapper::new(&evaluator, self.plan.clone())?) } else { None };
+        let bootstrapper = match (self.bootstraps, &self.encapsulation) {
+            (0, _) => None,
+            (_, Some(keys)) => Some(Bootstrapper::with_encapsulation(&evaluator, self.plan.clone(), keys)?),
+            (_, None) => Some(Bootstrapper::new(&evaluator, self.plan.clone())?),
+        };
         let mask = self.encode(&self.packing.column_mask(-1.0 / self.sigmoid.interval))?;
         Server::new(evaluator, bootstrapper, self.packing, mask, &self.sigmoid)
     }
 
     /// Client: the batches the iterations use (at most one per iteration), each packed, tiled
-    /// and encrypted on `backend`.
-    pub fn encrypt_batches<B: Backend>(&self, backend: &B) -> Result<Vec<Ciphertext<B>>, HelrError> {
+    /// and encrypted on `backend`: one ciphertext per block ([`Packing::ciphertexts`]).
+    pub fn encrypt_batches<B: Backend>(&self, backend: &B) -> Result<Vec<Vec<Ciphertext<B>>>, HelrError> {
         let z = signed_rows(&self.train);
         let TrainConfig { batch, iterations, .. } = self.config.train;
         let used = iterations.min(z.len().div_ceil(batch));
-        let plains = (0..used)
-            .map(|t| self.encode(&self.packing.pack(&batch_rows(&z, batch, t))?))
-            .collect::<Result<Vec<_>, _>>()?;
-        // One ciphertext each (an iteration multiplies a single batch), one randomness stream.
+        // One randomness stream; each block its own ciphertext (an iteration multiplies blocks
+        // one by one).
         let mut encryptor = self.encryptor(backend, BATCH_STREAM)?;
-        plains.iter().map(|p| Ok(encryptor.encrypt(std::slice::from_ref(p))?)).collect()
+        (0..used)
+            .map(|t| {
+                let blocks = self.packing.pack(&batch_rows(&z, batch, t))?;
+                blocks.iter().map(|b| Ok(encryptor.encrypt(std::slice::from_ref(&self.encode(b)?))?)).collect()
+            })
+            .collect()
     }
 
     /// Client: `w = v = 0`, encrypted on `backend` at the top level.
@@ -304,6 +339,19 @@ impl EncryptedTrainer {
         let mut encryptor = self.encryptor(backend, WEIGHT_STREAM)?;
         let (v, w) = (encryptor.encrypt(std::slice::from_ref(&zero))?, encryptor.encrypt(std::slice::from_ref(&zero))?);
         Ok(Weights { v, w, w_factor: Complex64::new(1.0, 0.0) })
+    }
+
+    /// Client: `w = v = 0` as [`EncryptedTrainer::encrypt_initial_weights`] encrypts them, but
+    /// dropped to the lowest level that can still be bootstrapped, so that the first
+    /// iteration bootstraps: the start of a steady-state period of bootstrapping and
+    /// [`EncryptedConfig::iterations_per_bootstrap`] iterations (what Anaheim's HELR row
+    /// prices per iteration).
+    pub fn encrypt_spent_weights<B: Backend>(&self, backend: &B) -> Result<Weights<B>, HelrError> {
+        let Weights { v, w, w_factor } = self.encrypt_initial_weights(backend)?;
+        let evaluator = Evaluator::new(backend, &self.ctx);
+        let level = self.ctx.min_level() + COMBINE_DEPTH * self.ctx.params().primes_per_level();
+        let (v, w) = (evaluator.drop_to_level(&v, level)?, evaluator.drop_to_level(&w, level)?);
+        Ok(Weights { v, w, w_factor })
     }
 
     /// Client: the weights `w` of `weights` (row 0 of the first copy), decrypted on `cpu`
@@ -341,30 +389,57 @@ impl EncryptedTrainer {
     pub fn train_with<B: Backend>(
         &self,
         server: &Server<'_, B>,
-        batches: &[Ciphertext<B>],
+        batches: &[Vec<Ciphertext<B>>],
         start: Weights<B>,
         cpu: &CpuBackend,
         progress: &dyn Progress,
     ) -> Result<EncryptedTraining, HelrError> {
         let iterations = self.config.train.iterations;
-        if batches.is_empty() {
-            return Err(HelrError::Input("no encrypted batch to train on".into()));
-        }
         progress.start(iterations as u64, "iterations");
-        let result = self.iterate(server, batches, start, cpu, progress);
+        let result = self.iterate(server, batches, start, iterations, cpu, progress);
         progress.finish();
         result
+    }
+
+    /// One steady-state period on `server`: from `start` (made by
+    /// [`EncryptedTrainer::encrypt_spent_weights`], so a client's work stays out of what a
+    /// caller times), a bootstrapping and then [`EncryptedConfig::iterations_per_bootstrap`] iterations (the
+    /// first of the schedule, on the first batches), so that the period's cost over its
+    /// iterations is the cost per iteration with the bootstrapping amortized. The decrypted
+    /// weights are those of the plaintext trainer after as many iterations. Refused where the
+    /// training planned no bootstrapping (no keys for it were made): configure more
+    /// iterations than the chain holds.
+    pub fn period<B: Backend>(
+        &self,
+        server: &Server<'_, B>,
+        batches: &[Vec<Ciphertext<B>>],
+        start: Weights<B>,
+        cpu: &CpuBackend,
+        progress: &dyn Progress,
+    ) -> Result<EncryptedTraining, HelrError> {
+        if self.bootstraps == 0 {
+            return Err(HelrError::Input(format!(
+                "a period of bootstrapping and iterations needs bootstrapping keys, and {} iterations fit the chain \
+                 without: configure more",
+                self.config.train.iterations
+            )));
+        }
+        self.iterate(server, batches, start, self.config.iterations_per_bootstrap, cpu, progress)
     }
 
     fn iterate<B: Backend>(
         &self,
         server: &Server<'_, B>,
-        batches: &[Ciphertext<B>],
+        batches: &[Vec<Ciphertext<B>>],
         start: Weights<B>,
+        iterations: usize,
         cpu: &CpuBackend,
         progress: &dyn Progress,
     ) -> Result<EncryptedTraining, HelrError> {
-        let TrainConfig { batch, iterations, learning_rate, .. } = self.config.train;
+        let TrainConfig { batch, learning_rate, .. } = self.config.train;
+        if batches.is_empty() {
+            return Err(HelrError::Input("no encrypted batch to train on".into()));
+        }
         let mut schedule = Nesterov::new(learning_rate);
         let (mut weights, mut records, mut bootstraps, mut w) = (start, Vec::new(), 0, Vec::new());
         for t in 0..iterations {

@@ -83,27 +83,64 @@ impl<'a, B: Backend> Server<'a, B> {
         needs_bootstrap(self.evaluator.context().depth_left(weights.level()), self.iteration_depth(), last)
     }
 
-    /// One iteration on the batch `z` (packed and tiled by the client) with the step's
-    /// constants, `batch` the real number of samples `m` (the padding rows are zero):
+    /// One iteration on the batch `z` (packed and tiled by the client, one ciphertext per block
+    /// of [`Packing::ciphertexts`]) with the step's constants, `batch` the real number of
+    /// samples `m` (the padding rows are zero):
     ///
     /// ```text
-    /// S   = p(-Z.v)                    steps 1-4 (replicated over each row)
-    /// w'  = v + sum_rows(S * (c Z))    c = gamma_k / m
-    /// v'  = (1 - eta) v + eta w + sum_rows(S * ((1 - eta) c Z))
+    /// S_b = p(-Z_b.v)                  steps 1-4, each block b (replicated over each row)
+    /// w'  = v + sum_rows(sum_b S_b * (c Z_b))    c = gamma_k / m
+    /// v'  = (1 - eta) v + eta w + sum_rows(sum_b S_b * ((1 - eta) c Z_b))
     /// ```
     ///
     /// which is `w' = v - gamma_k g`, `v' = (1 - eta) w' + eta w` with `v'` expanded so that
     /// both come out of a product with `Z` at one level: five levels per iteration, not six.
+    /// The blocks' products are added before the sum over the rows, so that sum's rotations
+    /// run once, not once per block. Refused: a number of blocks other than the packing's.
     pub fn iterate(
         &self,
         weights: &Weights<B>,
-        z: &Ciphertext<B>,
+        z: &[Ciphertext<B>],
         step: Step,
         batch: usize,
     ) -> Result<Weights<B>, HelrError> {
+        if z.len() != self.packing.ciphertexts {
+            return Err(HelrError::Input(format!(
+                "a batch of {} ciphertexts where the packing cuts it into {}",
+                z.len(),
+                self.packing.ciphertexts
+            )));
+        }
+        let ev = &self.evaluator;
+        let c = step.gamma / batch as f64;
+        let accumulate = |sum: Option<Ciphertext<B>>, term: Ciphertext<B>| match sum {
+            Some(partial) => ev.add(&partial, &term),
+            None => Ok(term),
+        };
+        let (mut g_w, mut g_v) = (None, None);
+        for block in z {
+            let s = self.sigmoid_of_margins(&weights.v, block)?;
+            // 5a. The gradient's partial sums, the update's constants carried by Z.
+            let w_term = ev.multiply_relin_rescale(&s, &self.times(block, c.into())?)?;
+            let v_term = ev.multiply_relin_rescale(&s, &self.times(block, ((1.0 - step.eta) * c).into())?)?;
+            g_w = Some(accumulate(g_w, w_term)?);
+            g_v = Some(accumulate(g_v, v_term)?);
+        }
+        let total = |sum: Option<Ciphertext<B>>| sum.expect("a batch has at least one block (checked above)");
+        // 5b. Summed over the rows.
+        let w_next = ev.add(&weights.v, &self.row_sums(total(g_w))?)?;
+        let g_v = self.row_sums(total(g_v))?;
+        let v_part = self.times(&weights.v, (1.0 - step.eta).into())?;
+        let w_part = self.times(&weights.w, step.eta * weights.w_factor)?;
+        let v_next = ev.add(&ev.add(&g_v, &v_part)?, &w_part)?;
+        Ok(Weights { v: v_next, w: w_next, w_factor: Complex64::new(1.0, 0.0) })
+    }
+
+    /// Steps 1-4 on one block `z`: `p(-z_i . v)` replicated over each row `i`.
+    fn sigmoid_of_margins(&self, v: &Ciphertext<B>, z: &Ciphertext<B>) -> Result<Ciphertext<B>, HelrError> {
         let ev = &self.evaluator;
         // 1-2. The margins z_i . v into column 0 of each row.
-        let mut p = ev.multiply_relin_rescale(z, &weights.v)?;
+        let mut p = ev.multiply_relin_rescale(z, v)?;
         for s in self.packing.row_sum_steps() {
             p = ev.add(&p, &ev.rotate(&p, s)?)?;
         }
@@ -113,15 +150,7 @@ impl<'a, B: Backend> Server<'a, B> {
             m = ev.add(&m, &ev.rotate(&m, s)?)?;
         }
         // 4. sigmoid(-margin) = p(B y), y = -margin / B.
-        let s = ev.evaluate_polynomial(&m, &self.sigmoid)?;
-        // 5-6. The gradient's sum over the rows, the update's constants carried by Z.
-        let c = step.gamma / batch as f64;
-        let w_next = ev.add(&weights.v, &self.row_sums(&s, &self.times(z, c.into())?)?)?;
-        let g_v = self.row_sums(&s, &self.times(z, ((1.0 - step.eta) * c).into())?)?;
-        let v_part = self.times(&weights.v, (1.0 - step.eta).into())?;
-        let w_part = self.times(&weights.w, step.eta * weights.w_factor)?;
-        let v_next = ev.add(&ev.add(&g_v, &v_part)?, &w_part)?;
-        Ok(Weights { v: v_next, w: w_next, w_factor: Complex64::new(1.0, 0.0) })
+        Ok(ev.evaluate_polynomial(&m, &self.sigmoid)?)
     }
 
     /// Bootstraps both weight vectors in one ciphertext: `u = v / 2 + i w / 2` (one constant
@@ -149,10 +178,9 @@ impl<'a, B: Backend> Server<'a, B> {
         Ok(if product.tag().scale == a.tag().scale { product } else { self.evaluator.rescale(&product)? })
     }
 
-    /// Step 5: `s * z` summed over the rows (every row then holds the sum).
-    fn row_sums(&self, s: &Ciphertext<B>, z: &Ciphertext<B>) -> Result<Ciphertext<B>, HelrError> {
+    /// Step 5b: `g` summed over a block's rows (every row then holds the sum).
+    fn row_sums(&self, mut g: Ciphertext<B>) -> Result<Ciphertext<B>, HelrError> {
         let ev = &self.evaluator;
-        let mut g = ev.multiply_relin_rescale(s, z)?;
         for step in self.packing.column_sum_steps() {
             g = ev.add(&g, &ev.rotate(&g, step)?)?;
         }
