@@ -255,6 +255,41 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         self.rescale(&self.relinearize(&self.multiply(a, b)?)?)
     }
 
+    /// The same ciphertexts read as packing `slots` slots (a power of two up to N/2): a copy
+    /// with another slot count on its tag, no residue changed. Reading n slots as more is
+    /// always sound (an n-slot packing repeats its slots with period n over all N/2); reading
+    /// N/2 slots as n is sound only where the slots do repeat with period n, which the caller
+    /// knows from its layout (a vector replicated across the slots, as HELR's weights are) and
+    /// the evaluator cannot check: sparse bootstrapping then keeps one copy of the period (the
+    /// mean of the copies).
+    ///
+    /// ```
+    /// use pimhe_exec::CpuBackend;
+    /// use pimhe_schemes::ckks::*;
+    /// let backend = CpuBackend::new(Some(1)).unwrap();
+    /// let ctx = CkksContext::new(CkksParameters::builder(1024).depth(1).allow_insecure().build().unwrap()).unwrap();
+    /// let secret = KeyGenerator::new(&backend, &ctx).unwrap().secret_key().unwrap();
+    /// let encoder = Encoder::new(&ctx);
+    /// // [1, 2, 1, 2, ...] over all 512 slots is the 2-slot packing of [1, 2].
+    /// let values: Vec<f64> = (0..512).map(|i| (i % 2 + 1) as f64).collect();
+    /// let ct = Encryptor::with_secret_key(&backend, &secret).unwrap()
+    ///     .encrypt(&[encoder.encode_real(&values, ctx.default_scale()).unwrap()]).unwrap();
+    /// let two = Evaluator::new(&backend, &ctx).with_slot_count(&ct, 2).unwrap();
+    /// let plain = Decryptor::new(&backend, &secret).unwrap().decrypt(&two).unwrap();
+    /// let decoded = encoder.decode_real(&plain[0]).unwrap();
+    /// assert!((decoded[0] - 1.0).abs() < 1e-6 && (decoded[1] - 2.0).abs() < 1e-6);
+    /// ```
+    pub fn with_slot_count(&self, a: &Batch<B>, slots: usize) -> Result<Batch<B>> {
+        self.check_batch(a)?;
+        if !slots.is_power_of_two() || slots > self.ctx.max_slots() {
+            return Err(SchemeError::InvalidParameters(format!(
+                "a CKKS packing has a power-of-two slot count up to N/2 = {}; got {slots}",
+                self.ctx.max_slots()
+            )));
+        }
+        Ok(a.derive(self.copy_parts(a)?, a.level, CkksTag { slots, ..a.tag }))
+    }
+
     /// The same ciphertexts over the primes of a lower `level` (a level a rescaling reaches
     /// from the top): the scale is unchanged, the extra primes are dropped. Refused where the
     /// scale would reach half the lower level's modulus (a product waiting for its rescaling).

@@ -7,7 +7,7 @@
 //!   training split. It makes the keys (relinearization, the rotations of the packing, and
 //!   bootstrapping's), packs each batch `Z` as [`Packing::pack`] does (over several
 //!   ciphertexts where it exceeds one: [`Packing::split`]), each block repeated over all N/2
-//!   slots ([`Packing::tile`]: bootstrapping handles full packing only), and encrypts it, with
+//!   slots ([`Packing::tile`]), and encrypts it, with
 //!   `w = v = 0`. After every iteration it decrypts `w` (a copy downloaded to its CPU) to report
 //!   the training loss: the loss is the client's, computed on decrypted weights with the exact
 //!   sigmoid ([`super::evaluate`]); the server never sees it. At the end it decrypts `w` into
@@ -16,7 +16,8 @@
 //!   [`super::packing`] and the Nesterov update with the constants of [`super::train`] (same
 //!   batches, same `gamma / k` and `eta_k`), five levels an iteration; before an iteration that
 //!   would leave no level for the next bootstrapping it bootstraps `w` and `v` together, as one
-//!   complex ciphertext `v / 2 + i w / 2` ([`Server::bootstrap`]).
+//!   complex ciphertext `v / 2 + i w / 2` ([`Server::bootstrap`]), read as a sparse packing of
+//!   W slots: the weights repeat with period W over the slots.
 //!
 //! ## Where the iteration departs from the sketch in [`super::packing`]
 //! Same layout, steps and rotations; three choices save levels. Step 3's mask holds `-1/B`
@@ -230,6 +231,9 @@ impl EncryptedTrainer {
             (insecure_parameters(degree, levels_after)?, BootstrapConfig::default())
         };
         let ctx = CkksContext::new(params)?;
+        // Only the weights are bootstrapped, and they repeat with period W: a sparse packing of
+        // W slots (the trace's few rotations and one EvalMod, instead of the full N/2).
+        let bootstrap_config = BootstrapConfig { slots: Some(packing.width), ..bootstrap_config };
         let plan = BootstrapPlan::new(&ctx, &bootstrap_config)?;
         let top = ctx.depth_left(ctx.max_level());
         let bootstraps = planned_bootstraps(config.train.iterations, depth, top, plan.depth_after());

@@ -166,7 +166,12 @@ impl<'a, B: Backend> Server<'a, B> {
         let bootstrapper = self.bootstrapper.as_ref().ok_or_else(|| {
             HelrError::Encrypted("the weights ran out of levels, and no bootstrapping was prepared for them".into())
         })?;
-        let u = bootstrapper.bootstrap(ev, &u)?;
+        // The weights repeat with period W over the slots (replicated into every row), so they
+        // bootstrap as a sparse packing of W slots when the plan is one (as Anaheim's HELR
+        // bootstraps only its weights), and are read back over all N/2 slots after.
+        let full = u.tag().slots;
+        let u = ev.with_slot_count(&u, bootstrapper.plan().slots())?;
+        let u = ev.with_slot_count(&bootstrapper.bootstrap(ev, &u)?, full)?;
         let conjugate = ev.conjugate(&u)?;
         Ok(Weights { v: ev.add(&u, &conjugate)?, w: ev.sub(&u, &conjugate)?, w_factor: Complex64::new(0.0, -1.0) })
     }
