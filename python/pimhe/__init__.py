@@ -153,7 +153,7 @@ def reproduce(name, *, progress=None, **options):
     default, another name is a ``ParameterError`` naming the allowed ones. ``progress`` draws a
     bar of the long steps (``None``: when stderr is a terminal)::
 
-        r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4 and 6, model only
+        r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4, 6-10, s. 4.4, model only
         [row.id for row in r.rows if row.within is False]          # the cells outside 25%
         pimhe.reproduce("anaheim", workload_n=0).rows[0].ratio     # Fig. 9, ours / published
         pimhe.reproduce("anaheim", workload_n=0, boot=True)        # + Boot at N = 2^16 (12 GB)
