@@ -96,3 +96,18 @@ def test_options_are_each_papers_own():
         pimhe.reproduce("ceram", workload_n=0)
     with pytest.raises(pimhe.ParameterError, match="choose one of dramatic, anaheim, ceram"):
         pimhe.reproduce("sealpir")
+
+
+def test_bench_scheme_times_the_special_moduli_bfv_of_a_case():
+    report = pimhe.bench_scheme("bfv-special", case="B", repeat=1, threads=1)
+    assert (report["scheme"], report["case"], report["n"], report["batch"]) == ("bfv-special", "B", 16384, 1)
+    assert report["checked"] is True and report["params"]["moduli"] == ["2^146 - 1", "2^146", "2^146 + 1"]
+    assert [o["op"] for o in report["ops"]] == ["encrypt", "decrypt", "add", "sub", "multiply_relin"]
+    with pytest.raises(pimhe.ParameterError, match="case=D is not known; choose A or B"):
+        pimhe.bench_scheme("bfv-special", case="D")
+    with pytest.raises(pimhe.ParameterError, match="needs n"):
+        pimhe.bench_scheme("bgv")
+    with pytest.raises(pimhe.ParameterError, match="case applies to bfv-special only"):
+        pimhe.bench_scheme("bgv", n=4096, case="A")
+    with pytest.raises(pimhe.ParameterError, match=r"batch=4 is not allowed with scheme=bfv-special"):
+        pimhe.bench_scheme("bfv-special", case="A", batch=4)

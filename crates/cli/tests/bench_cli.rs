@@ -371,5 +371,5 @@ fn bench_scheme_bfv_special_times_a_case_and_refuses_what_it_cannot_take() {
     }
     let bgv = pimhe(&["bench", "scheme", "--n", "4096", "--case", "A"]);
     assert_eq!(bgv.status.code(), Some(2));
-    assert!(stderr(&bgv).contains("--case is a bfv-special option"), "{}", stderr(&bgv));
+    assert!(stderr(&bgv).contains("--case applies to bfv-special only"), "{}", stderr(&bgv));
 }

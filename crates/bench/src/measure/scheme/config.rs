@@ -113,7 +113,7 @@ pub(super) fn validate_common(args: &SchemeConfig) -> Result<()> {
     RULES.check(&args.target)?;
     if args.case.is_some() && args.scheme != "bfv-special" {
         return Err(BenchError::usage(format!(
-            "--case is a bfv-special option (the CE-RAM paper's cases); --scheme {} has none",
+            "--case applies to bfv-special only (the CE-RAM paper's cases); --scheme {} has none",
             args.scheme
         )));
     }

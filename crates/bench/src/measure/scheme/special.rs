@@ -125,7 +125,7 @@ fn validate(config: &SchemeConfig) -> Result<(SpecialCase, Option<usize>)> {
     };
     if config.n != SpecialBfvParameters::PAPER_DEGREE {
         return Err(BenchError::usage(format!(
-            "--n {} is not allowed with --scheme bfv-special: the paper's cases are at N = {} (leave --n out)",
+            "--n {} is not allowed with --scheme bfv-special: the paper's cases are at N = {} (leave it out)",
             config.n,
             SpecialBfvParameters::PAPER_DEGREE
         )));
@@ -133,17 +133,19 @@ fn validate(config: &SchemeConfig) -> Result<(SpecialCase, Option<usize>)> {
     if config.batch != 1 {
         return Err(BenchError::usage(format!(
             "--batch {} is not allowed with --scheme bfv-special: it times one ciphertext per call, as the \
-             paper's Table 7 counts operations (leave --batch out or give 1)",
+             paper's Table 7 counts operations (give 1, or leave it out)",
             config.batch
         )));
     }
     if config.dnum.is_some() {
         return Err(BenchError::usage(
-            "--dnum is not allowed with --scheme bfv-special: its relinearization has one digit per modulus of Q",
+            "--dnum does not apply to --scheme bfv-special: its relinearization has one digit per modulus of Q",
         ));
     }
     if config.scale_bits.is_some() {
-        return Err(BenchError::usage("--scale-bits is a CKKS option; --scheme bfv-special encodes integers modulo t"));
+        return Err(BenchError::usage(
+            "--scale-bits applies to CKKS only; --scheme bfv-special encodes integers modulo t",
+        ));
     }
     Ok((case, threads))
 }
