@@ -56,6 +56,7 @@ from ._pimhe import advise_json as _advise_json
 from ._pimhe import bandwidth_json as _bandwidth_json
 from ._pimhe import bootstrap_json as _bootstrap_json
 from ._pimhe import reproduce_json as _reproduce_json
+from ._pimhe import scheme_json as _scheme_json
 from ._reports import (
     Comparison,
     Estimate,
@@ -72,6 +73,7 @@ __all__ = [
     "advise",
     "bandwidth",
     "bench_bootstrap",
+    "bench_scheme",
     "Backend",
     "BackendError",
     "BootstrapPlan",
@@ -153,7 +155,7 @@ def reproduce(name, *, progress=None, **options):
     default, another name is a ``ParameterError`` naming the allowed ones. ``progress`` draws a
     bar of the long steps (``None``: when stderr is a terminal)::
 
-        r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4 and 6, model only
+        r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4, 6-10, s. 4.4, model only
         [row.id for row in r.rows if row.within is False]          # the cells outside 25%
         pimhe.reproduce("anaheim", workload_n=0).rows[0].ratio     # Fig. 9, ours / published
         pimhe.reproduce("anaheim", workload_n=0, boot=True)        # + Boot at N = 2^16 (12 GB)
@@ -209,6 +211,49 @@ def bench_bootstrap(
         repeat=repeat,
         seed=seed,
         real=real,
+    )
+    return json.loads(report)
+
+
+def bench_scheme(
+    scheme="bgv",
+    *,
+    n=None,
+    case=None,
+    batch=None,
+    backend="cpu",
+    threads=None,
+    system=None,
+    buffer_entries=None,
+    repeat=5,
+    seed=1,
+    dnum=None,
+    scale_bits=None,
+):
+    """A scheme's operations timed on ``backend`` (``pimhe bench scheme``), as a dict: ``ops``
+    (``op``, ``best_s``, ``median_s``, per-ciphertext times, ``times_s``), ``params`` and
+    ``checked``. ``scheme`` is ``"bgv"``, ``"bfv"``, ``"ckks"`` (each needs ``n``), or
+    ``"bfv-special"``: BFV on the CE-RAM B/FV paper's special moduli, ``case`` ``"A"`` (Barrett
+    reductions) or ``"B"`` (its special reductions and FastBConv), at its N = 2^14, one
+    ciphertext per call::
+
+        pimhe.bench_scheme("bfv-special", case="B", repeat=1)["ops"][4]["op"]  # "multiply_relin"
+    """
+    import json
+
+    report = _scheme_json(
+        scheme,
+        n=n,
+        case=case,
+        batch=batch,
+        backend=backend,
+        threads=threads,
+        system=system,
+        buffer_entries=buffer_entries,
+        repeat=repeat,
+        seed=seed,
+        dnum=dnum,
+        scale_bits=scale_bits,
     )
     return json.loads(report)
 

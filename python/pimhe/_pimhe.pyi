@@ -56,6 +56,7 @@ __all__ = [
     "advise_json",
     "bandwidth_json",
     "bootstrap_json",
+    "scheme_json",
     "helr_json",
     "__version__",
 ]
@@ -128,6 +129,23 @@ def bootstrap_json(
     real: bool = False,
 ) -> str:
     """``pimhe bench bootstrap``'s report as JSON; ``pimhe.bench_bootstrap`` parses it."""
+
+def scheme_json(
+    scheme: str,
+    *,
+    n: Optional[int] = None,
+    case: Optional[str] = None,
+    batch: Optional[int] = None,
+    backend: str = "cpu",
+    threads: Optional[int] = None,
+    system: Optional[str] = None,
+    buffer_entries: Optional[int] = None,
+    repeat: int = 5,
+    seed: int = 1,
+    dnum: Optional[int] = None,
+    scale_bits: Optional[int] = None,
+) -> str:
+    """``pimhe bench scheme``'s report as JSON; ``pimhe.bench_scheme`` parses it."""
 
 def insecure_bootstrap_context(n: int = 1024, *, levels_after: Optional[int] = None) -> "Context":
     """A CKKS context of the INSECURE bootstrapping presets (``pimhe.ckks.bootstrap.insecure_context``):

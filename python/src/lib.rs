@@ -61,6 +61,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::advise_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bandwidth_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::bootstrap_json, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::scheme_json, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap::insecure_bootstrap_context, m)?)?;
     m.add_function(wrap_pyfunction!(bootstrap::secure_bootstrap_context, m)?)?;
     m.add_function(wrap_pyfunction!(helr::helr_json, m)?)?;

@@ -1,4 +1,5 @@
-//! `reproduce_json`, `bench_kernel`, `advise_json`, `bandwidth_json` and `bootstrap_json`: every seed paper's reproduction by name
+//! `reproduce_json`, `bench_kernel`, `advise_json`, `bandwidth_json`, `bootstrap_json` and
+//! `scheme_json` (`pimhe bench scheme`): every seed paper's reproduction by name
 //! (`pimhe_bench::reproduce::by_name`, what `pimhe bench reproduce PAPER --json` prints), the
 //! polynomial kernel benchmark (`pimhe_bench::measure::kernels`, `pimhe bench OP`) and the
 //! CPU-vs-PIM verdict (`pimhe_bench::advise`, `pimhe advise`), as JSON that `pimhe.reproduce`,
@@ -10,6 +11,7 @@ use pimhe_bench::advise::{self, AdviseConfig};
 use pimhe_bench::measure::bandwidth::{self, BandwidthConfig};
 use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
+use pimhe_bench::measure::scheme::{self, SchemeConfig};
 use pimhe_bench::reproduce::by_name;
 use pimhe_bench::target::TargetFlags;
 use pimhe_bench::NoProgress;
@@ -136,5 +138,48 @@ pub fn bootstrap_json(
     let target = flags.parse(&bootstrap::RULES).py_err()?;
     let config = BootstrapBenchConfig { n, slots, target, repeat, seed, real };
     let report = py.allow_threads(|| bootstrap::run(&config)).py_err()?;
+    serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
+}
+
+/// `pimhe bench scheme` as a JSON string (`--json`'s report): a scheme's operations timed on
+/// `backend` (cpu or nearbank), every result checked. `scheme` is bgv, bfv, ckks, or
+/// bfv-special with `case` "A" or "B" (the CE-RAM B/FV paper's special moduli at its N = 2^14);
+/// `n` and `batch` left out take the CLI's defaults (bfv-special: 16384 and 1; the others need
+/// `n` and batch 8). `pimhe.bench_scheme` parses it.
+#[pyfunction]
+#[pyo3(signature = (scheme, *, n=None, case=None, batch=None, backend="cpu", threads=None, system=None, buffer_entries=None, repeat=5, seed=1, dnum=None, scale_bits=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn scheme_json(
+    py: Python<'_>,
+    scheme: &str,
+    n: Option<usize>,
+    case: Option<String>,
+    batch: Option<usize>,
+    backend: &str,
+    threads: Option<usize>,
+    system: Option<String>,
+    buffer_entries: Option<usize>,
+    repeat: usize,
+    seed: u64,
+    dnum: Option<usize>,
+    scale_bits: Option<u32>,
+) -> PyResult<String> {
+    let n = n
+        .or_else(|| SchemeConfig::default_n(scheme))
+        .ok_or_else(|| parameter(format!("bench_scheme(\"{scheme}\") needs n (the ring degree)")))?;
+    let flags =
+        TargetFlags { backend: Some(backend.to_string()), threads, system, buffer_entries, ..TargetFlags::default() };
+    let config = SchemeConfig {
+        scheme: scheme.to_string(),
+        n,
+        batch: batch.unwrap_or_else(|| SchemeConfig::default_batch(scheme)),
+        target: flags.parse(&scheme::RULES).py_err()?,
+        repeat,
+        seed,
+        dnum,
+        scale_bits,
+        case,
+    };
+    let report = py.allow_threads(|| scheme::measure(&config, &NoProgress)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))
 }

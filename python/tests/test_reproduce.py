@@ -74,11 +74,17 @@ def test_ceram_tables_beside_seed_004():
     assert rows["t3-A-multiply-none"].published == 396.90
     assert rows["t6-A-multiply-CPU-Server"].published == 579.9
     assert rows["t6-A-multiply-CPU-Server"].why_not == "skipped (--skip-cpu)"
+    # Tables 7 and 8 and section 4.4 from the model; Tables 9 and 10 published only.
+    assert rows["t7-B-multiply-actual"].published == 5611
+    assert rows["t8-B-multiply-actual"].published == 506.5
+    assert rows["s4.4-B-multiply-actual"].published == 11222
+    assert rows["t9-B-actual-transfer"].ours is None and "circular" in rows["t9-B-actual-transfer"].why_not
     judged = [r for r in result.rows if r.verdict != "not_judged"]
-    cells = [c for t in result.report["tables"] for c in t["cells"]]
-    assert len(judged) == len(cells) == 60
+    tables = result.report["tables"] + result.report["throughput"]
+    cells = [c for t in tables for c in t["cells"]] + [result.report["two_banks"]["cell"]]
+    assert len(judged) == len(cells) == 60 + 45 + 6 + 1
     assert [r.within for r in judged] == [c["within"] for c in cells]
-    assert str(result).startswith("ceram (Optimizing the full-RNS B/FV scheme") and "125 figures; " in str(result)
+    assert str(result).startswith("ceram (Optimizing the full-RNS B/FV scheme") and "177 figures; " in str(result)
 
 
 def test_options_are_each_papers_own():
@@ -90,3 +96,18 @@ def test_options_are_each_papers_own():
         pimhe.reproduce("ceram", workload_n=0)
     with pytest.raises(pimhe.ParameterError, match="choose one of dramatic, anaheim, ceram"):
         pimhe.reproduce("sealpir")
+
+
+def test_bench_scheme_times_the_special_moduli_bfv_of_a_case():
+    report = pimhe.bench_scheme("bfv-special", case="B", repeat=1, threads=1)
+    assert (report["scheme"], report["case"], report["n"], report["batch"]) == ("bfv-special", "B", 16384, 1)
+    assert report["checked"] is True and report["params"]["moduli"] == ["2^146 - 1", "2^146", "2^146 + 1"]
+    assert [o["op"] for o in report["ops"]] == ["encrypt", "decrypt", "add", "sub", "multiply_relin"]
+    with pytest.raises(pimhe.ParameterError, match="case=D is not known; choose A or B"):
+        pimhe.bench_scheme("bfv-special", case="D")
+    with pytest.raises(pimhe.ParameterError, match="needs n"):
+        pimhe.bench_scheme("bgv")
+    with pytest.raises(pimhe.ParameterError, match="case applies to bfv-special only"):
+        pimhe.bench_scheme("bgv", n=4096, case="A")
+    with pytest.raises(pimhe.ParameterError, match=r"batch=4 is not allowed with scheme=bfv-special"):
+        pimhe.bench_scheme("bfv-special", case="A", batch=4)

@@ -84,11 +84,72 @@ fn modeled_cells_equal_the_model_computed_directly() {
         assert!(close(r.ceram_s, seconds(op(&r.op), &params(&r.case, true), "actual")), "{r:?}");
         assert_eq!(r.published.len(), 3);
     }
-    // Every miss is listed with a reason.
+    // Every miss is listed with a reason: Tables 2-4's with the breakdown of both programs, then
+    // Tables 7, 8 and section 4.4's against the paper's compute-only time.
+    let cells = report.tables.iter().chain(&report.throughput).flat_map(|t| &t.cells);
     let misses: Vec<&str> =
-        report.tables.iter().flat_map(|t| &t.cells).filter(|c| !c.within).map(|c| c.id.as_str()).collect();
+        cells.chain([&report.two_banks.cell]).filter(|c| !c.within).map(|c| c.id.as_str()).collect();
     assert_eq!(report.misses.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), misses);
-    assert!(report.misses.iter().all(|m| m.reason.contains("compute:")));
+    for m in &report.misses {
+        let breakdown = if m.id.starts_with("t2-") || m.id.starts_with("t3-") || m.id.starts_with("t4-") {
+            "compute:"
+        } else {
+            "the paper's"
+        };
+        assert!(m.reason.contains(breakdown), "{m:?}");
+    }
+}
+
+#[test]
+fn tables_7_and_8_and_the_two_banks_follow_from_the_model_times() {
+    let report = modeled_only();
+    let throughput = |n: u32| report.throughput.iter().find(|t| t.table == n).unwrap();
+    // Table 7: 1 / the time with NTT, per transfer; 3 transfers x 3 cases x 5 operations.
+    let t7 = throughput(7);
+    assert_eq!(t7.cells.len(), 45);
+    for c in &t7.cells {
+        assert!(close(c.modeled, 1.0 / seconds(op(&c.op), &params(&c.case, true), &c.transfer)), "{c:?}");
+        assert_eq!(c.within, (0.75..=1.25).contains(&c.ours_over_published), "{c:?}");
+    }
+    let published = |id: &str| t7.cells.iter().find(|c| c.id == id).unwrap().published;
+    assert_eq!(
+        (published("t7-B-multiply-actual"), published("t7-C-encrypt-specified"), published("t7-A-add-none")),
+        (5611.0, 6301.0, 1383126.0)
+    );
+    // Table 8 = Table 2 x Table 3 (multiplication, actual transfer), in the model as in the paper.
+    let t8 = throughput(8);
+    assert_eq!(t8.cells.len(), 6);
+    for case in ["A", "B", "C"] {
+        let find = |t: &RatioTable, id: String| t.cells.iter().find(|c| c.id == id).unwrap().clone();
+        let t2 = find(table(&report, 2), format!("t2-{case}-multiply-actual"));
+        let t3 = find(table(&report, 3), format!("t3-{case}-multiply-actual"));
+        let t8 = find(t8, format!("t8-{case}-multiply-actual"));
+        assert!((t8.modeled / (t2.modeled * t3.modeled) - 1.0).abs() < 1e-9, "{t8:?}");
+        // Table 2 is printed to two decimals (1.90 +- 0.005: 0.26%).
+        assert!((t8.published / (t2.published * t3.published) - 1.0).abs() < 3e-3, "{t8:?}");
+    }
+    // Section 4.4: the rule by hand, then on the paper's own Table 7 (case B: 1 / 8719 s of
+    // compute, 1 / 5611 - 1 / 8719 s of transfer) it gives the paper's 11222.
+    assert_eq!(ceram::two_banks_ops_per_s(3.0, 1.0), 0.5);
+    assert!(close(ceram::two_banks_ops_per_s(1.0, 3.0), 1.0 / 3.0));
+    let p = &report.two_banks;
+    assert!((p.rule_on_paper_ops_per_s - 11222.0).abs() < 0.5, "{p:?}");
+    assert_eq!(p.rows.len(), 6);
+    let b = p.rows.iter().find(|r| r.case == "B" && r.transfer == "actual").unwrap();
+    let total = seconds(HomOp::Multiply, &params("B", true), "actual");
+    let compute = seconds(HomOp::Multiply, &params("B", true), "none");
+    assert!(close(b.one_bank_ops_per_s, 1.0 / total));
+    assert!(close(b.two_banks_ops_per_s, (2.0 / total).min(1.0 / (total - compute))));
+    assert!(close(p.cell.modeled, b.two_banks_ops_per_s) && p.cell.published == 11222.0);
+    // Tables 9 and 10: published only, each saying why.
+    let only: Vec<(u32, usize)> = report.published_only.iter().map(|t| (t.table, t.rows.len())).collect();
+    assert_eq!(only, [(9, 1), (10, 3)]);
+    assert_eq!(report.published_only[1].rows[1].1, [30.8, 153.8, 7.9, 96.9]);
+    assert!(report.published_only.iter().all(|t| t.why_not_ours.contains("circular")));
+    let rows = <ceram::Ceram as pimhe_bench::reproduce::Reproduction>::comparison(&report);
+    let t9: Vec<_> = rows.iter().filter(|r| r.id.starts_with("t9-") || r.id.starts_with("t10-")).collect();
+    assert_eq!(t9.len(), 3 + 12);
+    assert!(t9.iter().all(|r| r.ours.is_none() && r.within().is_none()));
 }
 
 #[test]
@@ -137,6 +198,8 @@ fn json_round_trips_with_every_table() {
         }
     }
     assert_eq!(back.table6.rows.len(), report.table6.rows.len());
+    assert_eq!(back.throughput.iter().map(|t| t.cells.len()).collect::<Vec<_>>(), [45, 6]);
+    assert_eq!((back.two_banks.rows.len(), &back.published_only), (6, &report.published_only));
     assert_eq!(
         back.misses.iter().map(|m| &m.id).collect::<Vec<_>>(),
         report.misses.iter().map(|m| &m.id).collect::<Vec<_>>()
@@ -148,7 +211,19 @@ fn json_round_trips_with_every_table() {
     assert_eq!(value["table6"]["rows"].as_array().unwrap().len(), 15);
     assert_eq!(value["table6"]["skipped"], "skipped (--skip-cpu)");
     let text = report.render();
-    for needle in ["Table 2:", "Table 3:", "Table 4:", "Table 6:", "ceram@1 (modeled)", "Target (Tables 2-4"] {
+    for needle in [
+        "Table 2:",
+        "Table 3:",
+        "Table 4:",
+        "Table 6:",
+        "Table 7:",
+        "Table 8:",
+        "Section 4.4:",
+        "Table 9:",
+        "Table 10:",
+        "ceram@1 (modeled)",
+        "Target (Tables 2-4",
+    ] {
         assert!(text.contains(needle), "{needle} missing from\n{text}");
     }
 }

@@ -5,7 +5,9 @@
 //! the CE-RAM B/FV paper (seed 004): encryption and addition of section 2.2 in RNS form,
 //! decryption per Algorithm 1, multiplication per Algorithm 2 followed by the RNS
 //! relinearization of section 2.3, and the textbook scheme of Reis et al. for the comparison
-//! of Table 2. A future special-moduli BFV evaluator emits the same steps.
+//! of Table 2. The special-moduli BFV evaluator (`pimhe_schemes::bfv::special`) is a separate
+//! implementation; pimhe-bench's tests/ceram_counts.rs checks that the products, base
+//! conversions and digits counted here equal its own counts on a run (Karatsuba's tensor aside).
 
 use serde::Serialize;
 

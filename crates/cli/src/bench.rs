@@ -155,17 +155,23 @@ impl BenchArgs {
 /// Arguments of `pimhe bench scheme`.
 #[derive(Debug, Clone, Args)]
 pub struct SchemeArgs {
-    /// Scheme to time: bgv, bfv or ckks.
+    /// Scheme to time: bgv, bfv, ckks, or bfv-special (BFV on the CE-RAM B/FV paper's special
+    /// moduli, one case of its Table 1: --case).
     #[arg(long, default_value = "bgv")]
     pub scheme: String,
     /// Ring degree N of the 128-bit preset: 4096, 8192, 16384 or 32768 for bgv and bfv (the
     /// presets with a key-switching prime, so relinearization can be timed); 8192 .. 65536 for
-    /// ckks.
+    /// ckks; bfv-special: the paper's 16384 only [default there: 16384].
     #[arg(long)]
-    pub n: usize,
-    /// Number C of ciphertexts in each operand batch.
-    #[arg(long, default_value_t = 8)]
-    pub batch: usize,
+    pub n: Option<usize>,
+    /// bfv-special only: the CE-RAM paper's case, A (balanced moduli, Barrett reductions) or B
+    /// (the same moduli, its special reductions and FastBConv).
+    #[arg(long)]
+    pub case: Option<String>,
+    /// Number C of ciphertexts in each operand batch [default: 8; bfv-special: 1, the only one
+    /// it takes].
+    #[arg(long)]
+    pub batch: Option<usize>,
     /// Where it runs: cpu (default) or nearbank (the results computed on this host, and each
     /// operation's modeled cost on a GPU with near-bank PIM, Anaheim).
     #[command(flatten)]
@@ -186,7 +192,8 @@ pub struct SchemeArgs {
     pub scale_bits: Option<u32>,
     /// Print one JSON object (scheme, backend, n, batch, threads, repeats, seed, params,
     /// checked, ops[op, best_s, median_s, best_per_ciphertext_s, median_per_ciphertext_s,
-    /// times_s]; nearbank: modeled{model, ops[op, gpu_s, pim_s, ...]}) instead of a table.
+    /// times_s]; nearbank: modeled{model, ops[op, gpu_s, pim_s, ...]}; bfv-special: case)
+    /// instead of a table.
     #[arg(long)]
     pub json: bool,
 }
@@ -194,15 +201,19 @@ pub struct SchemeArgs {
 impl SchemeArgs {
     /// The library's configuration, the target flags parsed under `bench scheme`'s rules.
     fn config(&self) -> Result<SchemeConfig> {
+        let n = self.n.or_else(|| SchemeConfig::default_n(&self.scheme)).ok_or_else(|| {
+            CliError::usage(format!("bench scheme --scheme {} needs --n (the ring degree)", self.scheme))
+        })?;
         Ok(SchemeConfig {
             scheme: self.scheme.clone(),
-            n: self.n,
-            batch: self.batch,
+            n,
+            batch: self.batch.unwrap_or_else(|| SchemeConfig::default_batch(&self.scheme)),
             target: TargetFlags::from(&self.target).parse(&scheme::RULES)?,
             repeat: self.repeat,
             seed: self.seed,
             dnum: self.dnum,
             scale_bits: self.scale_bits,
+            case: self.case.clone(),
         })
     }
 }

@@ -332,3 +332,49 @@ fn bootstrap_restores_the_slots_says_the_preset_is_insecure_and_refuses_what_it_
         assert!(stderr(&refused).contains(message), "{args:?}: {}", stderr(&refused));
     }
 }
+
+/// `bench scheme --scheme bfv-special --case A|B`: the CE-RAM paper's case at N = 2^14 timed
+/// with every result checked, and each flag it cannot take refused with what is allowed.
+#[test]
+fn bench_scheme_bfv_special_times_a_case_and_refuses_what_it_cannot_take() {
+    let output = pimhe(&[
+        "bench",
+        "scheme",
+        "--scheme",
+        "bfv-special",
+        "--case",
+        "B",
+        "--repeat",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    assert_eq!(
+        (&report["scheme"], &report["case"], &report["checked"]),
+        (&"bfv-special".into(), &"B".into(), &true.into())
+    );
+    assert_eq!((&report["n"], &report["batch"], &report["threads"]), (&16384.into(), &1.into(), &1.into()));
+    assert_eq!(report["params"]["moduli"], serde_json::json!(["2^146 - 1", "2^146", "2^146 + 1"]));
+    assert_eq!((&report["params"]["log_q"], &report["params"]["optimized"]), (&438.into(), &true.into()));
+    let names: Vec<&str> = report["ops"].as_array().unwrap().iter().map(|o| o["op"].as_str().unwrap()).collect();
+    assert_eq!(names, ["encrypt", "decrypt", "add", "sub", "multiply_relin"]);
+    let refused: [(&[&str], &str); 6] = [
+        (&["--case", "D"], "--case D is not known; choose A or B"),
+        (&["--case", "C"], "--case C is not allowed: its q = 2^440 - 1 is above the 438 bits"),
+        (&[], "--scheme bfv-special needs --case: A or B"),
+        (&["--case", "A", "--batch", "4"], "--batch 4 is not allowed with --scheme bfv-special"),
+        (&["--case", "A", "--n", "8192"], "--n 8192 is not allowed with --scheme bfv-special"),
+        (&["--case", "A", "--backend", "nearbank"], "--scheme bfv-special runs on --backend cpu only"),
+    ];
+    for (flags, message) in refused {
+        let output = pimhe(&[&["bench", "scheme", "--scheme", "bfv-special"][..], flags].concat());
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert!(stderr(&output).contains(message), "{flags:?}: {}", stderr(&output));
+    }
+    let bgv = pimhe(&["bench", "scheme", "--n", "4096", "--case", "A"]);
+    assert_eq!(bgv.status.code(), Some(2));
+    assert!(stderr(&bgv).contains("--case applies to bfv-special only"), "{}", stderr(&bgv));
+}

@@ -11,11 +11,12 @@ fn stdout(output: &std::process::Output) -> String {
 }
 
 #[test]
-fn reproduce_ceram_prints_the_four_tables_modeled() {
+fn reproduce_ceram_prints_the_tables_modeled() {
     let output = pimhe(&["bench", "reproduce", "ceram", "--skip-cpu"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    for needle in ["Table 2:", "Table 3:", "Table 4:", "Table 6:", "ceram@1 (modeled)", "skipped (--skip-cpu)"] {
+    let needles = ["Table 2:", "Table 3:", "Table 4:", "Table 6:", "Table 7:", "Table 8:", "Section 4.4:", "Table 9:"];
+    for needle in needles.into_iter().chain(["Table 10:", "ceram@1 (modeled)", "skipped (--skip-cpu)"]) {
         assert!(text.contains(needle), "{needle} missing from\n{text}");
     }
     let output = pimhe(&["bench", "reproduce", "ceram", "--skip-cpu", "--json"]);
@@ -24,4 +25,6 @@ fn reproduce_ceram_prints_the_four_tables_modeled() {
     assert_eq!(report["tables"].as_array().unwrap().len(), 3);
     assert_eq!(report["model"], "ceram@1 (modeled)");
     assert_eq!(report["table6"]["rows"].as_array().unwrap().len(), 15);
+    assert_eq!(report["throughput"].as_array().unwrap().len(), 2);
+    assert_eq!(report["two_banks"]["cell"]["published"], 11222.0);
 }

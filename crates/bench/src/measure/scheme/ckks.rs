@@ -392,6 +392,7 @@ mod tests {
             seed: 1,
             dnum,
             scale_bits,
+            case: None,
         };
         let preset = CkksParameters::preset(16384).unwrap();
         assert_eq!(parameters(&args(None, None)).unwrap(), preset);

@@ -8,7 +8,7 @@ use crate::error::{check_repeat, BenchError, Result};
 use crate::target::{BackendKind, Target, TargetRules, UpmemFlags};
 
 /// The schemes `--scheme` names.
-const SCHEMES: &[&str] = &["bgv", "bfv", "ckks"];
+const SCHEMES: &[&str] = &["bgv", "bfv", "ckks", "bfv-special"];
 
 /// What `bench scheme` accepts of the target flags: cpu or nearbank (its operations need key
 /// switching on the device, which the emulated UPMEM kernels of `bench OP` measure instead).
@@ -23,7 +23,8 @@ pub const RULES: TargetRules = TargetRules {
 /// CLI's messages).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchemeConfig {
-    /// `bgv`, `bfv` or `ckks` [default: bgv].
+    /// `bgv`, `bfv`, `ckks` or `bfv-special` (BFV on the CE-RAM paper's special moduli)
+    /// [default: bgv].
     pub scheme: String,
     /// Ring degree N of the 128-bit preset: 4096 .. 32768 for bgv and bfv (the presets with a
     /// key-switching prime); 8192 .. 65536 for ckks.
@@ -40,6 +41,8 @@ pub struct SchemeConfig {
     pub dnum: Option<usize>,
     /// CKKS only: the scale 2^bits instead of the preset's.
     pub scale_bits: Option<u32>,
+    /// bfv-special only: the CE-RAM paper's case, `A` or `B` (Table 1).
+    pub case: Option<String>,
 }
 
 impl SchemeConfig {
@@ -55,7 +58,24 @@ impl SchemeConfig {
             seed: 1,
             dnum: None,
             scale_bits: None,
+            case: None,
         }
+    }
+
+    /// The batch when `--batch` is left out: 1 for bfv-special (one ciphertext per call, as the
+    /// CE-RAM paper counts operations), 8 otherwise.
+    pub fn default_batch(scheme: &str) -> usize {
+        if scheme == "bfv-special" {
+            1
+        } else {
+            8
+        }
+    }
+
+    /// The ring degree when `--n` is left out: bfv-special's cases are at the paper's N = 2^14;
+    /// the other schemes need `--n`.
+    pub fn default_n(scheme: &str) -> Option<usize> {
+        (scheme == "bfv-special").then_some(pimhe_schemes::bfv::special::SpecialBfvParameters::PAPER_DEGREE)
     }
 }
 
@@ -91,6 +111,12 @@ pub(super) fn validate_common(args: &SchemeConfig) -> Result<()> {
         )));
     }
     RULES.check(&args.target)?;
+    if args.case.is_some() && args.scheme != "bfv-special" {
+        return Err(BenchError::usage(format!(
+            "--case applies to bfv-special only (the CE-RAM paper's cases); --scheme {} has none",
+            args.scheme
+        )));
+    }
     if args.batch == 0 {
         return Err(BenchError::usage("--batch 0 is not allowed: at least 1 ciphertext is needed"));
     }

@@ -345,6 +345,7 @@ mod tests {
             seed: 3,
             dnum: None,
             scale_bits: None,
+            case: None,
         }
     }
 

@@ -41,6 +41,8 @@ pub enum SchemeBenchReport {
     Exact(SchemeReport),
     /// CKKS.
     Ckks(ckks::CkksReport),
+    /// BFV on special moduli.
+    Special(special::SpecialSchemeReport),
 }
 
 impl Render for SchemeBenchReport {
@@ -48,17 +50,21 @@ impl Render for SchemeBenchReport {
         match self {
             SchemeBenchReport::Exact(r) => r.render(),
             SchemeBenchReport::Ckks(r) => r.render(),
+            SchemeBenchReport::Special(r) => r.render(),
         }
     }
 }
 
 /// Runs `pimhe bench scheme`: validates `config`, measures, and checks every result against the
-/// plaintext computation. `progress` sees the rounds (the warm-up and the timed ones) and, for
+/// plaintext computation (bfv-special: [`special::measure_special`]). `progress` sees the rounds (the warm-up and the timed ones) and, for
 /// CKKS, the Galois keys.
 pub fn measure(config: &SchemeConfig, progress: &dyn Progress) -> Result<SchemeBenchReport> {
     if config.scheme == "ckks" {
         validate_common(config)?;
         return Ok(SchemeBenchReport::Ckks(ckks::measure(config, progress)?));
+    }
+    if config.scheme == "bfv-special" {
+        return Ok(SchemeBenchReport::Special(special::measure_special(config, progress)?));
     }
     Ok(SchemeBenchReport::Exact(measure_exact(config, progress)?))
 }

@@ -80,17 +80,47 @@ pub struct RatioCell {
     pub ours_over_published: f64,
     /// Whether ours / published is within [`TOLERANCE`] of 1.
     pub within: bool,
-    /// The seconds of the numerator's program (the slower design's time).
+    /// The seconds of the numerator: the slower design's time (Tables 2-4, 8), one second
+    /// (Table 7 and section 4.4: operations per second = 1 s / time per operation).
     pub numerator_s: f64,
-    /// The seconds of the denominator's program.
+    /// The seconds of the denominator's program (the faster design's, or one operation's).
     pub denominator_s: f64,
+}
+
+/// What a [`RatioTable`]'s values are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RatioUnit {
+    /// A speedup: one design's time over another's (Tables 2, 3, 4, 8).
+    Speedup,
+    /// Operations per second (Table 7, section 4.4).
+    OpsPerSecond,
+}
+
+impl RatioUnit {
+    /// `12.34x` for a speedup, `5611/s` for a rate.
+    pub fn format(&self, value: f64) -> String {
+        match self {
+            RatioUnit::Speedup => format!("{value:.2}x"),
+            RatioUnit::OpsPerSecond => format!("{value:.0}/s"),
+        }
+    }
+
+    /// The unit of the common comparison rows: `x` or `ops/s`.
+    pub fn symbol(&self) -> &'static str {
+        match self {
+            RatioUnit::Speedup => "x",
+            RatioUnit::OpsPerSecond => "ops/s",
+        }
+    }
 }
 
 /// One of Tables 2, 3, 4.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RatioTable {
-    /// `2`, `3` or `4`.
+    /// The paper's table: 2, 3, 4, 7 or 8.
     pub table: u32,
+    /// What the values are.
+    pub unit: RatioUnit,
     /// What the ratio is.
     pub title: String,
     /// Where the published values are.
@@ -132,8 +162,15 @@ pub(super) fn price(model: &CeramModel, op: HomOp, params: &Params) -> Result<Co
     model.price_op(op, params).map_err(|e| BenchError::Failed(format!("the ceram model refused {op:?}: {e}")))
 }
 
-fn cell(id: String, case: &str, op: HomOp, transfer: Transfer, num: &Cost, den: &Cost, published: f64) -> RatioCell {
-    let (numerator_s, denominator_s) = (transfer.seconds(num), transfer.seconds(den));
+/// The cell of the ratio `numerator_s / denominator_s` beside `published`.
+pub(super) fn cell(
+    id: String,
+    case: &str,
+    op: HomOp,
+    transfer: Transfer,
+    (numerator_s, denominator_s): (f64, f64),
+    published: f64,
+) -> RatioCell {
     let modeled = numerator_s / denominator_s;
     let ratio = modeled / published;
     RatioCell {
@@ -158,10 +195,12 @@ pub fn table_2(model: &CeramModel) -> Result<RatioTable> {
     for (case, published) in PUBLISHED_TABLE_2 {
         let full = price(model, HomOp::Multiply, &model_params(case, false))?;
         let id = format!("t2-{}-multiply-actual", case.letter());
-        cells.push(cell(id, case.letter(), HomOp::Multiply, Transfer::Actual, &textbook, &full, published));
+        let seconds = (Transfer::Actual.seconds(&textbook), Transfer::Actual.seconds(&full));
+        cells.push(cell(id, case.letter(), HomOp::Multiply, Transfer::Actual, seconds, published));
     }
     Ok(RatioTable {
         table: 2,
+        unit: RatioUnit::Speedup,
         title: "full-RNS CE-RAM without NTT vs Reis et al.'s textbook CE-RAM (no RNS, no NTT): textbook time / \
                 full-RNS time, hom. mult., actual transfer"
             .into(),
@@ -178,11 +217,19 @@ pub fn table_3(model: &CeramModel) -> Result<RatioTable> {
         let without = price(model, op, &model_params(case, false))?;
         for (transfer, published) in Transfer::ALL.into_iter().zip(published) {
             let id = format!("t3-{}-{}-{}", case.letter(), op.name(), transfer.name());
-            cells.push(cell(id, case.letter(), op, transfer, &without, &with, published));
+            cells.push(cell(
+                id,
+                case.letter(),
+                op,
+                transfer,
+                (transfer.seconds(&without), transfer.seconds(&with)),
+                published,
+            ));
         }
     }
     Ok(RatioTable {
         table: 3,
+        unit: RatioUnit::Speedup,
         title: "CE-RAM with NTT vs without NTT (full-RNS both): time without / time with".into(),
         source: "seed 004, Table 3 (section 4.2)".into(),
         cells,
@@ -197,11 +244,12 @@ pub fn table_4(model: &CeramModel) -> Result<RatioTable> {
         let x = price(model, op, &model_params(case, false))?;
         for (transfer, published) in Transfer::ALL.into_iter().zip(published) {
             let id = format!("t4-{}-{}-{}", case.letter(), op.name(), transfer.name());
-            cells.push(cell(id, case.letter(), op, transfer, &a, &x, published));
+            cells.push(cell(id, case.letter(), op, transfer, (transfer.seconds(&a), transfer.seconds(&x)), published));
         }
     }
     Ok(RatioTable {
         table: 4,
+        unit: RatioUnit::Speedup,
         title: "cases B and C (novel optimizations) vs case A (none), not including NTT (schoolbook products on \
                 both sides): case A time / case time"
             .into(),

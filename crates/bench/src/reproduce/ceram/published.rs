@@ -72,6 +72,14 @@ pub const PUBLISHED_TABLE_7_ACTUAL: [(SpecialCase, [f64; 5]); 3] = [
     (SpecialCase::C, [4118.0, 15739.0, 15739.0, 13789.0, 16426.0]),
 ];
 
+/// Seed 004, Table 7: operations per second with DDR4's specified transfer, in [`TABLE_6_OPS`]
+/// order.
+pub const PUBLISHED_TABLE_7_SPECIFIED: [(SpecialCase, [f64; 5]); 3] = [
+    (SpecialCase::A, [2579.0, 4727.0, 4740.0, 4658.0, 5671.0]),
+    (SpecialCase::B, [3078.0, 4756.0, 4756.0, 6275.0, 6609.0]),
+    (SpecialCase::C, [2567.0, 4756.0, 4756.0, 5871.0, 6301.0]),
+];
+
 /// Seed 004, Table 7: operations per second, computation only, in [`TABLE_6_OPS`] order.
 pub const PUBLISHED_TABLE_7_COMPUTE: [(SpecialCase, [f64; 5]); 3] = [
     (SpecialCase::A, [5635.0, 1383126.0, 1381215.0, 13421.0, 27636.0]),
@@ -114,3 +122,29 @@ pub fn published_compute_s(case: SpecialCase, op: HomOp, ntt: bool) -> f64 {
     }
     PUBLISHED_TABLE_3.iter().find(|(c, o, _)| *c == case && *o == op).map_or(with, |r| with * r.2[0])
 }
+
+/// Seed 004, Table 8 (section 4.5): speedup of homomorphic multiplication, this design (with
+/// NTT) over the existing CE-RAM design of Reis et al. [33], per case: [specified, actual
+/// transfer].
+pub const PUBLISHED_TABLE_8: [(SpecialCase, [f64; 2]); 3] =
+    [(SpecialCase::A, [232.8, 374.6]), (SpecialCase::B, [277.8, 506.5]), (SpecialCase::C, [231.7, 371.8])];
+
+/// Seed 004, section 4.4: homomorphic multiplications per second of two 16 MB banks, case B,
+/// actual transfer ("approximately doubles ... to 11222").
+pub const PUBLISHED_TWO_BANKS: f64 = 11222.0;
+
+/// Seed 004, Table 9 (section 4.5): speedup of homomorphic multiplication, case B, over Roy et
+/// al.'s FPGA [35] at N = 2^13, |q| = 360: [actual transfer, specified transfer, computation
+/// only].
+pub const PUBLISHED_TABLE_9: [f64; 3] = [66.85, 36.6, 103.48];
+
+/// The operations of Table 10, in its column order.
+pub const TABLE_10_OPS: [HomOp; 4] = [HomOp::Multiply, HomOp::Add, HomOp::Decrypt, HomOp::Encrypt];
+
+/// Seed 004, Table 10 (section 4.5): speedup of CE-RAM over Al Badawi et al.'s B/FV on a GPU
+/// [2] at N = 2^13, |q| = 360, per case, in [`TABLE_10_OPS`] order.
+pub const PUBLISHED_TABLE_10: [(SpecialCase, [f64; 4]); 3] = [
+    (SpecialCase::A, [19.9, 4.1, 2.0, 29.9]),
+    (SpecialCase::B, [30.8, 153.8, 7.9, 96.9]),
+    (SpecialCase::C, [19.7, 140.8, 5.0, 58.3]),
+];

@@ -6,8 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use super::config::CeramConfig;
 use super::cpu::{measure_cpus, SEAL_DEFAULT_LABEL};
-use super::model::{misses, notes, table_2, table_3, table_4, transfers, Miss, RatioTable, TransferCheck, TOLERANCE};
+use super::model::{
+    misses, notes, table_2, table_3, table_4, transfers, Miss, RatioTable, RatioUnit, TransferCheck, TOLERANCE,
+};
 use super::table6::{table_6, Table6};
+use super::throughput::{self, published_only, table_7, table_8, two_banks, PublishedOnly, TwoBankProjection};
 use crate::error::Result;
 use crate::format::{format_seconds, Render};
 use crate::reproduce::{Basis, Comparison, Reproduction};
@@ -21,6 +24,12 @@ pub struct CeramReport {
     pub tables: Vec<RatioTable>,
     /// Table 6.
     pub table6: Table6,
+    /// Tables 7 and 8 from the model's times.
+    pub throughput: Vec<RatioTable>,
+    /// Section 4.4's two-bank projection.
+    pub two_banks: TwoBankProjection,
+    /// Tables 9 and 10, published only, each with why ours is not computed.
+    pub published_only: Vec<PublishedOnly>,
     /// Transfers per operation, published (Table 7) vs modeled.
     pub transfers: Vec<TransferCheck>,
     /// Where each miss comes from: the compute seconds by step of the two programs of a ratio.
@@ -29,8 +38,8 @@ pub struct CeramReport {
     pub notes: Vec<String>,
 }
 
-/// Runs the reproduction: Tables 2-4 modeled, Table 6 with the CPU side measured unless
-/// `config.skip_cpu`.
+/// Runs the reproduction: Tables 2-4, 7, 8 and section 4.4 modeled, Table 6 with the CPU side
+/// measured unless `config.skip_cpu`, Tables 9 and 10 as published.
 pub fn reproduce(config: &CeramConfig, progress: &dyn Progress) -> Result<CeramReport> {
     let model = CeramModel::default();
     let tables = vec![table_2(&model)?, table_3(&model)?, table_4(&model)?];
@@ -39,11 +48,18 @@ pub fn reproduce(config: &CeramConfig, progress: &dyn Progress) -> Result<CeramR
     } else {
         (measure_cpus(config, progress)?, None)
     };
+    let throughput = vec![table_7(&model)?, table_8(&model)?];
+    let two_banks = two_banks(&model)?;
+    let mut all_misses = misses(&model, &tables)?;
+    all_misses.extend(throughput::misses(&model, &throughput.iter().collect::<Vec<_>>(), &[&two_banks.cell])?);
     Ok(CeramReport {
         model: model.label(),
         table6: table_6(&model, cpus, skipped)?,
+        throughput,
+        two_banks,
+        published_only: published_only(),
         transfers: transfers(&model)?,
-        misses: misses(&model, &tables)?,
+        misses: all_misses,
         notes: notes(&model),
         tables,
     })
@@ -62,25 +78,35 @@ impl Reproduction for Ceram {
         reproduce(config, progress)
     }
 
-    /// Tables 2-4's cells (judged against [`TOLERANCE`], a miss with its reason), Table 7's
-    /// CE-RAM times, Table 6's speedups beside ours over SEAL on this machine, and the transfers
-    /// Table 7 implies.
+    /// The cells of Tables 2-4, 7, 8 and section 4.4 (judged against [`TOLERANCE`], a miss with
+    /// its reason), Table 6's speedups beside ours over SEAL on this machine, the transfers Table 7
+    /// implies, and Tables 9 and 10 (published only, with why).
     fn comparison(report: &CeramReport) -> Vec<Comparison> {
         let modeled = Basis::Modeled { model: report.model.clone() };
         let mut rows = Vec::new();
-        for table in &report.tables {
+        let projection = RatioTable {
+            table: 0,
+            unit: RatioUnit::OpsPerSecond,
+            title: String::new(),
+            source: "seed 004, section 4.4".into(),
+            cells: vec![report.two_banks.cell.clone()],
+        };
+        for table in report.tables.iter().chain(&report.throughput).chain([&projection]) {
             for c in &table.cells {
                 let ratio = match table.table {
                     2 => "textbook / full-RNS time".to_string(),
                     3 => "time without / with NTT".to_string(),
-                    _ => format!("case A / case {} time, no NTT", c.case),
+                    4 => format!("case A / case {} time, no NTT", c.case),
+                    7 => "operations per second, with NTT".to_string(),
+                    8 => "Reis et al.'s textbook CE-RAM time / this design's, with NTT".to_string(),
+                    _ => "operations per second of two banks (section 4.4's rule)".to_string(),
                 };
                 let transfer = if c.transfer == "none" { "no".to_string() } else { c.transfer.clone() };
                 let quantity = format!("{ratio}: case {}, {}, {transfer} transfer", c.case, c.op);
                 let row = Comparison::new(
                     &c.id,
                     quantity,
-                    "x",
+                    table.unit.symbol(),
                     &table.source,
                     Some(c.published),
                     Some(c.modeled),
@@ -91,23 +117,6 @@ impl Reproduction for Ceram {
             }
         }
         let t6 = &report.table6;
-        for r in &t6.rows {
-            let quantity = format!("CE-RAM time per {}, case {}, with NTT, actual transfer", r.op, r.case);
-            let source = "seed 004, Table 7 (section 4.3): 1 / operations per second, actual transfer";
-            let row = Comparison::new(
-                format!("t7-{}-{}-actual", r.case, r.op),
-                quantity,
-                "s",
-                source,
-                Some(r.published_ceram_s),
-                Some(r.ceram_s),
-                modeled.clone(),
-            );
-            rows.push(row.unjudged(
-                "no tolerance set for absolute times: the model's per-micro-op latencies are documented assumptions \
-                 (note 1); the target is Tables 2-4's ratios",
-            ));
-        }
         let column = t6.cpus.iter().find(|c| c.label == SEAL_DEFAULT_LABEL);
         let measured = column.and_then(|c| c.measured.as_ref());
         let machine = measured.map_or_else(
@@ -157,8 +166,42 @@ impl Reproduction for Ceram {
             };
             rows.push(row.unjudged(why));
         }
+        for t in &report.published_only {
+            for (row_name, values) in &t.rows {
+                for (column, published) in t.columns.iter().zip(values) {
+                    let id = format!("t{}-{row_name}-{}", t.table, column.replace(' ', "-"));
+                    let quantity = format!("{}: case {row_name}, {column}", t.title);
+                    let row = Comparison::new(id, quantity, "x", &t.source, Some(*published), None, modeled.clone());
+                    rows.push(row.unjudged(t.why_not_ours.clone()));
+                }
+            }
+        }
         rows
     }
+}
+
+/// One of Tables 2, 3, 4, 7, 8: its title and score, a line per cell, the model's label.
+fn render_table(table: &RatioTable, model: &str) -> String {
+    let (hit, all) = table.score();
+    let mut text = format!("\n\nTable {}: {} ({}); {hit} of {all} within", table.table, table.title, table.source);
+    text += &format!(
+        "\n  {:<6} {:<9} {:<9} {:>16} {:>10} {:>14} {:>7}",
+        "case", "op", "transfer", "modeled", "published", "ours/published", "within"
+    );
+    for c in &table.cells {
+        let case = if table.table == 4 { format!("{} vs A", c.case) } else { c.case.clone() };
+        text += &format!(
+            "\n  {:<6} {:<9} {:<9} {:>16} {:>10} {:>14.2} {:>7}",
+            case,
+            c.op,
+            c.transfer,
+            table.unit.format(c.modeled),
+            table.unit.format(c.published),
+            c.ours_over_published,
+            if c.within { "yes" } else { "no" }
+        );
+    }
+    text + &format!("\n  {model}")
 }
 
 fn opt_x(v: Option<f64>) -> String {
@@ -168,33 +211,15 @@ fn opt_x(v: Option<f64>) -> String {
 impl Render for CeramReport {
     fn render(&self) -> String {
         let mut text = format!(
-            "CE-RAM B/FV (seed 004), Tables 2, 3, 4 and 6: {} ratios beside the published ones (speedup = time of \
-             the slower design / time of the faster; within: ours / published in [{:.2}, {:.2}])",
+            "CE-RAM B/FV (seed 004), Tables 2-4 and 6-8 and section 4.4: {} figures beside the published ones \
+             (speedup = time of the slower design / time of the faster; within: ours / published in [{:.2}, {:.2}]); \
+             Tables 9 and 10 as published",
             self.model,
             1.0 - TOLERANCE,
             1.0 + TOLERANCE
         );
         for table in &self.tables {
-            let (hit, all) = table.score();
-            text += &format!("\n\nTable {}: {} ({}); {hit} of {all} within", table.table, table.title, table.source);
-            text += &format!(
-                "\n  {:<6} {:<9} {:<9} {:>16} {:>10} {:>14} {:>7}",
-                "case", "op", "transfer", "modeled", "published", "ours/published", "within"
-            );
-            for c in &table.cells {
-                let case = if table.table == 4 { format!("{} vs A", c.case) } else { c.case.clone() };
-                text += &format!(
-                    "\n  {:<6} {:<9} {:<9} {:>16} {:>10} {:>14.2} {:>7}",
-                    case,
-                    c.op,
-                    c.transfer,
-                    format!("{:.2}x", c.modeled),
-                    format!("{:.2}x", c.published),
-                    c.ours_over_published,
-                    if c.within { "yes" } else { "no" }
-                );
-            }
-            text += &format!("\n  {}", self.model);
+            text += &render_table(table, &self.model);
         }
         let t6 = &self.table6;
         text += "\n\nTable 6: CE-RAM (modeled, with NTT, actual transfer) vs CPUs: speedup = CPU time / CE-RAM time \
@@ -268,6 +293,49 @@ impl Render for CeramReport {
                 }
             }
         }
+        for table in &self.throughput {
+            text += &render_table(table, &self.model);
+        }
+        let p = &self.two_banks;
+        text += &format!(
+            "\n\nSection 4.4: hom. mult. per second of two 16 MB banks. Rule: {}.\n  {:<4} {:<9} {:>10} {:>11} {:>7}",
+            p.rule, "case", "transfer", "one bank", "two banks", "bound"
+        );
+        for r in &p.rows {
+            text += &format!(
+                "\n  {:<4} {:<9} {:>10} {:>11} {:>7}",
+                r.case,
+                r.transfer,
+                format!("{:.0}/s", r.one_bank_ops_per_s),
+                format!("{:.0}/s", r.two_banks_ops_per_s),
+                if r.channel_bound { "channel" } else { "banks" }
+            );
+        }
+        let c = &p.cell;
+        text += &format!(
+            "\n  case B, actual transfer: {:.0}/s modeled vs {:.0}/s published: ours/published {:.2}, within: {}; \
+             the rule on the paper's own Table 7 (case B) gives {:.0}/s\n  {}",
+            c.modeled,
+            c.published,
+            c.ours_over_published,
+            if c.within { "yes" } else { "no" },
+            p.rule_on_paper_ops_per_s,
+            self.model
+        );
+        for t in &self.published_only {
+            text += &format!("\n\nTable {}: {} ({}), published only", t.table, t.title, t.source);
+            text += &format!("\n  {:<4}", "case");
+            for column in &t.columns {
+                text += &format!(" {column:>18}");
+            }
+            for (row, values) in &t.rows {
+                text += &format!("\n  {row:<4}");
+                for v in values {
+                    text += &format!(" {:>18}", format!("{v:.2}x"));
+                }
+            }
+            text += &format!("\n  {}", t.why_not_ours);
+        }
         text += "\n\nTransfers per operation, case A (ciphertexts of 21.2 us): published = Table 7 (actual - compute \
                  only), modeled = the model's actual transfer";
         for t in &self.transfers {
@@ -276,8 +344,14 @@ impl Render for CeramReport {
                 t.op, t.published_ciphertexts, t.modeled_ciphertexts
             );
         }
-        let (hit, all) = self.tables.iter().map(RatioTable::score).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        text += &format!("\n\nTarget (Tables 2-4 within 25%): {hit} of {all} cells; the misses and why:");
+        let score =
+            |tables: &[RatioTable]| tables.iter().map(RatioTable::score).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let ((hit, all), (hit7, all7)) = (score(&self.tables), score(&self.throughput));
+        text += &format!(
+            "\n\nTarget (Tables 2-4 within 25%): {hit} of {all} cells; Tables 7-8: {hit7} of {all7}; section 4.4: {}; \
+             the misses and why:",
+            if self.two_banks.cell.within { "within" } else { "outside" }
+        );
         for m in &self.misses {
             text += &format!("\n  {} ({:.2}): {}", m.id, m.ours_over_published, m.reason);
         }

@@ -7,6 +7,7 @@ use num_bigint::BigUint;
 use pimhe_math::special::{BarrettModulus, DecryptScaler, ExtendedBase, FastBConv, Wide};
 use pimhe_math::Modulus;
 
+use super::counts::{OpCounter, OpCounts};
 use super::params::SpecialBfvParameters;
 use super::ring::{to_big, to_wide, WideBasis, WideModulus};
 use crate::encoder::{PlainContext, PlainSpace};
@@ -41,6 +42,8 @@ pub struct SpecialBfvContext {
     /// B -> Q u {m_sk} (Shenoy-Kumaresan; B is not special, so always generic).
     pub(crate) b_to_q_msk: FastBConv,
     pub(crate) consts: Constants,
+    /// What the evaluator has run on this context ([`Self::op_counts`]).
+    pub(crate) counter: OpCounter,
 }
 
 /// The constants of the algorithms, each reduced modulo the modulus it is used with.
@@ -150,12 +153,24 @@ impl SpecialBfvContext {
             t,
             consts,
             params,
+            counter: OpCounter::default(),
         }))
     }
 
     /// The parameters.
     pub fn params(&self) -> &SpecialBfvParameters {
         &self.params
+    }
+
+    /// The polynomial-level operations the evaluator has run on this context since it was made
+    /// or [`Self::reset_op_counts`] (key generation not counted).
+    pub fn op_counts(&self) -> OpCounts {
+        self.counter.snapshot()
+    }
+
+    /// Sets [`Self::op_counts`] back to zero, e.g. before the run of one operation.
+    pub fn reset_op_counts(&self) {
+        self.counter.reset()
     }
 
     /// Number of moduli of the extended base Bsk = B u {m_sk}.

@@ -9,6 +9,7 @@ use pimhe_math::{GaussianTable, Sampler};
 use zeroize::Zeroizing;
 
 use super::context::SpecialBfvContext;
+use super::counts::Counted;
 use super::keys::{same_context, PublicKey, RelinKey, SecretKey};
 use super::ring::{WideBasis, WidePoly};
 use crate::encoder::Plaintext;
@@ -50,6 +51,7 @@ pub fn encrypt(key: &PublicKey, plain: &Plaintext, sampler: &mut Sampler) -> Res
     q.add_assign(&mut c0, &scaled_message(ctx, plain));
     let mut c1 = q.mul(&key.p1, &u);
     q.add_assign(&mut c1, &e2);
+    ctx.counter.add(Counted::ProductsQ, 2);
     Ok(Ciphertext { ctx: ctx.clone(), components: vec![c0, c1] })
 }
 
@@ -80,7 +82,9 @@ pub fn decrypt(key: &SecretKey, ct: &Ciphertext) -> Result<Plaintext> {
     for component in ct.components.iter().rev().skip(1) {
         let product = Zeroizing::new(q.mul(&v, &s));
         *v = q.add(&product, component);
+        ctx.counter.add(Counted::ProductsQ, 1);
     }
+    ctx.counter.add(Counted::ScaledToT, 1);
     let scaler = &ctx.decryption;
     let mut column = Zeroizing::new(vec![Wide::ZERO; v.len()]);
     let mut largest_error = 0;
@@ -132,15 +136,27 @@ fn componentwise(
 ) -> Result<Ciphertext> {
     check_pair(a, b, operation, None)?;
     let q = &a.ctx.q;
-    let components = a.components.iter().zip(&b.components).map(|(x, y)| op(q, x, y)).collect();
+    let components: Vec<WidePoly> = a.components.iter().zip(&b.components).map(|(x, y)| op(q, x, y)).collect();
+    a.ctx.counter.add(Counted::Componentwise, components.len());
     Ok(Ciphertext { ctx: a.ctx.clone(), components })
 }
 
-/// The tensor (x0 y0, x0 y1 + x1 y0, x1 y1) over one basis, with Karatsuba's three products.
-fn tensor(basis: &WideBasis, x: &[WidePoly], y: &[WidePoly]) -> [WidePoly; 3] {
-    let low = basis.mul(&x[0], &y[0]);
-    let high = basis.mul(&x[1], &y[1]);
-    let cross = basis.mul(&basis.add(&x[0], &x[1]), &basis.add(&y[0], &y[1]));
+/// The tensor (x0 y0, x0 y1 + x1 y0, x1 y1) over one basis, with Karatsuba's three products
+/// (Algorithm 2's line 4 as written, and the `ceram` programs, have four), counted as `counted`.
+fn tensor(
+    ctx: &SpecialBfvContext,
+    counted: Counted,
+    basis: &WideBasis,
+    x: &[WidePoly],
+    y: &[WidePoly],
+) -> [WidePoly; 3] {
+    let product = |a: &WidePoly, b: &WidePoly| {
+        ctx.counter.add(counted, 1);
+        basis.mul(a, b)
+    };
+    let low = product(&x[0], &y[0]);
+    let high = product(&x[1], &y[1]);
+    let cross = product(&basis.add(&x[0], &x[1]), &basis.add(&y[0], &y[1]));
     let middle = basis.sub(&basis.sub(&cross, &low), &high);
     [low, middle, high]
 }
@@ -153,13 +169,16 @@ pub fn multiply(a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
     let ctx = &a.ctx;
     let extend = |ct: &Ciphertext| ct.components.iter().map(|c| ctx.extend(c)).collect::<Result<Vec<_>>>();
     let (a_bsk, b_bsk) = (extend(a)?, extend(b)?);
-    let over_q = tensor(&ctx.q, &a.components, &b.components);
-    let over_bsk = tensor(&ctx.bsk, &a_bsk, &b_bsk);
+    ctx.counter.add(Counted::Extended, a_bsk.len() + b_bsk.len());
+    let over_q = tensor(ctx, Counted::TensorProductsQ, &ctx.q, &a.components, &b.components);
+    let over_bsk = tensor(ctx, Counted::TensorProductsBsk, &ctx.bsk, &a_bsk, &b_bsk);
     let components = over_q
         .iter()
         .zip(&over_bsk)
         .map(|(d_q, d_bsk)| ctx.to_q(&ctx.fast_floor(d_q, d_bsk)?))
         .collect::<Result<Vec<_>>>()?;
+    ctx.counter.add(Counted::Floored, components.len());
+    ctx.counter.add(Counted::ConvertedToQ, components.len());
     Ok(Ciphertext { ctx: ctx.clone(), components })
 }
 
@@ -178,6 +197,8 @@ pub fn relinearize(ct: &Ciphertext, key: &RelinKey) -> Result<Ciphertext> {
         let lifted: WidePoly = q.moduli().iter().map(|m| digit.iter().map(|d| m.reduce(d)).collect()).collect();
         q.add_assign(&mut c0, &q.mul(&lifted, k0));
         q.add_assign(&mut c1, &q.mul(&lifted, k1));
+        ctx.counter.add(Counted::Digits, 1);
+        ctx.counter.add(Counted::ProductsQ, 2);
     }
     Ok(Ciphertext { ctx: ctx.clone(), components: vec![c0, c1] })
 }

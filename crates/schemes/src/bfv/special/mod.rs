@@ -35,12 +35,14 @@
 
 mod behz;
 mod context;
+mod counts;
 mod evaluator;
 mod keys;
 mod params;
 mod ring;
 
 pub use context::SpecialBfvContext;
+pub use counts::OpCounts;
 pub use evaluator::{add, decrypt, encrypt, multiply, relinearize, sub, Ciphertext};
 pub use keys::{PublicKey, RelinKey, SecretKey};
 pub use params::{ProductMethod, SpecialBfvParameters, SpecialCase};
