@@ -221,7 +221,7 @@ def study_keygen(
     max_users: int,
     min_users: int,
     scheme: str,
-    n: int,
+    n: Optional[int] = None,
     public_dir: _PathArg,
     secret_dir: _PathArg,
     seed: Optional[int] = None,

@@ -34,14 +34,16 @@ def keygen(
     decimals: int = 0,
     min_users: int = 2,
     scheme: str = "bgv",
-    n: int = 8192,
+    n: Optional[int] = None,
     seed: Optional[int] = None,
     force: bool = False,
 ) -> Dict[str, Any]:
     """Declares a study of ``statistic`` ("mean", "variance", "linreg") over ``columns`` and
     writes its public directory (study.json, public keys) and secret directory (the secret
     keys, owner only). ``max_value`` is in fixed point (``value * 10**decimals``), as
-    study.json states it. ``seed`` is for tests only (anyone with it can make the secret key)."""
+    study.json states it. ``n``: the ring degree; ``None`` lets keygen pick the smallest the bounds
+    allow (the outcome's ``sizing`` says what and why). ``seed`` is for tests only (anyone with it can
+    make the secret key)."""
     return json.loads(
         study_keygen(
             statistic,

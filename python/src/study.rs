@@ -32,7 +32,7 @@ use crate::stats::parse_statistic;
 /// The analyst's keygen: declares the study (`max_value` in fixed point, `value * 10^decimals`)
 /// and writes the public and the secret directory. Returns the outcome's JSON.
 #[pyfunction]
-#[pyo3(signature = (statistic, columns, *, decimals, max_value, max_users, min_users, scheme, n, public_dir, secret_dir, seed=None, force=false))]
+#[pyo3(signature = (statistic, columns, *, decimals, max_value, max_users, min_users, scheme, n=None, public_dir, secret_dir, seed=None, force=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn study_keygen(
     py: Python<'_>,
@@ -43,7 +43,7 @@ pub fn study_keygen(
     max_users: usize,
     min_users: usize,
     scheme: &str,
-    n: usize,
+    n: Option<usize>,
     public_dir: PathBuf,
     secret_dir: PathBuf,
     seed: Option<u64>,

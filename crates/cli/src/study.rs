@@ -58,9 +58,10 @@ pub struct KeygenArgs {
     /// Scheme: bgv or bfv.
     #[arg(long, default_value = "bgv")]
     scheme: String,
-    /// Ring degree (a 128-bit preset).
-    #[arg(long, default_value_t = 8192)]
-    n: usize,
+    /// Ring degree (a 128-bit preset) [default: the smallest the bounds allow where the server
+    /// only adds (BGV mean), else 8192; keygen says which and why].
+    #[arg(long)]
+    n: Option<usize>,
     /// Where the study and the public keys go (for the users and the server).
     #[arg(long)]
     public_dir: PathBuf,
@@ -302,6 +303,17 @@ impl Render for Shown<KeygenOutcome> {
             s.decimals,
             s.min_users,
             s.max_users
+        );
+        let z = &self.0.sizing;
+        out += &format!(
+            "  submissions: {} bytes each ({} of {} primes kept; {} bytes of ciphertext vs {} at N=8192 with every \
+             prime)\n  why: {}\n",
+            self.0.submission_bytes,
+            z.submission_primes,
+            z.data_primes,
+            z.ciphertext_bytes,
+            z.default_ciphertext_bytes,
+            z.why
         );
         out += &format!(
             "  public (users and server): {} ({} bytes) and {}\n  secret (analyst only): {}",

@@ -74,7 +74,8 @@ def term(statistic, m, decimals):
 
 def moduli_size(statistic, m, decimals, users, n):
     """What decides the study's plaintext moduli: the bits of the smallest prime size tried
-    (stats::plain_moduli_for). Two bounds with the same size have the same moduli."""
+    (stats::balanced_plain_moduli: the bound's bits decide the count and each one's size). Two
+    bounds with the same size have the same moduli."""
     needed = (2 * term(statistic, m, decimals) * users + 1).bit_length()
     return max(needed + 1, n.bit_length() - 1 + 3)
 

@@ -61,6 +61,10 @@ def run_scenario(sc):
         raise Stop("wrong", "keygen exited 0 for a declaration it must refuse")
     sc.study_text = sc.read("pub/study.json").decode()
     sc.study = json.loads(sc.study_text)
+    # Without --n keygen picks the degree (the smallest the bounds allow, or 8192): what later
+    # steps reason about is the one it wrote.
+    if isinstance(sc.study.get("n"), int):
+        decl.n = sc.study["n"]
     if sc.study["max_value"] < decl.max_value:
         raise Stop("wrong", f"keygen --max-value {decimal_text(decl.max_value, decl.decimals)} "
                             f"declared max_value {sc.study['max_value']} < {decl.max_value}")

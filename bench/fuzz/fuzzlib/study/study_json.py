@@ -8,7 +8,7 @@ from .bundles import damage
 from .declaration import U64
 
 STUDY_FIELDS = ("id", "statistic", "columns", "decimals", "max_value", "max_users", "min_users", "scheme", "n",
-                "plain_moduli", "seeded_keys")
+                "plain_moduli", "submission_primes", "seeded_keys")
 
 
 def study_meaning(data, last_wins=False):
@@ -138,7 +138,9 @@ def field_edit(rng, name, value, study):
     if name == "scheme":
         return rng.choice([{"bgv": "bfv", "bfv": "bgv"}[value], "ckks", "", value.upper()])
     if name == "n":
-        return rng.choice([{4096: 8192, 8192: 4096}[value], 1024, 2048, 16384, 0, 3, U64])
+        return rng.choice([{4096: 8192}.get(value, 4096), 1024, 2048, 16384, 0, 3, U64])
+    if name == "submission_primes":
+        return rng.choice([value + 1, max(value - 1, 0), 0, 1, 100, -1, str(value), None])
     if name == "plain_moduli":
         moduli = list(value)
         return rng.choice([[], moduli[:-1], moduli + [65537], moduli[::-1] if len(moduli) > 1 else [moduli[0] + 2],

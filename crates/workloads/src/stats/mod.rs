@@ -442,6 +442,17 @@ fn crt_totals(sums: &[&[Vec<u64>]], moduli: &[u32]) -> Vec<Vec<i128>> {
 /// Plaintext moduli (batching primes for degree `n`) whose product exceeds 2 * `bound`: one as
 /// small as possible when one of at most `max_bits` bits holds it, else several of `max_bits`.
 fn plain_moduli_for(bound: u128, n: usize, max_bits: u32) -> Result<Vec<u32>, StatsError> {
+    plain_moduli_sized(bound, n, max_bits, false)
+}
+
+/// [`plain_moduli_for`], but several moduli are each as small as their count allows (the less t,
+/// the less noise: a study's submissions then keep fewer primes). The in-process plan keeps
+/// [`plain_moduli_for`]'s, which its recorded outputs show.
+fn balanced_plain_moduli(bound: u128, n: usize, max_bits: u32) -> Result<Vec<u32>, StatsError> {
+    plain_moduli_sized(bound, n, max_bits, true)
+}
+
+fn plain_moduli_sized(bound: u128, n: usize, max_bits: u32, balanced: bool) -> Result<Vec<u32>, StatsError> {
     // bound < 2^127 (a sum of magnitudes in i128), so 2 bound + 1 fits.
     let needed_bits = 128 - (2 * bound + 1).leading_zeros();
     if max_bits > 30 {
@@ -461,8 +472,17 @@ fn plain_moduli_for(bound: u128, n: usize, max_bits: u32) -> Result<Vec<u32>, St
              {max_bits} bits: use fewer decimals, smaller values or fewer users"
         )));
     }
-    ntt_primes(max_bits, n, count, &[])
-        .map_err(|e| StatsError::Capacity(format!("no {count} plaintext moduli of {max_bits} bits for N = {n}: {e}")))
+    // `count` primes of b bits exceed 2^(count (b - 1)) >= 2^needed_bits > 2 bound + 1.
+    let smallest =
+        if balanced { (needed_bits.div_ceil(count as u32) + 1).max(n.trailing_zeros() + 3) } else { max_bits };
+    (smallest..max_bits).find_map(|bits| ntt_primes(bits, n, count, &[]).ok()).map_or_else(
+        || {
+            ntt_primes(max_bits, n, count, &[]).map_err(|e| {
+                StatsError::Capacity(format!("no {count} plaintext moduli of {max_bits} bits for N = {n}: {e}"))
+            })
+        },
+        Ok,
+    )
 }
 
 /// The integer in (-P/2, P/2] congruent to `residues` modulo the pairwise coprime `moduli`

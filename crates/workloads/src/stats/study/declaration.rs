@@ -10,7 +10,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::stats::dataset::MAX_DECIMALS;
 use crate::stats::layout::Layout;
-use crate::stats::{plain_moduli_for, Statistic, StatsError};
+use crate::stats::{balanced_plain_moduli, Statistic, StatsError};
+
+/// The ring degree of a study whose bounds the worst-case bound does not cover (products,
+/// BFV), as before N was chosen: its noise budget is measured at keygen.
+pub const DEFAULT_N: usize = 8192;
+
+/// The degrees a study may pick, smallest first: the 128-bit presets with special primes (so
+/// that every study has relinearization keys).
+const AUTO_DEGREES: [usize; 4] = [4096, 8192, 16384, 32768];
 
 /// A random 128-bit identifier: of a study (bound to its keys and carried by every file made
 /// for it) or of one submission. Written as 32 hexadecimal digits.
@@ -88,8 +96,9 @@ pub struct StudySpec {
     /// The fewest users whose aggregate the analyst decrypts (a statistic of one user is that
     /// user's data): 2 unless set.
     pub min_users: usize,
-    /// Ring degree (the scheme's 128-bit preset for it, with each plaintext modulus).
-    pub n: usize,
+    /// Ring degree (the scheme's 128-bit preset for it, with each plaintext modulus); `None`:
+    /// the smallest that the bounds allow ([`Study::new`] says which).
+    pub n: Option<usize>,
 }
 
 impl StudySpec {
@@ -103,7 +112,7 @@ impl StudySpec {
         n: usize,
     ) -> Self {
         let columns = columns.iter().map(|c| c.to_string()).collect();
-        Self { statistic, columns, decimals, max_value, max_users, min_users: 2, n }
+        Self { statistic, columns, decimals, max_value, max_users, min_users: 2, n: Some(n) }
     }
 
     /// Errors unless the declaration can be a study: named, distinct columns, at most
@@ -164,6 +173,12 @@ pub struct Study {
     pub n: usize,
     /// The plaintext moduli: one key set and one computation each, combined by CRT.
     pub plain_moduli: Vec<u32>,
+    /// The ciphertext primes a submission keeps (the lowest of the chain): a client switches
+    /// its ciphertexts down to them before writing, so that the sum of the most users still
+    /// decrypts ([`Study::sizing`] says why this many). All the data primes unless the scheme
+    /// is BGV and the server only adds.
+    #[serde(default)]
+    pub submission_primes: usize,
     /// Whether the keys come from a fixed seed (tests only: anyone with the seed can make the
     /// secret key). Every command that reads such a study warns.
     pub seeded_keys: bool,
@@ -172,11 +187,27 @@ pub struct Study {
 impl Study {
     /// Declares the study `spec` with scheme `S`, identified by `id` (draw it with
     /// [`Identifier::random`]): chooses the plaintext moduli that keep every aggregate exact.
+    ///
+    /// Without a declared N, the smallest 128-bit preset whose slots, plaintext moduli and
+    /// worst-case noise bound ([`super::sizing`]) hold the bounds, where that bound applies (BGV,
+    /// a server that only adds); else [`DEFAULT_N`], whose budget keygen measures.
     pub fn new<S: ExactScheme>(spec: &StudySpec, id: Identifier) -> Result<Self, StatsError> {
         spec.check()?;
-        let layout = Layout::new(spec.statistic, &spec.columns, spec.decimals, spec.n)?;
+        let Some(n) = spec.n else {
+            let sized = AUTO_DEGREES.iter().find_map(|&n| {
+                let study = Self::new::<S>(&StudySpec { n: Some(n), ..spec.clone() }, id).ok()?;
+                let fits = super::sizing::fresh_sum_fits::<S>(&study).ok()?;
+                fits.then_some(study)
+            });
+            return match sized {
+                Some(study) => Ok(study),
+                None => Self::new::<S>(&StudySpec { n: Some(DEFAULT_N), ..spec.clone() }, id),
+            };
+        };
+        let layout = Layout::new(spec.statistic, &spec.columns, spec.decimals, n)?;
         let bound = Self::bound(&layout, spec.max_value, spec.max_users)?;
-        let moduli = plain_moduli_for(bound, spec.n, S::max_plain_bits(spec.n)?)?;
+        let moduli = balanced_plain_moduli(bound, n, S::max_plain_bits(n)?)?;
+        let submission_primes = super::sizing::submission_primes::<S>(&layout, n, &moduli, spec.max_users)?;
         Ok(Self {
             id,
             statistic: spec.statistic,
@@ -186,8 +217,9 @@ impl Study {
             max_users: spec.max_users,
             min_users: spec.min_users,
             scheme: S::NAME.to_string(),
-            n: spec.n,
+            n,
             plain_moduli: moduli,
+            submission_primes,
             seeded_keys: false,
         })
     }
@@ -207,7 +239,7 @@ impl Study {
             max_value: self.max_value,
             max_users: self.max_users,
             min_users: self.min_users,
-            n: self.n,
+            n: Some(self.n),
         }
     }
 
@@ -223,6 +255,13 @@ impl Study {
                 self.plain_moduli,
                 S::NAME,
                 expected.plain_moduli
+            )));
+        }
+        if self.submission_primes != expected.submission_primes {
+            return Err(StatsError::Input(format!(
+                "the study declares submissions of {} ciphertext primes; these bounds at N = {} need {} (a study.json \
+                 edited, or written by another version)",
+                self.submission_primes, self.n, expected.submission_primes
             )));
         }
         Ok(())

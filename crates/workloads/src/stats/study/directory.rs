@@ -25,8 +25,8 @@ use zeroize::Zeroizing;
 
 use super::files::StudyFile;
 use super::{
-    Identifier, Study, StudyKeys, StudyResult, StudySpec, Submission, EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE,
-    STUDY_FILE,
+    Identifier, Sizing, Study, StudyKeys, StudyResult, StudySpec, Submission, EXTENSION, PUBLIC_KEYS_FILE,
+    SECRET_KEYS_FILE, STUDY_FILE,
 };
 use crate::progress::Progress;
 use crate::stats::{Dataset, StatsError};
@@ -58,6 +58,10 @@ impl Overwrite {
 pub struct KeygenOutcome {
     /// The declared study (as written to `study.json`).
     pub study: Study,
+    /// What was picked for the submissions (N, plaintext moduli, primes kept) and why.
+    pub sizing: Sizing,
+    /// Bytes of one submission file.
+    pub submission_bytes: u64,
     /// The public keys' file.
     pub public_keys: PathBuf,
     /// Its size.
@@ -150,15 +154,27 @@ pub fn keygen_files<B: Backend>(
             )));
         }
     }
-    let (secret_bytes, public_bytes) = with_scheme!(study, S => {
+    let (secret_bytes, public_bytes, sizing, submission_bytes) = with_scheme!(study, S => {
         let (secret, keys) = study.keygen::<S, _>(backend, sampler)?;
-        Ok((Zeroizing::new(secret.to_bytes()?), keys.to_bytes()?))
+        // A submission of zeros, thrown away: its size is every submission's.
+        let zeros = vec![0; study.columns.len()];
+        let dummy = study.encrypt_row::<S, _>(backend, &keys, &zeros, Sampler::from_seed_u64(0))?;
+        let sizing = study.sizing::<S>(spec.n.is_some())?;
+        Ok((Zeroizing::new(secret.to_bytes()?), keys.to_bytes()?, sizing, dummy.to_bytes(backend)?.len() as u64))
     })?;
     write(&secret_keys, &secret_bytes, Access::Secret, overwrite)?;
     write(&public_keys, &public_bytes, Access::Public, overwrite)?;
     write(&study_file, study.to_json().as_bytes(), Access::Public, overwrite)?;
     let warnings = warnings(&study);
-    Ok(KeygenOutcome { study, public_keys, public_keys_bytes: public_bytes.len() as u64, secret_keys, warnings })
+    Ok(KeygenOutcome {
+        study,
+        sizing,
+        submission_bytes,
+        public_keys,
+        public_keys_bytes: public_bytes.len() as u64,
+        secret_keys,
+        warnings,
+    })
 }
 
 /// A user's step: encrypts every row of the CSV file `input` (a header row naming the study's

@@ -167,14 +167,17 @@ impl Study {
         let rlwe = ctx.rlwe().params();
         let n = rlwe.degree() as u64;
         let (data, all) = (rlwe.data_primes().len() as u64, rlwe.primes().len() as u64);
+        // Submissions and aggregates keep the study's primes (all of them in a study.json that
+        // predates the choice: then the read refuses it as stale, after its size).
+        let kept = if self.submission_primes == 0 { data } else { self.submission_primes as u64 };
         // One encoding of `polynomials` polynomials over `primes` primes, with its header.
         let encoding = |polynomials: u64, primes: u64| ENTRY + HEADER_LEN as u64 + 64 + polynomials * n * primes * 4;
         let layout = self.layout()?;
         Ok(FRAMING
             + match kind {
                 StudyFile::PublicKeys => ENTRY + moduli * (encoding(2, data) + encoding(2 * rlwe.dnum() as u64, all)),
-                StudyFile::Submission => 2 * ENTRY + moduli * layout.encodings().len() as u64 * encoding(2, data),
-                StudyFile::Aggregates => 2 * ENTRY + moduli * layout.aggregates().len() as u64 * encoding(3, data),
+                StudyFile::Submission => 2 * ENTRY + moduli * layout.encodings().len() as u64 * encoding(2, kept),
+                StudyFile::Aggregates => 2 * ENTRY + moduli * layout.aggregates().len() as u64 * encoding(3, kept),
             })
     }
 

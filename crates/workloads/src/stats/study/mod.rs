@@ -66,6 +66,7 @@ mod declaration;
 mod directory;
 mod files;
 mod partial;
+mod sizing;
 
 pub use declaration::{Identifier, Study, StudySpec};
 pub use directory::{
@@ -74,6 +75,7 @@ pub use directory::{
 };
 pub use files::{EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
 pub use partial::{combine_shards, evaluate_shard, write_aggregates, Partial};
+pub use sizing::{worst_sum_bits, Sizing, StudyScheme, MARGIN_BITS};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -179,7 +181,7 @@ impl Study {
     /// A user's submission: `row` (one fixed-point value per column, each at most
     /// [`Study::max_value`] in magnitude) encoded and encrypted under every public key, with a
     /// submission identifier drawn from `sampler`.
-    pub fn encrypt_row<S: ExactScheme, B: Backend>(
+    pub fn encrypt_row<S: StudyScheme, B: Backend>(
         &self,
         backend: &B,
         keys: &StudyKeys<S>,
@@ -217,7 +219,8 @@ impl Study {
                     .iter()
                     .map(|&encoding| {
                         let plain = encoder.encode(&layout.encode_mod(encoding, row, t))?;
-                        Ok(encryptor.encrypt(&[plain])?)
+                        let fresh = encryptor.encrypt(&[plain])?;
+                        S::switch_down(backend, key.context(), fresh, self.submission_primes.saturating_sub(1))
                     })
                     .collect::<Result<Vec<_>, StatsError>>()
             })
@@ -268,6 +271,7 @@ impl Study {
                         self.plain_moduli.len()
                     )));
                 }
+                self.expect_level(submission.ciphertexts.iter().flatten(), &format!("submission {index}"))?;
             }
             for (m, (public, relin)) in keys.public.iter().zip(&keys.relin).enumerate() {
                 let server = StatsServer::<S, B>::new(backend, public.context(), relin.as_ref());
@@ -315,6 +319,7 @@ impl Study {
                 aggregates.users, self.min_users
             )));
         }
+        self.expect_level(aggregates.ciphertexts.iter().flatten(), "the aggregates")?;
         let mut noise_budget_bits = u32::MAX;
         let mut sums = Vec::with_capacity(self.plain_moduli.len());
         for ((key, ciphertexts), &t) in secret.keys.iter().zip(&aggregates.ciphertexts).zip(&self.plain_moduli) {
@@ -385,6 +390,24 @@ impl Study {
             )));
         }
         Ok(())
+    }
+
+    /// Errors unless every one of `ciphertexts` keeps the study's [`Study::submission_primes`].
+    fn expect_level<'c, B: Backend + 'c, S: RlweScheme + 'c>(
+        &self,
+        ciphertexts: impl IntoIterator<Item = &'c CiphertextBatch<B, S>>,
+        what: &str,
+    ) -> Result<(), StatsError> {
+        let level = self.submission_primes.saturating_sub(1);
+        match ciphertexts.into_iter().find(|c| c.level() != level) {
+            Some(c) => Err(StatsError::Input(format!(
+                "{what} holds a ciphertext of {} primes; the study's submissions keep {}: it was made for other \
+                 parameters or altered",
+                c.level() + 1,
+                self.submission_primes
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Errors unless `found` (what `what` belongs to) is this study's identifier.
