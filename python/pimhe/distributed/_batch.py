@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from .._pimhe import CiphertextBatch, Context, GaloisKeys, RelinKey, batch_apply_shard
-from ._cluster import ShardError, cluster_workers, ray_module
-
-IN_FLIGHT_PER_WORKER = 2
+from ._cluster import IN_FLIGHT_PER_WORKER, ShardError, cluster_workers, ray_module
 
 Shard = Union[CiphertextBatch, bytes, Tuple[Union[CiphertextBatch, bytes], Union[CiphertextBatch, bytes]]]
 

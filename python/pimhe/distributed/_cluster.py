@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from .. import _progress
 from .._pimhe import ParameterError, PimheError
+
+# Shards whose inputs sit in the object store at once, per worker: enough to keep a worker busy
+# while the next shard is shipped, few enough that no worker holds more than its share.
+IN_FLIGHT_PER_WORKER = 2
 
 
 def ray_module() -> Any:
@@ -101,3 +107,98 @@ class ShardError(PimheError):
         self.cause = cause
         self.usage = usage
         super().__init__(f"{what} failed for good: {cause}")
+
+
+def shard_error(covered: Sequence[int], total: int, describe: Callable[[int], str], e: Exception) -> ShardError:
+    """The ShardError of a task covering the shards ``covered`` (of ``total``) that failed with
+    ``e``; ``describe(i)`` says what shard ``i`` holds (its users, its files)."""
+    cause = getattr(e, "cause", None)
+    message = str(cause) if cause is not None else str(e).strip().splitlines()[-1]
+    if len(covered) == 1:
+        what = f"shard {covered[0]} of {total} ({describe(covered[0])})"
+    else:
+        what = f"combining shards {list(covered)} of {total}"
+    return ShardError(covered, what, message, usage=isinstance(cause, ValueError))
+
+
+@dataclass
+class TreeReduction:
+    """What :func:`tree_reduce` returns: the last partial (fetched), the bytes of every partial
+    returned through the object store, and the workers' seconds per shard and per combination."""
+
+    final: Any
+    partial_bytes: int
+    shard_s: List[float]
+    combine_s: List[float]
+
+
+def tree_reduce(
+    shards: int,
+    submit_shard: Callable[[int], Tuple[Any, Any]],
+    submit_combine: Callable[[Any, Any], Tuple[Any, Any]],
+    describe: Callable[[int], str],
+    *,
+    workers: int,
+    progress: Optional[bool] = None,
+    ledger: Optional[List[Any]] = None,
+) -> TreeReduction:
+    """Runs ``shards`` shard tasks and combines their partials in a tree, on the running Ray
+    cluster. ``submit_shard(i)`` ships shard ``i`` and starts its task, ``submit_combine(a, b)``
+    starts the combination of two partials' references; both return the task's two references:
+    its status ``(items, bytes of the partial, seconds)`` (items 0 for a combination) and its
+    partial. Shards are submitted as workers free up (at most ``IN_FLIGHT_PER_WORKER`` per
+    worker in the store), any two partials ready are combined at once, and the first task that
+    fails for good raises :func:`shard_error` (the others are cancelled). ``ledger`` receives
+    every status and partial reference; ``progress``: a bar of shards done."""
+    ray = ray_module()
+    # Per pending task: its status reference -> (the shards it covers, its partial's reference).
+    pending: Dict[Any, Tuple[Tuple[int, ...], Any]] = {}
+    ready: List[Tuple[Tuple[int, ...], Any]] = []
+    bar = _progress.Bar() if _progress.wanted(progress) else None
+    if bar is not None:
+        bar.start(shards, "shards done")
+    next_shard, shards_running, partial_bytes = 0, 0, 0
+    shard_s: List[float] = []
+    combine_s: List[float] = []
+    try:
+        while next_shard < shards or pending or len(ready) > 1:
+            while next_shard < shards and shards_running < IN_FLIGHT_PER_WORKER * workers:
+                status, partial = submit_shard(next_shard)
+                pending[status] = ((next_shard,), partial)
+                next_shard, shards_running = next_shard + 1, shards_running + 1
+            while len(ready) >= 2:
+                (a, pa), (b, pb) = ready.pop(), ready.pop()
+                status, partial = submit_combine(pa, pb)
+                pending[status] = (tuple(sorted(a + b)), partial)
+            if not pending:
+                break
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for status in done:
+                covered, partial = pending.pop(status)
+                try:
+                    count, size, seconds = ray.get(status)
+                except ray.exceptions.RayError as e:
+                    # The partial failed with the status; fetching it marks its error handled
+                    # (Ray logs an error nobody fetched).
+                    with contextlib.suppress(ray.exceptions.RayError):
+                        ray.get(partial)
+                    raise shard_error(covered, shards, describe, e) from None
+                if ledger is not None:
+                    ledger.extend([status, partial])
+                partial_bytes += size
+                ready.append((covered, partial))
+                (shard_s if count else combine_s).append(seconds)
+                if count:
+                    shards_running -= 1
+                    if bar is not None:
+                        bar.advance(1)
+        final = ray.get(ready[0][1])
+    finally:
+        if bar is not None:
+            bar.finish()
+        for status, (_, partial) in pending.items():
+            for ref in (status, partial):
+                # Best effort: the run has failed already.
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+    return TreeReduction(final, partial_bytes, shard_s, combine_s)

@@ -10,20 +10,17 @@ only moves bytes.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .. import _progress
 from .._pimhe import StatsDriver, stats_aggregate_shard, stats_combine
-from ._cluster import ShardError, cluster_workers, default_shards, ray_module, shard_bounds
+from ._cluster import cluster_workers, default_shards, ray_module, shard_bounds, tree_reduce
 
 # Users per shard by default: a two-column mean's user is about 0.6 MB of ciphertexts at
 # N = 8192, so a shard is at most about 150 MB of the object store.
 SHARD_USERS = 256
-IN_FLIGHT_PER_WORKER = 2
 
 
 def _aggregate(public: bytes, shard: bytes, users: int, backend: str, threads: Optional[int]) -> Tuple[Tuple[int, int, float], bytes]:
@@ -134,67 +131,32 @@ def run(
     start = time.monotonic()
     encrypt_s = 0.0
     public_ref = put(public)
-    pending: Dict[Any, Tuple[Tuple[int, ...], Any]] = {}
-    ready: List[Tuple[Tuple[int, ...], Any]] = []
-    bar = _progress.Bar() if _progress.wanted(progress) else None
-    if bar is not None:
-        bar.start(len(bounds), "shards done")
-    next_shard, shards_running = 0, 0
-    shard_s: List[float] = []
-    combine_s: List[float] = []
-    try:
-        while next_shard < len(bounds) or pending or len(ready) > 1:
-            # Stream the shards: each encrypted when a worker can take it, at most a few per
-            # worker in the store at once.
-            while next_shard < len(bounds) and shards_running < IN_FLIGHT_PER_WORKER * workers:
-                lo, hi = bounds[next_shard]
-                began = time.monotonic()
-                shard = driver.encrypt_shard(lo, hi)
-                encrypt_s += time.monotonic() - began
-                shipped["shards"] += len(shard)
-                status, partial = shard_task.options(name=f"pimhe-stats-shard-{next_shard}").remote(
-                    public_ref, put(shard), hi - lo, backend, threads
-                )
-                pending[status] = ((next_shard,), partial)
-                next_shard, shards_running = next_shard + 1, shards_running + 1
-            while len(ready) >= 2:
-                (a, pa), (b, pb) = ready.pop(), ready.pop()
-                status, partial = combine_task.options(name="pimhe-stats-combine").remote(
-                    public_ref, backend, threads, pa, pb
-                )
-                pending[status] = (tuple(sorted(a + b)), partial)
-            if not pending:
-                break
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for status in done:
-                covered, partial = pending.pop(status)
-                try:
-                    count, size, seconds = ray.get(status)
-                except ray.exceptions.RayError as e:
-                    with contextlib.suppress(ray.exceptions.RayError):
-                        ray.get(partial)
-                    raise _failure(covered, bounds, e) from None
-                if ledger is not None:
-                    ledger.extend([status, partial])
-                shipped["partials"] += size
-                ready.append((covered, partial))
-                (shard_s if count else combine_s).append(seconds)
-                if count:
-                    shards_running -= 1
-                    if bar is not None:
-                        bar.advance(1)
-        final = ray.get(ready[0][1])
-    finally:
-        if bar is not None:
-            bar.finish()
-        for status, (_, partial) in pending.items():
-            for ref in (status, partial):
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
+
+    def submit_shard(i: int) -> Tuple[Any, Any]:
+        # Each shard encrypted when a worker can take it.
+        nonlocal encrypt_s
+        lo, hi = bounds[i]
+        began = time.monotonic()
+        shard = driver.encrypt_shard(lo, hi)
+        encrypt_s += time.monotonic() - began
+        shipped["shards"] += len(shard)
+        return shard_task.options(name=f"pimhe-stats-shard-{i}").remote(public_ref, put(shard), hi - lo, backend, threads)
+
+    def submit_combine(a: Any, b: Any) -> Tuple[Any, Any]:
+        return combine_task.options(name="pimhe-stats-combine").remote(public_ref, backend, threads, a, b)
+
+    def describe(i: int) -> str:
+        lo, hi = bounds[i]
+        return f"users {lo}..{hi - 1}"
+
+    tree = tree_reduce(
+        len(bounds), submit_shard, submit_combine, describe, workers=workers, progress=progress, ledger=ledger
+    )
+    shipped["partials"] = tree.partial_bytes
     # The server's wall time: the run less the client's encryption, which the driver did
     # between submissions (pimhe stats reports it apart too).
     server_s = time.monotonic() - start - encrypt_s
-    report_json, text = driver.finish(final, server_s, backend)
+    report_json, text = driver.finish(tree.final, server_s, backend)
     return StatsRunResult(
         report=json.loads(report_json),
         text=text,
@@ -202,19 +164,8 @@ def run(
         shards=len(bounds),
         retries=retries,
         object_store=shipped,
-        shard_s=shard_s,
-        combine_s=combine_s,
+        shard_s=tree.shard_s,
+        combine_s=tree.combine_s,
     )
 
 
-def _failure(covered: Sequence[int], bounds: Sequence[Tuple[int, int]], e: Exception) -> ShardError:
-    """The ShardError of a task covering ``covered`` that failed with ``e``."""
-    cause = getattr(e, "cause", None)
-    message = str(cause) if cause is not None else str(e).strip().splitlines()[-1]
-    if len(covered) == 1:
-        (i,) = covered
-        lo, hi = bounds[i]
-        what = f"shard {i} of {len(bounds)} (users {lo}..{hi - 1})"
-    else:
-        what = f"combining shards {list(covered)} of {len(bounds)}"
-    return ShardError(covered, what, message, usage=isinstance(cause, ValueError))

@@ -10,13 +10,11 @@ written only if they hold exactly the submissions that were sharded.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from .. import _progress
 from .._pimhe import (
     study_combine,
     study_evaluate_shard,
@@ -24,13 +22,12 @@ from .._pimhe import (
     study_server_inputs,
     study_write_aggregates,
 )
-from ._cluster import ShardError, cluster_workers, default_shards, ray_module, shard_bounds
+from ._cluster import cluster_workers, default_shards, ray_module, shard_bounds, tree_reduce
 
 # Submissions per shard by default: a two-column mean's submission is about 0.6 MB at N = 8192,
 # so a shard is at most about 150 MB of the object store, and at most two per worker are in
 # flight.
 SHARD_SUBMISSIONS = 256
-IN_FLIGHT_PER_WORKER = 2
 
 
 def _evaluate_shard(
@@ -165,67 +162,26 @@ def evaluate(
         return ref
 
     study_ref, keys_ref = put(study_json), put(public_keys)
-    # Per pending task: its status reference -> (the shards it covers, its partial's reference).
-    pending: Dict[Any, Tuple[Tuple[int, ...], Any]] = {}
-    ready: List[Tuple[Tuple[int, ...], Any]] = []
-    bar = _progress.Bar() if _progress.wanted(progress) else None
-    if bar is not None:
-        bar.start(len(bounds), "shards done")
-    next_shard, shards_running = 0, 0
-    shard_s: List[float] = []
-    combine_s: List[float] = []
-    try:
-        while next_shard < len(bounds) or pending or len(ready) > 1:
-            # Stream the shards: at most a few per worker hold their submissions in the store.
-            while next_shard < len(bounds) and shards_running < IN_FLIGHT_PER_WORKER * workers:
-                lo, hi = bounds[next_shard]
-                names = [os.fspath(p) for p in files[lo:hi]]
-                blobs = [study_read_submission(study_json, p) for p in files[lo:hi]]
-                shipped["submissions"] += sum(map(len, blobs))
-                status, partial = shard_task.options(name=f"pimhe-shard-{next_shard}").remote(
-                    study_ref, keys_ref, put((names, blobs)), backend, threads
-                )
-                pending[status] = ((next_shard,), partial)
-                next_shard, shards_running = next_shard + 1, shards_running + 1
-            # The tree: any two partials ready are combined by a worker.
-            while len(ready) >= 2:
-                (a, pa), (b, pb) = ready.pop(), ready.pop()
-                status, partial = combine_task.options(name="pimhe-combine").remote(
-                    study_ref, keys_ref, backend, threads, pa, pb
-                )
-                pending[status] = (tuple(sorted(a + b)), partial)
-            if not pending:
-                break
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for status in done:
-                covered, partial = pending.pop(status)
-                try:
-                    count, size, seconds = ray.get(status)
-                except ray.exceptions.RayError as e:
-                    # The partial failed with the status; fetching it marks its error handled
-                    # (Ray logs an error nobody fetched).
-                    with contextlib.suppress(ray.exceptions.RayError):
-                        ray.get(partial)
-                    raise _failure(covered, len(bounds), bounds, files, e) from None
-                if ledger is not None:
-                    ledger.extend([status, partial])
-                shipped["partials"] += size
-                ready.append((covered, partial))
-                (shard_s if count else combine_s).append(seconds)
-                if count:
-                    shards_running -= 1
-                    if bar is not None:
-                        bar.advance(1)
-        final = ray.get(ready[0][1])
-    finally:
-        if bar is not None:
-            bar.finish()
-        for status, (_, partial) in pending.items():
-            for ref in (status, partial):
-                # Best effort: the run has failed already.
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
-    users = study_write_aggregates(study_json, public_keys, final, len(files), os.fspath(out), force)
+
+    def submit_shard(i: int) -> Tuple[Any, Any]:
+        lo, hi = bounds[i]
+        names = [os.fspath(p) for p in files[lo:hi]]
+        blobs = [study_read_submission(study_json, p) for p in files[lo:hi]]
+        shipped["submissions"] += sum(map(len, blobs))
+        return shard_task.options(name=f"pimhe-shard-{i}").remote(study_ref, keys_ref, put((names, blobs)), backend, threads)
+
+    def submit_combine(a: Any, b: Any) -> Tuple[Any, Any]:
+        return combine_task.options(name="pimhe-combine").remote(study_ref, keys_ref, backend, threads, a, b)
+
+    def describe(i: int) -> str:
+        lo, hi = bounds[i]
+        return f"submissions {lo}..{hi - 1}: {os.fspath(files[lo])} .. {os.fspath(files[hi - 1])}"
+
+    tree = tree_reduce(
+        len(bounds), submit_shard, submit_combine, describe, workers=workers, progress=progress, ledger=ledger
+    )
+    shipped["partials"] = tree.partial_bytes
+    users = study_write_aggregates(study_json, public_keys, tree.final, len(files), os.fspath(out), force)
     return EvalResult(
         users=users,
         out=os.fspath(out),
@@ -236,22 +192,9 @@ def evaluate(
         shards=len(bounds),
         retries=retries,
         object_store=shipped,
-        shard_s=shard_s,
-        combine_s=combine_s,
+        shard_s=tree.shard_s,
+        combine_s=tree.combine_s,
         warnings=list(warnings),
     )
 
 
-def _failure(
-    covered: Sequence[int], total: int, bounds: Sequence[Tuple[int, int]], files: Sequence[Any], e: Exception
-) -> ShardError:
-    """The ShardError of a task covering ``covered`` that failed with ``e``."""
-    cause = getattr(e, "cause", None)
-    message = str(cause) if cause is not None else str(e).strip().splitlines()[-1]
-    if len(covered) == 1:
-        (i,) = covered
-        lo, hi = bounds[i]
-        what = f"shard {i} of {total} (submissions {lo}..{hi - 1}: {os.fspath(files[lo])} .. {os.fspath(files[hi - 1])})"
-    else:
-        what = f"combining shards {list(covered)} of {total}"
-    return ShardError(covered, what, message, usage=isinstance(cause, ValueError))
