@@ -168,7 +168,7 @@ fn anaheim_rows_carry_section_vii_figures() {
 }
 
 #[test]
-fn ceram_rows_carry_tables_2_to_7() {
+fn ceram_rows_carry_tables_2_to_10_and_the_projection() {
     let (report, rows) = rows_of::<Ceram>(&CeramConfig { skip_cpu: true, ..CeramConfig::default() });
     // Tables 2-4: 3 + 27 + 30 cells, each judged against 25% as the report's own `within`.
     let cells: Vec<_> = report.tables.iter().flat_map(|t| &t.cells).collect();
@@ -187,12 +187,16 @@ fn ceram_rows_carry_tables_2_to_7() {
     assert_eq!(row(&rows, "t3-A-multiply-none")["published"].as_f64(), Some(396.90));
     // Table 7, actual transfer, case A multiplication: 4150 operations per second.
     let t7 = row(&rows, "t7-A-multiply-actual");
-    assert!(close(t7["published"].as_f64().unwrap(), 1.0 / 4150.0) && t7["unit"] == "s", "{t7}");
+    assert!(close(t7["published"].as_f64().unwrap(), 4150.0) && t7["unit"] == "ops/s", "{t7}");
     // Table 6, CPU-Server, case A multiplication: 579.9x; ours is not measured (--skip-cpu).
     let t6 = row(&rows, "t6-A-multiply-CPU-Server");
     assert_eq!((t6["published"].as_f64(), t6["ours"].as_f64()), (Some(579.9), None));
     assert_eq!((t6["basis"].as_str(), t6["why_not"].as_str()), (Some("measured"), Some("skipped (--skip-cpu)")));
-    assert_eq!(rows.len(), 60 + 15 + 45 + 5);
+    // Tables 2-4, Table 6 (15 cells x 3 CPUs), Table 7 (45), Table 8 (6), Tables 9 and 10
+    // (3 + 12, published only), section 4.4's projection (1), the transfer sizes (5).
+    assert_eq!(rows.len(), 60 + 45 + 45 + 6 + 3 + 12 + 1 + 5);
+    let fpga = row(&rows, "t9-B-actual-transfer");
+    assert!(fpga["ours"].is_null() && fpga["published"].as_f64() == Some(66.85), "{fpga}");
     let transfers = row(&rows, "transfers-multiply");
     assert_eq!(transfers["unit"], "ciphertexts");
 }
