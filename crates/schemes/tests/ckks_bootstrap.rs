@@ -144,8 +144,10 @@ fn sparse_packing_bootstraps_with_one_eval_mod() {
         let plan = BootstrapPlan::new(&f.ctx, &BootstrapConfig { slots: Some(slots), ..BootstrapConfig::default() });
         let plan = plan.unwrap();
         assert_eq!((plan.slots(), plan.output_level()), (slots, f.plan.output_level()));
-        let trace: Vec<i64> =
-            std::iter::successors(Some(slots), |s| Some(2 * s)).take_while(|&s| s < DEGREE / 2).map(|s| s as i64).collect();
+        let trace: Vec<i64> = std::iter::successors(Some(slots), |s| Some(2 * s))
+            .take_while(|&s| s < DEGREE / 2)
+            .map(|s| s as i64)
+            .collect();
         assert!(trace.iter().all(|s| plan.rotations().contains(s)), "{:?}", plan.rotations());
         let mut keygen = KeyGenerator::with_sampler(&f.backend, &f.ctx, Sampler::from_seed_u64(11));
         let secret = keygen.secret_key().unwrap();

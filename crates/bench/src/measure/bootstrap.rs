@@ -387,7 +387,8 @@ mod tests {
         assert!(refused(BootstrapBenchConfig::new(32768)).starts_with("--n 32768 is not allowed"));
         for slots in [48, 1024] {
             let wrong = BootstrapBenchConfig { slots: Some(slots), ..BootstrapBenchConfig::new(1024) };
-            assert!(refused(wrong).starts_with(&format!("--slots {slots} is not allowed: a power of two from 1 to N/2 = 512")));
+            assert!(refused(wrong)
+                .starts_with(&format!("--slots {slots} is not allowed: a power of two from 1 to N/2 = 512")));
         }
         let none = BootstrapBenchConfig { repeat: 0, ..BootstrapBenchConfig::new(1024) };
         assert!(refused(none).contains("--repeat 0"));

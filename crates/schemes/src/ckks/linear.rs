@@ -232,11 +232,14 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         let rotated = self.automorphisms_lazy(a, &elements)?;
         let baby = |i: usize| match i {
             0 => LazyView::of(a),
-            _ => rotated[baby_needed.iter().position(|&b| b == i).expect("every baby step of a term was rotated")]
-                .view(),
+            _ => {
+                rotated[baby_needed.iter().position(|&b| b == i).expect("every baby step of a term was rotated")].view()
+            }
         };
         if transform.giant.is_empty() {
-            return Err(SchemeError::InvalidParameters("the transform has no non-zero diagonal (the zero matrix)".into()));
+            return Err(SchemeError::InvalidParameters(
+                "the transform has no non-zero diagonal (the zero matrix)".into(),
+            ));
         }
         let mut sum = LazyCiphertext::zero();
         for (&j, terms) in &transform.giant {

@@ -173,9 +173,9 @@ impl<B: Backend, S: RlweScheme> Evaluator<'_, B, S> {
                         Ok(q)
                     }
                     (Some(part), None) | (None, Some(part)) => Ok(part),
-                    (None, None) => {
-                        Err(SchemeError::InvalidParameters("a lazy ciphertext component with no part (an empty sum)".into()))
-                    }
+                    (None, None) => Err(SchemeError::InvalidParameters(
+                        "a lazy ciphertext component with no part (an empty sum)".into(),
+                    )),
                 }
             })
             .collect()

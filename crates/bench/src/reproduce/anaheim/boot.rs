@@ -182,6 +182,23 @@ pub(super) fn published(system: &str) -> Result<((f64, f64), f64, f64)> {
         .ok_or_else(|| BenchError::Failed(format!("internal error: Anaheim publishes no figures for {system}")))
 }
 
+/// The lines under a workload row's table (Boot, HELR): the model's label, then per system
+/// whether its speedup is inside Fig. 8's band, and why not.
+pub(super) fn band_lines<'a>(systems: impl Iterator<Item = (&'a NearbankOutcome, &'a Option<String>)>) -> String {
+    let mut text = String::new();
+    for (i, (outcome, outside)) in systems.enumerate() {
+        if i == 0 {
+            text += &format!("\n  {}", outcome.model);
+        }
+        let speedup = match outside {
+            Some(why) => format!("outside Fig. 8's band: {why}"),
+            None => "inside Fig. 8's band".to_string(),
+        };
+        text += &format!("\n  {} speedup {speedup}", outcome.system);
+    }
+    text
+}
+
 /// Why `outcome`'s speedup falls outside Fig. 8's `band` (`None` inside), with the share of
 /// the kernels PIM takes over and the bound they set.
 pub(super) fn speedup_outside(outcome: &NearbankOutcome, band: (f64, f64)) -> Option<String> {
@@ -376,16 +393,7 @@ impl Render for BootReport {
                 r.time_ratio
             );
         }
-        if let Some(first) = self.systems.first() {
-            text += &format!("\n  {}", first.outcome.model);
-        }
-        for r in &self.systems {
-            let speedup = match &r.speedup_outside {
-                Some(why) => format!("outside Fig. 8's band: {why}"),
-                None => "inside Fig. 8's band".to_string(),
-            };
-            text += &format!("\n  {} speedup {speedup}", r.outcome.system);
-        }
+        text += &band_lines(self.systems.iter().map(|r| (&r.outcome, &r.speedup_outside)));
         text += &format!("\n  ours / Table V's time (ours/V above) {}", self.chain.difference());
         text
     }

@@ -33,7 +33,7 @@ use pimhe_workloads::helr::{train, LabeledData, Packing, TrainConfig};
 use pimhe_workloads::progress::NoProgress;
 use serde::Serialize;
 
-use super::boot::{band_row, energy_cause, published, speedup_outside, PUBLISHED_ENERGY_RANGE};
+use super::boot::{band_lines, band_row, energy_cause, published, speedup_outside, PUBLISHED_ENERGY_RANGE};
 use crate::error::{BenchError, Result};
 use crate::format::{format_seconds, Render};
 use crate::reproduce::{Basis, Comparison};
@@ -350,16 +350,7 @@ impl Render for HelrRowReport {
                 r.time_ratio
             );
         }
-        if let Some(first) = self.systems.first() {
-            text += &format!("\n  {}", first.outcome.model);
-        }
-        for r in &self.systems {
-            let speedup = match &r.speedup_outside {
-                Some(why) => format!("outside Fig. 8's band: {why}"),
-                None => "inside Fig. 8's band".to_string(),
-            };
-            text += &format!("\n  {} speedup {speedup}", r.outcome.system);
-        }
+        text += &band_lines(self.systems.iter().map(|r| (&r.outcome, &r.speedup_outside)));
         text += &format!("\n  ours / Table V's time (ours/V above): {}", time_reason(self.packing));
         text
     }

@@ -284,9 +284,11 @@ mod tests {
     fn the_packed_transforms_separate_and_recombine_real_and_imaginary_parts() {
         let encoder = CkksEncoder::new(256).unwrap();
         let n = 16;
-        let coefficients: Vec<f64> = (0..256).map(|i| if i % 8 == 0 { ((i * 29 % 13) as f64 - 6.0) / 5.0 } else { 0.0 }).collect();
+        let coefficients: Vec<f64> =
+            (0..256).map(|i| if i % 8 == 0 { ((i * 29 % 13) as f64 - 6.0) / 5.0 } else { 0.0 }).collect();
         let slots = encoder.decode(&coefficients, n, 1.0).unwrap();
-        let u: Vec<Complex64> = (0..n).map(|k| Complex64::new(coefficients[8 * k], coefficients[8 * k + 128])).collect();
+        let u: Vec<Complex64> =
+            (0..n).map(|k| Complex64::new(coefficients[8 * k], coefficients[8 * k + 128])).collect();
         let u = bit_reversed(&u);
         for levels in 1..=4 {
             let to_slots = coeff_to_slot(&encoder, n, 2.0, levels, true).unwrap();
@@ -300,8 +302,11 @@ mod tests {
             }
             let to_coeffs = slot_to_coeff(&encoder, n, 0.5, levels, true).unwrap();
             assert_eq!(to_coeffs[0].slots(), 2 * n);
-            let parts: Vec<Complex64> =
-                u.iter().map(|z| Complex64::new(z.re, 0.0)).chain(u.iter().map(|z| Complex64::new(z.im, 0.0))).collect();
+            let parts: Vec<Complex64> = u
+                .iter()
+                .map(|z| Complex64::new(z.re, 0.0))
+                .chain(u.iter().map(|z| Complex64::new(z.im, 0.0)))
+                .collect();
             let first = to_coeffs[0].apply_plain(&parts);
             assert!((0..n).all(|k| (first[k] - first[k + n]).norm() < 1e-12), "not n-periodic");
             let again = apply(&to_coeffs[1..], &first[..n]);
