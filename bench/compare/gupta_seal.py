@@ -8,11 +8,13 @@ coefficient moduli, built as CoeffModulus.Create(N, [27]), [27, 27], [27, 27, 27
 128-bit check accepts exactly these totals). Addition is Evaluator.add of two fresh ciphertexts;
 multiplication is Evaluator.multiply without relinearization (the paper's DPUs relinearize
 nothing either). SEAL runs one operation on one thread; the per-ciphertext time is the fastest
-of --repeat rounds over --count ciphertext pairs. The plaintext modulus is t = 17: the ciphertexts
+of --repeat rounds over --count ciphertext pairs, by default as many as make 64 MiB of inputs
+(as pimhe's cpu side measures: beyond the caches, as the paper's tens of GB are). The plaintext modulus is t = 17: the ciphertexts
 encrypt the constant polynomials 3 and 5, and one sum and one product per width are decrypted
 and checked (8 and 15).
 
-Usage: python3 bench/compare/gupta_seal.py [--count 64] [--repeat 3]
+Usage: python3 bench/compare/gupta_seal.py [--count C] [--repeat 3] > seal.json, then
+pimhe bench reproduce gupta --seal-json seal.json
 (a venv with `pip install tenseal`, e.g. /tmp/venv-gupta/bin/python).
 """
 
@@ -24,6 +26,7 @@ import tenseal.sealapi as seal
 
 WIDTHS = [(1024, [27], 27), (2048, [27, 27], 54), (4096, [27, 27, 27, 28], 109)]
 PLAIN_MODULUS = 17
+MEASURED_BYTES = 64 << 20
 
 
 def width_times(n, bits, count, repeat):
@@ -71,12 +74,14 @@ def width_times(n, bits, count, repeat):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=64, help="ciphertext pairs per timed round")
+    parser.add_argument("--count", type=int, default=None, help="ciphertext pairs per timed round [64 MiB of inputs]")
     parser.add_argument("--repeat", type=int, default=3, help="timed rounds (the fastest is kept)")
     args = parser.parse_args()
-    if args.count < 1 or args.repeat < 1:
+    if (args.count is not None and args.count < 1) or args.repeat < 1:
         parser.error("--count and --repeat must be at least 1")
-    rows = [width_times(n, bits, args.count, args.repeat) for n, bits, _ in WIDTHS]
+    # Two input ciphertexts of two polynomials of N 8-byte residues per prime (SEAL's words).
+    count = lambda n, bits: args.count or max(2, MEASURED_BYTES // (2 * 2 * n * len(bits) * 8))
+    rows = [width_times(n, bits, count(n, bits), args.repeat) for n, bits, _ in WIDTHS]
     print(json.dumps({"peer": "seal", "seal_version": getattr(seal, "__version__", "unknown"), "widths": rows}))
 
 
