@@ -20,7 +20,9 @@
 //! - **The tasklet sweep**: the 109-bit rows at 1 .. 16 tasklets, beside the paper's
 //!   saturation at 11.
 //! - **The CPU side** is measured in the same run ([`cpu`]): pimhe's cpu backend on the same
-//!   operations, scaled linearly from a batch that fits this host.
+//!   operations, scaled linearly from a batch that fits this host; beside it, for the
+//!   addition, the i5-8250U's bandwidth bound; and SEAL, from the JSON that
+//!   `bench/compare/gupta_seal.py` prints (`seal_json`; the reproduction runs no Python).
 //!
 //! `--quick` runs small counts on a 12-DPU system and emulates every row's whole system as
 //! well, failing when the priced time and the emulated one differ by more than
