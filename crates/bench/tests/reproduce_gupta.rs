@@ -74,8 +74,10 @@ fn quick_run_checks_every_row_against_the_whole_system() {
     assert!(at(1) / at(11) > 8.0, "1 tasklet {} vs 11 tasklets {}", at(1), at(11));
     assert!((at(16) / at(11) - 1.0).abs() < 0.02);
     assert_eq!(report.saturation(CtOp::Mul), Some(11));
-    // A quick run judges nothing: its rows say why.
+    // A quick run judges nothing: its rows say why. Every row has its own id.
     let rows = Gupta::comparison(&report);
+    let ids: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids.len(), rows.len());
     assert!(rows.iter().all(|r| r.within().is_none()), "a quick run judges no row");
 }
 
