@@ -20,6 +20,7 @@ from pimhe import stats as pimhe_stats  # noqa: E402
 from pimhe import study  # noqa: E402
 from pimhe._pimhe import StatsDriver  # noqa: E402
 from pimhe.distributed.__main__ import main  # noqa: E402
+from pimhe.distributed._study import _read_shard  # noqa: E402
 
 USERS = 23  # prime: no shard count from 2 to 22 divides it
 
@@ -70,16 +71,31 @@ def test_shard_bounds_give_every_index_one_shard():
         dist.shard_bounds(3, 4)
 
 
-@pytest.mark.parametrize("shards", [2, 5, USERS])
-def test_distributed_eval_decrypts_to_the_one_process_result(cluster, setup, tmp_path, shards):
+@pytest.mark.parametrize("shards, read_on", [(2, "driver"), (5, "auto"), (USERS, "workers")])
+def test_distributed_eval_decrypts_to_the_one_process_result(cluster, setup, tmp_path, shards, read_on):
     out = tmp_path / "agg.pimhe"
-    result = dist.evaluate(setup["pub"], setup["subs"], out, shards=shards)
+    result = dist.evaluate(setup["pub"], setup["subs"], out, shards=shards, read_on=read_on)
     assert (result.users, result.shards) == (USERS, shards)
     assert decrypted(setup, out) == expected(setup)
-    # The keys once, every submission once, a partial per shard and per combination.
-    sizes = [f.stat().st_size for f in setup["subs"].iterdir()]
-    assert result.object_store["submissions"] == sum(sizes)
+    # The keys once, a partial per shard and per combination, and every submission once: its
+    # bytes where the driver reads the files, its name where the workers do (the default on
+    # this one-machine cluster).
+    files = list(setup["subs"].iterdir())
+    if read_on == "driver":
+        assert result.read_on == "driver"
+        assert result.object_store["submissions"] == sum(f.stat().st_size for f in files)
+    else:
+        assert result.read_on == "workers"
+        assert result.object_store["submissions"] == sum(len(os.fspath(f.absolute()).encode()) for f in files)
     assert result.object_store["public_keys"] == (setup["pub"] / "public-keys.pimhe").stat().st_size
+
+
+def test_a_worker_without_the_drivers_files_says_to_let_the_driver_read_them(cluster, setup, tmp_path):
+    study_json = (setup["pub"] / "study.json").read_text()
+    with pytest.raises(ValueError, match='not on the file system of the worker.*read_on="driver"'):
+        _read_shard(study_json, [os.fspath(tmp_path / "elsewhere.pimhe")])
+    with pytest.raises(ValueError, match="read_on='nowhere': allowed 'auto', 'workers', 'driver'"):
+        dist.evaluate(setup["pub"], setup["subs"], tmp_path / "agg.pimhe", read_on="nowhere")
 
 
 def shard_processes(prefix="ray::pimhe-shard-"):

@@ -33,6 +33,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--shards", type=int, help="number of shards (default: at most 256 submissions each, 4+ per worker)")
     ev.add_argument("--retries", type=int, default=3, help="reruns of a task whose worker died (default 3)")
+    ev.add_argument(
+        "--read-on",
+        default="auto",
+        choices=["auto", "workers", "driver"],
+        help="who reads the submission files: the workers (on the driver's file system), the driver (which ships "
+        "their bytes), or auto (default: the workers on one machine, the driver on several)",
+    )
     ev.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
     st = commands.add_parser("stats", help="pimhe stats with its server's step over Ray (this process is the client)")
@@ -92,6 +99,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 backend=args.backend,
                 threads=args.threads,
                 retries=args.retries,
+                read_on=args.read_on,
                 force=args.force,
                 progress=False if args.json else None,
             )

@@ -73,6 +73,16 @@ def cluster_workers() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
+def cluster_nodes() -> int:
+    """Machines of the running cluster (its live nodes)."""
+    ray = ray_module()
+    if not ray.is_initialized():
+        raise ParameterError(
+            "no Ray cluster: run inside `with pimhe.distributed.connect(...)` or after ray.init()"
+        )
+    return sum(1 for node in ray.nodes() if node.get("Alive"))
+
+
 def shard_bounds(total: int, shards: int) -> List[Tuple[int, int]]:
     """``shards`` contiguous ranges ``[start, stop)`` covering ``0..total``, every index in
     exactly one, sizes differing by at most one (the first ``total % shards`` one larger)."""

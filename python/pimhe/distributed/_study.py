@@ -2,7 +2,10 @@
 aggregates, combined in a tree, written as the aggregates ``pimhe decrypt`` reads.
 
 Every check is the library's (``pimhe_workloads::stats::study``, through ``pimhe._pimhe``):
-the driver reads the inputs as ``pimhe eval`` does, a worker adds up its shard as the
+the driver reads the public inputs and lists the submissions as ``pimhe eval`` does; the
+submission files are read and checked by the workers where they share the driver's file
+system (a one-machine cluster, by default) or by the driver, which ships their bytes (a
+cluster of several machines, by default); a worker adds up its shard as the
 one-process server does (a submission twice in a shard refused by both names), combining
 refuses a submission in two shards and more users than declared, and the aggregates are
 written only if they hold exactly the submissions that were sharded.
@@ -11,32 +14,58 @@ written only if they hold exactly the submissions that were sharded.
 from __future__ import annotations
 
 import os
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._pimhe import (
+    ParameterError,
     study_combine,
     study_evaluate_shard,
     study_read_submission,
     study_server_inputs,
     study_write_aggregates,
 )
-from ._cluster import cluster_workers, default_shards, ray_module, shard_bounds, tree_reduce
+from ._cluster import cluster_nodes, cluster_workers, default_shards, ray_module, shard_bounds, tree_reduce
 
 # Submissions per shard by default: a two-column mean's submission is about 0.6 MB at N = 8192,
 # so a shard is at most about 150 MB of the object store, and at most two per worker are in
 # flight.
 SHARD_SUBMISSIONS = 256
 
+#: Where the submission files are read: ``"workers"`` (each its shard's, from a file system it
+#: shares with the driver), ``"driver"`` (which ships their bytes), or ``"auto"``: the workers
+#: on a one-machine cluster, the driver otherwise.
+READ_ON = ("auto", "workers", "driver")
+
+
+def _read_shard(study_json: str, names: List[str]) -> List[bytes]:
+    """A worker reads and checks its shard's files as the driver would."""
+    missing = next((name for name in names if not os.path.exists(name)), None)
+    if missing is not None:
+        raise ParameterError(
+            f"submission {missing} is not on the file system of the worker on {socket.gethostname()}: "
+            "with no file system shared with the driver, let the driver read the files (read_on=\"driver\", "
+            "--read-on driver)"
+        )
+    return [study_read_submission(study_json, name) for name in names]
+
 
 def _evaluate_shard(
-    study_json: str, public_keys: bytes, payload: Tuple[List[str], List[bytes]], backend: str, threads: Optional[int]
+    study_json: str,
+    public_keys: bytes,
+    payload: Tuple[List[str], Optional[List[bytes]]],
+    backend: str,
+    threads: Optional[int],
 ) -> Tuple[Tuple[int, int, float], bytes]:
     """A worker: the partial aggregate of one shard, and (its submissions, its bytes, the
-    worker's seconds)."""
+    worker's seconds). ``payload`` is the shard's file names and their bytes, or ``None`` for
+    the bytes where the worker reads the files itself."""
     start = time.perf_counter()
     names, blobs = payload
+    if blobs is None:
+        blobs = _read_shard(study_json, names)
     partial = study_evaluate_shard(study_json, public_keys, list(zip(names, blobs)), backend, threads)
     return (len(names), len(partial), time.perf_counter() - start), partial
 
@@ -63,6 +92,8 @@ class EvalResult:
     workers: int
     shards: int
     retries: int
+    #: Who read the submission files: ``"workers"`` or ``"driver"``.
+    read_on: str
     #: Bytes put into the object store: ``study`` and ``public_keys`` once, ``submissions``
     #: (every shard's payload), ``partials`` (every partial a task returned).
     object_store: Dict[str, int]
@@ -86,6 +117,7 @@ class EvalResult:
             "workers": self.workers,
             "shards": self.shards,
             "retries": self.retries,
+            "read_on": self.read_on,
             "object_store_bytes": self.object_store,
             "shard_s": self.shard_s,
             "combine_s": self.combine_s,
@@ -98,7 +130,8 @@ class EvalResult:
         text = (
             f"pimhe eval: {self.users} submissions added up on {self.backend} into {self.out} "
             f"(load {_seconds(self.load_s)}, compute {_seconds(self.server_s)}; no secret key read)\n"
-            f"  on Ray: {self.shards} shards over {self.workers} workers; object store: study and public keys "
+            f"  on Ray: {self.shards} shards over {self.workers} workers, submission files read by the "
+            f"{self.read_on}; object store: study and public keys "
             f"{s['study'] + s['public_keys']} bytes once, submissions {s['submissions']} bytes, partials "
             f"{s['partials']} bytes"
         )
@@ -123,6 +156,7 @@ def evaluate(
     backend: str = "cpu",
     threads: Optional[int] = 1,
     retries: int = 3,
+    read_on: str = "auto",
     force: bool = False,
     progress: Optional[bool] = None,
     ledger: Optional[List[Any]] = None,
@@ -134,7 +168,9 @@ def evaluate(
     ``shards``: how many (by default enough of at most 256 submissions for four per worker);
     each file is in exactly one. ``backend``: each worker's ("cpu" with ``threads``,
     "upmem-emu", "nearbank"). ``retries``: how often Ray reruns a task whose worker died (an
-    error of the data fails at once). ``progress``: a bar of shards done (by default when
+    error of the data fails at once). ``read_on``: who reads the submission files, one of
+    :data:`READ_ON` (the workers need the driver's file system; ``"auto"``: the workers on a
+    one-machine cluster, the driver, shipping the bytes, on several). ``progress``: a bar of shards done (by default when
     stderr is a terminal). ``ledger``: a list that receives every object reference put into
     or returned through the object store, for audits and tests (it keeps them alive).
 
@@ -144,6 +180,10 @@ def evaluate(
     workers = cluster_workers()
     if retries < 0:
         raise ValueError(f"retries={retries}: allowed 0 or more")
+    if read_on not in READ_ON:
+        raise ValueError(f"read_on={read_on!r}: allowed {', '.join(map(repr, READ_ON))}")
+    if read_on == "auto":
+        read_on = "workers" if cluster_nodes() == 1 else "driver"
     start = time.monotonic()
     study_json, public_keys, files, warnings = study_server_inputs(
         os.fspath(public_dir), os.fspath(submissions), os.fspath(out), force
@@ -165,9 +205,14 @@ def evaluate(
 
     def submit_shard(i: int) -> Tuple[Any, Any]:
         lo, hi = bounds[i]
-        names = [os.fspath(p) for p in files[lo:hi]]
-        blobs = [study_read_submission(study_json, p) for p in files[lo:hi]]
-        shipped["submissions"] += sum(map(len, blobs))
+        # Absolute: a worker's working directory is not the driver's.
+        names = [os.path.abspath(p) for p in files[lo:hi]]
+        blobs: Optional[List[bytes]] = None
+        if read_on == "driver":
+            blobs = [study_read_submission(study_json, p) for p in files[lo:hi]]
+            shipped["submissions"] += sum(map(len, blobs))
+        else:
+            shipped["submissions"] += sum(len(name.encode()) for name in names)
         return shard_task.options(name=f"pimhe-shard-{i}").remote(study_ref, keys_ref, put((names, blobs)), backend, threads)
 
     def submit_combine(a: Any, b: Any) -> Tuple[Any, Any]:
@@ -191,6 +236,7 @@ def evaluate(
         workers=workers,
         shards=len(bounds),
         retries=retries,
+        read_on=read_on,
         object_store=shipped,
         shard_s=tree.shard_s,
         combine_s=tree.combine_s,
