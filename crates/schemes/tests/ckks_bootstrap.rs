@@ -277,6 +277,27 @@ fn bad_ranges_parameters_and_inputs_are_refused() {
     assert!(err.unwrap_err().to_string().contains("power-of-two slot count"));
 }
 
+/// Values too large for EvalMod cannot be told from the ciphertext (bootstrapping runs and is
+/// wrong), so the plan gives the client a check with the secret key.
+#[test]
+fn values_beyond_eval_mods_range_are_told_by_the_clients_check() {
+    let f = Fixture::new();
+    let evaluator = f.evaluator();
+    let bootstrapper = Bootstrapper::new(&evaluator, f.plan.clone()).unwrap();
+    let decryptor = Decryptor::new(&f.backend, &f.secret).unwrap();
+    let values = f.values(5, false);
+    f.plan.check_message_range(&decryptor, &f.encrypt_low(&values)).unwrap();
+
+    let large: Vec<Complex64> = values.iter().map(|z| z * 512.0).collect();
+    let low = f.encrypt_low(&large);
+    let err = f.plan.check_message_range(&decryptor, &low).unwrap_err().to_string();
+    assert!(err.contains("outside bootstrapping's range") && err.contains("scale the values down"), "{err}");
+    // What the check prevents: the bootstrapping itself runs, and its result is wrong.
+    let wrong = precision(&f.decrypt(&bootstrapper.bootstrap(&evaluator, &low).unwrap()), &large);
+    eprintln!("{err}\nbootstrapped anyway: {wrong}");
+    assert!(wrong.min_bits < 0.0, "{wrong}");
+}
+
 #[test]
 fn the_bootstrapping_keys_travel_compressed_and_bootstrap_the_same() {
     let f = Fixture::new();

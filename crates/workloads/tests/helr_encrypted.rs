@@ -79,6 +79,24 @@ fn encrypted_training_matches_the_plaintext_trainer_through_bootstrapping() {
     assert!((encrypted_test.accuracy - plain_test.accuracy).abs() < 1e-12);
 }
 
+/// Weights grown past EvalMod's range would be refreshed into wrong ones with no sign of it;
+/// the client checks what it sends to be bootstrapped and stops there. A learning rate of 2000
+/// takes the weights into the hundreds in the first iterations (the plaintext trainer's weights
+/// are checked to reach beyond what the range holds at the scale 2^50 and q0 = 2^60: 2^5).
+#[test]
+fn weights_beyond_bootstrappings_range_stop_the_training_before_it() {
+    let (train_set, _) = splits(87, 3, 11);
+    let train_config = TrainConfig { batch: 32, iterations: 6, learning_rate: 2000.0, ..TrainConfig::default() };
+    let plain = train(&train_set, &TrainConfig { iterations: 3, ..train_config }).unwrap();
+    assert!(plain.weights.iter().any(|w| w.abs() > 64.0), "{:?}", plain.weights);
+    let config = EncryptedConfig { degree: 1024, train: train_config, ..EncryptedConfig::default() };
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let trainer = EncryptedTrainer::new(&cpu, &train_set, &config).unwrap();
+    let refused = trainer.train(&cpu, &cpu, &NoProgress).unwrap_err();
+    assert!(matches!(refused, HelrError::Diverged(_)), "{refused}");
+    assert!(refused.to_string().contains("outside bootstrapping's range"), "{refused}");
+}
+
 /// Accuracy of the encrypted-trained model on held-out separable data. Bound: the plaintext
 /// trainer's tests find 0.97 and more after 32 iterations; after 8 iterations of 32-sample
 /// batches, a prototype run reached 0.95-1.0 held out; 0.85 leaves room and still fails a

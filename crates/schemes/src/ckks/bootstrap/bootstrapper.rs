@@ -14,7 +14,7 @@ use crate::ckks::bootstrap::range::{hamming_weight, resolve_range};
 use crate::ckks::context::{CkksContext, CkksTag};
 use crate::ckks::linear::{LinearTransform, PreparedLinearTransform};
 use crate::error::{Result, SchemeError};
-use crate::rlwe::{expect_same_context, CiphertextBatch, Evaluator};
+use crate::rlwe::{expect_same_context, CiphertextBatch, Decryptor, Evaluator};
 
 /// A CKKS ciphertext batch.
 type Batch<B> = CiphertextBatch<B, CkksContext>;
@@ -243,6 +243,40 @@ impl BootstrapPlan {
     /// The slot count n of the ciphertexts it bootstraps (N/2: full packing).
     pub fn slots(&self) -> usize {
         self.slots
+    }
+
+    /// The client's check of what a server cannot see: that every ciphertext of `batch` has
+    /// message coefficients within EvalMod's range, |m_i| <= q0 / 2^[`MIN_MESSAGE_RATIO_BITS`]
+    /// (slot values of magnitude at most q0 / 2^5 / Delta; the scale rule of
+    /// [`Bootstrapper::bootstrap`] assumes values of magnitude at most 1). Beyond it the sine no
+    /// longer follows x mod q0 and bootstrapping returns wrong values with no sign of it:
+    /// telling takes the secret key, so bootstrapping itself cannot refuse such a ciphertext,
+    /// and a client runs this on what it sends to be bootstrapped (HELR's client does, on the
+    /// weights it decrypts after every iteration).
+    pub fn check_message_range<B: Backend>(
+        &self,
+        decryptor: &Decryptor<'_, B, CkksContext>,
+        batch: &Batch<B>,
+    ) -> Result<()> {
+        let limit = self.q0 / f64::from(1u32 << MIN_MESSAGE_RATIO_BITS);
+        for (i, plain) in decryptor.decrypt(batch)?.iter().enumerate() {
+            let largest = plain.coefficients().iter().map(|c| c.unsigned_abs() as f64).fold(0.0, f64::max);
+            if largest > limit {
+                return Err(SchemeError::InvalidParameters(format!(
+                    "ciphertext {i} of the batch is outside bootstrapping's range: its message coefficients reach \
+                     2^{:.1}, beyond q0 / 2^{MIN_MESSAGE_RATIO_BITS} = 2^{:.1} (at scale 2^{:.1}, values of magnitude \
+                     up to 2^{:.1} always fit); bootstrapping it would return wrong values: scale the values down by \
+                     2^{:.1} or more first (more keeps more precision: the sine's error grows as the square of the \
+                     coefficients)",
+                    largest.log2(),
+                    limit.log2(),
+                    plain.scale().log2(),
+                    (limit / plain.scale()).log2(),
+                    (largest / limit).log2()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The rotations of the trace to the slots' subring, sparse packing only: by n, 2n, ..,

@@ -372,6 +372,27 @@ impl EncryptedTrainer {
         Ok(slots[..self.packing.features + 1].iter().map(|s| (s * weights.w_factor).re).collect())
     }
 
+    /// Client: the check bootstrapping cannot make itself
+    /// ([`BootstrapPlan::check_message_range`]): `v` and `w` of `weights`, downloaded to `cpu`
+    /// and decrypted, within EvalMod's range, so that refreshing them cannot silently return
+    /// wrong weights.
+    fn check_bootstrap_range<B: Backend>(
+        &self,
+        backend: &B,
+        cpu: &CpuBackend,
+        weights: &Weights<B>,
+    ) -> Result<(), HelrError> {
+        let decryptor = Decryptor::new(cpu, &self.secret)?;
+        for ciphertext in [&weights.v, &weights.w] {
+            self.plan.check_message_range(&decryptor, &ciphertext.transfer(backend, cpu)?).map_err(|e| {
+                HelrError::Diverged(format!(
+                    "the weights grew beyond what bootstrapping refreshes ({e}): use a smaller learning rate"
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
     /// The whole training on `backend` (keys uploaded, batches encrypted, iterations run),
     /// progress reported per iteration. See [`EncryptedTrainer::train_with`].
     pub fn train<B: Backend>(
@@ -388,7 +409,8 @@ impl EncryptedTrainer {
 
     /// The iterations of [`super::train`] on `server`, from `start`, one batch of `batches`
     /// each in turn, bootstrapping where [`Server::needs_bootstrap`] says; the client
-    /// decrypts `w` after each to report its loss, and at the end into the model. Progress:
+    /// decrypts `w` after each to report its loss, and at the end into the model, and checks
+    /// what it sends to be bootstrapped is within bootstrapping's range. Progress:
     /// one step per iteration. Refused: weights that stop being finite.
     pub fn train_with<B: Backend>(
         &self,
@@ -447,8 +469,11 @@ impl EncryptedTrainer {
         let mut schedule = Nesterov::new(learning_rate);
         let (mut weights, mut records, mut bootstraps, mut w) = (start, Vec::new(), 0, Vec::new());
         for t in 0..iterations {
-            let began = Instant::now();
             let bootstrapped = server.needs_bootstrap(&weights, t + 1 == iterations);
+            if bootstrapped {
+                self.check_bootstrap_range(server.evaluator().backend(), cpu, &weights)?;
+            }
+            let began = Instant::now();
             if bootstrapped {
                 weights = server.bootstrap(&weights)?;
                 bootstraps += 1;
