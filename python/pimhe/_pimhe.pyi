@@ -47,7 +47,7 @@ __all__ = [
     "study_eval",
     "study_decrypt",
     "study_server_inputs",
-    "study_read_submission",
+    "study_read_submissions",
     "study_evaluate_shard",
     "study_combine",
     "study_write_aggregates",
@@ -243,8 +243,8 @@ def study_server_inputs(
 ) -> Tuple[str, bytes, List[Path], List[str]]:
     """``(study_json, public_keys, submission files, warnings)``; refused if ``out`` exists and not ``force``."""
 
-def study_read_submission(study_json: str, path: _PathArg) -> bytes:
-    """A submission file's bytes, within a submission's size bound."""
+def study_read_submissions(study_json: str, paths: Sequence[_PathArg]) -> List[bytes]:
+    """Each submission file's bytes, in order, each within a submission's size bound."""
 
 def study_evaluate_shard(
     study_json: str,

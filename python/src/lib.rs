@@ -52,7 +52,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study::study_eval, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_decrypt, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_server_inputs, m)?)?;
-    m.add_function(wrap_pyfunction!(study::study_read_submission, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_read_submissions, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_evaluate_shard, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_combine, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_write_aggregates, m)?)?;

@@ -133,13 +133,16 @@ pub fn study_server_inputs(
     Ok((study.to_json(), PyBytes::new(py, &public_keys).unbind(), files, warnings))
 }
 
-/// The bytes of one submission file, refused unless it is a regular file within a
-/// submission's size under the study.
+/// The bytes of each submission file of `paths`, in order, each refused unless it is a regular
+/// file within a submission's size under the study. A list at a time: reading the study
+/// (which checks its parameters) costs more than a file.
 #[pyfunction]
-pub fn study_read_submission(py: Python<'_>, study_json: &str, path: PathBuf) -> PyResult<Py<PyBytes>> {
+pub fn study_read_submissions(py: Python<'_>, study_json: &str, paths: Vec<PathBuf>) -> PyResult<Vec<Py<PyBytes>>> {
     let study = Study::from_json(study_json).map_err(stats_error)?;
-    let bytes = py.allow_threads(|| study::read_submission(&study, &path)).map_err(stats_error)?;
-    Ok(PyBytes::new(py, &bytes).unbind())
+    let files = py
+        .allow_threads(|| paths.iter().map(|path| study::read_submission(&study, path)).collect::<Result<Vec<_>, _>>())
+        .map_err(stats_error)?;
+    Ok(files.iter().map(|bytes| PyBytes::new(py, bytes).unbind()).collect())
 }
 
 /// A shard's partial aggregate (bytes) of `submissions`, `(name, bytes)` pairs, on the backend

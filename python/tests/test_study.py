@@ -10,7 +10,7 @@ from pimhe import ParameterError, study
 from pimhe._pimhe import (
     study_combine,
     study_evaluate_shard,
-    study_read_submission,
+    study_read_submissions,
     study_server_inputs,
     study_write_aggregates,
 )
@@ -45,7 +45,7 @@ def test_shards_combined_decrypt_to_the_one_process_result(setup):
     root, pub, secret, subs = setup
     study.evaluate(pub, subs, root / "single.pimhe", force=True)
     study_json, keys, files, _ = study_server_inputs(pub, subs, root / "split.pimhe")
-    named = [(str(p), study_read_submission(study_json, p)) for p in files]
+    named = list(zip(map(str, files), study_read_submissions(study_json, files)))
     # Shards of 2, 2 and 1 (5 users), combined as (0 1) 2.
     parts = [study_evaluate_shard(study_json, keys, named[lo:hi]) for lo, hi in [(0, 2), (2, 4), (4, 5)]]
     final = study_combine(study_json, keys, [study_combine(study_json, keys, parts[:2]), parts[2]])

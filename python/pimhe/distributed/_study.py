@@ -23,7 +23,7 @@ from .._pimhe import (
     ParameterError,
     study_combine,
     study_evaluate_shard,
-    study_read_submission,
+    study_read_submissions,
     study_server_inputs,
     study_write_aggregates,
 )
@@ -49,7 +49,7 @@ def _read_shard(study_json: str, names: List[str]) -> List[bytes]:
             "with no file system shared with the driver, let the driver read the files (read_on=\"driver\", "
             "--read-on driver)"
         )
-    return [study_read_submission(study_json, name) for name in names]
+    return study_read_submissions(study_json, names)
 
 
 def _evaluate_shard(
@@ -209,7 +209,7 @@ def evaluate(
         names = [os.path.abspath(p) for p in files[lo:hi]]
         blobs: Optional[List[bytes]] = None
         if read_on == "driver":
-            blobs = [study_read_submission(study_json, p) for p in files[lo:hi]]
+            blobs = study_read_submissions(study_json, files[lo:hi])
             shipped["submissions"] += sum(map(len, blobs))
         else:
             shipped["submissions"] += sum(len(name.encode()) for name in names)
