@@ -5,7 +5,7 @@
 //! And the server step in pieces, for `pimhe.distributed` (Ray): the driver reads the
 //! public inputs and the submission files, workers add up shards into partial aggregates and
 //! combine them, the driver writes the aggregates `pimhe decrypt` reads. Each function is one
-//! call of `pimhe_workloads::stats::study` (`server_inputs`, `read_submission`,
+//! call of `pimhe_workloads::stats::study` (`server_inputs`, `read_submissions`,
 //! `evaluate_shard`, `combine_shards`, `write_aggregates`), which own every check; the study
 //! travels as its JSON and the keys, submissions and partials as bytes, so that a worker needs
 //! no file and never a secret.
@@ -139,9 +139,7 @@ pub fn study_server_inputs(
 #[pyfunction]
 pub fn study_read_submissions(py: Python<'_>, study_json: &str, paths: Vec<PathBuf>) -> PyResult<Vec<Py<PyBytes>>> {
     let study = Study::from_json(study_json).map_err(stats_error)?;
-    let files = py
-        .allow_threads(|| paths.iter().map(|path| study::read_submission(&study, path)).collect::<Result<Vec<_>, _>>())
-        .map_err(stats_error)?;
+    let files = py.allow_threads(|| study::read_submissions(&study, &paths)).map_err(stats_error)?;
     Ok(files.iter().map(|bytes| PyBytes::new(py, bytes).unbind()).collect())
 }
 

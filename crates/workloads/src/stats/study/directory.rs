@@ -255,11 +255,18 @@ pub fn server_inputs(
     Ok(ServerInputs { study, public_keys, files, warnings })
 }
 
-/// The bytes of the submission file `path`, refused unless it is a regular file within a
-/// submission's size under `study`.
-pub fn read_submission(study: &Study, path: &Path) -> Result<Vec<u8>, StatsError> {
+/// The bytes of each submission file of `paths`, in order, each refused (naming it) unless it
+/// is a regular file within a submission's size under `study`. A list at a time: the size
+/// bound comes from the study's parameters, whose making costs more than reading a file.
+pub fn read_submissions(study: &Study, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, StatsError> {
+    let bound = study.file_bound(StudyFile::Submission)?;
+    paths.iter().map(|path| read_submission_within(path, bound)).collect()
+}
+
+/// The bytes of the submission file `path`, at most `bound` of them.
+fn read_submission_within(path: &Path, bound: u64) -> Result<Vec<u8>, StatsError> {
     let named = |e: StatsError| StatsError::Input(format!("{}: {e}", path.display()));
-    Ok(read(path, study, StudyFile::Submission).map_err(named)?.to_vec())
+    Ok(serial::load_at_most(path, bound).map_err(StatsError::from).map_err(named)?.to_vec())
 }
 
 /// The server's step: adds up every `*.pimhe` submission of `submissions_dir` on `backend`
@@ -280,8 +287,9 @@ pub fn evaluate_files<B: Backend>(
         progress.start(files.len() as u64, "submissions loaded");
         let mut first_file = HashMap::new();
         let mut submissions = Vec::with_capacity(files.len());
+        let bound = study.file_bound(StudyFile::Submission)?;
         for path in &files {
-            let bytes = read_submission(&study, path)?;
+            let bytes = read_submission_within(path, bound)?;
             let name = path.display().to_string();
             submissions.push(study.load_submission(backend, &keys, &mut first_file, &name, &bytes)?);
             progress.advance(1);

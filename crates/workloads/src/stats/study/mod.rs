@@ -70,7 +70,7 @@ mod sizing;
 
 pub use declaration::{Identifier, Study, StudySpec};
 pub use directory::{
-    decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, read_submission, server_inputs,
+    decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, read_submissions, server_inputs,
     DecryptOutcome, EncryptOutcome, EvalOutcome, KeygenOutcome, Overwrite, ServerInputs, SEEDED_WARNING,
 };
 pub use files::{EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
