@@ -611,7 +611,7 @@ mod tests {
         let mut c = [0u32; 64];
         let entries = crate::emulator::c_opcodes(&mut c);
         let mut rust: Vec<u32> = Opcode::ALL.iter().map(|&op| op as u32).collect();
-        rust.extend([Opcode::Ntt as u32, Opcode::SetPrime as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        rust.extend([Opcode::Ntt as u32, Opcode::RawConv as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
         rust.extend([FLAG_ACCUMULATE, FLAG_CENTRED]);
         rust.extend(Variant::ALL.iter().map(|&v| v as u32));
         rust.extend([
