@@ -20,6 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::counts::DpuCounts;
 use crate::emulator::{DpuSet, EmulatorConfig, EmulatorError, LaunchReport};
 use crate::layout::{prime_image, prime_tables, LayoutError, MramLayout, PimheCommand, Variant, N_MIN};
 
@@ -82,6 +83,16 @@ pub enum RawPolyError {
         /// Why.
         source: LayoutError,
     },
+    /// A DPU's coefficient range is empty, odd-bounded or past n.
+    #[error("coefficient range [{start}, {end}) of {n}: it must be non-empty, inside, with even bounds")]
+    Range {
+        /// The polynomial length.
+        n: usize,
+        /// First coefficient.
+        start: usize,
+        /// One past the last.
+        end: usize,
+    },
     /// The emulator failed.
     #[error(transparent)]
     Emulator(#[from] EmulatorError),
@@ -134,9 +145,7 @@ pub struct RawRun {
 }
 
 /// Runs `op` on `a` and `b` (n coefficients below q each) over `dpus` emulated DPUs of
-/// `config`, in the arithmetic `variant`, and returns the reassembled result. The launch header
-/// carries q with the smallest ring degree the kernel takes ([`N_MIN`]): the raw commands take
-/// their lengths from the command, not the header.
+/// `config`, in the arithmetic `variant`, and returns the reassembled result.
 pub fn run(
     op: RawOp,
     q: u32,
@@ -151,33 +160,84 @@ pub fn run(
     if b.len() != n || a.iter().chain(b).any(|&x| x >= q) {
         return Err(RawPolyError::Operands { n, q });
     }
-    let tables = prime_tables(q, N_MIN).map_err(|source| RawPolyError::Modulus { q, source })?;
-    let layout = MramLayout::new(N_MIN, 1);
     let mut set = DpuSet::new(dpus, config)?;
-    let data = layout.data_offset;
+    let mut results = Vec::with_capacity(dpus);
     for (d, &(start, end)) in ranges.iter().enumerate() {
-        let words = (end - start) as u32;
-        // a at `data`, b after it, the result after b; a range of each, or whole a and b.
         let (a_in, b_in) = if op == RawOp::Conv { (a, b) } else { (&a[start..end], &b[start..end]) };
-        let b_at = data + 4 * a_in.len() as u32;
-        let dst = b_at + 4 * b_in.len() as u32;
-        let command = match op {
-            RawOp::Add => PimheCommand::raw_add(dst, data, b_at, words),
-            RawOp::Mul => PimheCommand::raw_mul(dst, data, b_at, words),
-            RawOp::Conv => PimheCommand::raw_conv(dst, data, b_at, start as u32, n as u32, words),
-        };
-        let image =
-            prime_image(&tables, variant, &layout, &[command]).map_err(|source| RawPolyError::Modulus { q, source })?;
-        set.write(d, 0, &image)?;
-        set.write_u32s(d, data as usize, a_in)?;
-        set.write_u32s(d, b_at as usize, b_in)?;
+        let result_at = load(&mut set, d, op, q, n, (start, end), variant)?;
+        let data = result_at - 4 * (a_in.len() + b_in.len());
+        set.write_u32s(d, data, a_in)?;
+        set.write_u32s(d, data + 4 * a_in.len(), b_in)?;
+        results.push(result_at);
     }
     let all: Vec<usize> = (0..dpus).collect();
     let report = set.launch(&all)?;
     let mut result = vec![0u32; n];
     for (d, &(start, end)) in ranges.iter().enumerate() {
-        let in_words = if op == RawOp::Conv { 2 * n } else { 2 * (end - start) };
-        set.read_u32s(d, data as usize + 4 * in_words, &mut result[start..end])?;
+        set.read_u32s(d, results[d], &mut result[start..end])?;
     }
     Ok(RawRun { result, report })
+}
+
+/// What one DPU counts computing `range` of `op` on n-coefficient polynomials: the launch of
+/// [`run`] for that DPU alone. The counts do not depend on the coefficients (every primitive
+/// of the kernels charges its cost whatever the values, and the loops' bounds depend on the
+/// lengths only), so the operands are left as they read before any write, zero.
+///
+/// ```
+/// use pimhe_pim::emulator::EmulatorConfig;
+/// use pimhe_pim::layout::Variant;
+/// use pimhe_pim::raw_poly::{range_counts, RawOp};
+/// let counts = range_counts(RawOp::Add, 65537, 1 << 20, (0, 1024), EmulatorConfig::default(), Variant::Barrett).unwrap();
+/// assert_eq!(counts.tasklets.len(), 16);
+/// assert_eq!(counts.total().dma_write_bytes, 4 * 1024 + 8); // the result, and the status word pair
+/// ```
+pub fn range_counts(
+    op: RawOp,
+    q: u32,
+    n: usize,
+    range: (usize, usize),
+    config: EmulatorConfig,
+    variant: Variant,
+) -> Result<DpuCounts, RawPolyError> {
+    coefficient_ranges(n, 1)?;
+    let (start, end) = range;
+    if start % 2 != 0 || end % 2 != 0 || start >= end || end > n {
+        return Err(RawPolyError::Range { n, start, end });
+    }
+    let mut set = DpuSet::new(1, config)?;
+    load(&mut set, 0, op, q, n, range, variant)?;
+    let mut report = set.launch(&[0])?;
+    Ok(report.dpus.remove(0).1)
+}
+
+/// Writes DPU `d`'s header and command for `range` of `op` and returns the MRAM offset of its
+/// result; its operands go right before it: a at the data offset, then b (a range of each, or
+/// the whole polynomials for the convolution). The header carries q with the smallest ring
+/// degree the kernel takes ([`N_MIN`]): the raw commands take their lengths from the command.
+fn load(
+    set: &mut DpuSet,
+    d: usize,
+    op: RawOp,
+    q: u32,
+    n: usize,
+    (start, end): (usize, usize),
+    variant: Variant,
+) -> Result<usize, RawPolyError> {
+    let tables = prime_tables(q, N_MIN).map_err(|source| RawPolyError::Modulus { q, source })?;
+    let layout = MramLayout::new(N_MIN, 1);
+    let words = (end - start) as u32;
+    let operand_words = if op == RawOp::Conv { n } else { end - start } as u32;
+    let a_at = layout.data_offset;
+    let b_at = a_at + 4 * operand_words;
+    let dst = b_at + 4 * operand_words;
+    let command = match op {
+        RawOp::Add => PimheCommand::raw_add(dst, a_at, b_at, words),
+        RawOp::Mul => PimheCommand::raw_mul(dst, a_at, b_at, words),
+        RawOp::Conv => PimheCommand::raw_conv(dst, a_at, b_at, start as u32, n as u32, words),
+    };
+    let image =
+        prime_image(&tables, variant, &layout, &[command]).map_err(|source| RawPolyError::Modulus { q, source })?;
+    set.write(d, 0, &image)?;
+    Ok(dst as usize)
 }

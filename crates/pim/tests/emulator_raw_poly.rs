@@ -148,3 +148,21 @@ fn counted_instructions_per_coefficient_and_per_product_match_a_hand_count() {
     let products = (1024u64 * 1024 - 512 * 512) * per_product;
     assert!(large - small >= products && large - small < products + products / 50, "{} vs {products}", large - small);
 }
+
+#[test]
+fn one_dpu_alone_counts_what_it_counts_among_all_whatever_the_coefficients() {
+    use pimhe_pim::raw_poly::range_counts;
+    for op in RawOp::ALL {
+        let (n, dpus) = (2048, 3);
+        let (a, b) = operands(n, Q, 77);
+        let out = run(op, Q, &a, &b, dpus, EmulatorConfig::default(), Variant::Best).unwrap();
+        for (d, range) in coefficient_ranges(n, dpus).unwrap().into_iter().enumerate() {
+            let alone = range_counts(op, Q, n, range, EmulatorConfig::default(), Variant::Best).unwrap();
+            assert_eq!(alone, out.report.dpus[d].1, "{op:?} DPU {d}");
+        }
+    }
+    assert!(matches!(
+        range_counts(RawOp::Add, Q, 16, (2, 3), EmulatorConfig::default(), Variant::Best),
+        Err(RawPolyError::Range { n: 16, start: 2, end: 3 })
+    ));
+}
