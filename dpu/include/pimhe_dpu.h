@@ -89,8 +89,10 @@
  * RAW_ADD: dst0[j] := src0[j] + src1[j], j < count.  RAW_MUL: dst0[j] := src0[j] * src1[j].
  * RAW_CONV: the textbook negacyclic product of the n-word polynomials a = src0 and b = src1,
  * output coefficients [lo, lo + count) with lo = src[2] (even), n = src[3] (a power of two
- * in [4, 2^30)): dst0[j] := sum_i a_i b_{(lo+j-i) mod n}, negated where lo + j - i < 0.
- * Bad operands (odd count or lo, lo + count > n, flags set, an operand past 2^32): ERR_OPERAND. */
+ * in [4, 2^30)): dst0[j] := sum_i a_i b_{(lo+j-i) mod n}, negated where lo + j - i < 0; the
+ * outputs dealt to the tasklets in chunks of scalar words (even, 2 .. the kernel's a-block).
+ * Bad operands (odd count or lo, lo + count > n, flags set, an operand past 2^32, a bad
+ * chunk): ERR_OPERAND. */
 #define PIMHE_OP_RAW_ADD 17u
 #define PIMHE_OP_RAW_MUL 18u
 #define PIMHE_OP_RAW_CONV 19u

@@ -113,8 +113,9 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
 #include "conversion.h" /* BCONV, DIVIDE_LAST: likewise */
 
 /* Runs element-wise `op` over `total` words of each operand (raw_poly.h's RAW_ADD and RAW_MUL
- * run ADD and MUL over a coefficient range this way). */
-static void ew_words(ctx_t *c, uint32_t op, uint32_t total) {
+ * run ADD and MUL over a coefficient range this way). With `spread`, chunks are halved (down
+ * to 2 words) until every tasklet gets one: a short range then still keeps all tasklets busy. */
+static void ew_words(ctx_t *c, uint32_t op, uint32_t total, int spread) {
     const pimhe_command_t *cmd = c->cmd;
     const int fused = ew_fused_op(op), conversion = conversion_op(op);
     const uint32_t nbuf = fused                   ? ew_fused_buffers(op)
@@ -133,6 +134,10 @@ static void ew_words(ctx_t *c, uint32_t op, uint32_t total) {
     const uint32_t broadcast = cmd->flags & PIMHE_FLAG_BROADCAST_SRC1;
     if (broadcast && chunk > c->n) {
         chunk = c->n;
+    }
+    while (spread && chunk > 2u && (total + chunk - 1u) / chunk < c->nt) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        chunk >>= 1;
     }
     COST(10 * COST_ALU);
     uint32_t *buf[4];
@@ -212,7 +217,7 @@ static void ew_words(ctx_t *c, uint32_t op, uint32_t total) {
 
 /* Runs element-wise `op` over the command's `count` sub-polynomials of N words. */
 static void ew_command(ctx_t *c, uint32_t op) {
-    ew_words(c, op, c->cmd->count * c->n);
+    ew_words(c, op, c->cmd->count * c->n, 0);
 }
 
 #endif /* PIMHE_ELEMENTWISE_H */

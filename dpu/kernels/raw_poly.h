@@ -6,18 +6,20 @@
  * degree: the header only supplies q. Both variants; results fully reduced.
  *
  *  - RAW_ADD and RAW_MUL are ADD and MUL over `count` words (elementwise.h's ew_words):
- *    fine-grained, chunks of at most 2048 bytes dealt round-robin to the tasklets.
+ *    fine-grained, chunks of at most 2048 bytes, fewer words where that gives every tasklet
+ *    one, dealt round-robin to the tasklets.
  *  - RAW_CONV, the textbook negacyclic product, output coefficients [lo, lo + count):
  *        c_k = sum_{i <= k} a_i b_{k-i} - sum_{i > k} a_i b_{n+k-i}   (mod q)
  *    n^2 products in all, `count * n` on this DPU. The output range is cut into chunks of
- *    A words dealt round-robin to the tasklets (A = raw_conv_unit: at most RAW_BLOCK and
- *    n / 2); for each chunk a tasklet streams a in blocks of A words and, per block, the
- *    window of b the block meets,
+ *    L = `scalar` words (the host's choice: small enough that every tasklet gets a chunk,
+ *    raw_poly::conv_chunk_words; even, at most A) dealt round-robin to the tasklets; for each
+ *    chunk a tasklet streams a in blocks of A words (raw_conv_block: at most RAW_BLOCK and
+ *    n / 2) and, per block, the window of b the block meets,
  *    b[(k0 - i0 - A + w) mod n] for w < len + A (at most one wrap, since len + A <= n).
  *    Every index in the window and every DMA is even, so each DMA is 8-aligned.
  *
  * WRAM: a block (A words), the window (len + A <= 2A words) and the chunk's sums (len <= A
- * words) in the tasklet's work area: 4A words.
+ * words) in the tasklet's work area: at most 4A words.
  *
  * Included by main.c after elementwise.h; run_command calls raw_poly_command.
  */
@@ -33,20 +35,21 @@
 #include "dma.h"
 #include "pimhe_dpu.h"
 
-/* Longest output chunk and a-block of RAW_CONV, in words. */
+/* Longest a-block of RAW_CONV, in words. */
 #define RAW_BLOCK 128u
 
-/* RAW_CONV's chunk and block length for polynomial length n: RAW_BLOCK, halved until the
- * four of them (a block, a window of two, the sums) fit the tasklet's work area (24 tasklets
- * have a smaller one, main.c), and at most n / 2 so that a window wraps at most once. */
-static uint32_t raw_conv_unit(const ctx_t *c, uint32_t n) {
-    uint32_t unit = RAW_BLOCK;
+/* RAW_CONV's a-block length for polynomial length n: RAW_BLOCK, halved until a block, its
+ * window (at most two blocks) and the sums (at most a block) fit the tasklet's work area
+ * (24 tasklets have a smaller one, main.c), and at most n / 2 so that a window wraps at most
+ * once. The host's raw_poly::conv_block_words mirrors it. */
+static uint32_t raw_conv_block(const ctx_t *c, uint32_t n) {
+    uint32_t block = RAW_BLOCK;
     COST(4 * COST_ALU);
-    while (16u * unit > c->area_bytes || unit > n / 2u) {
+    while (16u * block > c->area_bytes || block > n / 2u) {
         COST(COST_LOOP + COST_ALU);
-        unit >>= 1;
+        block >>= 1;
     }
-    return unit;
+    return block;
 }
 
 static int raw_poly_op(uint32_t op) {
@@ -71,11 +74,12 @@ static void raw_read_wrapped(uint32_t poly, uint32_t n, uint32_t first, uint32_t
     }
 }
 
-/* One output chunk of RAW_CONV: c_k for k in [k0, k0 + len), written to dst. */
+/* One output chunk of RAW_CONV: c_k for k in [k0, k0 + len), written to dst, a streamed in
+ * blocks of `block` words. WRAM: a block, the window (len + block words) and the sums (len). */
 static void raw_conv_chunk(ctx_t *c, uint32_t k0, uint32_t len, uint32_t block, uint32_t at, int best) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t n = cmd->src[3], q = c->q;
-    uint32_t *a = c->area, *window = c->area + block, *sums = c->area + 3u * block;
+    uint32_t *a = c->area, *window = c->area + block, *sums = c->area + 2u * block + len;
     COST(8 * COST_ALU + len * (COST_STORE + COST_LOOP));
     for (uint32_t j = 0; j < len; j++) {
         sums[j] = 0;
@@ -144,20 +148,23 @@ static uint32_t raw_poly_command(ctx_t *c) {
     switch (cmd->opcode) {
     case PIMHE_OP_RAW_ADD:
         KERNEL_PHASE("raw_add");
-        ew_words(c, PIMHE_OP_ADD, cmd->count);
+        ew_words(c, PIMHE_OP_ADD, cmd->count, 1);
         break;
     case PIMHE_OP_RAW_MUL:
         KERNEL_PHASE("raw_mul");
-        ew_words(c, PIMHE_OP_MUL, cmd->count);
+        ew_words(c, PIMHE_OP_MUL, cmd->count, 1);
         break;
     default: {
         KERNEL_PHASE("raw_conv");
-        const uint32_t unit = raw_conv_unit(c, cmd->src[3]);
+        const uint32_t block = raw_conv_block(c, cmd->src[3]), unit = cmd->scalar;
+        if (unit < 2u || unit > block || (unit & 1u) != 0u) {
+            return PIMHE_ERR_OPERAND;
+        }
         for (uint32_t chunk = c->me; chunk * unit < cmd->count; chunk += c->nt) {
             COST(COST_LOOP + 4 * COST_ALU);
             const uint32_t first = chunk * unit;
             const uint32_t len = cmd->count - first < unit ? cmd->count - first : unit;
-            raw_conv_chunk(c, cmd->src[2] + first, len, unit, 4u * first, best);
+            raw_conv_chunk(c, cmd->src[2] + first, len, block, 4u * first, best);
         }
         break;
     }

@@ -135,6 +135,36 @@ pub fn transfer_bytes(op: RawOp, n: usize, dpus: usize) -> Result<(Vec<u64>, Vec
     Ok((to_dpu, from_dpu))
 }
 
+/// The convolution kernel's a-block for polynomial length n with `tasklets` tasklets: 128
+/// words (raw_poly.h's `RAW_BLOCK`) halved until four fit a tasklet's work area (main.c: 3088
+/// bytes up to 16 tasklets, 1552 above, at the header's degree 16) and at most n / 2.
+pub fn conv_block_words(n: usize, tasklets: u32) -> usize {
+    let area_bytes = if tasklets <= 16 { 3088 } else { 1552 };
+    let mut block = 128;
+    while 16 * block > area_bytes || block > n / 2 {
+        block /= 2;
+    }
+    block
+}
+
+/// The output chunk the host asks the convolution kernel for, for a DPU computing `words`
+/// outputs of length n: the a-block ([`conv_block_words`]), halved (down to 2) until every
+/// tasklet gets a chunk, so that a DPU with few outputs still keeps all its tasklets busy.
+///
+/// ```
+/// use pimhe_pim::raw_poly::conv_chunk_words;
+/// assert_eq!(conv_chunk_words(1 << 20, 16384, 16), 128);
+/// assert_eq!(conv_chunk_words(1 << 20, 1024, 16), 64); // 16 chunks for 16 tasklets
+/// assert_eq!(conv_chunk_words(1 << 16, 4, 16), 2);
+/// ```
+pub fn conv_chunk_words(n: usize, words: usize, tasklets: u32) -> usize {
+    let mut chunk = conv_block_words(n, tasklets);
+    while chunk > 2 && words.div_ceil(chunk) < tasklets as usize {
+        chunk /= 2;
+    }
+    chunk
+}
+
 /// One raw operation's result and what each DPU counted.
 #[derive(Debug, Clone)]
 pub struct RawRun {
@@ -164,7 +194,7 @@ pub fn run(
     let mut results = Vec::with_capacity(dpus);
     for (d, &(start, end)) in ranges.iter().enumerate() {
         let (a_in, b_in) = if op == RawOp::Conv { (a, b) } else { (&a[start..end], &b[start..end]) };
-        let result_at = load(&mut set, d, op, q, n, (start, end), variant)?;
+        let result_at = load(&mut set, d, op, q, n, (start, end), None, variant)?;
         let data = result_at - 4 * (a_in.len() + b_in.len());
         set.write_u32s(d, data, a_in)?;
         set.write_u32s(d, data + 4 * a_in.len(), b_in)?;
@@ -180,7 +210,8 @@ pub fn run(
 }
 
 /// What one DPU counts computing `range` of `op` on n-coefficient polynomials: the launch of
-/// [`run`] for that DPU alone. The counts do not depend on the coefficients (every primitive
+/// [`run`] for that DPU alone, or for the convolution with `chunk` words per tasklet chunk
+/// instead of [`conv_chunk_words`]'s. The counts do not depend on the coefficients (every primitive
 /// of the kernels charges its cost whatever the values, and the loops' bounds depend on the
 /// lengths only), so the operands are left as they read before any write, zero.
 ///
@@ -188,7 +219,8 @@ pub fn run(
 /// use pimhe_pim::emulator::EmulatorConfig;
 /// use pimhe_pim::layout::Variant;
 /// use pimhe_pim::raw_poly::{range_counts, RawOp};
-/// let counts = range_counts(RawOp::Add, 65537, 1 << 20, (0, 1024), EmulatorConfig::default(), Variant::Barrett).unwrap();
+/// let config = EmulatorConfig::default();
+/// let counts = range_counts(RawOp::Add, 65537, 1 << 20, (0, 1024), None, config, Variant::Barrett).unwrap();
 /// assert_eq!(counts.tasklets.len(), 16);
 /// assert_eq!(counts.total().dma_write_bytes, 4 * 1024 + 8); // the result, and the status word pair
 /// ```
@@ -197,6 +229,7 @@ pub fn range_counts(
     q: u32,
     n: usize,
     range: (usize, usize),
+    chunk: Option<usize>,
     config: EmulatorConfig,
     variant: Variant,
 ) -> Result<DpuCounts, RawPolyError> {
@@ -206,14 +239,15 @@ pub fn range_counts(
         return Err(RawPolyError::Range { n, start, end });
     }
     let mut set = DpuSet::new(1, config)?;
-    load(&mut set, 0, op, q, n, range, variant)?;
+    load(&mut set, 0, op, q, n, range, chunk, variant)?;
     let mut report = set.launch(&[0])?;
     Ok(report.dpus.remove(0).1)
 }
 
 /// Writes DPU `d`'s header and command for `range` of `op` and returns the MRAM offset of its
 /// result; its operands go right before it: a at the data offset, then b (a range of each, or
-/// the whole polynomials for the convolution). The header carries q with the smallest ring
+/// the whole polynomials for the convolution, in chunks of `chunk` words or
+/// [`conv_chunk_words`]'s). The header carries q with the smallest ring
 /// degree the kernel takes ([`N_MIN`]): the raw commands take their lengths from the command.
 fn load(
     set: &mut DpuSet,
@@ -222,8 +256,10 @@ fn load(
     q: u32,
     n: usize,
     (start, end): (usize, usize),
+    chunk: Option<usize>,
     variant: Variant,
 ) -> Result<usize, RawPolyError> {
+    let chunk = chunk.unwrap_or_else(|| conv_chunk_words(n, end - start, set.config().tasklets));
     let tables = prime_tables(q, N_MIN).map_err(|source| RawPolyError::Modulus { q, source })?;
     let layout = MramLayout::new(N_MIN, 1);
     let words = (end - start) as u32;
@@ -234,7 +270,7 @@ fn load(
     let command = match op {
         RawOp::Add => PimheCommand::raw_add(dst, a_at, b_at, words),
         RawOp::Mul => PimheCommand::raw_mul(dst, a_at, b_at, words),
-        RawOp::Conv => PimheCommand::raw_conv(dst, a_at, b_at, start as u32, n as u32, words),
+        RawOp::Conv => PimheCommand::raw_conv(dst, a_at, b_at, start as u32, n as u32, words, chunk as u32),
     };
     let image =
         prime_image(&tables, variant, &layout, &[command]).map_err(|source| RawPolyError::Modulus { q, source })?;

@@ -95,9 +95,11 @@ fn the_kernel_refuses_bad_commands_with_err_operand() {
     let at = d.at(0);
     let bad = [
         PimheCommand::raw_add(at, at, at, 3),                              // odd count
-        PimheCommand::raw_conv(at, at, at, 1, 16, 2),                      // odd lo
-        PimheCommand::raw_conv(at, at, at, 14, 16, 4),                     // lo + count > n
-        PimheCommand::raw_conv(at, at, at, 0, 24, 2),                      // n not a power of two
+        PimheCommand::raw_conv(at, at, at, 1, 16, 2, 2),                   // odd lo
+        PimheCommand::raw_conv(at, at, at, 14, 16, 4, 2),                  // lo + count > n
+        PimheCommand::raw_conv(at, at, at, 0, 24, 2, 2),                   // n not a power of two
+        PimheCommand::raw_conv(at, at, at, 0, 16, 2, 16),                  // chunk above the block (n / 2)
+        PimheCommand::raw_conv(at, at, at, 0, 16, 2, 3),                   // odd chunk
         PimheCommand::raw_mul(u32::MAX - 8, at, at, 4),                    // dst past 2^32
         PimheCommand { flags: 1, ..PimheCommand::raw_add(at, at, at, 2) }, // a flag
     ];
@@ -157,12 +159,12 @@ fn one_dpu_alone_counts_what_it_counts_among_all_whatever_the_coefficients() {
         let (a, b) = operands(n, Q, 77);
         let out = run(op, Q, &a, &b, dpus, EmulatorConfig::default(), Variant::Best).unwrap();
         for (d, range) in coefficient_ranges(n, dpus).unwrap().into_iter().enumerate() {
-            let alone = range_counts(op, Q, n, range, EmulatorConfig::default(), Variant::Best).unwrap();
+            let alone = range_counts(op, Q, n, range, None, EmulatorConfig::default(), Variant::Best).unwrap();
             assert_eq!(alone, out.report.dpus[d].1, "{op:?} DPU {d}");
         }
     }
     assert!(matches!(
-        range_counts(RawOp::Add, Q, 16, (2, 3), EmulatorConfig::default(), Variant::Best),
+        range_counts(RawOp::Add, Q, 16, (2, 3), None, EmulatorConfig::default(), Variant::Best),
         Err(RawPolyError::Range { n: 16, start: 2, end: 3 })
     ));
 }

@@ -5,6 +5,8 @@
 //!
 //! - [`dramatic`]: DRAMatic's Tables 2-5 and section 5 on the emulated UPMEM backend;
 //! - [`anaheim`]: Anaheim's Fig. 9 and CKKS operations on the GPU + near-bank PIM model;
+//! - [`mhy`]: MHY+'s Fig. 3 and Table II (raw polynomial operations over coefficient ranges)
+//!   on the UPMEM model, the CPU side measured here;
 //! - [`ceram`]: the CE-RAM B/FV paper's Tables 2, 3, 4 and 6 from the `ceram` model, Table 6's
 //!   CPU side measured on this machine;
 //! - [`by_name`]: every paper by its name, with its options as JSON (Python's
@@ -38,6 +40,7 @@ pub mod anaheim;
 pub mod by_name;
 pub mod ceram;
 pub mod dramatic;
+pub mod mhy;
 
 use std::collections::BTreeMap;
 

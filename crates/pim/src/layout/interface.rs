@@ -520,9 +520,11 @@ impl PimheCommand {
     }
 
     /// Coefficients `[lo, lo + words)` of the negacyclic product of the `n`-word polynomials
-    /// at `a` and `b` into `dst` (`lo` and `words` even, `lo + words <= n`, n a power of two).
-    pub fn raw_conv(dst: u32, a: u32, b: u32, lo: u32, n: u32, words: u32) -> Self {
-        Self::new(Opcode::RawConv, words, [a, b, lo, n], [dst, 0, 0])
+    /// at `a` and `b` into `dst` (`lo` and `words` even, `lo + words <= n`, n a power of two),
+    /// dealt to the tasklets in chunks of `chunk` words (even, at most the kernel's a-block:
+    /// `raw_poly::conv_chunk_words`).
+    pub fn raw_conv(dst: u32, a: u32, b: u32, lo: u32, n: u32, words: u32, chunk: u32) -> Self {
+        Self { scalar: chunk, ..Self::new(Opcode::RawConv, words, [a, b, lo, n], [dst, 0, 0]) }
     }
 
     fn words(&self) -> [u32; 12] {
