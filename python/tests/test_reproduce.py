@@ -113,6 +113,11 @@ def test_mhy_quick_rows_beside_seed_001():
     for r in result.report["by_n"] + result.report["by_dpus"]:
         assert r["executed_equal"] is True
     assert [r["dpus"] for r in result.report["by_dpus"] if r["op"] == "add"] == [16, 32, 64, 128, 256]
+    # DRAMatic's Table 2: MHY+'s NTT of 64 ciphertexts on 128 DPUs, 2.542 s of compute.
+    if os.path.exists(CSV):
+        peers = result.report["dramatic_peers"]["rows"]
+        mhy = [p for p in peers if p["peer"]["ciphertexts"] == 64 and p["peer"]["operation"] == "NTT"]
+        assert mhy[0]["peer"]["compute_s"] == 2.542 and mhy[0]["dramatic"]["compute_s"] == 0.042
 
 
 def test_options_are_each_papers_own():

@@ -88,3 +88,25 @@ fn extrapolated_convolution_counts_agree_with_an_emulation() {
     let (a, b) = (model.launch_seconds(&[emulated]), model.launch_seconds(&[extrapolated]));
     assert!((a - b).abs() < 1e-3 * a, "{a} vs {b}");
 }
+
+#[test]
+fn dramatic_peer_rows_pair_with_dramatics_own_of_the_same_shape() {
+    use pimhe_bench::reproduce::mhy::pair;
+    use pimhe_pim::model::reference;
+    let csv = "table,impl,operation,cores,degree,mod_bits,ciphertexts,compute_s,transfer_s,retrieve_s,power_w\n\
+               2,DRAMatic,NTT,128,2048,54,64,0.042,0.001,0.001,313\n\
+               2,DRAMatic,NTT,128,2048,54,256,0.042,0.003,0.005,320\n\
+               2,MHY⁺,NTT,128,2048,54,64,2.542,0.638,0.512,278\n\
+               3,DRAMatic,NTT,383,16384,377,4096,13.547,0.703,1.101,\n\
+               3,SEAL,NTT,16,16384,389,4096,1.397,0.0,0.0,\n\
+               3,SEAL,iNTT,16,16384,389,4096,1.072,0.0,0.0,\n";
+    let rows = reference::parse(csv).unwrap();
+    let pairs = pair(&rows);
+    // MHY+ with DRAMatic's 64-ciphertext row; SEAL's NTT with DRAMatic's N = 2^14 row (377 vs
+    // 389 bits); SEAL's iNTT has no DRAMatic row here.
+    assert_eq!(pairs.len(), 2);
+    assert_eq!((pairs[0].peer.implementation.as_str(), pairs[0].dramatic.ciphertexts), ("MHY⁺", 64));
+    assert!((pairs[0].total_ratio() - (2.542 + 0.638 + 0.512) / 0.044).abs() < 1e-9);
+    assert_eq!((pairs[1].peer.implementation.as_str(), pairs[1].dramatic.mod_bits), ("SEAL", 377));
+    assert!((pairs[1].total_ratio() - 1.397 / (13.547 + 0.703 + 1.101)).abs() < 1e-9);
+}

@@ -6,7 +6,8 @@
 //! - **Fig. 3 (a, c, e)**: n = 2^10 .. 2^20 on [`PAPER_DPUS`] DPUs (at most n / 2);
 //! - **Fig. 3 (b, d, f)**: n = 2^20 on 64 .. 1024 DPUs, the transfers by the rank structure;
 //! - **Table II**: alpha, the on-DPU operations per copied coefficient, per operation and n;
-//! - every ratio the text states ([`STATED_RATIOS`], the fastest DPU count) as a [`Comparison`].
+//! - every ratio the text states ([`STATED_RATIOS`], the fastest DPU count) as a [`Comparison`];
+//! - DRAMatic's published MHY+ and SEAL rows beside DRAMatic's own ([`Peers`]).
 //!
 //! The DPU side is modeled (`upmem-v1b@1 (modeled)`) from the counts of the kernels of
 //! `dpu/kernels/raw_poly.h` executed on the emulator: the slowest DPU's range emulated, or for
@@ -36,12 +37,14 @@
 
 mod counts;
 mod cpu;
+mod peers;
 mod published;
 mod report;
 mod rows;
 
 pub use counts::{conv_extrapolated, slowest_dpu, CountsBasis, EMULATED_PRODUCTS_MAX};
 pub use cpu::{compute, scaled, scaling_rule, CpuTime, CPU_CONV_MAX_N};
+pub use peers::{pair, PeerRow, Peers};
 pub use published::{
     published_alpha, Claim, StatedRatio, PAPER_DPUS, PAPER_Q, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES,
     PUBLISHED_FASTEST_DPUS, STATED_RATIOS,

@@ -8,6 +8,7 @@ use pimhe_workloads::progress::Progress;
 use serde::{Deserialize, Serialize};
 
 use super::cpu::scaling_rule;
+use super::peers::{self, Peers};
 use super::published::{
     published_alpha, Claim, StatedRatio, ALPHA_SOURCE, PAPER_DPUS, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES,
     PAPER_TASKLETS, PUBLISHED_FASTEST_DPUS, SCALING_SOURCE, STATED_RATIOS,
@@ -58,6 +59,8 @@ pub struct MhyReport {
     pub by_n: Vec<Fig3Row>,
     /// Fig. 3 (b, d, f).
     pub by_dpus: Vec<Fig3Row>,
+    /// DRAMatic's published MHY+ and SEAL rows beside its own.
+    pub dramatic_peers: Peers,
 }
 
 /// The reproduction.
@@ -108,6 +111,7 @@ impl Reproduction for Mhy {
             quick: config.quick,
             by_n,
             by_dpus,
+            dramatic_peers: peers::load(),
         })
     }
 
@@ -235,6 +239,7 @@ impl Render for MhyReport {
         );
         text += &table("Fig. 3 (a, c, e): by n", &self.by_n);
         text += &table("Fig. 3 (b, d, f): by DPU count", &self.by_dpus);
+        text += &peers::text(&self.dramatic_peers);
         text
     }
 }
