@@ -191,10 +191,11 @@ pub fn run(
         return Err(RawPolyError::Operands { n, q });
     }
     let mut set = DpuSet::new(dpus, config)?;
+    let launch = Launch { op, q, n, variant };
     let mut results = Vec::with_capacity(dpus);
     for (d, &(start, end)) in ranges.iter().enumerate() {
         let (a_in, b_in) = if op == RawOp::Conv { (a, b) } else { (&a[start..end], &b[start..end]) };
-        let result_at = load(&mut set, d, op, q, n, (start, end), None, variant)?;
+        let result_at = launch.load(&mut set, d, (start, end), None)?;
         let data = result_at - 4 * (a_in.len() + b_in.len());
         set.write_u32s(d, data, a_in)?;
         set.write_u32s(d, data + 4 * a_in.len(), b_in)?;
@@ -239,41 +240,49 @@ pub fn range_counts(
         return Err(RawPolyError::Range { n, start, end });
     }
     let mut set = DpuSet::new(1, config)?;
-    load(&mut set, 0, op, q, n, range, chunk, variant)?;
+    Launch { op, q, n, variant }.load(&mut set, 0, range, chunk)?;
     let mut report = set.launch(&[0])?;
     Ok(report.dpus.remove(0).1)
 }
 
-/// Writes DPU `d`'s header and command for `range` of `op` and returns the MRAM offset of its
-/// result; its operands go right before it: a at the data offset, then b (a range of each, or
-/// the whole polynomials for the convolution, in chunks of `chunk` words or
-/// [`conv_chunk_words`]'s). The header carries q with the smallest ring
-/// degree the kernel takes ([`N_MIN`]): the raw commands take their lengths from the command.
-fn load(
-    set: &mut DpuSet,
-    d: usize,
+/// One DPU's launch of a raw operation: what it computes and how.
+struct Launch {
     op: RawOp,
     q: u32,
     n: usize,
-    (start, end): (usize, usize),
-    chunk: Option<usize>,
     variant: Variant,
-) -> Result<usize, RawPolyError> {
-    let chunk = chunk.unwrap_or_else(|| conv_chunk_words(n, end - start, set.config().tasklets));
-    let tables = prime_tables(q, N_MIN).map_err(|source| RawPolyError::Modulus { q, source })?;
-    let layout = MramLayout::new(N_MIN, 1);
-    let words = (end - start) as u32;
-    let operand_words = if op == RawOp::Conv { n } else { end - start } as u32;
-    let a_at = layout.data_offset;
-    let b_at = a_at + 4 * operand_words;
-    let dst = b_at + 4 * operand_words;
-    let command = match op {
-        RawOp::Add => PimheCommand::raw_add(dst, a_at, b_at, words),
-        RawOp::Mul => PimheCommand::raw_mul(dst, a_at, b_at, words),
-        RawOp::Conv => PimheCommand::raw_conv(dst, a_at, b_at, start as u32, n as u32, words, chunk as u32),
-    };
-    let image =
-        prime_image(&tables, variant, &layout, &[command]).map_err(|source| RawPolyError::Modulus { q, source })?;
-    set.write(d, 0, &image)?;
-    Ok(dst as usize)
+}
+
+impl Launch {
+    /// Writes DPU `d`'s header and command for `range` and returns the MRAM offset of its
+    /// result; its operands go right before it: a at the data offset, then b (a range of each,
+    /// or the whole polynomials for the convolution, in chunks of `chunk` words or
+    /// [`conv_chunk_words`]'s). The header carries q with the smallest ring degree the kernel
+    /// takes ([`N_MIN`]): the raw commands take their lengths from the command.
+    fn load(
+        &self,
+        set: &mut DpuSet,
+        d: usize,
+        (start, end): (usize, usize),
+        chunk: Option<usize>,
+    ) -> Result<usize, RawPolyError> {
+        let (op, q, n) = (self.op, self.q, self.n);
+        let chunk = chunk.unwrap_or_else(|| conv_chunk_words(n, end - start, set.config().tasklets));
+        let tables = prime_tables(q, N_MIN).map_err(|source| RawPolyError::Modulus { q, source })?;
+        let layout = MramLayout::new(N_MIN, 1);
+        let words = (end - start) as u32;
+        let operand_words = if op == RawOp::Conv { n } else { end - start } as u32;
+        let a_at = layout.data_offset;
+        let b_at = a_at + 4 * operand_words;
+        let dst = b_at + 4 * operand_words;
+        let command = match op {
+            RawOp::Add => PimheCommand::raw_add(dst, a_at, b_at, words),
+            RawOp::Mul => PimheCommand::raw_mul(dst, a_at, b_at, words),
+            RawOp::Conv => PimheCommand::raw_conv(dst, a_at, b_at, start as u32, n as u32, words, chunk as u32),
+        };
+        let image = prime_image(&tables, self.variant, &layout, &[command])
+            .map_err(|source| RawPolyError::Modulus { q, source })?;
+        set.write(d, 0, &image)?;
+        Ok(dst as usize)
+    }
 }

@@ -87,12 +87,12 @@ pub fn conv_extrapolated(
     }
     type Fit = (Vec<TaskletCounts>, Vec<TaskletCounts>, TaskletCounts);
     let at_n = |f: &dyn Fn(&Fit) -> TaskletCounts| line(&f(&fits[0]), &f(&fits[1]), FIT_LENGTHS, n);
-    let partial = at_n(&|f| f.2.clone());
+    let partial = at_n(&|f| f.2);
     let chunks = full + usize::from(rest > 0);
     let counts = (0..tasklets)
         .map(|t| {
-            let mut c = at_n(&|f| f.0[t].clone());
-            let chunk = at_n(&|f| f.1[t].clone());
+            let mut c = at_n(&|f| f.0[t]);
+            let chunk = at_n(&|f| f.1[t]);
             for k in (t..chunks).step_by(tasklets) {
                 c.accumulate(if k < full { &chunk } else { &partial });
             }
