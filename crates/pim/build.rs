@@ -52,6 +52,7 @@ fn main() {
     build
         .file(emulator.join("kernel_entry.c"))
         .file(emulator.join("shim.c"))
+        .file(emulator.join("tasklets.c"))
         .file(emulator.join("selftest.c"))
         .compile("pimhe_dpu_emulator");
 

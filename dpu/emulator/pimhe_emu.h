@@ -6,12 +6,13 @@
  * (crates/pim/src/emulator/ffi.rs mirrors the launch structs below).
  *
  * Model of one DPU launch:
- *  - NR_TASKLETS tasklets = NR_TASKLETS pthreads, created for the launch and joined at its end.
- *    The tasklet count is a run-time parameter (EmulatorConfig::tasklets), so one compiled
- *    program serves v1A (up to 24) and v1B (up to 16).
+ *  - NR_TASKLETS tasklets = NR_TASKLETS coroutines on the host thread that launches the DPU
+ *    (tasklets.h), each run until its next barrier or its end, round robin. The tasklet count is
+ *    a run-time parameter (EmulatorConfig::tasklets), so one compiled program serves v1A (up to
+ *    24) and v1B (up to 16).
  *  - WRAM = a zeroed wram_bytes buffer per launch. Its budget is the runtime's static data
  *    (PIMHE_EMU_STATIC_WRAM_BYTES) + NR_TASKLETS x STACK_SIZE_DEFAULT stacks + the mem_alloc heap.
- *    Tasklet stacks themselves live on the host threads, so DMA buffers must come from mem_alloc.
+ *    Tasklet stacks themselves live in host memory, so DMA buffers must come from mem_alloc.
  *  - MRAM = owned by the host (Rust); every DMA goes through the launch's mram_io callback.
  *  - Kernel globals: a DPU program's globals are per-DPU WRAM on hardware but would be shared by
  *    all DPUs here, so pimhe's kernel has no mutable globals (its one barrier_t is an immutable
@@ -97,7 +98,8 @@ void pimhe_emu_kernel_phase(const char *phase);
 #define PIMHE_EMU_DETAIL_LEN 256
 
 /* Host MRAM access: copy len bytes at MRAM offset to (write == 0) or from (write != 0) buf.
- * Returns 0 on success. Called from tasklet threads, possibly concurrently. */
+ * Returns 0 on success. Called by the DPU's tasklets on the host thread that launched it;
+ * distinct DPUs' launches may call it concurrently. */
 typedef int (*pimhe_emu_mram_io_fn)(void *host, uint64_t offset, void *buf, uint32_t len, int write);
 
 typedef struct {

@@ -1,17 +1,14 @@
 /*
  * shim.c: the emulated UPMEM runtime (see pimhe_emu.h for the model).
  *
- * One launch = one DPU: a fresh WRAM, NR_TASKLETS pthreads running the program, MRAM accessed
- * through the host's callback. Limits of the hardware are checked on every runtime call and a
+ * One launch = one DPU: a fresh WRAM, NR_TASKLETS tasklets running the program as coroutines on
+ * the calling host thread (tasklets.h), MRAM accessed through the host's callback. Limits of the hardware are checked on every runtime call and a
  * violation ends the offending tasklet with a recorded error (see pimhe_emu.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +21,11 @@
 #include "perfcounter.h"
 #include "pimhe_dpu.h"
 #include "pimhe_emu.h"
+#include "tasklets.h"
 
 /* The programs: main.c is compiled with -Dmain=pimhe_kernel_main; selftest.c exports the rest. */
 extern int pimhe_kernel_main(void);
 extern int pimhe_selftest_main(uint32_t program);
-
-/* Host threads that stand for tasklets need little stack: DPU stacks are tiny. */
-#define TASKLET_THREAD_STACK (256u << 10)
 
 typedef struct {
     int error;
@@ -38,29 +33,34 @@ typedef struct {
     char detail[PIMHE_EMU_DETAIL_LEN];
 } tasklet_error_t;
 
+/* What a tasklet keeps while another runs: the shim's per-tasklet globals below, saved and
+ * restored around every switch, and the barrier generation it waits to see pass. */
+typedef struct {
+    jmp_buf *jmp;
+    const char *phase;
+    uint64_t perf_base, instructions, mul32, mul64, mul_instructions;
+    int waiting;
+    uint32_t waiting_for;
+} tasklet_state_t;
+
 typedef struct {
     const pimhe_emu_launch_params_t *params;
     uint32_t nr;
     uint32_t stack_bytes;
     uint8_t *wram;
     uint32_t wram_bytes;
-    uint32_t heap_base;           /* offset into wram where the heap starts */
-    _Atomic uint32_t heap_top;    /* end of the allocated heap (DMA checks read it unlocked) */
-    pthread_mutex_t lock;         /* heap, barrier, launch error */
-    pthread_cond_t cond;
+    uint32_t heap_base; /* offset into wram where the heap starts */
+    uint32_t heap_top;  /* end of the allocated heap */
     uint32_t arrived, generation, ended_normal, ended_abort;
-    atomic_int aborted;
+    int aborted;
     tasklet_error_t launch_error; /* errors not tied to one tasklet (barrier misuse) */
     uint32_t launch_error_tasklet;
     pimhe_emu_counts_t counts[PIMHE_EMU_MAX_TASKLETS];
     tasklet_error_t errors[PIMHE_EMU_MAX_TASKLETS];
+    tasklet_state_t tasklets[PIMHE_EMU_MAX_TASKLETS];
 } dpu_ctx_t;
 
-typedef struct {
-    dpu_ctx_t *ctx;
-    uint32_t id;
-} tasklet_arg_t;
-
+/* The DPU this host thread is running, and the running tasklet's state (tasklet_switch_in). */
 static _Thread_local dpu_ctx_t *tl_ctx;
 static _Thread_local uint32_t tl_me;
 static _Thread_local jmp_buf *tl_jmp;
@@ -104,17 +104,17 @@ static _Noreturn void tasklet_fail(int kind, const char *fmt, ...) {
         vsnprintf(e->detail, sizeof e->detail, fmt, ap);
         va_end(ap);
     }
-    atomic_store(&c->aborted, 1);
+    c->aborted = 1;
     longjmp(*tl_jmp, 1);
 }
 
-/* Releases a barrier once every tasklet has arrived or ended (lock held). A tasklet that
- * returned while others wait would hang real hardware: that is an error here. */
+/* Releases a barrier once every tasklet has arrived or ended. A tasklet that returned while
+ * others wait would hang real hardware: that is an error here. */
 static void try_release(dpu_ctx_t *c) {
     if (c->arrived == 0u || c->arrived + c->ended_normal + c->ended_abort < c->nr) {
         return;
     }
-    if (c->ended_normal > 0u && !atomic_load(&c->aborted)) {
+    if (c->ended_normal > 0u && !c->aborted) {
         if (c->launch_error.error == PIMHE_EMU_OK) {
             c->launch_error.error = PIMHE_EMU_ERR_BARRIER;
             snprintf(c->launch_error.kernel, sizeof c->launch_error.kernel, "%s/%s", program_name(c),
@@ -124,11 +124,10 @@ static void try_release(dpu_ctx_t *c) {
                      c->ended_normal, c->arrived);
             c->launch_error_tasklet = tl_me;
         }
-        atomic_store(&c->aborted, 1);
+        c->aborted = 1;
     }
     c->arrived = 0;
     c->generation++;
-    pthread_cond_broadcast(&c->cond);
 }
 
 static void tasklet_end(dpu_ctx_t *c, int normal) {
@@ -136,14 +135,12 @@ static void tasklet_end(dpu_ctx_t *c, int normal) {
     c->counts[tl_me].mul32 = pimhe_emu_mul32;
     c->counts[tl_me].mul64 = pimhe_emu_mul64;
     c->counts[tl_me].mul_instructions = pimhe_emu_mul_instructions;
-    pthread_mutex_lock(&c->lock);
     if (normal) {
         c->ended_normal++;
     } else {
         c->ended_abort++;
     }
     try_release(c);
-    pthread_mutex_unlock(&c->lock);
 }
 
 static void run_program(dpu_ctx_t *c) {
@@ -154,28 +151,47 @@ static void run_program(dpu_ctx_t *c) {
     }
 }
 
-static void *tasklet_entry(void *p) {
-    tasklet_arg_t *arg = (tasklet_arg_t *)p;
-    dpu_ctx_t *c = arg->ctx;
+/* The scheduler's hooks (tasklets.h). */
+
+static void tasklet_body(void *arg, uint32_t id) {
+    dpu_ctx_t *c = (dpu_ctx_t *)arg;
+    (void)id; /* tl_me, set by tasklet_switch_in */
     jmp_buf jb;
-    tl_ctx = c;
-    tl_me = arg->id;
     tl_jmp = &jb;
-    tl_phase = NULL;
-    tl_perf_base = 0;
-    pimhe_emu_instructions = 0;
-    pimhe_emu_mul32 = 0;
-    pimhe_emu_mul64 = 0;
-    pimhe_emu_mul_instructions = 0;
     if (setjmp(jb) == 0) {
         run_program(c);
         tasklet_end(c, 1);
     } else {
         tasklet_end(c, 0);
     }
-    tl_ctx = NULL;
-    tl_jmp = NULL;
-    return NULL;
+}
+
+static int tasklet_may_resume(void *arg, uint32_t id) {
+    const dpu_ctx_t *c = (const dpu_ctx_t *)arg;
+    return !c->tasklets[id].waiting || c->generation != c->tasklets[id].waiting_for;
+}
+
+static void tasklet_switch_in(void *arg, uint32_t id) {
+    const tasklet_state_t *s = &((const dpu_ctx_t *)arg)->tasklets[id];
+    tl_me = id;
+    tl_jmp = s->jmp;
+    tl_phase = s->phase;
+    tl_perf_base = s->perf_base;
+    pimhe_emu_instructions = s->instructions;
+    pimhe_emu_mul32 = s->mul32;
+    pimhe_emu_mul64 = s->mul64;
+    pimhe_emu_mul_instructions = s->mul_instructions;
+}
+
+static void tasklet_switch_out(void *arg, uint32_t id) {
+    tasklet_state_t *s = &((dpu_ctx_t *)arg)->tasklets[id];
+    s->jmp = tl_jmp;
+    s->phase = tl_phase;
+    s->perf_base = tl_perf_base;
+    s->instructions = pimhe_emu_instructions;
+    s->mul32 = pimhe_emu_mul32;
+    s->mul64 = pimhe_emu_mul64;
+    s->mul_instructions = pimhe_emu_mul_instructions;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -243,7 +259,7 @@ static uint64_t check_dma(dpu_ctx_t *c, const char *what, uintptr_t mram, const 
                      what, (unsigned long long)mo, (unsigned long long)(mo + n),
                      (unsigned long long)c->params->mram_bytes);
     }
-    const uint32_t top = atomic_load(&c->heap_top);
+    const uint32_t top = c->heap_top;
     if (wo < c->heap_base || wo + n > top) {
         tasklet_fail(PIMHE_EMU_ERR_WRAM_RANGE, "%s: WRAM range [%llu, %llu) is outside the allocated heap [%u, %u)",
                      what, (unsigned long long)wo, (unsigned long long)(wo + n), c->heap_base, top);
@@ -294,18 +310,20 @@ void barrier_wait(barrier_t *barrier) {
                          barrier->counter, c->nr);
         }
     }
-    if (atomic_load(&c->aborted)) {
+    if (c->aborted) {
         tasklet_stop();
     }
-    pthread_mutex_lock(&c->lock);
     const uint32_t generation = c->generation;
     c->arrived++;
     try_release(c);
-    while (generation == c->generation) {
-        pthread_cond_wait(&c->cond, &c->lock);
+    if (generation == c->generation) {
+        tasklet_state_t *s = &c->tasklets[tl_me];
+        s->waiting = 1;
+        s->waiting_for = generation;
+        pimhe_tasklets_yield(); /* back once the barrier's generation has passed */
+        s->waiting = 0;
     }
-    pthread_mutex_unlock(&c->lock);
-    if (atomic_load(&c->aborted)) {
+    if (c->aborted) {
         tasklet_stop();
     }
 }
@@ -316,12 +334,10 @@ void barrier_wait(barrier_t *barrier) {
 void *mem_alloc(size_t size) {
     dpu_ctx_t *c = ctx();
     PIMHE_EMU_CHARGE(COST_RT_MEM_ALLOC);
-    pthread_mutex_lock(&c->lock);
     const uint32_t left = c->wram_bytes - c->heap_top;
     const size_t aligned = (size + 7u) & ~(size_t)7u;
     if (size > c->wram_bytes || aligned > left) {
         const uint32_t top = c->heap_top;
-        pthread_mutex_unlock(&c->lock);
         tasklet_fail(PIMHE_EMU_ERR_WRAM_OVERFLOW,
                      "mem_alloc(%zu bytes): WRAM overflow, %u bytes left (WRAM %u bytes = %u static + %u tasklets x "
                      "%u stack + %u heap, %u of it allocated)",
@@ -330,16 +346,13 @@ void *mem_alloc(size_t size) {
     }
     void *p = c->wram + c->heap_top;
     c->heap_top += (uint32_t)aligned;
-    pthread_mutex_unlock(&c->lock);
     return p;
 }
 
 void mem_reset(void) {
     dpu_ctx_t *c = ctx();
     PIMHE_EMU_CHARGE(COST_RT_MEM_ALLOC);
-    pthread_mutex_lock(&c->lock);
     c->heap_top = c->heap_base;
-    pthread_mutex_unlock(&c->lock);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -397,42 +410,18 @@ int pimhe_emu_launch(const pimhe_emu_launch_params_t *p, pimhe_emu_launch_result
     c->wram = wram;
     c->wram_bytes = p->wram_bytes;
     c->heap_base = (uint32_t)reserved;
-    atomic_init(&c->heap_top, c->heap_base);
-    atomic_init(&c->aborted, 0);
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->cond, NULL);
+    c->heap_top = c->heap_base;
 
-    pthread_t threads[PIMHE_EMU_MAX_TASKLETS];
-    tasklet_arg_t args[PIMHE_EMU_MAX_TASKLETS];
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, TASKLET_THREAD_STACK);
-    uint32_t started = 0;
-    for (; started < c->nr; started++) {
-        args[started].ctx = c;
-        args[started].id = started;
-        const int rc = pthread_create(&threads[started], &attr, tasklet_entry, &args[started]);
-        if (rc != 0) {
-            pthread_mutex_lock(&c->lock);
-            if (c->launch_error.error == PIMHE_EMU_OK) {
-                c->launch_error.error = PIMHE_EMU_ERR_HOST;
-                snprintf(c->launch_error.kernel, sizeof c->launch_error.kernel, "launch");
-                snprintf(c->launch_error.detail, sizeof c->launch_error.detail,
-                         "could not start tasklet %u of %u: %s", started, c->nr, strerror(rc));
-                c->launch_error_tasklet = started;
-            }
-            atomic_store(&c->aborted, 1);
-            /* The tasklets that never started count as ended, so no barrier waits for them. */
-            c->ended_abort += c->nr - started;
-            try_release(c);
-            pthread_mutex_unlock(&c->lock);
-            break;
-        }
+    const pimhe_tasklet_ops_t ops = {tasklet_body, tasklet_may_resume, tasklet_switch_in, tasklet_switch_out, c};
+    tl_ctx = c;
+    if (pimhe_tasklets_run(c->nr, &ops) != 0 && c->launch_error.error == PIMHE_EMU_OK) {
+        c->launch_error.error = PIMHE_EMU_ERR_HOST;
+        snprintf(c->launch_error.kernel, sizeof c->launch_error.kernel, "launch");
+        snprintf(c->launch_error.detail, sizeof c->launch_error.detail,
+                 "could not run the %u tasklets (no host memory for their stacks, or all of them paused at an "
+                 "unreleased barrier)", c->nr);
     }
-    pthread_attr_destroy(&attr);
-    for (uint32_t t = 0; t < started; t++) {
-        pthread_join(threads[t], NULL);
-    }
+    tl_ctx = NULL;
 
     memcpy(r->counts, c->counts, sizeof r->counts);
     r->error = PIMHE_EMU_OK;
@@ -451,8 +440,6 @@ int pimhe_emu_launch(const pimhe_emu_launch_params_t *p, pimhe_emu_launch_result
         memcpy(r->kernel, c->launch_error.kernel, sizeof r->kernel);
         memcpy(r->detail, c->launch_error.detail, sizeof r->detail);
     }
-    pthread_cond_destroy(&c->cond);
-    pthread_mutex_destroy(&c->lock);
     free(wram);
     free(c);
     return r->error;

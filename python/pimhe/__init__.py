@@ -149,14 +149,15 @@ def reproduce(name, *, progress=None, **options):
     as a ``Reproduction``: ``rows`` (``Comparison``: the same fields for every paper) and
     ``report`` (the paper's own report as a dict, what ``--json`` prints besides the rows).
 
-    ``name`` is ``"dramatic"``, ``"anaheim"`` or ``"ceram"``; ``options`` are that paper's flags
-    named as in ``pimhe bench reproduce NAME --help`` with ``_`` for ``-`` (``--what-if`` is
+    ``name`` is ``"dramatic"``, ``"gupta"``, ``"anaheim"`` or ``"ceram"``; ``options`` are that
+    paper's flags named as in ``pimhe bench reproduce NAME --help`` with ``_`` for ``-`` (``--what-if`` is
     ``what_ifs``, a list, as in ``pimhe.advise``); an option left out or ``None`` takes its
     default, another name is a ``ParameterError`` naming the allowed ones. ``progress`` draws a
     bar of the long steps (``None``: when stderr is a terminal)::
 
         r = pimhe.reproduce("ceram", skip_cpu=True)                # Tables 2-4, 6-10, s. 4.4, model only
         [row.id for row in r.rows if row.within is False]          # the cells outside 25%
+        pimhe.reproduce("gupta", quick=True)                       # Fig. 1 small, checked on the emulator
         pimhe.reproduce("anaheim", workload_n=0).rows[0].ratio     # Fig. 9, ours / published
         pimhe.reproduce("anaheim", workload_n=0, boot=True)        # + Boot at N = 2^16 (12 GB)
         pimhe.reproduce("anaheim", workload_n=0, helr=True)        # + HELR per iteration, N = 2^16

@@ -49,7 +49,8 @@ def train(
     ``bootstrapped``, ``bootstrap_seconds``, ``loss``: the client's, on decrypted weights),
     ``bootstraps``, ``encrypted`` and ``plaintext`` (held-out ``accuracy`` and ``loss``),
     ``accuracy_gap_points``, ``max_weight_difference``, ``weights``, the parameters (``params``,
-    ``insecure``) and, on ``"nearbank"`` / ``"upmem-emu"``, the modeled cost. The keyword
+    ``insecure``) and, on ``"nearbank"`` / ``"upmem-emu"``, the modeled cost (``nearbank`` or
+    ``upmem``, and ``modeled_iteration_s``: the modeled total over the iterations). The keyword
     arguments are the command's flags (``per_bootstrap`` is ``--per-bootstrap``). Bad input
     raises ``ParameterError`` with what is wrong. ``progress`` draws a bar of the iterations
     (``None``: when stderr is a terminal).

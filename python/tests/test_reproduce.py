@@ -120,6 +120,25 @@ def test_mhy_quick_rows_beside_seed_001():
         assert mhy[0]["peer"]["compute_s"] == 2.542 and mhy[0]["dramatic"]["compute_s"] == 0.042
 
 
+def test_gupta_quick_fig1_checked_on_the_emulator():
+    result = pimhe.reproduce("gupta", quick=True, repeat=1, progress=False)
+    rows = check_rows(result, "gupta")
+    report = result.report
+    assert report["dpus"] == 12 and report["dpu_hz"] == 425e6 and report["model"] == "upmem-v1b@1 (modeled)"
+    # Section 3's widths: 1024 27-bit, 2048 54-bit, 4096 109-bit coefficients.
+    widths = sorted({(r["coefficient_bits"], r["n"], r["limbs"]) for r in report["rows"]})
+    assert widths == [(27, 1024, 1), (54, 2048, 2), (109, 4096, 4)]
+    for r in report["rows"]:
+        assert r["emulated_kernel_s"] == pytest.approx(r["kernel_s"], rel=1e-9)
+        assert r["speedup"] == pytest.approx(r["cpu_s"] / r["kernel_s"], rel=1e-12)
+    # The paper's stated figures: 4.2's 20-150x add over the CPU, 40-50x multiply, 11 tasklets.
+    assert rows["saturation-mul"].published == 11
+    add = rows["fig1-add-cpu-27b-20"]
+    assert add.published == (20 + 150) / 2 and "20.000-150.000x" in add.quantity
+    assert rows["fig1-mul-cpu-109b-20"].published == 45
+    assert all(r.verdict == "not_judged" and "--quick" in r.why_not for r in result.rows)
+
+
 def test_options_are_each_papers_own():
     with pytest.raises(pimhe.ParameterError, match="expected one of `kernel`, `rows`, `max_emulation_s`, `what_ifs`"):
         pimhe.reproduce("dramatic", kernal="best")
@@ -129,7 +148,7 @@ def test_options_are_each_papers_own():
         pimhe.reproduce("ceram", workload_n=0)
     with pytest.raises(pimhe.ParameterError, match="expected `quick` or `skip_cpu`"):
         pimhe.reproduce("mhy", quik=True)
-    with pytest.raises(pimhe.ParameterError, match="choose one of mhy, dramatic, anaheim, ceram"):
+    with pytest.raises(pimhe.ParameterError, match="choose one of dramatic, mhy, gupta, anaheim, ceram"):
         pimhe.reproduce("sealpir")
 
 

@@ -46,8 +46,8 @@ pub struct HelrArgs {
     /// Seed of the keys and the encryption randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Where the server runs [default: cpu]; on upmem-emu a training that bootstraps needs a
-    /// DPU per prime (parallel mode).
+    /// Where the server runs [default: cpu]; on upmem-emu a DPU group per prime (parallel
+    /// mode, so at least a DPU per prime) unless --mode says otherwise.
     #[command(flatten)]
     target: TargetArgs,
     /// Print one JSON object instead of text.

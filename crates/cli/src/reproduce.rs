@@ -1,4 +1,4 @@
-//! `pimhe bench reproduce mhy|dramatic|anaheim|ceram`: one subcommand per paper with its own flags,
+//! `pimhe bench reproduce dramatic|mhy|gupta|anaheim|ceram`: one subcommand per paper with its own flags,
 //! turned into the paper's configuration and printed by the library's one printer
 //! ([`pimhe_bench::reproduce::report_text`], [`pimhe_bench::reproduce::report_json`]).
 //! DRAMatic's rows are printed as they are made (a progress bar on stderr counts them).
@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use pimhe_bench::reproduce::anaheim::{Anaheim, AnaheimConfig};
 use pimhe_bench::reproduce::ceram::{Ceram, CeramConfig};
 use pimhe_bench::reproduce::dramatic::{Dramatic, DramaticConfig, DramaticRun, RowReport, DEFAULT_MAX_EMULATION_S};
+use pimhe_bench::reproduce::gupta::{Gupta, GuptaConfig};
 use pimhe_bench::reproduce::mhy::{Mhy, MhyConfig};
 use pimhe_bench::reproduce::{comparison_text, report_json, report_text, with_comparison, Reproduction};
 use pimhe_bench::{format::to_json, Render};
@@ -35,6 +36,10 @@ pub enum Paper {
     /// DRAMatic (Tables 2-5, section 5's what-ifs): NTT, iNTT, BGV multiplication and the
     /// combined pipeline on the emulated UPMEM backend.
     Dramatic(DramaticArgs),
+    /// Gupta et al. (Fig. 1: BFV ciphertext vector addition and multiplication on 2,524 DPUs at
+    /// 425 MHz, modeled from emulated counts, with a tasklet sweep, beside pimhe's cpu backend
+    /// measured here and the speed-up ranges the paper states).
+    Gupta(GuptaArgs),
     /// Anaheim (Fig. 9 microbenchmark of the PIM instructions on the three systems of Table
     /// III; CKKS operations on them beside "w/o PIM").
     Anaheim(AnaheimArgs),
@@ -103,6 +108,51 @@ impl From<&DramaticArgs> for DramaticConfig {
             rows: args.rows.clone(),
             max_emulation_s: args.max_emulation_s,
             what_if: args.what_if.clone(),
+        }
+    }
+}
+
+/// Arguments of `pimhe bench reproduce gupta`.
+#[derive(Debug, Clone, Args)]
+pub struct GuptaArgs {
+    /// Small counts on a 12-DPU system, every row's whole system also emulated and checked
+    /// against the priced time and the cpu backend's results (seconds).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Model only; skip the CPU measurement.
+    #[arg(long)]
+    pub skip_cpu: bool,
+
+    /// Timed rounds of each CPU measurement, after a warm-up [default: 3].
+    #[arg(long)]
+    pub repeat: Option<usize>,
+
+    /// Worker threads of pimhe's cpu backend [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// SEAL's times on this machine: the JSON bench/compare/gupta_seal.py printed (run it in a
+    /// venv with tenseal); without it the SEAL rows are not judged.
+    #[arg(long, value_name = "FILE")]
+    pub seal_json: Option<PathBuf>,
+
+    /// Print one JSON object (the report, with every published figure beside ours under
+    /// `comparison`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl From<&GuptaArgs> for GuptaConfig {
+    fn from(args: &GuptaArgs) -> Self {
+        let defaults = GuptaConfig::default();
+        Self {
+            quick: args.quick,
+            skip_cpu: args.skip_cpu,
+            repeat: args.repeat.unwrap_or(defaults.repeat),
+            threads: args.threads,
+            seal_json: args.seal_json.clone(),
+            ..defaults
         }
     }
 }
@@ -205,6 +255,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     match &args.paper {
         Paper::Mhy(args) => print_whole::<Mhy>(&args.into(), args.json),
         Paper::Dramatic(args) => run_dramatic(args),
+        Paper::Gupta(args) => print_whole::<Gupta>(&args.into(), args.json),
         Paper::Anaheim(args) => print_whole::<Anaheim>(&args.into(), args.json),
         Paper::Ceram(args) => print_whole::<Ceram>(&args.into(), args.json),
     }

@@ -1,4 +1,4 @@
-//! `pimhe bench reproduce mhy|dramatic|anaheim|ceram` through the built binary: each paper its own
+//! `pimhe bench reproduce dramatic|mhy|gupta|anaheim|ceram` through the built binary: each paper its own
 //! subcommand with only its own flags (another paper's flag is refused by the parser), and each
 //! printing its published figures beside ours in the common rows, in text and JSON.
 
@@ -31,6 +31,8 @@ fn each_paper_refuses_the_other_papers_flags() {
         ("dramatic", &["--workload-n", "8192"][..]),
         ("dramatic", &["--skip-cpu"][..]),
         ("dramatic", &["--seal-python", "/usr/bin/python3"][..]),
+        ("gupta", &["--kernel", "best"][..]),
+        ("gupta", &["--workload-n", "8192"][..]),
         ("anaheim", &["--kernel", "best"][..]),
         ("anaheim", &["--what-if", "zero-copy"][..]),
         ("anaheim", &["--skip-cpu"][..]),
@@ -59,6 +61,11 @@ fn each_paper_refuses_the_other_papers_flags() {
 fn each_paper_lists_only_its_own_flags() {
     for (paper, own, others) in [
         ("dramatic", &["--kernel", "--what-if", "--json"][..], &["--workload-n", "--skip-cpu", "--threads"][..]),
+        (
+            "gupta",
+            &["--quick", "--skip-cpu", "--repeat", "--threads", "--seal-json", "--json"][..],
+            &["--kernel", "--workload-n", "--seal-python"][..],
+        ),
         (
             "anaheim",
             &["--workload-n", "--threads", "--boot", "--boot-n", "--json"][..],

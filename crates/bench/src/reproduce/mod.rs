@@ -9,6 +9,8 @@
 //!   on the UPMEM model, the CPU side measured here;
 //! - [`ceram`]: the CE-RAM B/FV paper's Tables 2, 3, 4 and 6 from the `ceram` model, Table 6's
 //!   CPU side measured on this machine;
+//! - [`gupta`]: Gupta et al.'s BFV vector addition and multiplication (Fig. 1) on the paper's
+//!   2,524-DPU UPMEM system from emulated counts, the CPU side measured here;
 //! - [`by_name`]: every paper by its name, with its options as JSON (Python's
 //!   `pimhe.reproduce(name, **options)`).
 //!
@@ -40,6 +42,7 @@ pub mod anaheim;
 pub mod by_name;
 pub mod ceram;
 pub mod dramatic;
+pub mod gupta;
 pub mod mhy;
 
 use std::collections::BTreeMap;

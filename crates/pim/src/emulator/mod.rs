@@ -6,8 +6,9 @@
 //!   read as zero), so hundreds of DPUs cost only what they store.
 //! - [`DpuSet::write`] / [`DpuSet::read`] are the host's transfers (8-byte aligned offsets and
 //!   lengths, as the UPMEM host API requires for MRAM).
-//! - [`DpuSet::launch`] runs the program on some DPUs. Each DPU's launch runs its tasklets as
-//!   `tasklets` POSIX threads; distinct DPUs run concurrently on rayon's pool, which is safe
+//! - [`DpuSet::launch`] runs the program on some DPUs. Each DPU's launch runs its `tasklets`
+//!   tasklets as coroutines on one host thread, each until its next barrier or its end
+//!   (`dpu/emulator/tasklets.h`); distinct DPUs run concurrently on rayon's pool, which is safe
 //!   because the kernel keeps no mutable globals (all its state is per-DPU WRAM from
 //!   `mem_alloc`, and the shim keeps the barrier state per DPU). Results and counts do not
 //!   depend on the interleaving: every tasklet's work is fixed by its id.
@@ -349,7 +350,7 @@ pub enum SelfTest {
     Counts = 11,
 }
 
-/// One DPU's MRAM during a launch, shared with the tasklet threads' DMA callback.
+/// One DPU's MRAM during a launch, reached by its tasklets' DMA callback.
 struct HostMram {
     bytes: Mutex<Vec<u8>>,
     limit: usize,
@@ -566,8 +567,8 @@ fn launch_one(
         stack_bytes: 0,
     };
     let mut result = ffi::LaunchResult::default();
-    // SAFETY: `params` and `result` are valid for the call; `host` outlives it (the shim joins
-    // every tasklet thread before returning) and is only touched through `mram_io`.
+    // SAFETY: `params` and `result` are valid for the call; `host` outlives it (every tasklet
+    // has ended when the shim returns) and is only touched through `mram_io`.
     unsafe { ffi::pimhe_emu_launch(&params, &mut result) };
     let used = &result.counts[..config.tasklets as usize];
     let muls = used

@@ -1,0 +1,435 @@
+//! Gupta et al.'s report: Fig. 1's rows as the paper lays them out (with the copies and the CPU
+//! beside), the CPU measurements, the tasklet sweep, and every stated range as a
+//! [`Comparison`].
+
+use pimhe_workloads::progress::Progress;
+use serde::Serialize;
+
+use super::cpu::{CpuMeasurement, SealWidth};
+use super::dpu::CtOp;
+use super::published::{StatedRange, Versus, FIG1_RANGES, FIG2_RANGES, PAPER_SATURATION_TASKLETS};
+use super::{reproduce, GuptaConfig};
+use crate::error::Result;
+use crate::format::Render;
+use crate::reproduce::{Basis, Comparison, Reproduction};
+
+/// Tasklets "saturate" from the fewest whose kernel time is within this fraction of the best.
+pub const SATURATION_MARGIN: f64 = 0.02;
+/// Tolerance of the saturation point against the paper's 11 tasklets: 10 .. 12 are within.
+pub const SATURATION_TOLERANCE: f64 = 0.1;
+
+/// One point of Fig. 1: an operation at one width and count on the modeled system.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fig1Row {
+    /// `add` or `mul`.
+    pub op: CtOp,
+    /// The paper's coefficient width.
+    pub coefficient_bits: u32,
+    /// Ring degree.
+    pub n: usize,
+    /// pimhe's RNS limbs.
+    pub limbs: usize,
+    /// Ciphertexts (of each input vector).
+    pub ciphertexts: usize,
+    /// DPUs of each limb's group (parallel mode).
+    pub dpus_per_limb: usize,
+    /// Polynomials per operand on the busiest DPU.
+    pub share: usize,
+    /// Tasklets per DPU.
+    pub tasklets: u32,
+    /// Modeled kernel seconds: the busiest DPU's launch, priced by rounds, with the launch
+    /// overhead.
+    pub kernel_s: f64,
+    /// Modeled host -> DPU seconds of the operands.
+    pub transfer_s: f64,
+    /// Modeled DPU -> host seconds of the results.
+    pub retrieve_s: f64,
+    /// With `--quick`: the whole system's compute as emulated (every DPU), which the priced
+    /// `kernel_s` was checked against.
+    pub emulated_kernel_s: Option<f64>,
+    /// Measured cpu-backend seconds per ciphertext times the count; `None` with `--skip-cpu`.
+    pub cpu_s: Option<f64>,
+    /// `cpu_s / kernel_s`.
+    pub speedup: Option<f64>,
+    /// SEAL's seconds per ciphertext on this machine (`--seal-json`) times the count.
+    pub seal_s: Option<f64>,
+    /// The least time any code on the paper's CPU needs to stream the operation's bytes:
+    /// [`CtOp::bytes_moved`] over the i5-8250U's peak bandwidth
+    /// ([`super::published::PAPER_CPU_PEAK_BYTES_PER_S`]).
+    pub paper_cpu_bound_s: f64,
+}
+
+impl Fig1Row {
+    /// PIM's speed-up over the paper's CPU at its peak bandwidth, `paper_cpu_bound_s /
+    /// kernel_s`: the least speed-up over any CPU code on that chip (the paper's is slower).
+    pub fn speedup_over_bound(&self) -> f64 {
+        self.paper_cpu_bound_s / self.kernel_s
+    }
+}
+
+/// One point of the tasklet sweep.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepRow {
+    /// `add` or `mul`.
+    pub op: CtOp,
+    /// The paper's coefficient width.
+    pub coefficient_bits: u32,
+    /// Ciphertexts.
+    pub ciphertexts: usize,
+    /// Tasklets per DPU.
+    pub tasklets: u32,
+    /// Modeled kernel seconds.
+    pub kernel_s: f64,
+}
+
+/// What `pimhe bench reproduce gupta` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct GuptaReport {
+    /// The model's label (`upmem-v1b@1 (modeled)`, at the paper's clock).
+    pub model: String,
+    /// DPUs of the modeled system.
+    pub dpus: usize,
+    /// Their clock, Hz.
+    pub dpu_hz: f64,
+    /// Tasklets of the Fig. 1 rows.
+    pub tasklets: u32,
+    /// Whether this was a `--quick` run.
+    pub quick: bool,
+    /// The CPU measured, and what ran on it.
+    pub cpu_machine: String,
+    /// SEAL's times on this machine, from `--seal-json` (empty without).
+    pub seal: Vec<SealWidth>,
+    /// Fig. 1's rows, addition then multiplication, by width and count.
+    pub rows: Vec<Fig1Row>,
+    /// The CPU measurements the rows' `cpu_s` are scaled from.
+    pub cpu: Vec<CpuMeasurement>,
+    /// The tasklet sweep.
+    pub sweep: Vec<SweepRow>,
+    /// Shares emulated (each checked against the cpu backend).
+    pub emulations: usize,
+}
+
+impl GuptaReport {
+    /// The fewest tasklets whose kernel time for `op` is within [`SATURATION_MARGIN`] of the
+    /// sweep's best; `None` without sweep rows for `op`.
+    pub fn saturation(&self, op: CtOp) -> Option<u32> {
+        let rows: Vec<&SweepRow> = self.sweep.iter().filter(|r| r.op == op).collect();
+        let best = rows.iter().map(|r| r.kernel_s).fold(f64::INFINITY, f64::min);
+        rows.iter().filter(|r| r.kernel_s <= best * (1.0 + SATURATION_MARGIN)).map(|r| r.tasklets).min()
+    }
+}
+
+fn ms(s: f64) -> String {
+    format!("{:.3}", s * 1e3)
+}
+
+impl Render for GuptaReport {
+    fn render(&self) -> String {
+        let mut text = format!(
+            "Gupta et al., Fig. 1 on {} DPUs at {:.0} MHz, {} tasklets, {}{}: kernel times priced from {} emulated \
+             shares (each checked against the cpu backend); CPU: {} (measured, scaled linearly by the count)",
+            self.dpus,
+            self.dpu_hz / 1e6,
+            self.tasklets,
+            self.model,
+            if self.quick { ", --quick (every row's whole system also emulated)" } else { "" },
+            self.emulations,
+            self.cpu_machine
+        );
+        text += "\n  op   bits      N  limbs  ciphertexts  DPUs/limb  share  kernel ms  copy-in ms  copy-out ms     CPU ms  speedup  i5 bound ms  speedup";
+        for r in &self.rows {
+            text += &format!(
+                "\n  {:<3}  {:>4}  {:>5}  {:>5}  {:>11}  {:>9}  {:>5}  {:>9}  {:>10}  {:>11}  {:>9}  {:>7}  {:>11}  {:>6.1}x",
+                r.op.name(),
+                r.coefficient_bits,
+                r.n,
+                r.limbs,
+                r.ciphertexts,
+                r.dpus_per_limb,
+                r.share,
+                ms(r.kernel_s),
+                ms(r.transfer_s),
+                ms(r.retrieve_s),
+                r.cpu_s.map_or("-".to_string(), ms),
+                r.speedup.map_or("-".to_string(), |x| format!("{x:.1}x")),
+                ms(r.paper_cpu_bound_s),
+                r.speedup_over_bound(),
+            );
+            if let Some(e) = r.emulated_kernel_s {
+                text += &format!("  (whole system emulated: {} ms)", ms(e));
+            }
+        }
+        if !self.cpu.is_empty() {
+            text += "\n  CPU measured:";
+            for m in &self.cpu {
+                text += &format!(
+                    " {} {}-bit {} ct in {} ms;",
+                    m.op.name(),
+                    m.coefficient_bits,
+                    m.ciphertexts,
+                    ms(m.seconds)
+                );
+            }
+        }
+        for w in &self.seal {
+            text += &format!(
+                "\n  SEAL (--seal-json) {}-bit: add {:.3} us, mul {:.3} us per ciphertext",
+                w.coefficient_bits,
+                w.add_s_per_ciphertext * 1e6,
+                w.mul_s_per_ciphertext * 1e6
+            );
+        }
+        text += "\n\nTasklet sweep (109 bits, the largest count; modeled kernel ms)\n  tasklets  add ms      mul ms";
+        let at = |op: CtOp, t: u32| self.sweep.iter().find(|r| r.op == op && r.tasklets == t).map(|r| r.kernel_s);
+        let tasklets: std::collections::BTreeSet<u32> = self.sweep.iter().map(|r| r.tasklets).collect();
+        for t in tasklets {
+            let cell = |op| at(op, t).map_or("-".to_string(), ms);
+            text += &format!("\n  {t:>8}  {:>10}  {:>10}", cell(CtOp::Add), cell(CtOp::Mul));
+        }
+        for op in CtOp::ALL {
+            if let Some(t) = self.saturation(op) {
+                text += &format!(
+                    "\n  {}: within {:.0}% of the best from {t} tasklets (the paper: from {PAPER_SATURATION_TASKLETS})",
+                    op.name(),
+                    SATURATION_MARGIN * 100.0
+                );
+            }
+        }
+        text
+    }
+}
+
+/// The paper, behind the [`Reproduction`] trait.
+pub struct Gupta;
+
+impl Reproduction for Gupta {
+    type Config = GuptaConfig;
+    type Report = GuptaReport;
+    const NAME: &'static str = "gupta";
+    const CITATION: &'static str = "H. Gupta, M. Kabra et al., Evaluating Homomorphic Operations on a Real-World \
+                                    Processing-In-Memory System (shared/seeds/002)";
+
+    fn run(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaReport> {
+        reproduce(config, progress)
+    }
+
+    /// The saturation point of the tasklet sweep, every Fig. 1 range beside each matching row
+    /// (over the CPU: judged against the range; over SEAL and the GPU: not judged, with why),
+    /// and Fig. 2's ranges (not judged: not reproduced yet).
+    fn comparison(report: &GuptaReport) -> Vec<Comparison> {
+        let modeled = Basis::Modeled { model: report.model.clone() };
+        let mut rows = Vec::new();
+        for op in CtOp::ALL {
+            let ours = report.saturation(op).map(f64::from);
+            rows.push(
+                Comparison::new(
+                    format!("saturation-{}", op.name()),
+                    format!("tasklets from which the {} kernel time stops improving (109 bits)", op.name()),
+                    "tasklets",
+                    "4.2: \"the performance of PIM implementations saturates at 11 or more PIM threads\"",
+                    Some(PAPER_SATURATION_TASKLETS as f64),
+                    ours,
+                    modeled.clone(),
+                )
+                .judged(SATURATION_TOLERANCE, ours.map(|t| saturation_cause(op, t))),
+            );
+        }
+        let speedup_basis = Basis::Modeled {
+            model: format!(
+                "{} kernel time over {} measured in this run (see the report's CPU line)",
+                report.model, report.cpu_machine
+            ),
+        };
+        let bound_basis = Basis::Modeled {
+            model: format!(
+                "{} kernel time over the i5-8250U's peak memory bandwidth (37.5 GB/s, Intel ARK) streaming the \
+                 operation's bytes: a bound, not a measurement",
+                report.model
+            ),
+        };
+        for range in &FIG1_RANGES {
+            let op = if range.id.starts_with("fig1-add") { CtOp::Add } else { CtOp::Mul };
+            let matching =
+                report.rows.iter().filter(|r| r.op == op && range.bits.is_none_or(|b| b == r.coefficient_bits));
+            match range.versus {
+                Versus::Cpu => {
+                    for r in matching {
+                        let at = format!("{} bits, {} ciphertexts", r.coefficient_bits, r.ciphertexts);
+                        let id =
+                            format!("{}-{}-{}b-{}", range.id, range.versus.id(), r.coefficient_bits, r.ciphertexts);
+                        let row = range_row(
+                            range,
+                            id.clone(),
+                            format!("{at}, CPU measured here"),
+                            r.speedup,
+                            speedup_basis.clone(),
+                        );
+                        rows.push(match r.speedup {
+                            Some(s) => row.judged(range.tolerance(), Some(cpu_miss_cause(range, op, s))),
+                            None => row.unjudged("the CPU was not measured in this run (--skip-cpu)"),
+                        });
+                        // An addition streams its operands: the paper's CPU at its peak bandwidth
+                        // bounds its time from below. A multiplication on 32/64/128-bit words is
+                        // compute-bound on a CPU, so no bandwidth bound applies to it.
+                        if op == CtOp::Add {
+                            let ours = Some(r.speedup_over_bound());
+                            let row = range_row(
+                                range,
+                                format!("{id}-bound"),
+                                format!("{at}, the i5-8250U at peak bandwidth"),
+                                ours,
+                                bound_basis.clone(),
+                            );
+                            rows.push(
+                                row.judged(range.tolerance(), Some(bound_miss_cause(range, r.speedup_over_bound()))),
+                            );
+                        }
+                    }
+                }
+                Versus::Seal if !report.seal.is_empty() => {
+                    let seal_basis = Basis::Modeled {
+                        model: format!(
+                            "{} kernel time over SEAL (TenSEAL, one thread) measured on this host by \
+                             bench/compare/gupta_seal.py, scaled linearly by the count",
+                            report.model
+                        ),
+                    };
+                    for r in matching {
+                        let id =
+                            format!("{}-{}-{}b-{}", range.id, range.versus.id(), r.coefficient_bits, r.ciphertexts);
+                        let ours = r.seal_s.map(|s| s / r.kernel_s);
+                        let at =
+                            format!("{} bits, {} ciphertexts, SEAL measured here", r.coefficient_bits, r.ciphertexts);
+                        let row = range_row(range, id, at, ours, seal_basis.clone());
+                        rows.push(match ours {
+                            Some(s) => row.judged(range.tolerance(), Some(seal_miss_cause(op, s > range.high))),
+                            None => row.unjudged("the SEAL output has no figure for this width"),
+                        });
+                    }
+                }
+                Versus::Seal | Versus::Gpu => {
+                    let mut widths: Vec<u32> = matching.map(|r| r.coefficient_bits).collect();
+                    widths.dedup();
+                    for bits in widths {
+                        let id = format!("{}-{}-{bits}b", range.id, range.versus.id());
+                        let row = range_row(range, id, format!("{bits} bits"), None, speedup_basis.clone());
+                        rows.push(row.unjudged(not_measured(range.versus)));
+                    }
+                }
+            }
+        }
+        for range in &FIG2_RANGES {
+            let id = format!("{}-{}", range.id, range.versus.id());
+            rows.push(
+                range_row(range, id, "the paper's user counts".to_string(), None, speedup_basis.clone())
+                    .unjudged("Fig. 2 (the statistics workloads) is not reproduced yet"),
+            );
+        }
+        if report.quick {
+            let why = "a --quick run (1/1024 of the paper's counts on 12 DPUs, a self-check): run without --quick \
+                       to judge";
+            rows = rows.into_iter().map(|r| r.unjudged(why)).collect();
+        }
+        rows
+    }
+}
+
+/// Why PIM's speed-up over SEAL falls outside the stated range.
+fn seal_miss_cause(op: CtOp, above: bool) -> String {
+    match (op, above) {
+        (CtOp::Mul, true) => "above the range: SEAL's multiply is a full BFV product (NTTs, the BEHZ base \
+             extension and scaling, O(N log N) per residue), pimhe's DPU side the coefficient-wise tensor of NTT-form \
+             ciphertexts (O(N)). SEAL's ratio to the paper's PIM (2-4x faster at 64/128 bits, 2x slower at 32) fits a \
+             schoolbook O(N^2) polynomial product on the DPUs (4.2: \"We do not incorporate NTT\"), which pimhe has \
+             no kernel for yet"
+            .to_string(),
+        (CtOp::Mul, false) => "below the range: no cause known".to_string(),
+        (CtOp::Add, _) => format!(
+            "{} the range: SEAL's add is a memory-bound loop on one thread of this host, like the paper's; the \
+             speed-up is the DPUs' 2.1 TB/s over that thread's bandwidth",
+            if above { "above" } else { "below" }
+        ),
+    }
+}
+
+/// Why PIM's speed-up over the i5-8250U's bandwidth bound falls outside `range`.
+fn bound_miss_cause(range: &StatedRange, speedup: f64) -> String {
+    if speedup > range.high {
+        "above the range: the modeled DPU kernel is faster relative to the CPU than the paper's; pimhe's DPU \
+         add of RNS limbs is DMA-bound like the paper's multi-word add, so the model's DMA constants (PrIM) \
+         are the suspect"
+            .to_string()
+    } else {
+        "below the range: the bound is the fastest any CPU code streams on that chip; the paper's custom CPU code \
+         reached a fraction of the peak bandwidth (a measured CPU time would move this ratio up)"
+            .to_string()
+    }
+}
+
+/// A row of `range` (published: its middle) for `at` with `ours`.
+fn range_row(range: &StatedRange, id: String, at: String, ours: Option<f64>, basis: Basis) -> Comparison {
+    let stated = if range.high > range.low {
+        format!("stated range {:.3}-{:.3}x, printed as its middle", range.low, range.high)
+    } else {
+        format!("stated {:.3}x", range.low)
+    };
+    Comparison::new(
+        id,
+        format!("PIM speed-up over {}, {}, {at} ({stated})", range.versus.name(), range.what),
+        "x",
+        range.source,
+        Some(range.middle()),
+        ours,
+        basis,
+    )
+}
+
+/// Why a system other than the CPU has no figure of ours.
+fn not_measured(versus: Versus) -> &'static str {
+    match versus {
+        Versus::Seal => {
+            "SEAL is not run by this Rust reproduction: bench/compare/gupta_seal.py times the same operations \
+             with SEAL (TenSEAL) on this machine where a venv with tenseal exists"
+        }
+        Versus::Gpu => "pimhe has no GPU backend to measure",
+        Versus::Cpu => "the CPU was not measured in this run",
+    }
+}
+
+/// Why a speed-up over the CPU measured here falls outside `range`.
+fn cpu_miss_cause(range: &StatedRange, op: CtOp, speedup: f64) -> String {
+    let baseline = "the CPU side differs: the paper's custom code on 32/64/128-bit integers on a 4-core i5-8250U vs \
+                    pimhe's cpu backend (RNS limbs of 32-bit words, SIMD) on this host";
+    match (op, speedup > range.high) {
+        (CtOp::Add, true) => format!(
+            "above the range: {baseline}. An addition streams its operands on both sides, so the speed-up is the ratio \
+             of the bandwidths: 2,524 DMA engines x 425 MHz x 2 B/cycle = 2.1 TB/s (the paper's 2,145 GB/s) over \
+             the few GB/s this host streams (the report's CPU line); over the i5-8250U's 37.5 GB/s peak it is \
+             inside the range (the -bound rows)"
+        ),
+        (CtOp::Add, false) => {
+            format!("below the range: {baseline}; this host streams faster than the paper's CPU code")
+        }
+        (CtOp::Mul, false) => format!(
+            "below the range: {baseline}. The tensor of 27-bit RNS limbs costs this CPU one SIMD modular multiply \
+             per product, where the paper's CPU multiplies 64/128-bit words by Karatsuba (3 to 9 word products \
+             each); the DPU pays a shift-and-add routine for every 32x32 multiply either way, so the CPU side \
+             gains more from RNS than the DPU side"
+        ),
+        (CtOp::Mul, true) => format!("above the range: {baseline}"),
+    }
+}
+
+/// Why the saturation point is not the paper's 11.
+fn saturation_cause(op: CtOp, tasklets: f64) -> String {
+    if tasklets < PAPER_SATURATION_TASKLETS as f64 {
+        format!(
+            "the modeled {} kernel is bound by the MRAM DMA engine (PrIM's 0.5 cycles/byte), which fewer than 11 \
+             tasklets already keep busy; the paper's kernels issue more instructions per byte (multi-word \
+             arithmetic), so its pipeline fills only at 11",
+            op.name()
+        )
+    } else {
+        format!("the modeled {} kernel keeps improving past 11 tasklets: uneven chunks per tasklet", op.name())
+    }
+}

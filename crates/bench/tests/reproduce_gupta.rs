@@ -1,0 +1,148 @@
+//! `pimhe bench reproduce gupta`: the pricing by rounds against whole emulated shares, the
+//! `--quick` run's own checks, and the stated ranges as comparison rows.
+
+use pimhe_bench::reproduce::by_name;
+use pimhe_bench::reproduce::gupta::dpu::{emulate, paper_model, CtOp, SharePricer};
+use pimhe_bench::reproduce::gupta::published::{StatedRange, Versus, FIG1_RANGES, PAPER_DPU_HZ};
+use pimhe_bench::reproduce::gupta::{Gupta, GuptaConfig, Width, PRICING_TOLERANCE, QUICK_DPUS, WIDTHS};
+use pimhe_bench::reproduce::{Comparison, Reproduction};
+use pimhe_bench::NoProgress;
+
+/// The shares priced by rounds equal the same shares emulated whole, cycle for cycle, at sizes that are
+/// not whole rounds and at two tasklet counts (the emulated run is the oracle; it checks its
+/// own results against the cpu backend).
+#[test]
+fn pricing_by_rounds_matches_whole_emulated_shares() {
+    let model = paper_model(PAPER_DPU_HZ);
+    let mut pricer = SharePricer::new(model.clone(), 7);
+    for width in [WIDTHS[0], WIDTHS[2]] {
+        let basis = width.basis().unwrap();
+        let limb = pimhe_ring::RingBasis::new(width.n, &basis.primes()[..1]).unwrap();
+        for op in CtOp::ALL {
+            for (share, tasklets) in [(37, 16), (53, 16), (23, 5)] {
+                let priced = pricer.cycles(op, &basis, share, tasklets).unwrap();
+                let whole = model.dpu_cycles(&emulate(op, &limb, share, 1, tasklets, &model, 7).unwrap().busiest);
+                assert!(
+                    priced == whole,
+                    "{} N={} share {share}, {tasklets} tasklets: priced {priced} vs emulated {} cycles",
+                    op.name(),
+                    width.n,
+                    whole
+                );
+            }
+        }
+    }
+    // Rounds are emulated once each and reused.
+    let before = pricer.emulations;
+    pricer.cycles(CtOp::Add, &WIDTHS[0].basis().unwrap(), 37, 16).unwrap();
+    assert_eq!(pricer.emulations, before);
+}
+
+/// Bytes an operation streams, by hand: every operand read and every result written once.
+#[test]
+fn bytes_moved_count_operands_and_results() {
+    // add: a + b -> c, 2C polynomials each.
+    assert_eq!(CtOp::Add.bytes_moved(1, 1024, 1), 3 * 2 * 1024 * 4);
+    // mul: a0, a1, b0, b1 -> d0, d1, d2, C polynomials each, 4 limbs.
+    assert_eq!(CtOp::Mul.bytes_moved(10, 4096, 4), 7 * 10 * 4096 * 4 * 4);
+}
+
+fn quick() -> pimhe_bench::reproduce::gupta::GuptaReport {
+    let config = GuptaConfig { quick: true, repeat: 1, ..GuptaConfig::default() };
+    Gupta::run(&config, &NoProgress).unwrap()
+}
+
+/// `--quick` emulates every row's whole system as well and agrees with the priced time;
+/// the widths are the paper's; the sweep saturates where the revolver does.
+#[test]
+fn quick_run_checks_every_row_against_the_whole_system() {
+    let report = quick();
+    assert_eq!(report.dpus, QUICK_DPUS);
+    assert_eq!(report.rows.len(), 2 * 3 * 3);
+    for row in &report.rows {
+        let emulated = row.emulated_kernel_s.expect("every --quick row is emulated whole");
+        assert!((row.kernel_s / emulated - 1.0).abs() <= PRICING_TOLERANCE, "{row:?}");
+        assert_eq!(row.dpus_per_limb, QUICK_DPUS / row.limbs);
+        let cpu = row.cpu_s.expect("the CPU is measured");
+        assert!((row.speedup.unwrap() - cpu / row.kernel_s).abs() < 1e-9);
+    }
+    let widths: Vec<(u32, usize, usize)> = WIDTHS.iter().map(|w: &Width| (w.coefficient_bits, w.n, w.limbs)).collect();
+    assert_eq!(widths, [(27, 1024, 1), (54, 2048, 2), (109, 4096, 4)]);
+    // One tasklet issues every 11 cycles: 1 -> 11 tasklets is 11x faster on the compute-bound
+    // multiplication, and no faster beyond.
+    let at = |t: u32| report.sweep.iter().find(|r| r.op == CtOp::Mul && r.tasklets == t).unwrap().kernel_s;
+    assert!(at(1) / at(11) > 8.0, "1 tasklet {} vs 11 tasklets {}", at(1), at(11));
+    assert!((at(16) / at(11) - 1.0).abs() < 0.02);
+    assert_eq!(report.saturation(CtOp::Mul), Some(11));
+    // A quick run judges nothing: its rows say why. Every row has its own id.
+    let rows = Gupta::comparison(&report);
+    let ids: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids.len(), rows.len());
+    assert!(rows.iter().all(|r| r.within().is_none()), "a quick run judges no row");
+}
+
+/// A stated range is judged inside exactly when our figure lies in it.
+#[test]
+fn a_range_row_is_within_exactly_inside_the_range() {
+    let range: &StatedRange = FIG1_RANGES.iter().find(|r| r.versus == Versus::Cpu && r.low == 20.0).unwrap();
+    let basis = pimhe_bench::reproduce::Basis::Modeled { model: "m".into() };
+    let judge = |ours: f64| {
+        Comparison::new("x", "q", "x", "s", Some(range.middle()), Some(ours), basis.clone())
+            .judged(range.tolerance(), None)
+            .within()
+    };
+    assert_eq!([judge(20.001), judge(149.999), judge(85.0)], [Some(true); 3]);
+    assert_eq!([judge(19.9), judge(150.5)], [Some(false); 2]);
+}
+
+/// Through by_name (Python's path): the options are the flags; bad ones are refused.
+#[test]
+fn by_name_runs_quick_and_refuses_bad_options() {
+    let json = by_name::run("gupta", serde_json::json!({"quick": true, "skip_cpu": true}), &NoProgress).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["paper"], "gupta");
+    assert_eq!(report["model"], "upmem-v1b@1 (modeled)");
+    assert!(report["rows"].as_array().unwrap().iter().all(|r| r["cpu_s"].is_null()));
+    let error = by_name::run("gupta", serde_json::json!({"repeat": 0}), &NoProgress).unwrap_err();
+    assert!(error.is_usage() && error.to_string().contains("--repeat 0 is not allowed"), "{error}");
+    let error = by_name::run("gupta", serde_json::json!({"fast": true}), &NoProgress).unwrap_err();
+    assert!(error.is_usage() && error.to_string().contains("expected one of `quick`"), "{error}");
+}
+
+/// SEAL's times come from the file bench/compare/gupta_seal.py prints; a bad file is refused
+/// naming it and what is expected.
+#[test]
+fn seal_times_are_read_from_the_script_output() {
+    let dir = std::env::temp_dir().join(format!("pimhe-gupta-seal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("seal.json");
+    let widths: Vec<serde_json::Value> = WIDTHS
+        .iter()
+        .map(|w| {
+            serde_json::json!({"n": w.n, "coefficient_bits": w.coefficient_bits, "primes": [27],
+                "ciphertexts": 64, "add_s_per_ciphertext": 1e-5, "mul_s_per_ciphertext": 2e-3})
+        })
+        .collect();
+    std::fs::write(&good, serde_json::json!({"peer": "seal", "widths": widths}).to_string()).unwrap();
+    let config = GuptaConfig { quick: true, skip_cpu: true, seal_json: Some(good), ..GuptaConfig::default() };
+    let report = Gupta::run(&config, &NoProgress).unwrap();
+    for row in &report.rows {
+        let per = if row.op == CtOp::Add { 1e-5 } else { 2e-3 };
+        assert!((row.seal_s.unwrap() - per * row.ciphertexts as f64).abs() < 1e-12);
+    }
+    let rows = Gupta::comparison(&report);
+    let seal = rows.iter().find(|r| r.id == "fig1-mul-128b-seal-109b-20").unwrap();
+    let row =
+        report.rows.iter().find(|r| r.op == CtOp::Mul && r.coefficient_bits == 109 && r.ciphertexts == 20).unwrap();
+    assert!((seal.ours.unwrap() - 20.0 * 2e-3 / row.kernel_s).abs() < 1e-9);
+
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"widths\": [{\"n\": 1024}]}").unwrap();
+    let config = GuptaConfig { quick: true, skip_cpu: true, seal_json: Some(bad), ..GuptaConfig::default() };
+    let error = Gupta::run(&config, &NoProgress).unwrap_err();
+    assert!(error.is_usage() && error.to_string().contains("not the output of bench/compare/gupta_seal.py"), "{error}");
+    let missing = dir.join("missing.json");
+    let config = GuptaConfig { quick: true, seal_json: Some(missing), ..GuptaConfig::default() };
+    assert!(Gupta::run(&config, &NoProgress).unwrap_err().to_string().contains("cannot read it"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,155 @@
+/*
+ * tasklets.c: one DPU's tasklets as coroutines on the calling host thread (see tasklets.h).
+ *
+ * POSIX ucontext does the switching: portable C, and its one system call per switch (the
+ * signal mask) is cheap beside the scheduler round trips of the thread-per-tasklet design it
+ * replaces. The stacks are mapped once per host thread, each below a guard page, and reused by
+ * every launch that thread runs.
+ */
+#define _XOPEN_SOURCE 700 /* ucontext.h, MAP_ANONYMOUS through sys/mman.h on glibc */
+#define _DEFAULT_SOURCE
+
+#include "tasklets.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "pimhe_emu.h"
+
+/* getcontext and swapcontext return twice, and C lets the compiler clobber the locals of a
+ * function that calls them: the helpers that hold such locals stay out of line. */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
+/* Host stack of one tasklet: the kernel's frames plus the host's MRAM callback (Rust), whose
+ * depth is what needs room. The DPU's own stack budget is checked in WRAM, not here. */
+#define TASKLET_HOST_STACK (256u << 10)
+
+typedef struct {
+    ucontext_t scheduler;
+    ucontext_t tasklets[PIMHE_EMU_MAX_TASKLETS];
+    unsigned char ended[PIMHE_EMU_MAX_TASKLETS];
+    uint8_t *stacks; /* PIMHE_EMU_MAX_TASKLETS slots of guard page + TASKLET_HOST_STACK */
+    size_t slot_bytes, guard_bytes;
+    const pimhe_tasklet_ops_t *ops;
+    uint32_t current;
+} host_thread_t;
+
+static _Thread_local host_thread_t *tl_host;
+static pthread_key_t host_key;
+static pthread_once_t host_key_once = PTHREAD_ONCE_INIT;
+
+static void host_free(void *p) {
+    host_thread_t *h = (host_thread_t *)p;
+    munmap(h->stacks, h->slot_bytes * PIMHE_EMU_MAX_TASKLETS);
+    free(h);
+}
+
+static void host_key_create(void) {
+    (void)pthread_key_create(&host_key, host_free);
+}
+
+/* This thread's stacks and contexts, made on its first launch; NULL if the host is out of
+ * memory. */
+static OUT_OF_LINE host_thread_t *host_thread(void) {
+    if (tl_host != NULL) {
+        return tl_host;
+    }
+    if (pthread_once(&host_key_once, host_key_create) != 0) {
+        return NULL;
+    }
+    host_thread_t *h = (host_thread_t *)calloc(1, sizeof *h);
+    if (h == NULL) {
+        return NULL;
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    h->guard_bytes = page > 0 ? (size_t)page : 4096u;
+    h->slot_bytes = h->guard_bytes + TASKLET_HOST_STACK;
+    void *map = mmap(NULL, h->slot_bytes * PIMHE_EMU_MAX_TASKLETS, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) {
+        free(h);
+        return NULL;
+    }
+    h->stacks = (uint8_t *)map;
+    for (uint32_t t = 0; t < PIMHE_EMU_MAX_TASKLETS; t++) {
+        /* Stacks grow down: the guard page sits below each slot's stack. */
+        if (mprotect(h->stacks + t * h->slot_bytes, h->guard_bytes, PROT_NONE) != 0) {
+            host_free(h);
+            return NULL;
+        }
+    }
+    if (pthread_setspecific(host_key, h) != 0) {
+        host_free(h);
+        return NULL;
+    }
+    tl_host = h;
+    return h;
+}
+
+/* Switches from the scheduler to tasklet t until it yields or ends. */
+static int resume(host_thread_t *h, uint32_t t) {
+    return swapcontext(&h->scheduler, &h->tasklets[t]);
+}
+
+/* Every tasklet starts here, on its own stack; returning resumes the scheduler (uc_link). */
+static void tasklet_start(void) {
+    host_thread_t *h = tl_host;
+    const uint32_t id = h->current;
+    h->ops->body(h->ops->arg, id);
+    h->ended[id] = 1;
+}
+
+int pimhe_tasklets_run(uint32_t nr, const pimhe_tasklet_ops_t *ops) {
+    host_thread_t *h = host_thread();
+    if (h == NULL || nr > PIMHE_EMU_MAX_TASKLETS) {
+        return -1;
+    }
+    h->ops = ops;
+    for (uint32_t t = 0; t < nr; t++) {
+        ucontext_t *u = &h->tasklets[t];
+        if (getcontext(u) != 0) {
+            return -1;
+        }
+        u->uc_stack.ss_sp = h->stacks + t * h->slot_bytes + h->guard_bytes;
+        u->uc_stack.ss_size = TASKLET_HOST_STACK;
+        u->uc_link = &h->scheduler;
+        makecontext(u, tasklet_start, 0);
+        h->ended[t] = 0;
+    }
+    /* started[t]: a tasklet that has not run yet may always start. */
+    unsigned char started[PIMHE_EMU_MAX_TASKLETS] = {0};
+    uint32_t ended = 0;
+    while (ended < nr) {
+        int ran = 0;
+        for (uint32_t t = 0; t < nr; t++) {
+            if (h->ended[t] || (started[t] && !ops->may_resume(ops->arg, t))) {
+                continue;
+            }
+            started[t] = 1;
+            h->current = t;
+            ops->switch_in(ops->arg, t);
+            if (resume(h, t) != 0) {
+                return -1;
+            }
+            ops->switch_out(ops->arg, t);
+            ended += h->ended[t];
+            ran = 1;
+        }
+        if (!ran) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void pimhe_tasklets_yield(void) {
+    host_thread_t *h = tl_host;
+    (void)swapcontext(&h->tasklets[h->current], &h->scheduler);
+}
