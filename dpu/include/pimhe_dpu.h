@@ -83,8 +83,21 @@
  * variant and twiddle offsets are checked as the header's (same statuses; n and variant must
  * equal the header's), its command fields ignored. */
 #define PIMHE_OP_SET_PRIME 16u
+/* Raw polynomial operations in Z_q[x]/(x^n + 1) over a coefficient range (MHY+ IV-A;
+ * dpu/kernels/raw_poly.h), q the header's prime. `count` is a number of words here (even), not
+ * of sub-polynomials, and the header's n plays no part.
+ * RAW_ADD: dst0[j] := src0[j] + src1[j], j < count.  RAW_MUL: dst0[j] := src0[j] * src1[j].
+ * RAW_CONV: the textbook negacyclic product of the n-word polynomials a = src0 and b = src1,
+ * output coefficients [lo, lo + count) with lo = src[2] (even), n = src[3] (a power of two
+ * in [4, 2^30)): dst0[j] := sum_i a_i b_{(lo+j-i) mod n}, negated where lo + j - i < 0; the
+ * outputs dealt to the tasklets in chunks of scalar words (even, 2 .. the kernel's a-block).
+ * Bad operands (odd count or lo, lo + count > n, flags set, an operand past 2^32, a bad
+ * chunk): ERR_OPERAND. */
+#define PIMHE_OP_RAW_ADD 17u
+#define PIMHE_OP_RAW_MUL 18u
+#define PIMHE_OP_RAW_CONV 19u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_SET_PRIME
+#define PIMHE_OP_LAST PIMHE_OP_RAW_CONV
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u

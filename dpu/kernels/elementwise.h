@@ -112,9 +112,11 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
 #include "ew_fused.h"   /* TENSOR_SQ, CMAC, CADD, SUB_MULC: uses the definitions above */
 #include "conversion.h" /* BCONV, DIVIDE_LAST: likewise */
 
-static void ew_command(ctx_t *c, uint32_t op) {
+/* Runs element-wise `op` over `total` words of each operand (raw_poly.h's RAW_ADD and RAW_MUL
+ * run ADD and MUL over a coefficient range this way). With `spread`, chunks are halved (down
+ * to 2 words) until every tasklet gets one: a short range then still keeps all tasklets busy. */
+static void ew_words(ctx_t *c, uint32_t op, uint32_t total, int spread) {
     const pimhe_command_t *cmd = c->cmd;
-    const uint32_t total = cmd->count * c->n;
     const int fused = ew_fused_op(op), conversion = conversion_op(op);
     const uint32_t nbuf = fused                   ? ew_fused_buffers(op)
                           : conversion            ? conversion_buffers(op)
@@ -132,6 +134,10 @@ static void ew_command(ctx_t *c, uint32_t op) {
     const uint32_t broadcast = cmd->flags & PIMHE_FLAG_BROADCAST_SRC1;
     if (broadcast && chunk > c->n) {
         chunk = c->n;
+    }
+    while (spread && chunk > 2u && (total + chunk - 1u) / chunk < c->nt) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        chunk >>= 1;
     }
     COST(10 * COST_ALU);
     uint32_t *buf[4];
@@ -207,6 +213,11 @@ static void ew_command(ctx_t *c, uint32_t op) {
             break;
         }
     }
+}
+
+/* Runs element-wise `op` over the command's `count` sub-polynomials of N words. */
+static void ew_command(ctx_t *c, uint32_t op) {
+    ew_words(c, op, c->cmd->count * c->n, 0);
 }
 
 #endif /* PIMHE_ELEMENTWISE_H */

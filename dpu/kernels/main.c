@@ -43,7 +43,8 @@
  *   ntt.h           the NTT / INTT commands: dealing sub-polynomials, the INTT's last twiddle;
  *   elementwise.h   ADD, SUB, MUL, MAC, MULC, TENSOR, ew_fused.h's TENSOR_SQ, CMAC, CADD,
  *                   SUB_MULC and conversion.h's BCONV, DIVIDE_LAST (across primes);
- *   automorphism.h  AUTOMORPHISM.
+ *   automorphism.h  AUTOMORPHISM;
+ *   raw_poly.h      RAW_ADD, RAW_MUL, RAW_CONV (one polynomial over coefficient ranges, MHY+).
  * This file keeps the header checks (setup), SET_PRIME (set_prime), the command checks and
  * dispatch (run_command) and the command loop (main).
  *
@@ -71,6 +72,7 @@ BARRIER_INIT(pimhe_barrier, NR_TASKLETS);
 #include "ntt.h"          /* NTT, INTT: ntt_barrett.h, ntt_best.h */
 #include "elementwise.h"  /* ADD .. TENSOR, and the fused kernels of ew_fused.h */
 #include "automorphism.h" /* AUTOMORPHISM */
+#include "raw_poly.h"     /* RAW_ADD, RAW_MUL, RAW_CONV */
 
 /* ------------------------------------------------------------------------------------------ */
 /* setup, validation and the command loop                                                       */
@@ -206,6 +208,11 @@ static uint32_t run_command(ctx_t *c) {
     if (op == PIMHE_OP_SET_PRIME) {
         KERNEL_PHASE("set_prime");
         return set_prime(c);
+    }
+    if (raw_poly_op(op)) {
+        COST(COST_STORE);
+        c->bitrev_ready = 0; /* the command overwrites the work area */
+        return raw_poly_command(c);
     }
     const uint32_t srcs = op == PIMHE_OP_TENSOR ? 4u
                           : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT || op == PIMHE_OP_MULC ||

@@ -19,7 +19,7 @@ use pimhe_bench::NoProgress;
 use crate::errors::{error, parameter, IntoPy, Kind};
 use crate::progress::PyProgress;
 
-/// The reproduction of the paper `name` (dramatic, gupta, anaheim, ceram) with `options`, a JSON object
+/// The reproduction of the paper `name` (dramatic, mhy, gupta, anaheim, ceram) with `options`, a JSON object
 /// of its CLI flags by Python's names (a missing one takes its default; an unknown one is a
 /// `ParameterError` naming the allowed ones), as the JSON of its whole report: `paper`,
 /// `citation`, the paper's own report's fields, and `comparison`, the rows every paper shares.

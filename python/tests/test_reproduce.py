@@ -87,6 +87,39 @@ def test_ceram_tables_beside_seed_004():
     assert str(result).startswith("ceram (Optimizing the full-RNS B/FV scheme") and "177 figures; " in str(result)
 
 
+def test_mhy_quick_rows_beside_seed_001():
+    result = pimhe.reproduce("mhy", quick=True)
+    rows = check_rows(result, "mhy")
+    # Section IV-A's stated ratios (seed 001's text): 7x, 5x, 3.7x, 1397x, 898x, 9x, 6x, 3x.
+    stated = {
+        "fig3a-add-cpu-faster": 7,
+        "fig3a-add-dpu-faster": 5,
+        "fig3c-conv-cpu-faster": 3.7,
+        "fig3c-conv-dpu-faster": 1397,
+        "fig3c-conv-dpu-faster-with-copies": 898,
+        "fig3e-mul-cpu-faster": 9,
+        "fig3e-mul-dpu-faster": 6,
+        "fig3e-mul-cpu-faster-with-copies": 3,
+    }
+    for id, published in stated.items():
+        assert rows[id].published == published
+    # Only the conv claim over 2^10, 2^12 has its lengths in a quick run.
+    assert rows["fig3c-conv-cpu-faster"].ours is not None
+    assert rows["fig3a-add-dpu-faster"].ours is None and "--quick" in rows["fig3a-add-dpu-faster"].why_not
+    # Table II: alpha = 1/3 for the addition, (n^2 + (n-1)^2) / 3n for the convolution.
+    assert rows["table2-alpha-add-1024"].published == pytest.approx(1 / 3)
+    assert rows["table2-alpha-conv-4096"].published == pytest.approx((4096**2 + 4095**2) / (3 * 4096))
+    # Every quick row was executed whole on the emulated DPUs and equals the CPU loop.
+    for r in result.report["by_n"] + result.report["by_dpus"]:
+        assert r["executed_equal"] is True
+    assert [r["dpus"] for r in result.report["by_dpus"] if r["op"] == "add"] == [64, 128, 256, 512, 1024]
+    # DRAMatic's Table 2: MHY+'s NTT of 64 ciphertexts on 128 DPUs, 2.542 s of compute.
+    if os.path.exists(CSV):
+        peers = result.report["dramatic_peers"]["rows"]
+        mhy = [p for p in peers if p["peer"]["ciphertexts"] == 64 and p["peer"]["operation"] == "NTT"]
+        assert mhy[0]["peer"]["compute_s"] == 2.542 and mhy[0]["dramatic"]["compute_s"] == 0.042
+
+
 def test_gupta_quick_fig1_checked_on_the_emulator():
     result = pimhe.reproduce("gupta", quick=True, repeat=1, progress=False)
     rows = check_rows(result, "gupta")
@@ -113,7 +146,9 @@ def test_options_are_each_papers_own():
         pimhe.reproduce("anaheim", skip_cpu=True)
     with pytest.raises(pimhe.ParameterError, match="expected one of `skip_cpu`, `repeat`, `threads`, `seal_python`"):
         pimhe.reproduce("ceram", workload_n=0)
-    with pytest.raises(pimhe.ParameterError, match="choose one of dramatic, gupta, anaheim, ceram"):
+    with pytest.raises(pimhe.ParameterError, match="expected `quick` or `skip_cpu`"):
+        pimhe.reproduce("mhy", quik=True)
+    with pytest.raises(pimhe.ParameterError, match="choose one of dramatic, mhy, gupta, anaheim, ceram"):
         pimhe.reproduce("sealpir")
 
 

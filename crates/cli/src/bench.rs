@@ -37,7 +37,7 @@ pub struct BenchCommand {
 #[derive(Debug, Clone, Subcommand)]
 pub enum BenchAction {
     /// Reproduce a seed paper's experiments beside its published numbers: one subcommand per
-    /// paper (dramatic, gupta, anaheim, ceram) with its own flags.
+    /// paper (dramatic, mhy, gupta, anaheim, ceram) with its own flags.
     Reproduce(crate::reproduce::ReproduceArgs),
     /// Time a scheme's operations (encrypt, decrypt, multiply, relinearize, modulus switching,
     /// NTT) per ciphertext batch on the 128-bit preset of a ring degree.

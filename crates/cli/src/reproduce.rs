@@ -1,4 +1,4 @@
-//! `pimhe bench reproduce dramatic|gupta|anaheim|ceram`: one subcommand per paper with its own flags,
+//! `pimhe bench reproduce dramatic|mhy|gupta|anaheim|ceram`: one subcommand per paper with its own flags,
 //! turned into the paper's configuration and printed by the library's one printer
 //! ([`pimhe_bench::reproduce::report_text`], [`pimhe_bench::reproduce::report_json`]).
 //! DRAMatic's rows are printed as they are made (a progress bar on stderr counts them).
@@ -10,6 +10,7 @@ use pimhe_bench::reproduce::anaheim::{Anaheim, AnaheimConfig};
 use pimhe_bench::reproduce::ceram::{Ceram, CeramConfig};
 use pimhe_bench::reproduce::dramatic::{Dramatic, DramaticConfig, DramaticRun, RowReport, DEFAULT_MAX_EMULATION_S};
 use pimhe_bench::reproduce::gupta::{Gupta, GuptaConfig};
+use pimhe_bench::reproduce::mhy::{Mhy, MhyConfig};
 use pimhe_bench::reproduce::{comparison_text, report_json, report_text, with_comparison, Reproduction};
 use pimhe_bench::{format::to_json, Render};
 
@@ -28,6 +29,10 @@ pub struct ReproduceArgs {
 /// The papers whose experiments can be reproduced.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Paper {
+    /// MHY+ (Fig. 3 and Table II: raw polynomial addition, textbook convolution and
+    /// coefficient-wise multiplication over coefficient ranges of up to 1024 DPUs, modeled, beside
+    /// a CPU loop measured here and scaled to the paper's 16 threads).
+    Mhy(MhyArgs),
     /// DRAMatic (Tables 2-5, section 5's what-ifs): NTT, iNTT, BGV multiplication and the
     /// combined pipeline on the emulated UPMEM backend.
     Dramatic(DramaticArgs),
@@ -41,6 +46,30 @@ pub enum Paper {
     /// The CE-RAM B/FV paper (Tables 2, 3, 4 modeled beside the published ratios; Table 6 with
     /// the CPU side measured: pimhe's cpu backend and SEAL, if installed).
     Ceram(CeramArgs),
+}
+
+/// Arguments of `pimhe bench reproduce mhy`.
+#[derive(Debug, Clone, Args)]
+pub struct MhyArgs {
+    /// Two small lengths (2^10, 2^12; scaling at 2^12), every row also executed whole on the
+    /// emulated DPUs and checked against the CPU loop: seconds.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Model only: time no CPU loop (the stated ratios are then not judged).
+    #[arg(long)]
+    pub skip_cpu: bool,
+
+    /// Print one JSON object (the report, with every published figure beside ours under
+    /// `comparison`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl From<&MhyArgs> for MhyConfig {
+    fn from(args: &MhyArgs) -> Self {
+        Self { quick: args.quick, skip_cpu: args.skip_cpu }
+    }
 }
 
 /// Arguments of `pimhe bench reproduce dramatic`.
@@ -224,6 +253,7 @@ impl From<&CeramArgs> for CeramConfig {
 /// Runs `pimhe bench reproduce PAPER`.
 pub fn run(args: &ReproduceArgs) -> Result<()> {
     match &args.paper {
+        Paper::Mhy(args) => print_whole::<Mhy>(&args.into(), args.json),
         Paper::Dramatic(args) => run_dramatic(args),
         Paper::Gupta(args) => print_whole::<Gupta>(&args.into(), args.json),
         Paper::Anaheim(args) => print_whole::<Anaheim>(&args.into(), args.json),

@@ -1,4 +1,4 @@
-//! `pimhe bench reproduce dramatic|gupta|anaheim|ceram` through the built binary: each paper its own
+//! `pimhe bench reproduce dramatic|mhy|gupta|anaheim|ceram` through the built binary: each paper its own
 //! subcommand with only its own flags (another paper's flag is refused by the parser), and each
 //! printing its published figures beside ours in the common rows, in text and JSON.
 
@@ -40,6 +40,8 @@ fn each_paper_refuses_the_other_papers_flags() {
         ("ceram", &["--workload-n", "8192"][..]),
         ("ceram", &["--kernel", "barrett"][..]),
         ("ceram", &["--max-emulation-s", "2"][..]),
+        ("mhy", &["--kernel", "best"][..]),
+        ("mhy", &["--repeat", "3"][..]),
     ] {
         let mut args = vec!["bench", "reproduce", paper];
         args.extend_from_slice(foreign);
@@ -74,6 +76,7 @@ fn each_paper_lists_only_its_own_flags() {
             &["--skip-cpu", "--repeat", "--threads", "--seal-python", "--json"][..],
             &["--kernel", "--workload-n"][..],
         ),
+        ("mhy", &["--quick", "--skip-cpu", "--json"][..], &["--kernel", "--repeat", "--threads"][..]),
     ] {
         let help = stdout(&pimhe(&["bench", "reproduce", paper, "--help"]));
         for flag in own {
@@ -111,10 +114,12 @@ fn dramatic_rows_carry_their_comparison_in_text_and_json() {
 }
 
 #[test]
-fn anaheim_and_ceram_add_the_comparison_to_their_report() {
-    for (paper, extra, report_field) in
-        [("anaheim", &["--workload-n", "0"][..], "micro"), ("ceram", &["--skip-cpu"][..], "tables")]
-    {
+fn anaheim_ceram_and_mhy_add_the_comparison_to_their_report() {
+    for (paper, extra, report_field) in [
+        ("anaheim", &["--workload-n", "0"][..], "micro"),
+        ("ceram", &["--skip-cpu"][..], "tables"),
+        ("mhy", &["--quick", "--skip-cpu"][..], "by_n"),
+    ] {
         let mut args = vec!["bench", "reproduce", paper, "--json"];
         args.extend_from_slice(extra);
         let output = pimhe(&args);

@@ -13,4 +13,5 @@ pub mod emulator;
 pub mod hardware;
 pub mod layout;
 pub mod model;
+pub mod raw_poly;
 pub mod runtime;

@@ -5,6 +5,8 @@
 //!
 //! - [`dramatic`]: DRAMatic's Tables 2-5 and section 5 on the emulated UPMEM backend;
 //! - [`anaheim`]: Anaheim's Fig. 9 and CKKS operations on the GPU + near-bank PIM model;
+//! - [`mhy`]: MHY+'s Fig. 3 and Table II (raw polynomial operations over coefficient ranges)
+//!   on the UPMEM model, the CPU side measured here;
 //! - [`ceram`]: the CE-RAM B/FV paper's Tables 2, 3, 4 and 6 from the `ceram` model, Table 6's
 //!   CPU side measured on this machine;
 //! - [`gupta`]: Gupta et al.'s BFV vector addition and multiplication (Fig. 1) on the paper's
@@ -41,6 +43,7 @@ pub mod by_name;
 pub mod ceram;
 pub mod dramatic;
 pub mod gupta;
+pub mod mhy;
 
 use std::collections::BTreeMap;
 

@@ -106,11 +106,20 @@ pub enum Opcode {
     /// The following commands work modulo the prime of the 64-byte prime record at `src[0]`
     /// (a [`PimheHeader`], checked as the launch's header).
     SetPrime = 16,
+    /// `dst0[j] := src0[j] + src1[j]` for `j < count` words (`count` even): one coefficient
+    /// range of a raw polynomial (MHY+ IV-A; the header's N plays no part).
+    RawAdd = 17,
+    /// `dst0[j] := src0[j] * src1[j]` for `j < count` words, as [`Opcode::RawAdd`].
+    RawMul = 18,
+    /// The textbook negacyclic product of the n-word polynomials `src0` and `src1` in
+    /// Z_q[x]/(x^n + 1), output coefficients `[lo, lo + count)` into `dst0`, with `lo = src[2]`
+    /// (even) and `n = src[3]` ([`PimheCommand::raw_conv`]).
+    RawConv = 19,
 }
 
 impl Opcode {
     /// Every opcode, in numeric order.
-    pub const ALL: [Opcode; 16] = [
+    pub const ALL: [Opcode; 19] = [
         Opcode::Ntt,
         Opcode::Intt,
         Opcode::Add,
@@ -127,6 +136,9 @@ impl Opcode {
         Opcode::BConv,
         Opcode::DivideLast,
         Opcode::SetPrime,
+        Opcode::RawAdd,
+        Opcode::RawMul,
+        Opcode::RawConv,
     ];
 }
 
@@ -497,6 +509,24 @@ impl PimheCommand {
         Self::new(Opcode::SetPrime, 0, [record, 0, 0, 0], [0; 3])
     }
 
+    /// `dst[j] := a[j] + b[j]` for `j < words` (even): a coefficient range of a raw polynomial.
+    pub fn raw_add(dst: u32, a: u32, b: u32, words: u32) -> Self {
+        Self::new(Opcode::RawAdd, words, [a, b, 0, 0], [dst, 0, 0])
+    }
+
+    /// `dst[j] := a[j] * b[j]` for `j < words` (even).
+    pub fn raw_mul(dst: u32, a: u32, b: u32, words: u32) -> Self {
+        Self::new(Opcode::RawMul, words, [a, b, 0, 0], [dst, 0, 0])
+    }
+
+    /// Coefficients `[lo, lo + words)` of the negacyclic product of the `n`-word polynomials
+    /// at `a` and `b` into `dst` (`lo` and `words` even, `lo + words <= n`, n a power of two),
+    /// dealt to the tasklets in chunks of `chunk` words (even, at most the kernel's a-block:
+    /// `raw_poly::conv_chunk_words`).
+    pub fn raw_conv(dst: u32, a: u32, b: u32, lo: u32, n: u32, words: u32, chunk: u32) -> Self {
+        Self { scalar: chunk, ..Self::new(Opcode::RawConv, words, [a, b, lo, n], [dst, 0, 0]) }
+    }
+
     fn words(&self) -> [u32; 12] {
         let (s, d) = (self.src, self.dst);
         [self.opcode, self.count, s[0], s[1], s[2], s[3], d[0], d[1], d[2], self.scalar, self.scalar_shoup, self.flags]
@@ -583,7 +613,7 @@ mod tests {
         let mut c = [0u32; 64];
         let entries = crate::emulator::c_opcodes(&mut c);
         let mut rust: Vec<u32> = Opcode::ALL.iter().map(|&op| op as u32).collect();
-        rust.extend([Opcode::Ntt as u32, Opcode::SetPrime as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        rust.extend([Opcode::Ntt as u32, Opcode::RawConv as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
         rust.extend([FLAG_ACCUMULATE, FLAG_CENTRED]);
         rust.extend(Variant::ALL.iter().map(|&v| v as u32));
         rust.extend([
