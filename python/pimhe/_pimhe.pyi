@@ -686,6 +686,9 @@ class BootstrapPlan:
     def key_count(self) -> int: ...
     @property
     def galois_key_bytes(self) -> int: ...
+    def check_message_range(self, decryptor: Decryptor, a: CiphertextBatch) -> None:
+        """The client's check that ``a`` is within EvalMod's range (message coefficients at most
+        q0 / 2^5); raises ``ParameterError`` otherwise (an evaluator cannot tell)."""
     def keygen(
         self, secret_key: SecretKey, *, seed: Optional[int] = None, backend: _BackendArg = None
     ) -> GaloisKeys:

@@ -24,8 +24,9 @@ use pimhe_schemes::serial::Access;
 use pimhe_schemes::SchemeError;
 
 use crate::backend::resolve;
-use crate::batch::CiphertextBatch;
+use crate::batch::{unwrap, CiphertextBatch};
 use crate::context::{AnyContext, Context};
+use crate::crypto::Decryptor;
 use crate::errors::{error, mismatch, scheme_error, IntoPy, Kind};
 use crate::evaluator::{unary, EvFam, Evaluator};
 use crate::family::{ByScheme, Dev, DevFamily, OnDev};
@@ -165,6 +166,21 @@ impl BootstrapPlan {
     #[getter]
     fn galois_key_bytes(&self) -> usize {
         self.plan.galois_key_bytes()
+    }
+
+    /// The client's check that every ciphertext of `a` is within EvalMod's range, with its
+    /// `decryptor` (the secret key's): message coefficients at most q0 / 2^5. Beyond it
+    /// bootstrapping returns wrong values with no sign of it, and an evaluator, without the
+    /// secret key, cannot tell; so a client runs this on what it sends to be bootstrapped.
+    /// Raises `ParameterError` saying by how much to scale the values down.
+    fn check_message_range(&self, py: Python<'_>, decryptor: &Decryptor, a: &CiphertextBatch) -> PyResult<()> {
+        let ByScheme::Ckks(per_dev) = &decryptor.inner else {
+            return Err(mismatch(format!("the decryptor is for {}; this plan is CKKS", decryptor.inner.label())));
+        };
+        on_dev!(per_dev, B, d => {
+            let batch = unwrap::<CkksContext, B>(a, d.backend(), "the batch")?;
+            d.with_value(|dec| py.allow_threads(|| self.plan.check_message_range(dec, batch))).py_err()
+        })
     }
 
     /// Exactly the plan's Galois keys, from the secret key (made under the plan's context), on

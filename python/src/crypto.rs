@@ -66,7 +66,7 @@ pub struct Encryptor {
 /// when dropped). Make one with `ctx.decryptor(secret_key, backend)`.
 #[pyclass(frozen, module = "pimhe._pimhe")]
 pub struct Decryptor {
-    inner: ByScheme<DecFam>,
+    pub(crate) inner: ByScheme<DecFam>,
 }
 
 fn sampler(seed: Option<u64>) -> PyResult<Option<Sampler>> {

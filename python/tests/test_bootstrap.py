@@ -167,6 +167,20 @@ def test_unbootstrappable_parameters_and_inputs_are_refused(boot, rng):
         ev.bootstrap(ev.drop_to_level(enc.encrypt(rng.uniform(-1, 1, ctx.slots), scale=2.0**58), ctx.min_level))
 
 
+def test_values_beyond_eval_mods_range_are_told_by_the_clients_check(boot, rng):
+    ctx, plan, _, _, ev, enc, dec = boot
+    x = rng.uniform(-1, 1, ctx.slots) + 1j * rng.uniform(-1, 1, ctx.slots)
+    plan.check_message_range(dec, low(ev, enc, ctx, x))
+    large = low(ev, enc, ctx, 512 * x)
+    with pytest.raises(pimhe.ParameterError, match="outside bootstrapping's range.*scale the values down"):
+        plan.check_message_range(dec, large)
+    # What it tells: the evaluator bootstraps them without complaint, into wrong values.
+    assert np.abs(dec.decrypt(ev.bootstrap(large), complex=True)[0] - 512 * x).max() > 1.0
+    bgv = pimhe.Context.bgv(n=4096)
+    with pytest.raises(pimhe.MismatchError, match="this plan is CKKS"):
+        plan.check_message_range(bgv.decryptor(bgv.keygen().secret_key), large)
+
+
 def test_a_dense_secret_bootstraps_through_encapsulation_keys(rng, tmp_path):
     """A dense (uniform ternary) secret: the plan asks for encapsulation keys, which travel
     compressed; without them the evaluator refuses; with them the slots come back (the Rust
