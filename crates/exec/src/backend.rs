@@ -188,6 +188,15 @@ pub trait Backend: Send + Sync {
     /// representation; the output keeps `a`'s.
     fn mod_down_last(&self, a: &Self::Buffer, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
 
+    /// [`Backend::mod_down_last`] into `a` itself: `a` becomes the quotient, over its basis
+    /// without the last prime (the hot path of rescaling, where the input is not needed
+    /// afterwards). Bit-identical to `*a = mod_down_last(a, plain_modulus)?`, which is the
+    /// default; the CPU backend divides in place, without a second batch.
+    fn mod_down_last_in_place(&self, a: &mut Self::Buffer, plain_modulus: Option<Modulus>) -> Result<()> {
+        *a = self.mod_down_last(a, plain_modulus)?;
+        Ok(())
+    }
+
     /// Divides by the product P of the last `count` primes of `a`'s basis and drops them: the
     /// ModDown of hybrid key switching (and of BFV's rescaling by several primes). Computes
     /// `(a - delta) / P` with delta = `FastBConv([a]_P)` to the kept primes, FastBConv's scaled
