@@ -110,44 +110,6 @@ impl Sampler {
         }
     }
 
-    /// Expands this stream into `per_limb` uniform residues modulo each of `moduli` in turn:
-    /// the same residues, in the same order, as [`Sampler::extend_uniform`] called for each
-    /// modulus, but read from the stream a block of words at a time instead of a call per word
-    /// (the expansion of a key's uniform polynomials is most of its generation). It consumes
-    /// the sampler: it may have read words past the last residue.
-    ///
-    /// ```
-    /// use pimhe_math::{Modulus, Sampler};
-    /// let moduli = [Modulus::new(97).unwrap(), Modulus::new(65537).unwrap()];
-    /// let mut one_by_one = Sampler::from_seed([7; 32]);
-    /// let mut expected = Vec::new();
-    /// moduli.iter().for_each(|q| one_by_one.extend_uniform(q, 100, &mut expected));
-    /// assert_eq!(Sampler::from_seed([7; 32]).into_uniform_limbs(&moduli, 100), expected);
-    /// ```
-    pub fn into_uniform_limbs(mut self, moduli: &[Modulus], per_limb: usize) -> Vec<u32> {
-        const WORDS: usize = 64;
-        let mut out = vec![0u32; moduli.len() * per_limb];
-        let (mut bytes, mut next) = ([0u8; 4 * WORDS], WORDS);
-        for (q, limb) in moduli.iter().zip(out.chunks_exact_mut(per_limb.max(1))) {
-            let (q, threshold) = (q.value() as u64, lemire_threshold(q.value()));
-            let mut filled = 0;
-            while filled < limb.len() {
-                if next == WORDS {
-                    self.rng.fill_bytes(&mut bytes);
-                    next = 0;
-                }
-                let word = u32::from_le_bytes(bytes[4 * next..4 * next + 4].try_into().expect("four bytes"));
-                next += 1;
-                let product = u64::from(word) * q;
-                if (product as u32) >= threshold {
-                    limb[filled] = (product >> 32) as u32;
-                    filled += 1;
-                }
-            }
-        }
-        out
-    }
-
     /// One residue by Lemire's method: the high half of r q for the first 32-bit word r of the
     /// stream whose product's low half is at least `threshold`.
     #[inline(always)]

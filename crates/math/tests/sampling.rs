@@ -214,18 +214,3 @@ fn extend_uniform_is_the_same_stream_as_one_residue_at_a_time() {
         assert_eq!(Sampler::from_seed([7; 32]).uniform_vec(&modulus, 5000), expected);
     }
 }
-
-#[test]
-fn block_expansion_is_the_word_by_word_one() {
-    // 858_993_461 (just above 2^32 / 5) rejects a fifth of the words (2^32 mod q is close to
-    // q), 97 almost none: limbs end at many offsets inside a block of words.
-    let moduli: Vec<Modulus> = [858_993_461u64, 1_073_479_681, 97].iter().map(|&q| Modulus::new(q).unwrap()).collect();
-    for per_limb in [0, 1, 63, 64, 65, 1000] {
-        for seed in 0..4u8 {
-            let mut one_by_one = Sampler::from_seed([seed; 32]);
-            let mut expected = Vec::new();
-            moduli.iter().for_each(|q| one_by_one.extend_uniform(q, per_limb, &mut expected));
-            assert_eq!(Sampler::from_seed([seed; 32]).into_uniform_limbs(&moduli, per_limb), expected);
-        }
-    }
-}

@@ -109,8 +109,14 @@ pub(crate) type Seed = [u8; 32];
 /// prime ([`Sampler::uniform`]). Since the stream is read limb by limb, the expansion over a
 /// prefix of a basis is the prefix of the expansion over the basis.
 pub(crate) fn expand_uniform(seed: &Seed, basis: &Arc<RingBasis>, count: usize) -> Result<PolyBatch> {
-    let data = Sampler::from_seed(*seed).into_uniform_limbs(&basis.moduli(), count * basis.degree());
-    Ok(PolyBatch::from_data(basis, count, Representation::Ntt, data)?)
+    let mut sampler = Sampler::from_seed(*seed);
+    let per_limb = count * basis.degree();
+    let mut data = Vec::with_capacity(basis.len() * per_limb);
+    for q in basis.moduli() {
+        sampler.extend_uniform(&q, per_limb, &mut data);
+    }
+    // Lemire's method gives residues below each prime: no pass to check them.
+    Ok(PolyBatch::from_reduced_data(basis, count, Representation::Ntt, data)?)
 }
 
 /// A device buffer of secret material (a secret, a product a s, encryption errors) that is
