@@ -207,6 +207,15 @@ pub trait Backend: Send + Sync {
     /// either representation and the output keeps `a`'s.
     fn mod_down(&self, a: &Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
 
+    /// [`Backend::mod_down`] into `a` itself: `a` becomes the quotient over its basis without
+    /// the last `count` primes (rescaling by a level of several primes, where the input is not
+    /// needed afterwards). Bit-identical to `*a = mod_down(a, count, plain_modulus)?`, which
+    /// is the default; the CPU backend divides in place, without copying the input first.
+    fn mod_down_in_place(&self, a: &mut Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
+        *a = self.mod_down(a, count, plain_modulus)?;
+        Ok(())
+    }
+
     /// The ring automorphism X -> X^k (the Galois element k odd, taken modulo 2N) of every
     /// polynomial of `a`, in either representation; the output keeps `a`'s representation and
     /// basis. Slot rotations and conjugation are such maps (CKKS's X -> X^(5^r), X -> X^-1). In

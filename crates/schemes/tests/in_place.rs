@@ -2,7 +2,7 @@
 //! (property tests): `add_assign(a, b)` leaves in `a` exactly what `add(a, b)` returns (same
 //! components, level and tag), whether a and b are at one level, a is the lower one (b is
 //! brought down, a added into in place), the higher one (a replaced), or has a third
-//! component; `rescale_in_place` leaves exactly what `rescale` returns, and
+//! component; `rescale_in_place` leaves exactly what `rescale` returns (one prime per level or two), and
 //! `multiply_relin_rescale` (which rescales in place) is the composed product.
 
 use std::sync::Arc;
@@ -28,13 +28,20 @@ struct Setup {
     relin: RelinKey,
 }
 
-fn setup() -> Setup {
+/// CKKS at N = 1024, depth 3, the builder's scale or one of `scale_bits`.
+fn setup_at(scale_bits: Option<u32>) -> Setup {
     let backend = CpuBackend::new(Some(2)).unwrap();
-    let ctx = CkksContext::new(CkksParameters::builder(1024).depth(3).allow_insecure().build().unwrap()).unwrap();
+    let builder = CkksParameters::builder(1024).depth(3).allow_insecure();
+    let params = scale_bits.map_or(builder.clone(), |bits| builder.scale_bits(bits)).build().unwrap();
+    let ctx = CkksContext::new(params).unwrap();
     let mut keygen = KeyGenerator::with_sampler(&backend, &ctx, Sampler::from_seed_u64(5));
     let secret = keygen.secret_key().unwrap();
     let relin = keygen.relin_key(&secret).unwrap();
     Setup { backend, ctx, secret, relin }
+}
+
+fn setup() -> Setup {
+    setup_at(None)
 }
 
 /// `count` ciphertexts of random values from `seed`.
@@ -84,8 +91,10 @@ proptest! {
     }
 
     #[test]
-    fn rescaling_in_place_is_rescaling(seed in any::<u64>(), count in 1usize..=3) {
-        let s = setup();
+    fn rescaling_in_place_is_rescaling(seed in any::<u64>(), count in 1usize..=3, two_primes in any::<bool>()) {
+        // A 28-bit scale takes one prime per level, a 50-bit one two (primes are below 2^30).
+        let s = setup_at(Some(if two_primes { 50 } else { 28 }));
+        prop_assert_eq!(s.ctx.params().primes_per_level(), if two_primes { 2 } else { 1 });
         let evaluator = Evaluator::new(&s.backend, &s.ctx).with_relin_key(&s.relin).unwrap();
         let (x, y) = (encrypt(&s, seed, count), encrypt(&s, seed ^ 1, count));
         let product = || evaluator.relinearize(&evaluator.multiply(&x, &y).unwrap()).unwrap();

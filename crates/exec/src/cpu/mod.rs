@@ -249,6 +249,12 @@ impl CpuBackend {
     /// [`Backend::mod_down`] of a batch the caller gives up: the kept limbs are rewritten in
     /// place and the dropped ones cut off, so the division allocates nothing of the batch's size.
     fn mod_down_owned(&self, mut a: PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
+        self.divide_in_place(&mut a, count, plain_modulus)?;
+        Ok(a)
+    }
+
+    /// [`Backend::mod_down`] into `a` itself (left as it was where the division is refused).
+    fn divide_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
         let basis = a.basis().clone();
         let limbs = basis.len();
         if count == 0 || count >= limbs {
@@ -347,7 +353,7 @@ impl CpuBackend {
                 Ok::<_, ExecError>(())
             },
         )?;
-        Ok(a)
+        Ok(())
     }
 }
 
@@ -579,6 +585,10 @@ impl Backend for CpuBackend {
 
     fn mod_down(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
         self.mod_down_owned(a.clone(), count, plain_modulus)
+    }
+
+    fn mod_down_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
+        self.divide_in_place(a, count, plain_modulus)
     }
 
     fn automorphism(&self, a: &PolyBatch, k: usize) -> Result<PolyBatch> {

@@ -246,10 +246,10 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
         Ok(a.derive(parts, level, tag))
     }
 
-    /// [`Evaluator::rescale`] of `a` into `a` itself, bit for bit the same result: where one
-    /// prime is dropped (every preset with one prime per level) each component is divided in
-    /// place ([`Backend::mod_down_last_in_place`]), without a second batch. `a` is unchanged
-    /// when it is refused.
+    /// [`Evaluator::rescale`] of `a` into `a` itself, bit for bit the same result: each
+    /// component is divided in place ([`Backend::mod_down_last_in_place`] where one prime is
+    /// dropped, [`Backend::mod_down_in_place`] where a level has several), without a second
+    /// batch. `a` is unchanged when it is refused.
     ///
     /// ```
     /// use num_complex::Complex64;
@@ -274,7 +274,7 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
             }
         } else {
             for part in &mut a.parts {
-                *part = self.backend.mod_down(part, dropped, None)?;
+                self.backend.mod_down_in_place(part, dropped, None)?;
             }
         }
         (a.level, a.tag) = (level, tag);
