@@ -16,7 +16,6 @@ use pimhe_exec::Backend;
 use pimhe_schemes::rlwe::{CiphertextBatch, RlweScheme};
 use serde::Serialize;
 
-use super::rounds::OpTiming;
 use crate::error::Result;
 use crate::measure::bandwidth::{self, BandwidthConfig};
 
@@ -52,24 +51,10 @@ pub(crate) fn measure_bandwidth(threads: usize) -> Result<f64> {
     Ok(bandwidth::run(&BandwidthConfig { mib: 256, repeat: 3, threads: Some(threads) })?.best_gb_per_s)
 }
 
-/// Fills each row's [`BandwidthUse`] from the bytes it recorded and `gb_per_s`.
-pub(crate) fn attach(ops: &mut [OpTiming], gb_per_s: f64) {
-    for op in ops {
-        if let Some(bytes) = op.bytes_moved {
-            let fraction = |seconds: f64| bytes as f64 / seconds / (gb_per_s * 1e9);
-            op.bandwidth = Some(BandwidthUse {
-                bytes_moved: bytes,
-                measured_gb_per_s: gb_per_s,
-                best_fraction: fraction(op.best_s),
-                median_fraction: fraction(op.median_s),
-            });
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::scheme::rounds::{attach, OpTiming};
 
     #[test]
     fn the_fraction_is_bytes_over_time_over_bandwidth() {

@@ -22,9 +22,10 @@ use pimhe_schemes::SchemeError;
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
-use super::bandwidth_use::{attach, ciphertext_bytes};
+use super::bandwidth_use::ciphertext_bytes;
 use super::config::SchemeConfig;
 use super::on_backend::on_backend;
+use super::rounds::attach;
 use super::rounds::{ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds};
 use crate::error::{BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};

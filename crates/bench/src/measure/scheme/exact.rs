@@ -16,10 +16,11 @@ use crate::error::{check_threads, BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};
 use crate::measure::inputs::{random_slots, seed_stream};
 
-use super::bandwidth_use::{attach, ciphertext_bytes};
+use super::bandwidth_use::ciphertext_bytes;
 use super::config::{validate, SchemeConfig};
 use super::modeled::ModeledOps;
 use super::on_backend::on_backend;
+use super::rounds::attach;
 use super::rounds::{check_product, check_slots, ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds};
 
 /// The parameters a report was measured with.

@@ -212,3 +212,18 @@ pub(crate) fn check_slots(
     }
     Ok(())
 }
+
+/// Fills each row's [`BandwidthUse`] from the bytes it recorded and `gb_per_s`.
+pub(crate) fn attach(ops: &mut [OpTiming], gb_per_s: f64) {
+    for op in ops {
+        if let Some(bytes) = op.bytes_moved {
+            let fraction = |seconds: f64| bytes as f64 / seconds / (gb_per_s * 1e9);
+            op.bandwidth = Some(BandwidthUse {
+                bytes_moved: bytes,
+                measured_gb_per_s: gb_per_s,
+                best_fraction: fraction(op.best_s),
+                median_fraction: fraction(op.median_s),
+            });
+        }
+    }
+}
