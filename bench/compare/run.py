@@ -264,6 +264,7 @@ def run_pimhe(binary, scheme, n, batch, args):
                 "median_s": o["median_per_ciphertext_s"],
                 "best_s": o["best_per_ciphertext_s"],
                 "batch_median_s": o["median_s"],
+                **({"bandwidth": o["bandwidth"]} if "bandwidth" in o else {}),
             }
             for o in report["ops"]
         },
@@ -401,6 +402,13 @@ class Table:
         if timing is None:
             return None, "n/a"
         text = format_time(timing["median_s"])
+        if timing.get("bandwidth") is not None:
+            used = timing["bandwidth"]
+            text += f" ({100 * used['median_fraction']:.0f}% bw) " + self.note(
+                f"{label}: memory-bound row; % bw = bytes that must move (4 per residue of every operand read "
+                f"and result written) / median time / this machine's bandwidth "
+                f"({used['measured_gb_per_s']:.1f} GB/s, `pimhe bench bandwidth`-style probe run by bench scheme)"
+            )
         if timing.get("threads") is not None:
             text += f" @{timing['threads']}t"
         if op in result.get("notes", {}):

@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 use pimhe_bench::measure::bandwidth::{self, BandwidthConfig};
 use pimhe_bench::measure::bootstrap::{self, BootstrapBenchConfig};
 use pimhe_bench::measure::kernels::{self, KernelConfig, Op};
+use pimhe_bench::measure::keygen::{self, KeygenConfig};
 use pimhe_bench::measure::scheme::{self, SchemeConfig};
 use pimhe_bench::target::TargetFlags;
 use pimhe_bench::Render;
@@ -43,8 +44,12 @@ pub enum BenchAction {
     /// NTT) per ciphertext batch on the 128-bit preset of a ring degree.
     Scheme(SchemeArgs),
     /// Measure this machine's memory bandwidth, STREAM-style (copy, add, triad): the limit a
-    /// memory-bound operation is compared with.
+    /// memory-bound operation is compared with (also `bench stream`).
+    #[command(alias = "stream")]
     Bandwidth(BandwidthArgs),
+    /// Time the relinearization key and Galois keys of a CKKS preset on the CPU: keys per
+    /// second.
+    Keygen(KeygenArgs),
     /// Time one CKKS bootstrapping on a backend: precision against the input, levels before
     /// and after, the keys it needs (INSECURE test presets for now).
     Bootstrap(BootstrapArgs),
@@ -90,6 +95,29 @@ pub struct BandwidthArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Print one JSON object (threads, array_mib, repeat, kernels, best_gb_per_s).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `pimhe bench keygen`.
+#[derive(Debug, Clone, Args)]
+pub struct KeygenArgs {
+    /// Ring degree of the CKKS preset: 8192, 16384, 32768 or 65536.
+    #[arg(long)]
+    pub n: usize,
+    /// Galois keys to make (rotations by 1..=G slots), 1..=64.
+    #[arg(long, default_value_t = 4)]
+    pub galois: usize,
+    /// Runs, the best reported (1..=100000).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Threads [default: every core].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of the keys.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -230,6 +258,11 @@ pub fn run(command: &BenchCommand) -> Result<()> {
             let config = BandwidthConfig { mib: args.mib, repeat: args.repeat, threads: args.threads };
             print_report(&bandwidth::run(&config)?, args.json)
         }
+        (Some(BenchAction::Keygen(args)), _) => {
+            let config =
+                KeygenConfig { n: args.n, galois: args.galois, repeat: args.repeat, threads: args.threads, seed: args.seed };
+            print_report(&keygen::run(&config)?, args.json)
+        }
         (Some(BenchAction::Bootstrap(args)), _) => {
             let config = BootstrapBenchConfig {
                 n: args.n,
@@ -245,7 +278,7 @@ pub fn run(command: &BenchCommand) -> Result<()> {
         (None, None) => Err(CliError::usage(
             "bench needs an operation (ntt, intt, bgv-mul, pipeline with --n, --primes and --batch; bfv-mul, \
              bfv-add, bgv-mul-relin with --n and --batch), or \
-             `bench reproduce dramatic`, `bench scheme --n N`, `bench bootstrap --n N` or `bench bandwidth`",
+             `bench reproduce dramatic`, `bench scheme --n N`, `bench bootstrap --n N`, `bench keygen --n N` or `bench bandwidth`",
         )),
     }
 }

@@ -188,6 +188,15 @@ pub trait Backend: Send + Sync {
     /// representation; the output keeps `a`'s.
     fn mod_down_last(&self, a: &Self::Buffer, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
 
+    /// [`Backend::mod_down_last`] into `a` itself: `a` becomes the quotient, over its basis
+    /// without the last prime (the hot path of rescaling, where the input is not needed
+    /// afterwards). Bit-identical to `*a = mod_down_last(a, plain_modulus)?`, which is the
+    /// default; the CPU backend divides in place, without a second batch.
+    fn mod_down_last_in_place(&self, a: &mut Self::Buffer, plain_modulus: Option<Modulus>) -> Result<()> {
+        *a = self.mod_down_last(a, plain_modulus)?;
+        Ok(())
+    }
+
     /// Divides by the product P of the last `count` primes of `a`'s basis and drops them: the
     /// ModDown of hybrid key switching (and of BFV's rescaling by several primes). Computes
     /// `(a - delta) / P` with delta = `FastBConv([a]_P)` to the kept primes, FastBConv's scaled
@@ -197,6 +206,15 @@ pub trait Backend: Send + Sync {
     /// the result stays congruent to `a P^{-1}` modulo t. Needs 1 <= count < the number of primes; works in
     /// either representation and the output keeps `a`'s.
     fn mod_down(&self, a: &Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<Self::Buffer>;
+
+    /// [`Backend::mod_down`] into `a` itself: `a` becomes the quotient over its basis without
+    /// the last `count` primes (rescaling by a level of several primes, where the input is not
+    /// needed afterwards). Bit-identical to `*a = mod_down(a, count, plain_modulus)?`, which
+    /// is the default; the CPU backend divides in place, without copying the input first.
+    fn mod_down_in_place(&self, a: &mut Self::Buffer, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
+        *a = self.mod_down(a, count, plain_modulus)?;
+        Ok(())
+    }
 
     /// The ring automorphism X -> X^k (the Galois element k odd, taken modulo 2N) of every
     /// polynomial of `a`, in either representation; the output keeps `a`'s representation and

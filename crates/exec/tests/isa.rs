@@ -40,7 +40,13 @@ fn outputs(backend: &CpuBackend, n: usize) -> Vec<PolyBatch> {
     out.push(backend.base_convert_ntt(&x_low, &x_low_ntt, &basis).unwrap());
     let t = Some(Modulus::new(65537).unwrap());
     out.push(backend.mod_down_last(&x, t).unwrap());
+    let mut divided = x.clone();
+    backend.mod_down_last_in_place(&mut divided, t).unwrap();
+    out.push(divided);
     out.push(backend.mod_down(&x, 2, t).unwrap());
+    let mut divided = x.clone();
+    backend.mod_down_in_place(&mut divided, 2, t).unwrap();
+    out.push(divided);
     // Key switching of x's first three primes, in digits {q0, q1} and {q2}; the last two primes
     // are the special ones.
     let c = x_low_ntt;

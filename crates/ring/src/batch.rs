@@ -83,6 +83,38 @@ impl PolyBatch {
         Ok(Self { basis: basis.clone(), count, representation, data })
     }
 
+    /// [`PolyBatch::from_data`] without the check that every residue is reduced (only the
+    /// length is checked; debug builds check the residues too): for a backend whose modular
+    /// kernels produced `data`, where the check would be a second pass over a batch just
+    /// written.
+    ///
+    /// ```
+    /// use pimhe_ring::{PolyBatch, Representation, RingBasis};
+    /// let basis = RingBasis::new(16, &[97]).unwrap();
+    /// let batch = PolyBatch::from_reduced_data(&basis, 1, Representation::Ntt, vec![5; 16]).unwrap();
+    /// assert_eq!(batch.limb(0), &[5; 16]);
+    /// assert!(PolyBatch::from_reduced_data(&basis, 2, Representation::Ntt, vec![5; 16]).is_err());
+    /// ```
+    pub fn from_reduced_data(
+        basis: &Arc<RingBasis>,
+        count: usize,
+        representation: Representation,
+        data: Vec<u32>,
+    ) -> Result<Self> {
+        let n = basis.degree();
+        let expected = basis.len() * count * n;
+        if data.len() != expected {
+            return Err(RingError::WrongDataLength { count, limbs: basis.len(), n, expected, got: data.len() });
+        }
+        debug_assert!(
+            data.chunks((count * n).max(1))
+                .enumerate()
+                .all(|(limb, r)| r.iter().all(|&x| x < basis.modulus(limb).value())),
+            "from_reduced_data got an unreduced residue"
+        );
+        Ok(Self { basis: basis.clone(), count, representation, data })
+    }
+
     /// Polynomials given by signed integer coefficients (each slice of length N), reduced into
     /// every limb; the batch is in coefficient representation.
     pub fn from_signed(basis: &Arc<RingBasis>, polys: &[&[i64]]) -> Result<Self> {

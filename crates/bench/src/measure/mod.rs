@@ -9,6 +9,7 @@ pub mod bootstrap;
 pub mod helr;
 pub mod inputs;
 pub mod kernels;
+pub mod keygen;
 pub mod machine;
 pub mod scheme;
 pub mod stats;

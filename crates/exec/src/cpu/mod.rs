@@ -4,9 +4,11 @@
 //! (transforms), which run on the best instruction set of the CPU ([`Isa::active`]: AVX-512,
 //! AVX2 or scalar, all giving the same residues).
 
+mod fresh;
 mod key_switch;
 mod memory;
 mod pool;
+mod rescale;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +21,9 @@ use rayon::prelude::*;
 use crate::backend::{Backend, Shape};
 use crate::error::{ExecError, Result};
 use crate::key_switch::KeySwitchPlan;
+use fresh::Start;
+use rescale::LastPrime;
+
 use crate::operands::{
     broadcast, check_constant_terms, check_constants, check_limb_constants, constant_polynomial, galois_element,
     require, same_shape, Broadcast,
@@ -94,11 +99,18 @@ impl CpuBackend {
         kernel: impl Fn(usize, &Modulus, &mut [u32], &[u32], &[u32]) + Sync,
     ) -> Result<PolyBatch> {
         let map = broadcast(operation, &Shape::of(a), &Shape::of(b), product)?;
-        let mut out = PolyBatch::zeros(a.basis(), a.count(), a.representation());
-        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, poly, q, chunk| {
-            kernel(limb, q, chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
-        });
-        Ok(out)
+        let (basis, count) = (a.basis(), a.count());
+        let shape = (basis, count, a.representation());
+        Ok(self.fresh(
+            shape,
+            Start::Zeros,
+            pool::ELEMENTWISE,
+            || (),
+            |_, index, chunk| {
+                let (limb, poly) = (index / count, index % count);
+                kernel(limb, basis.modulus(limb), chunk, a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
+            },
+        ))
     }
 
     /// Three fresh NTT-form outputs shaped as `a`, each (limb, poly) chunk filled by
@@ -237,6 +249,12 @@ impl CpuBackend {
     /// [`Backend::mod_down`] of a batch the caller gives up: the kept limbs are rewritten in
     /// place and the dropped ones cut off, so the division allocates nothing of the batch's size.
     fn mod_down_owned(&self, mut a: PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
+        self.divide_in_place(&mut a, count, plain_modulus)?;
+        Ok(a)
+    }
+
+    /// [`Backend::mod_down`] into `a` itself (left as it was where the division is refused).
+    fn divide_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
         let basis = a.basis().clone();
         let limbs = basis.len();
         if count == 0 || count >= limbs {
@@ -335,7 +353,7 @@ impl CpuBackend {
                 Ok::<_, ExecError>(())
             },
         )?;
-        Ok(a)
+        Ok(())
     }
 }
 
@@ -528,106 +546,32 @@ impl Backend for CpuBackend {
     }
 
     fn mod_down_last(&self, a: &PolyBatch, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
-        let basis = a.basis();
-        let limbs = basis.len();
-        if limbs < 2 {
-            return Err(ExecError::Shape {
-                operation: "mod_down_last",
-                detail: "the input has a single prime; there is nothing left to divide into".into(),
-            });
-        }
-        let last = limbs - 1;
-        let p = *basis.modulus(last);
-        let target = basis.prefix(last)?;
-        let is_ntt = a.representation() == Representation::Ntt;
+        let last = LastPrime::of(self, a, plain_modulus)?;
+        let shape = (last.target(), a.count(), a.representation());
+        Ok(self.fresh(
+            shape,
+            Start::CopyOf(a),
+            last.cost(),
+            || vec![0u32; a.degree()],
+            |term, index, chunk| last.divide(term, index, chunk),
+        ))
+    }
+
+    fn mod_down_last_in_place(&self, a: &mut PolyBatch, plain_modulus: Option<Modulus>) -> Result<()> {
+        let last = LastPrime::of(self, a, plain_modulus)?;
+        a.truncate_limbs(last.target().len())?;
         let n = a.degree();
-        let count = a.count();
-        let isa = Isa::active();
-        // The result is (a - delta) p^{-1} with delta = [a]_p centred, corrected to a multiple
-        // of t: delta = r_c - p m with m = [r_c p^{-1}]_t centred (m = 0 without t), where r is
-        // [a]_p in [0, p) and r_c = r - p (r > p/2). So delta = r - p s with the small signed
-        // s = (r > p/2) + m, and modulo each kept prime q
-        //     (a - delta) p^{-1} = a p^{-1} - r p^{-1} + s:
-        // constant multiplications and additions of 32-bit residues (vector kernels), where
-        // reducing the 64-bit delta modulo every q cost most of the time.
-        let transform_cost = if is_ntt { pool::TRANSFORM } else { 0 };
-        let mut residues = vec![0u32; count * n];
-        let Ok(()) = self.each_chunk(&mut residues, n, pool::ELEMENTWISE + transform_cost, |poly, r| {
-            r.copy_from_slice(a.poly_limb(last, poly));
-            if is_ntt {
-                basis.table(last).inverse(r);
-            }
-            Ok::<_, std::convert::Infallible>(())
-        });
-        // [r p^{-1}]_t minus (r > p/2) is [r_c p^{-1}]_t, since p p^{-1} = 1 modulo t.
-        let correction = plain_modulus
-            .map(|t| {
-                // Reducing s modulo q below by adding q once needs |s| <= t/2 + 1 < q.
-                if let Some(q) = target.moduli().iter().find(|q| q.value() <= t.value() / 2 + 1) {
-                    return Err(ExecError::Shape {
-                        operation: "mod_down_last",
-                        detail: format!(
-                            "the plain modulus {} needs primes above {}; {} is not",
-                            t.value(),
-                            t.value() / 2 + 1,
-                            q.value()
-                        ),
-                    });
-                }
-                let p_inv_t = t.inv(p.value() % t.value())?;
-                Ok::<_, ExecError>((t, p_inv_t, t.shoup(p_inv_t)))
-            })
-            .transpose()?;
-        let half_p = p.value() / 2;
-        let mut shifts = vec![0i32; count * n];
-        let Ok(()) = self.each_chunk(&mut shifts, n, 4 * pool::ELEMENTWISE, |poly, shift| {
-            for (s, &r) in shift.iter_mut().zip(&residues[poly * n..(poly + 1) * n]) {
-                let above = u32::from(r > half_p);
-                let m = match correction {
-                    Some((t, p_inv_t, p_inv_t_shoup)) => t.center(t.sub(t.mul_shoup(r, p_inv_t, p_inv_t_shoup), above)),
-                    None => 0,
-                };
-                // |s| <= t/2 + 1 < 2^30.
-                *s = above as i32 + m as i32;
-            }
-            Ok::<_, std::convert::Infallible>(())
-        });
-        // p^{-1} and -p^{-1} modulo each kept prime.
-        let p_inverses = (0..last)
-            .map(|limb| {
-                let q = basis.modulus(limb);
-                let p_inv = q.inv(p.value() % q.value())?;
-                Ok((p_inv, q.neg(p_inv)))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let mut out = a.restrict(&target)?;
-        let cost = 5 * pool::ELEMENTWISE + transform_cost;
         let Ok(()) = self.each_chunk_with(
-            out.data_mut(),
+            a.data_mut(),
             n,
-            cost,
+            last.cost(),
             || vec![0u32; n],
             |term, index, chunk| {
-                let (limb, poly) = (index / count, index % count);
-                let q = target.modulus(limb);
-                let (p_inv, minus_p_inv) = p_inverses[limb];
-                // term = s - r p^{-1} = -delta p^{-1}; r < 2^30 needs no reduction before Shoup's product.
-                term.copy_from_slice(&residues[poly * n..(poly + 1) * n]);
-                kernels::mul_scalar(isa, q, term, minus_p_inv);
-                for (x, &s) in term.iter_mut().zip(&shifts[poly * n..(poly + 1) * n]) {
-                    // [s]_q: s plus q where s < 0, selected by a mask.
-                    let s_q = (s as u32).wrapping_add(q.value() & ((s >> 31) as u32));
-                    *x = q.add(*x, s_q);
-                }
-                if is_ntt {
-                    target.table(limb).forward(term);
-                }
-                kernels::mul_scalar(isa, q, chunk, p_inv);
-                kernels::add_assign(isa, q, chunk, term);
+                last.divide(term, index, chunk);
                 Ok::<_, std::convert::Infallible>(())
             },
         );
-        Ok(out)
+        Ok(())
     }
 
     fn mul_limb_constants(&self, a: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
@@ -641,6 +585,10 @@ impl Backend for CpuBackend {
 
     fn mod_down(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
         self.mod_down_owned(a.clone(), count, plain_modulus)
+    }
+
+    fn mod_down_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
+        self.divide_in_place(a, count, plain_modulus)
     }
 
     fn automorphism(&self, a: &PolyBatch, k: usize) -> Result<PolyBatch> {

@@ -234,25 +234,69 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
     /// assert!(evaluator.rescale(&doubled).unwrap_err().to_string().contains("too small"));
     /// ```
     pub fn rescale(&self, a: &Batch<B>) -> Result<Batch<B>> {
+        let (dropped, level, tag) = self.rescaled(a)?;
+        let parts = a
+            .parts
+            .iter()
+            .map(|p| match dropped {
+                1 => self.backend.mod_down_last(p, None),
+                count => self.backend.mod_down(p, count, None),
+            })
+            .collect::<pimhe_exec::Result<Vec<_>>>()?;
+        Ok(a.derive(parts, level, tag))
+    }
+
+    /// [`Evaluator::rescale`] of `a` into `a` itself, bit for bit the same result: each
+    /// component is divided in place ([`Backend::mod_down_last_in_place`] where one prime is
+    /// dropped, [`Backend::mod_down_in_place`] where a level has several), without a second
+    /// batch. `a` is unchanged when it is refused.
+    ///
+    /// ```
+    /// use num_complex::Complex64;
+    /// use pimhe_exec::CpuBackend;
+    /// use pimhe_schemes::ckks::*;
+    /// let backend = CpuBackend::new(Some(1)).unwrap();
+    /// let ctx = CkksContext::new(CkksParameters::builder(1024).depth(2).allow_insecure().build().unwrap()).unwrap();
+    /// let secret = KeyGenerator::new(&backend, &ctx).unwrap().secret_key().unwrap();
+    /// let plain = Encoder::new(&ctx).encode_real(&[1.0, 2.0], ctx.default_scale()).unwrap();
+    /// let x = Encryptor::with_secret_key(&backend, &secret).unwrap().encrypt(&[plain]).unwrap();
+    /// let evaluator = Evaluator::new(&backend, &ctx);
+    /// let mut halved = evaluator.mul_const(&x, Complex64::new(0.5, 0.0)).unwrap();
+    /// let expected = evaluator.rescale(&halved).unwrap();
+    /// evaluator.rescale_in_place(&mut halved).unwrap();
+    /// assert_eq!(halved.level(), expected.level());
+    /// ```
+    pub fn rescale_in_place(&self, a: &mut Batch<B>) -> Result<()> {
+        let (dropped, level, tag) = self.rescaled(a)?;
+        if dropped == 1 {
+            for part in &mut a.parts {
+                self.backend.mod_down_last_in_place(part, None)?;
+            }
+        } else {
+            for part in &mut a.parts {
+                self.backend.mod_down_in_place(part, dropped, None)?;
+            }
+        }
+        (a.level, a.tag) = (level, tag);
+        Ok(())
+    }
+
+    /// What rescaling `a` does, once checked: the primes it drops, the level and tag after.
+    fn rescaled(&self, a: &Batch<B>) -> Result<(usize, usize, CkksTag)> {
         self.check_batch(a)?;
         let dropped = self.dropped_primes(a.level)?;
         let product: f64 = dropped.iter().map(|&q| f64::from(q)).product();
         let (level, scale) = (a.level - dropped.len(), a.tag.scale / product);
         self.ctx.check_scale(scale, level, "the rescaled ciphertext")?;
-        let parts = a
-            .parts
-            .iter()
-            .map(|p| match dropped.len() {
-                1 => self.backend.mod_down_last(p, None),
-                count => self.backend.mod_down(p, count, None),
-            })
-            .collect::<pimhe_exec::Result<Vec<_>>>()?;
-        Ok(a.derive(parts, level, CkksTag { scale, ..a.tag }))
+        Ok((dropped.len(), level, CkksTag { scale, ..a.tag }))
     }
 
-    /// `a * b`, relinearized and rescaled: the usual product.
+    /// `a * b`, relinearized and rescaled: the usual product (rescaled in place: the
+    /// relinearized product is an intermediate).
     pub fn multiply_relin_rescale(&self, a: &Batch<B>, b: &Batch<B>) -> Result<Batch<B>> {
-        self.rescale(&self.relinearize(&self.multiply(a, b)?)?)
+        let mut product = self.relinearize(&self.multiply(a, b)?)?;
+        self.rescale_in_place(&mut product)?;
+        Ok(product)
     }
 
     /// The same ciphertexts read as packing `slots` slots (a power of two up to N/2): a copy

@@ -15,7 +15,7 @@ use crate::rlwe::components::{add_or_sub, check_plain_count};
 use crate::rlwe::expect_same_context;
 use crate::rlwe::keys::{GaloisKeys, RelinKey};
 use crate::rlwe::keyswitch::{DeviceSwitchingKey, KeySwitchBasis};
-use crate::rlwe::scheme::{PlainOperation, RlweScheme};
+use crate::rlwe::scheme::{Parts, PlainOperation, RlweScheme};
 
 /// Evaluates on ciphertext batches with only public material (the server side): the
 /// relinearization key and Galois keys it was given, resident on its backend.
@@ -70,6 +70,50 @@ impl<'a, B: Backend, S: RlweScheme> Evaluator<'a, B, S> {
     /// Slot-wise `a + b`.
     pub fn add(&self, a: &CiphertextBatch<B, S>, b: &CiphertextBatch<B, S>) -> Result<CiphertextBatch<B, S>> {
         self.combine(a, b, false)
+    }
+
+    /// Slot-wise `a += b`: [`Evaluator::add`] into `a`'s own components, bit for bit the same
+    /// result, where `a` needs no alignment to `b` (the scheme's [`RlweScheme::align`] leaves
+    /// `a`'s components as they are: the same level and scale, the usual case); otherwise `a`
+    /// becomes `add(a, b)`. `a` is unchanged when the addition is refused.
+    ///
+    /// ```
+    /// use pimhe_exec::CpuBackend;
+    /// use pimhe_schemes::bgv::*;
+    /// let backend = CpuBackend::new(Some(1)).unwrap();
+    /// let ctx = BgvContext::new(BgvParameters::preset(4096).unwrap()).unwrap();
+    /// let secret = KeyGenerator::new(&backend, &ctx).unwrap().secret_key().unwrap();
+    /// let encoder = BatchEncoder::new(&ctx);
+    /// let mut encryptor = Encryptor::with_secret_key(&backend, &secret).unwrap();
+    /// let mut x = encryptor.encrypt(&[encoder.encode(&[3, 4]).unwrap()]).unwrap();
+    /// let y = encryptor.encrypt(&[encoder.encode(&[10, 20]).unwrap()]).unwrap();
+    /// Evaluator::new(&backend, &ctx).add_assign(&mut x, &y).unwrap();
+    /// let decryptor = Decryptor::new(&backend, &secret).unwrap();
+    /// assert_eq!(&encoder.decode(&decryptor.decrypt(&x).unwrap()[0]).unwrap()[..2], &[13, 24]);
+    /// ```
+    pub fn add_assign(&self, a: &mut CiphertextBatch<B, S>, b: &CiphertextBatch<B, S>) -> Result<()> {
+        self.check_pair(a, b)?;
+        let (in_place, moved_b, level, tag) = {
+            let aligned = S::align(self, a, b)?;
+            let moved_b = match aligned.b {
+                Parts::Owned(parts) => Some(parts),
+                Parts::Borrowed(_) => None,
+            };
+            (matches!(aligned.a, Parts::Borrowed(_)), moved_b, aligned.level, aligned.tag)
+        };
+        if !in_place {
+            *a = self.add(a, b)?;
+            return Ok(());
+        }
+        let b_parts = moved_b.as_deref().unwrap_or(&b.parts);
+        for (j, y) in b_parts.iter().enumerate() {
+            match a.parts.get_mut(j) {
+                Some(x) => self.backend.add_assign(x, y)?,
+                None => a.parts.push(self.backend.copy(y)?),
+            }
+        }
+        (a.level, a.tag) = (level, tag);
+        Ok(())
     }
 
     /// Slot-wise `a - b`.

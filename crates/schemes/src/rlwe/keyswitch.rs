@@ -42,8 +42,11 @@ use pimhe_exec::{Backend, KeySwitchPlan};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, RingBasis};
 
+use rayon::prelude::*;
+use zeroize::Zeroizing;
+
 use crate::error::{Result, SchemeError};
-use crate::rlwe::noise::{Noise, Seed, WipeOnDrop};
+use crate::rlwe::noise::{expand_uniform, upload_bounded, Noise, Seed, WipeOnDrop};
 
 /// The primes of key switching and how the data primes are grouped into digits.
 #[derive(Debug)]
@@ -192,7 +195,9 @@ pub(crate) struct SwitchingKey {
 }
 
 impl SwitchingKey {
-    /// The key from `source` (s') to `secret` (s); see the module documentation.
+    /// The key from `source` (s') to `secret` (s); see the module documentation. The digits
+    /// are made in parallel: their randomness is drawn first, in digit order (the seed of a_j,
+    /// then e_j), so the key is the same on any number of threads.
     pub(crate) fn generate<B: Backend>(
         backend: &B,
         basis: &KeySwitchBasis,
@@ -202,17 +207,27 @@ impl SwitchingKey {
         error_scale: u32,
     ) -> Result<Self> {
         let key_basis = &basis.key_basis;
-        let (pairs, seeds) = basis
+        let draws: Vec<(Seed, Zeroizing<Vec<i64>>)> = basis
             .digits
             .iter()
-            .map(|&(start, end)| {
-                let (seed, a) = noise.uniform_seeded(key_basis, 1)?;
-                // b_j = e_j - a_j s + P g_j s', accumulated in place: e_j, then (-a_j) s by one
-                // multiply-accumulate (a_j is public, so is its negation, made on the host), then
-                // P g_j s'. e_j and e_j - a_j s + ... are secret until the last term, and
-                // P g_j s' always: they are wiped on every path.
-                let mut b = WipeOnDrop::new(backend, noise.upload_errors(backend, key_basis, 1, error_scale)?);
-                backend.mac(&mut b, &backend.upload(negated(&a))?, secret)?;
+            .map(|_| (noise.fresh_seed(), Zeroizing::new(noise.scaled_error(key_basis.degree(), error_scale))))
+            .collect();
+        let bound = noise.error_bound(error_scale);
+        // -s once per key, so that -a_j s is one multiply-accumulate of a_j as it is sampled.
+        let minus_s = WipeOnDrop::new(backend, backend.neg(secret)?);
+        let digits = draws
+            .into_par_iter()
+            .zip(&basis.digits)
+            .map(|((seed, mut error), &(start, end))| {
+                let a = backend.upload(expand_uniform(&seed, key_basis, 1)?)?;
+                // b_j = e_j - a_j s + P g_j s', accumulated in place: e_j, then a_j (-s) by one
+                // multiply-accumulate, then P g_j s'. e_j and e_j - a_j s + ... are secret until
+                // the last term, and P g_j s' always: they are wiped on every path.
+                let mut b = WipeOnDrop::new(
+                    backend,
+                    upload_bounded(backend, key_basis, std::slice::from_mut(&mut *error), bound)?,
+                );
+                backend.mac(&mut b, &a, &minus_s)?;
                 // P g_j s' is P s' on the limbs of digit j and zero on every other limb (the
                 // special primes included), computed on the device: s' never leaves it.
                 let constants: Vec<u64> = (0..key_basis.len())
@@ -221,9 +236,10 @@ impl SwitchingKey {
                 let term = WipeOnDrop::new(backend, backend.mul_limb_constants(source, &constants)?);
                 backend.add_assign(&mut b, &term)?;
                 // The whole b_j is the public half of the key: no longer wiped.
-                Ok(((backend.download(&b.into_inner())?, a), seed))
+                Ok(((backend.download(&b.into_inner())?, backend.download(&a)?), seed))
             })
-            .collect::<Result<(Vec<_>, Vec<_>)>>()?;
+            .collect::<Result<Vec<_>>>()?;
+        let (pairs, seeds) = digits.into_iter().unzip();
         Ok(Self { pairs, seeds: Some(seeds) })
     }
 
@@ -241,18 +257,6 @@ impl SwitchingKey {
             .collect::<Result<Vec<_>>>()?;
         Ok(DeviceSwitchingKey { pairs })
     }
-}
-
-/// -a, residue by residue modulo each limb's prime.
-fn negated(a: &PolyBatch) -> PolyBatch {
-    let mut minus = a.clone();
-    let per_limb = a.count() * a.degree();
-    for (limb, q) in a.basis().moduli().into_iter().enumerate() {
-        for x in &mut minus.data_mut()[limb * per_limb..(limb + 1) * per_limb] {
-            *x = q.neg(*x);
-        }
-    }
-    minus
 }
 
 /// The relinearization key of `secret` (NTT form over the key basis): the switching key from

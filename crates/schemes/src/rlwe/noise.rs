@@ -73,8 +73,20 @@ impl Noise {
         scale: u32,
     ) -> Result<B::Buffer> {
         let mut errors: Vec<Vec<i64>> = (0..count).map(|_| self.scaled_error(basis.degree(), scale)).collect();
-        let bound = self.gaussian.bound().unsigned_abs() * u64::from(scale);
-        upload_bounded(backend, basis, &mut errors, bound)
+        upload_bounded(backend, basis, &mut errors, self.error_bound(scale))
+    }
+
+    /// The largest magnitude of a coefficient of [`Noise::scaled_error`]`(_, scale)`: the
+    /// Gaussian's tail cut times `scale`.
+    pub(crate) fn error_bound(&self, scale: u32) -> u64 {
+        self.gaussian.bound().unsigned_abs() * u64::from(scale)
+    }
+
+    /// A fresh 32-byte seed of uniform polynomials.
+    pub(crate) fn fresh_seed(&mut self) -> Seed {
+        let mut seed = [0u8; 32];
+        self.sampler.fill_bytes(&mut seed);
+        seed
     }
 
     /// `count` uniform polynomials over `basis` in NTT form (uniform in NTT form is uniform, so
@@ -82,8 +94,7 @@ impl Noise {
     /// with them: the polynomials are public, and a compressed encoding stores the seed instead
     /// ([`expand_uniform`]).
     pub(crate) fn uniform_seeded(&mut self, basis: &Arc<RingBasis>, count: usize) -> Result<(Seed, PolyBatch)> {
-        let mut seed = [0u8; 32];
-        self.sampler.fill_bytes(&mut seed);
+        let seed = self.fresh_seed();
         Ok((seed, expand_uniform(&seed, basis, count)?))
     }
 }
@@ -104,7 +115,8 @@ pub(crate) fn expand_uniform(seed: &Seed, basis: &Arc<RingBasis>, count: usize) 
     for q in basis.moduli() {
         sampler.extend_uniform(&q, per_limb, &mut data);
     }
-    Ok(PolyBatch::from_data(basis, count, Representation::Ntt, data)?)
+    // Lemire's method gives residues below each prime: no pass to check them.
+    Ok(PolyBatch::from_reduced_data(basis, count, Representation::Ntt, data)?)
 }
 
 /// A device buffer of secret material (a secret, a product a s, encryption errors) that is

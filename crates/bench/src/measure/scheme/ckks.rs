@@ -22,8 +22,10 @@ use pimhe_schemes::SchemeError;
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
+use super::bandwidth_use::ciphertext_bytes;
 use super::config::SchemeConfig;
 use super::on_backend::on_backend;
+use super::rounds::attach;
 use super::rounds::{ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds};
 use crate::error::{BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};
@@ -169,8 +171,11 @@ pub fn measure(args: &SchemeConfig, progress: &dyn Progress) -> Result<CkksRepor
         log_q_total: params.rlwe().total_bits(),
     };
     let ctx = CkksContext::new(params)?;
-    let (backend, threads, (ops, precision, sigmoid_degree), modeled) =
+    let (backend, threads, (mut ops, precision, sigmoid_degree), modeled, bandwidth) =
         on_backend(args, CkksBench { ctx: &ctx, args, progress })?;
+    if let Some(gb_per_s) = bandwidth {
+        attach(&mut ops, gb_per_s);
+    }
     Ok(CkksReport {
         scheme: "ckks",
         backend,
@@ -333,9 +338,11 @@ fn bench<B: Backend>(
         let cx = rounds.time("encrypt", || Ok(encryptor.encrypt(&encode(&x, slots)?)?))?;
         let decrypted = rounds.time("decrypt", || decrypt(&cx))?;
         let sum = rounds.time("add", || Ok(evaluator.add(&cx, &cy)?))?;
+        rounds.moves("add", [&cx, &cy, &sum].map(|c| ciphertext_bytes(backend, c)).iter().sum());
         let product = rounds.time("multiply_relin_rescale", || Ok(evaluator.multiply_relin_rescale(&cx, &cy)?))?;
         let unscaled = evaluator.relinearize(&evaluator.multiply(&cx, &cy)?)?;
-        rounds.time("rescale", || Ok(evaluator.rescale(&unscaled)?))?;
+        let rescaled = rounds.time("rescale", || Ok(evaluator.rescale(&unscaled)?))?;
+        rounds.moves("rescale", ciphertext_bytes(backend, &unscaled) + ciphertext_bytes(backend, &rescaled));
         let rotated = rounds.time("rotate", || Ok(evaluator.rotate(&cx, 1)?))?;
         let hoisted =
             rounds.time("rotate_hoisted_8", || Ok(evaluator.rotate_hoisted(&cx, &steps[..HOISTED as usize])?))?;

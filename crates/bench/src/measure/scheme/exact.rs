@@ -16,9 +16,11 @@ use crate::error::{check_threads, BenchError, Result};
 use crate::format::{Render, FIXED_SEED_KEYS};
 use crate::measure::inputs::{random_slots, seed_stream};
 
+use super::bandwidth_use::ciphertext_bytes;
 use super::config::{validate, SchemeConfig};
 use super::modeled::ModeledOps;
 use super::on_backend::on_backend;
+use super::rounds::attach;
 use super::rounds::{check_product, check_slots, ops_table, time_rounds, BenchOnBackend, OpObserver, OpTiming, Rounds};
 
 /// The parameters a report was measured with.
@@ -139,7 +141,11 @@ impl Render for SchemeReport {
 /// [`measure`] for BGV and BFV.
 pub fn measure_exact(args: &SchemeConfig, progress: &dyn Progress) -> Result<SchemeReport> {
     let params = validate(args)?;
-    let (backend, threads, ops, modeled) = on_backend(args, ExactBench { args, params: &params, progress })?;
+    let (backend, threads, mut ops, modeled, bandwidth) =
+        on_backend(args, ExactBench { args, params: &params, progress })?;
+    if let Some(gb_per_s) = bandwidth {
+        attach(&mut ops, gb_per_s);
+    }
     Ok(SchemeReport {
         scheme: if args.scheme == "bfv" { "bfv" } else { "bgv" },
         backend,
@@ -175,7 +181,12 @@ impl BenchOnBackend<Vec<OpTiming>> for ExactBench<'_> {
             _ => {
                 let ctx = BgvContext::new(self.params.clone())?;
                 bench_exact(backend, ctx, run, self.progress, observer, |rounds, evaluator, product| {
-                    rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))
+                    let switched = rounds.time("mod_switch", || Ok(evaluator.mod_switch_to_next(&product)?))?;
+                    rounds.moves(
+                        "mod_switch",
+                        ciphertext_bytes(backend, &product) + ciphertext_bytes(backend, &switched),
+                    );
+                    Ok(switched)
                 })
             }
         }
@@ -401,7 +412,17 @@ mod tests {
         let text = report.render();
         assert!(text.starts_with("bgv backend=cpu n=4096 batch=2 threads=2"), "{text}");
         assert!(text.contains("data primes=3x27b special=1x27b dnum=3 log2(q)=81 ciphertext, 108 total"), "{text}");
-        assert_eq!(text.lines().count(), 3 + names.len(), "{text}");
+        // The memory-bound row (and only it) has its bytes: two components of two ciphertexts
+        // of 4096 residues read at 3 primes and written at 2, 4 bytes each; and its share of
+        // the bandwidth, with the line that explains it.
+        let with_bytes: Vec<&str> =
+            ops.iter().filter(|o| o.get("bytes_moved").is_some()).map(|o| o["op"].as_str().unwrap()).collect();
+        assert_eq!(with_bytes, ["mod_switch"]);
+        assert_eq!(ops[5]["bytes_moved"], 2 * 2 * 4096 * 4 * (3 + 2));
+        assert_eq!(ops[5]["bandwidth"]["bytes_moved"], ops[5]["bytes_moved"]);
+        assert!(ops[5]["bandwidth"]["best_fraction"].as_f64().unwrap() > 0.0);
+        assert!(text.contains("of bandwidth: bytes that must move"), "{text}");
+        assert_eq!(text.lines().count(), 4 + names.len(), "{text}");
     }
 
     /// BFV: BGV's rows but modulus switching, the preset's primes, the product checked.

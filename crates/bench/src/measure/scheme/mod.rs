@@ -13,6 +13,7 @@
 //! best and the median round. The warm-up's product is decrypted and checked slot by slot
 //! against the plaintext product, so a report is never the time of a wrong computation.
 
+mod bandwidth_use;
 pub mod ckks;
 mod config;
 mod exact;
@@ -21,6 +22,7 @@ mod on_backend;
 mod rounds;
 pub mod special;
 
+pub use bandwidth_use::BandwidthUse;
 pub use config::{SchemeConfig, RULES};
 pub use exact::{measure_bfv_ops, measure_exact, BfvOpsReport, SchemeParams, SchemeReport};
 pub(crate) use rounds::median;

@@ -9,6 +9,7 @@ use pimhe_schemes::encoder::{BatchEncoder, Plaintext};
 use pimhe_workloads::progress::Progress;
 use serde::Serialize;
 
+use super::bandwidth_use::BandwidthUse;
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
 
@@ -27,10 +28,17 @@ pub struct OpTiming {
     pub median_per_ciphertext_s: f64,
     /// Every round, seconds for the whole batch.
     pub times_s: Vec<f64>,
+    /// Memory-bound rows: the bytes the operation must move for the whole batch
+    /// ([`super::bandwidth_use`]'s rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_moved: Option<u64>,
+    /// Memory-bound rows on the CPU: the share of the measured bandwidth they reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<BandwidthUse>,
 }
 
 impl OpTiming {
-    fn new(op: &'static str, times_s: Vec<f64>, batch: usize) -> Self {
+    pub(crate) fn new(op: &'static str, times_s: Vec<f64>, batch: usize) -> Self {
         let best_s = times_s.iter().copied().fold(f64::INFINITY, f64::min);
         let median_s = median(&times_s);
         Self {
@@ -40,6 +48,8 @@ impl OpTiming {
             best_per_ciphertext_s: best_s / batch as f64,
             median_per_ciphertext_s: median_s / batch as f64,
             times_s,
+            bytes_moved: None,
+            bandwidth: None,
         }
     }
 }
@@ -56,12 +66,18 @@ pub(crate) fn median(values: &[f64]) -> f64 {
     }
 }
 
-/// The timing rows of a report, the operation's name in a column `name_width` wide.
+/// The timing rows of a report, the operation's name in a column `name_width` wide; where a
+/// row has a [`BandwidthUse`], a last column with its best round's share of the measured
+/// bandwidth, and a line under the table with that bandwidth and the byte rule.
 pub fn ops_table(ops: &[OpTiming], name_width: usize) -> String {
     let mut text = format!(
         "  {:<name_width$} {:>14} {:>14} {:>16} {:>16}",
         "op", "best/batch", "median/batch", "best/ciphertext", "median/ciphertext"
     );
+    let measured = ops.iter().find_map(|op| op.bandwidth.as_ref().map(|b| b.measured_gb_per_s));
+    if measured.is_some() {
+        text.push_str(&format!(" {:>14}", "of bandwidth"));
+    }
     for op in ops {
         text.push_str(&format!(
             "\n  {:<name_width$} {:>14} {:>14} {:>16} {:>16}",
@@ -70,6 +86,15 @@ pub fn ops_table(ops: &[OpTiming], name_width: usize) -> String {
             format_seconds(op.median_s),
             format_seconds(op.best_per_ciphertext_s),
             format_seconds(op.median_per_ciphertext_s),
+        ));
+        if let Some(used) = &op.bandwidth {
+            text.push_str(&format!(" {:>13.0}%", 100.0 * used.best_fraction));
+        }
+    }
+    if let Some(gb_per_s) = measured {
+        text.push_str(&format!(
+            "\n  of bandwidth: bytes that must move (4 per residue read or written) / best time / {gb_per_s:.2} GB/s \
+             (this machine, STREAM-style, measured)"
         ));
     }
     text
@@ -93,13 +118,21 @@ pub trait OpObserver {
 /// The seconds of each operation, round after round; round 0 is the warm-up.
 pub struct Rounds<'o> {
     ops: Vec<(&'static str, Vec<f64>)>,
+    bytes_moved: Vec<(&'static str, u64)>,
     observer: Option<&'o dyn OpObserver>,
 }
 
 impl<'o> Rounds<'o> {
     /// No operation timed yet; `observer` (if any) sees each one.
     pub fn new(observer: Option<&'o dyn OpObserver>) -> Self {
-        Self { ops: Vec::new(), observer }
+        Self { ops: Vec::new(), bytes_moved: Vec::new(), observer }
+    }
+
+    /// Records that `op` must move `bytes` for the whole batch (a memory-bound row; the last
+    /// record counts).
+    pub fn moves(&mut self, op: &'static str, bytes: u64) {
+        self.bytes_moved.retain(|(name, _)| *name != op);
+        self.bytes_moved.push((op, bytes));
     }
 
     /// Runs `f`, adds its time to `op`'s list and returns its value.
@@ -122,7 +155,14 @@ impl<'o> Rounds<'o> {
 
     /// The timings without the warm-up round.
     pub fn finish(self, batch: usize) -> Vec<OpTiming> {
-        self.ops.into_iter().map(|(op, times)| OpTiming::new(op, times[1..].to_vec(), batch)).collect()
+        let bytes_moved = self.bytes_moved;
+        self.ops
+            .into_iter()
+            .map(|(op, times)| OpTiming {
+                bytes_moved: bytes_moved.iter().find(|(name, _)| *name == op).map(|&(_, bytes)| bytes),
+                ..OpTiming::new(op, times[1..].to_vec(), batch)
+            })
+            .collect()
     }
 }
 
@@ -171,4 +211,19 @@ pub(crate) fn check_slots(
         }
     }
     Ok(())
+}
+
+/// Fills each row's [`BandwidthUse`] from the bytes it recorded and `gb_per_s`.
+pub(crate) fn attach(ops: &mut [OpTiming], gb_per_s: f64) {
+    for op in ops {
+        if let Some(bytes) = op.bytes_moved {
+            let fraction = |seconds: f64| bytes as f64 / seconds / (gb_per_s * 1e9);
+            op.bandwidth = Some(BandwidthUse {
+                bytes_moved: bytes,
+                measured_gb_per_s: gb_per_s,
+                best_fraction: fraction(op.best_s),
+                median_fraction: fraction(op.median_s),
+            });
+        }
+    }
 }

@@ -1,0 +1,64 @@
+//! Fresh output batches without a zero-fill pass: every (limb, polynomial) chunk is initialised
+//! by the worker thread that computes it, just before it does (a copy of the input's chunk, or
+//! zeros), so the memory is first touched by the thread that uses it and is already in its
+//! cache when the kernel writes it. `vec![0; len]` instead zeroed the whole batch first, on
+//! the calling thread alone (glibc's `calloc` clears reused heap memory), and the kernel then
+//! streamed it from memory a second time.
+
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
+
+use super::CpuBackend;
+
+/// What each chunk of a fresh batch holds before `f` sees it.
+pub(super) enum Start<'a> {
+    /// Zeros (an output every residue of which the kernel writes).
+    Zeros,
+    /// The same chunk of this batch, whose basis starts with the output's primes (an output
+    /// computed in place from its input's residues).
+    CopyOf(&'a PolyBatch),
+}
+
+impl CpuBackend {
+    /// A batch over `basis` of `count` polynomials in `representation` whose chunk `index`
+    /// (limb-major: limb `index / count`, polynomial `index % count`) is set by
+    /// `f(scratch, index, chunk)`, chunk first holding what `start` says; in parallel when
+    /// `cost` per residue makes it worth it (`pool.rs`), each task with a scratch from `init`.
+    pub(super) fn fresh<S>(
+        &self,
+        (basis, count, representation): (&Arc<RingBasis>, usize, Representation),
+        start: Start<'_>,
+        cost: usize,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, usize, &mut [u32]) + Sync + Send,
+    ) -> PolyBatch {
+        let n = basis.degree();
+        let len = basis.len() * count * n;
+        let mut data: Vec<u32> = Vec::with_capacity(len);
+        let Ok(()) =
+            self.each_chunk_with(&mut data.spare_capacity_mut()[..len], n, cost, init, |scratch, index, chunk| {
+                match start {
+                    Start::Zeros => chunk.iter_mut().for_each(|x| {
+                        x.write(0);
+                    }),
+                    Start::CopyOf(source) => {
+                        let from = &source.data()[index * n..(index + 1) * n];
+                        chunk.iter_mut().zip(from).for_each(|(x, &value)| {
+                            x.write(value);
+                        });
+                    }
+                }
+                // SAFETY: every element of `chunk` was written just above, and MaybeUninit<u32>
+                // has the layout of u32.
+                let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<u32>] as *mut [u32]) };
+                f(scratch, index, chunk);
+                Ok::<_, std::convert::Infallible>(())
+            });
+        // SAFETY: the chunks of n residues cover all `len` elements (len is a multiple of n),
+        // and each was initialised above; `f` cannot fail, so none was skipped.
+        unsafe { data.set_len(len) };
+        PolyBatch::from_reduced_data(basis, count, representation, data).expect("the data has the batch's length")
+    }
+}
