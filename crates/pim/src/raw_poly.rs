@@ -286,3 +286,22 @@ impl Launch {
         Ok(dst as usize)
     }
 }
+
+/// Deterministic residues below q (xorshift64*): MHY+'s "randomly generated positive integers
+/// modulo q" for the raw operations, and the tests' inputs.
+///
+/// ```
+/// let r = pimhe_pim::raw_poly::residues(1000, 65537, 7);
+/// assert!(r.iter().all(|&x| x < 65537) && r == pimhe_pim::raw_poly::residues(1000, 65537, 7));
+/// ```
+pub fn residues(len: usize, q: u32, seed: u64) -> Vec<u32> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) % q as u64) as u32
+        })
+        .collect()
+}

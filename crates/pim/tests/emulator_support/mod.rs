@@ -5,18 +5,7 @@ use pimhe_pim::counts::DpuCounts;
 use pimhe_pim::emulator::{DpuSet, EmulatorConfig};
 use pimhe_pim::layout::{prime_image, prime_tables, MramLayout, PimheCommand, PrimeTables, Variant};
 
-/// Deterministic residues below q (xorshift64*).
-pub fn residues(len: usize, q: u32, seed: u64) -> Vec<u32> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) % q as u64) as u32
-        })
-        .collect()
-}
+pub use pimhe_pim::raw_poly::residues;
 
 /// Primes of several sizes (30 bits and smaller) that are 1 mod 2N.
 pub fn primes_for(n: usize) -> Vec<u32> {

@@ -53,7 +53,6 @@ pub(crate) fn measure_bandwidth(threads: usize) -> Result<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::measure::scheme::rounds::{attach, OpTiming};
 
     #[test]

@@ -50,4 +50,4 @@ pub use published::{
     PUBLISHED_FASTEST_DPUS, STATED_RATIOS,
 };
 pub use report::{stated_ratio, Mhy, MhyConfig, MhyReport, QUICK_SCALING_DPUS, QUICK_SCALING_N, QUICK_SIZES};
-pub use rows::{residues, Fig3Row};
+pub use rows::Fig3Row;

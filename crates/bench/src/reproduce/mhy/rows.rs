@@ -5,7 +5,7 @@
 use pimhe_pim::emulator::EmulatorConfig;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::model::UpmemModel;
-use pimhe_pim::raw_poly::{run, transfer_bytes, RawOp};
+use pimhe_pim::raw_poly::{residues, run, transfer_bytes, RawOp};
 use serde::{Deserialize, Serialize};
 
 use super::counts::{slowest_dpu, CountsBasis};
@@ -67,20 +67,6 @@ pub struct RowSetup<'a> {
     pub cpu: Option<&'a CpuFacts>,
     /// Execute the whole operation on the emulator and compare with the CPU loop.
     pub execute: bool,
-}
-
-/// Deterministic residues below q (xorshift64*), MHY+'s "randomly generated positive integers
-/// modulo q".
-pub fn residues(len: usize, q: u32, seed: u64) -> Vec<u32> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) % q as u64) as u32
-        })
-        .collect()
 }
 
 /// The kernel's operations for `op` on n coefficients: n additions, n products, or the
