@@ -68,17 +68,9 @@ impl PolyBatch {
         representation: Representation,
         data: Vec<u32>,
     ) -> Result<Self> {
-        let n = basis.degree();
-        let expected = basis.len() * count * n;
-        if data.len() != expected {
-            return Err(RingError::WrongDataLength { count, limbs: basis.len(), n, expected, got: data.len() });
-        }
-        let limb_len = count * n;
-        for (limb, residues) in data.chunks(limb_len.max(1)).enumerate() {
-            let q = basis.modulus(limb).value();
-            if let Some(index) = residues.iter().position(|&x| x >= q) {
-                return Err(RingError::UnreducedResidue { limb, index, value: residues[index], modulus: q });
-            }
+        check_length(basis, count, &data)?;
+        if let Some(unreduced) = first_unreduced(basis, count, &data) {
+            return Err(unreduced);
         }
         Ok(Self { basis: basis.clone(), count, representation, data })
     }
@@ -101,17 +93,8 @@ impl PolyBatch {
         representation: Representation,
         data: Vec<u32>,
     ) -> Result<Self> {
-        let n = basis.degree();
-        let expected = basis.len() * count * n;
-        if data.len() != expected {
-            return Err(RingError::WrongDataLength { count, limbs: basis.len(), n, expected, got: data.len() });
-        }
-        debug_assert!(
-            data.chunks((count * n).max(1))
-                .enumerate()
-                .all(|(limb, r)| r.iter().all(|&x| x < basis.modulus(limb).value())),
-            "from_reduced_data got an unreduced residue"
-        );
+        check_length(basis, count, &data)?;
+        debug_assert!(first_unreduced(basis, count, &data).is_none(), "from_reduced_data got an unreduced residue");
         Ok(Self { basis: basis.clone(), count, representation, data })
     }
 
@@ -372,4 +355,23 @@ fn expect_degree(basis: &RingBasis, polys: &[&[i64]]) -> Result<()> {
         Some(bad) => Err(RingError::WrongDataLength { count: 1, limbs: 1, n, expected: n, got: bad.len() }),
         None => Ok(()),
     }
+}
+
+/// The error for `data` not holding `basis.len() * count * N` residues.
+fn check_length(basis: &RingBasis, count: usize, data: &[u32]) -> Result<()> {
+    let n = basis.degree();
+    let expected = basis.len() * count * n;
+    if data.len() != expected {
+        return Err(RingError::WrongDataLength { count, limbs: basis.len(), n, expected, got: data.len() });
+    }
+    Ok(())
+}
+
+/// The error for the first residue of limb-major `data` not below its limb's modulus.
+fn first_unreduced(basis: &RingBasis, count: usize, data: &[u32]) -> Option<RingError> {
+    data.chunks((count * basis.degree()).max(1)).enumerate().find_map(|(limb, residues)| {
+        let q = basis.modulus(limb).value();
+        let index = residues.iter().position(|&x| x >= q)?;
+        Some(RingError::UnreducedResidue { limb, index, value: residues[index], modulus: q })
+    })
 }

@@ -59,7 +59,8 @@ fn encrypt(s: &Setup, seed: u64, count: usize) -> Batch {
 }
 
 fn input(seed: u64, i: u64) -> f64 {
-    ((seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i.wrapping_mul(1_442_695_040_888_963_407)) >> 40) as f64
+    ((seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i.wrapping_mul(1_442_695_040_888_963_407)) >> 40)
+        as f64
         / (1u64 << 24) as f64)
         * 2.0
         - 1.0
