@@ -159,11 +159,13 @@ pub fn stats_combine(
     on_backend(py, &public, backend, threads, Step::Combine(&partials))
 }
 
+#[derive(Clone, Copy)]
 enum Step<'a> {
     Shard(&'a [u8]),
     Combine(&'a [&'a [u8]]),
 }
 
+#[derive(Clone, Copy)]
 struct OnDevice<'a> {
     public: &'a [u8],
     step: Step<'a>,
@@ -171,6 +173,10 @@ struct OnDevice<'a> {
 
 impl Job for OnDevice<'_> {
     type Output = Result<Vec<u8>, StatsError>;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(*self)
+    }
 
     fn run<B: ExecBackend>(self, device: &Device<'_, B>) -> Result<Self::Output, pimhe_bench::BenchError> {
         Ok(match self.step {
@@ -195,7 +201,6 @@ fn on_backend(
     let needs = DeviceNeeds {
         n: header.n,
         primes: header.backend_primes().map_err(stats_error)?,
-        default_mode: Mode::Parallel,
     };
     let job = OnDevice { public, step };
     let bytes = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?.output.map_err(stats_error)?;

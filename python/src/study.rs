@@ -204,6 +204,7 @@ fn overwrite(force: bool) -> Overwrite {
 }
 
 /// A worker's step, with its inputs.
+#[derive(Clone, Copy)]
 enum Step<'a> {
     /// Add up a shard of named submissions.
     Shard(&'a [(String, PyBackedBytes)]),
@@ -213,6 +214,7 @@ enum Step<'a> {
 
 /// A step on whichever backend the target builds; the study's error is kept apart from the
 /// target's so that each keeps its exception.
+#[derive(Clone, Copy)]
 struct OnDevice<'a> {
     study: &'a Study,
     public_keys: &'a [u8],
@@ -221,6 +223,10 @@ struct OnDevice<'a> {
 
 impl Job for OnDevice<'_> {
     type Output = Result<Vec<u8>, StatsError>;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(*self)
+    }
 
     fn run<B: ExecBackend>(self, device: &Device<'_, B>) -> Result<Self::Output, pimhe_bench::BenchError> {
         Ok(match self.step {
@@ -249,7 +255,7 @@ fn on_backend(
         BackendKind::UpmemEmu | BackendKind::Nearbank => Backend::named(backend)?.target().clone(),
     };
     let needs =
-        DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(stats_error)?, default_mode: Mode::Parallel };
+        DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(stats_error)? };
     let job = OnDevice { study: &study, public_keys, step };
     let bytes = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?.output.map_err(stats_error)?;
     Ok(PyBytes::new(py, &bytes).unbind())

@@ -18,7 +18,6 @@ use pimhe_bench::target::nearbank::NearbankOutcome;
 use pimhe_bench::target::upmem::server_cost_line;
 use pimhe_bench::target::{Cost, Device, DeviceNeeds, Job, TargetFlags, TargetRules};
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::OffloadReport;
 use pimhe_workloads::stats::study::{
     decrypt_files, encrypt_file, evaluate_files, keygen_files, read_study, DecryptOutcome, EncryptOutcome, EvalOutcome,
@@ -238,8 +237,7 @@ pub fn eval(args: &EvalArgs) -> Result<()> {
     let study = read_study(&args.public_dir).map_err(study_error)?;
     // One backend holds every prime of every plaintext modulus's parameters; parallel mode, as
     // the server has always been modeled.
-    let needs =
-        DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(study_error)?, default_mode: Mode::Parallel };
+    let needs = DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(study_error)? };
     let ran = target.run(&needs, Evaluation { args, progress: &TermProgress::new(args.json) })?;
     let (upmem, nearbank) = match ran.cost {
         Cost::Cpu { .. } => (None, None),
@@ -257,6 +255,10 @@ struct Evaluation<'a> {
 
 impl Job for Evaluation<'_> {
     type Output = EvalOutcome;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        None // it writes the aggregate file
+    }
 
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<EvalOutcome> {
         let a = self.args;

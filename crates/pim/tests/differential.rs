@@ -152,10 +152,10 @@ fn pim_backend(
         }
         served.truncate(1 + below(r, served.len()));
     }
-    let mode = pick(r, &[Mode::Parallel, Mode::Sequential, Mode::CiphertextMajor]);
+    let mode = pick(r, &Mode::ALL);
     let dpus = match mode {
         // At least one DPU per prime, odd, and sometimes groups of several.
-        Mode::Parallel => (served.len() | 1) + pick(r, &[0, 0, 2, 4, 10]),
+        Mode::Parallel | Mode::Hybrid => (served.len() | 1) + pick(r, &[0, 0, 2, 4, 10]),
         Mode::Sequential | Mode::CiphertextMajor => pick(r, &[1, 3, 5, 7, 11, 13]),
     };
     let mut config = PimConfig::new(dpus, mode);

@@ -298,13 +298,22 @@ fn validate(config: &AdviseConfig) -> Result<Checked> {
     let mut dpus = if config.dpus.is_empty() { DEFAULT_DPUS.to_vec() } else { config.dpus.clone() };
     dpus.sort_unstable();
     dpus.dedup();
-    let mode = upmem::parse_mode(config.mode.as_deref().unwrap_or("parallel"))?;
-    if mode == Mode::Sequential {
-        return Err(BenchError::usage(
-            "--mode sequential is not allowed for advise: its launches are emulated per prime in full only; \
-             choose parallel or ciphertext-major",
-        ));
-    }
+    let mode = match upmem::parse_mode(config.mode.as_deref().unwrap_or("parallel"))? {
+        Some(mode @ (Mode::Parallel | Mode::CiphertextMajor)) => mode,
+        Some(Mode::Sequential) => {
+            return Err(BenchError::usage(
+                "--mode sequential is not allowed for advise: its launches are emulated per prime in full only; \
+                 choose parallel or ciphertext-major",
+            ))
+        }
+        Some(Mode::Hybrid) | None => {
+            return Err(BenchError::usage(format!(
+                "--mode {} is not allowed for advise: its table extrapolates from a subset of the DPUs, which \
+                 the hybrid mode's second (sliced) placement does not follow; choose parallel or ciphertext-major",
+                config.mode.as_deref().unwrap_or("auto")
+            )))
+        }
+    };
     for &d in &dpus {
         PimSettings::new(d, mode, Variant::Best, primes)?;
     }

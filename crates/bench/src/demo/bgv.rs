@@ -25,18 +25,14 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
     memory::ensure_fits(&format!("the buffers of --batch {batch} at --n {n}"), bytes)
         .map_err(|e| BenchError::usage(format!("{e}; lower --batch")))?;
     let cpu = CpuBackend::new(config.target.threads())?;
-    // Relinearization and the modulus switch need a special prime (N >= 4096's presets).
-    let switches = !params.special_primes().is_empty();
-    let needs = DeviceNeeds { n, primes: params.primes(), default_mode: Mode::choose(switches) };
+    let needs = DeviceNeeds { n, primes: params.primes() };
     match &config.target {
         Target::UpmemEmu(upmem) => {
-            // The range (and in parallel mode a DPU per prime), as `bench` checks them.
-            let mode = upmem.settings(&needs)?.mode;
             out(&format!(
                 "pimhe demo: BGV multiplication of two encrypted batches on the upmem-emu backend ({} emulated \
                  DPUs, {}, best kernel), beside the cpu backend",
                 upmem.dpus,
-                mode.name()
+                upmem.mode.map_or("placement chosen by modeled cost", Mode::name)
             ));
         }
         Target::Cpu { .. } | Target::Nearbank(_) => out(&format!(
@@ -52,7 +48,14 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
             e => e.into(),
         })
     })?;
-    let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out })?;
+    let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out: Some(out) })?;
+    if let Some(plan) = &ran.plan {
+        out(&format!("  {}", plan.summary()));
+    }
+    let mode = match &config.target {
+        Target::UpmemEmu(upmem) => Some(upmem.mode_of(&ran)),
+        Target::Cpu { .. } | Target::Nearbank(_) => None,
+    };
     let served = ran.output;
     match ran.cost {
         Cost::Nearbank(outcome) => {
@@ -72,11 +75,11 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
         Cost::Upmem(report) => {
             let Target::UpmemEmu(upmem) = &config.target else { unreachable!("an upmem-emu cost") };
             out("  server on cpu (same computation, measured):");
-            let cpu_time = Serve { pipeline: &pipeline, kind: BackendKind::Cpu, out }.side_by_side(&cpu)?;
+            let cpu_time = side_by_side(&pipeline, &cpu, out)?;
             // The input ciphertexts: 2 batches x 2 components at the top level, as a server
             // would receive them; they were made on the device here, so their upload is modeled.
             let data_slots: Vec<usize> = (0..params.data_primes().len()).collect();
-            let settings = upmem.settings(&needs)?;
+            let settings = upmem.settings_in(mode.expect("an upmem-emu run"), needs.primes.len())?;
             let modeled = ModeledServer::new(
                 &settings.config(settings.dpus, settings.mode),
                 &report,
@@ -87,8 +90,10 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
             out(&modeled.render());
             let fallback_note = if report.fallbacks > 0 {
                 format!(
-                    " (base conversion, ModDown and modulus switching on the host: {} measured)",
-                    format_seconds(report.host_fallback_s)
+                    " (base conversion, ModDown and modulus switching on the host: {} measured; {} by {})",
+                    format_seconds(report.host_fallback_s),
+                    format_seconds(report.host_fallback_modeled_s),
+                    settings.config(settings.dpus, settings.mode).host.label()
                 )
             } else {
                 String::new()
@@ -127,18 +132,27 @@ struct Served {
 }
 
 /// The client's encryption, the server's computation (priced) and the client's check on one
-/// backend, each step's line sent to `out`.
+/// backend, each step's line sent to `out` (none in a pricing run).
 struct Serve<'p, 'o> {
     pipeline: &'p BgvPipeline,
     kind: BackendKind,
-    out: &'o mut dyn FnMut(&str),
+    out: Option<&'o mut dyn FnMut(&str)>,
 }
 
 impl Job for Serve<'_, '_> {
     type Output = Served;
 
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(Serve { pipeline: self.pipeline, kind: self.kind, out: None })
+    }
+
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Served> {
         let Serve { pipeline, kind, out } = self;
+        let mut silent = |_: &str| {};
+        let out: &mut dyn FnMut(&str) = match out {
+            Some(out) => out,
+            None => &mut silent,
+        };
         let encrypt = if kind == BackendKind::UpmemEmu {
             "encode + encrypt (both batches, upmem-emu)"
         } else {
@@ -178,14 +192,12 @@ impl Job for Serve<'_, '_> {
     }
 }
 
-impl Serve<'_, '_> {
-    /// The same computation on the CPU, its steps indented under the emulated run's: its time.
-    fn side_by_side(self, cpu: &CpuBackend) -> Result<Duration> {
-        let (x, y) = self.pipeline.encrypt(cpu)?;
-        let (product, time) = serve(self.pipeline, &self.pipeline.evaluator(cpu)?, &x, &y, "  ", self.out)?;
-        check(self.pipeline, cpu, &product, "  decrypt + decode (cpu)", self.out)?;
-        Ok(time)
-    }
+/// The same computation on the CPU, its steps indented under the emulated run's: its time.
+fn side_by_side(pipeline: &BgvPipeline, cpu: &CpuBackend, out: &mut dyn FnMut(&str)) -> Result<Duration> {
+    let (x, y) = pipeline.encrypt(cpu)?;
+    let (product, time) = serve(pipeline, &pipeline.evaluator(cpu)?, &x, &y, "  ", out)?;
+    check(pipeline, cpu, &product, "  decrypt + decode (cpu)", out)?;
+    Ok(time)
 }
 
 /// The server's steps, each line indented by `indent`: the product and the computation's time.

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_schemes::ckks::precision::PrecisionStats;
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
@@ -37,9 +36,15 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
         pipeline.sigmoid_degree(),
         cpu.threads()
     ));
-    // The product relinearizes and rescales, the rotation switches keys.
-    let needs = DeviceNeeds { n, primes: pipeline.primes(), default_mode: Mode::choose(true) };
-    let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out })?;
+    let needs = DeviceNeeds { n, primes: pipeline.primes() };
+    let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out: Some(out) })?;
+    if let Some(plan) = &ran.plan {
+        out(&format!("  {}", plan.summary()));
+    }
+    let mode = match &config.target {
+        Target::UpmemEmu(upmem) => Some(upmem.mode_of(&ran)),
+        Target::Cpu { .. } | Target::Nearbank(_) => None,
+    };
     let precision = ran.output.precision;
     match ran.cost {
         Cost::Cpu { .. } => {}
@@ -57,7 +62,7 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
             })?;
             pipeline.check(&cpu, &result)?;
             let data_slots: Vec<usize> = (0..pipeline.context().params().rlwe().data_primes().len()).collect();
-            let settings = upmem.settings(&needs)?;
+            let settings = upmem.settings_in(mode.expect("an upmem-emu run"), needs.primes.len())?;
             let modeled = ModeledServer::new(
                 &settings.config(settings.dpus, settings.mode),
                 &report,
@@ -103,18 +108,27 @@ struct Served {
 }
 
 /// The client's encryption, the server's computation (priced) and the client's check on one
-/// backend, each step's line sent to `out`.
+/// backend, each step's line sent to `out` (none in a pricing run).
 struct Serve<'p, 'o> {
     pipeline: &'p CkksPipeline,
     kind: BackendKind,
-    out: &'o mut dyn FnMut(&str),
+    out: Option<&'o mut dyn FnMut(&str)>,
 }
 
 impl Job for Serve<'_, '_> {
     type Output = Served;
 
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(Serve { pipeline: self.pipeline, kind: self.kind, out: None })
+    }
+
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Served> {
         let Serve { pipeline, kind, out } = self;
+        let mut silent = |_: &str| {};
+        let out: &mut dyn FnMut(&str) = match out {
+            Some(out) => out,
+            None => &mut silent,
+        };
         let (x, y) = pipeline.encrypt(device.backend)?;
         let evaluator = pipeline.evaluator(device.backend)?;
         device.start_pricing()?;

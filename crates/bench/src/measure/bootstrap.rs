@@ -22,7 +22,6 @@ use num_complex::Complex64;
 use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 use pimhe_nearbank::isa::Kernel;
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_schemes::ckks::bootstrap::{
     insecure_parameters, secure_parameters, BootstrapConfig, BootstrapPlan, Bootstrapper, EncapsulationKeys,
     PRESET_LEVELS_AFTER, TEST_LEVELS_AFTER,
@@ -205,9 +204,7 @@ fn run_with<T>(
 
     let values = input_values(config.seed, plan.slots(), config.real);
     let repeat = if config.target.kind() == BackendKind::Cpu { config.repeat } else { 1 };
-    // Parallel mode: one ciphertext, so ciphertext-major mode (Mode::choose's pick for key
-    // switching) would put the whole bootstrapping on one DPU; a DPU per prime instead.
-    let needs = DeviceNeeds { n, primes: ctx.backend_primes(), default_mode: Mode::Parallel };
+    let needs = DeviceNeeds { n, primes: ctx.backend_primes() };
     let job = Bootstrap {
         ctx: &ctx,
         plan: &plan,
@@ -220,13 +217,17 @@ fn run_with<T>(
         repeat,
     };
     let (ran, kept) = execute(&needs, job)?;
+    let mode = match &config.target {
+        Target::UpmemEmu(target) => Some(target.mode_of(&ran)),
+        Target::Cpu { .. } | Target::Nearbank(_) => None,
+    };
     let (mut nearbank, mut upmem, mut host_fallbacks) = (None, None, None);
     match ran.cost {
         Cost::Cpu { .. } => {}
         Cost::Nearbank(outcome) => nearbank = Some(outcome),
         Cost::Upmem(report) => {
             let Target::UpmemEmu(target) = &config.target else { unreachable!("an upmem-emu cost") };
-            let settings = target.settings(&needs)?;
+            let settings = target.settings_in(mode.expect("an upmem-emu run"), needs.primes.len())?;
             // The input: one ciphertext (two polynomials) over the base primes.
             let base: Vec<usize> = (0..ctx.level_basis(ctx.min_level())?.len()).collect();
             upmem = Some(ModeledServer::new(
@@ -276,6 +277,7 @@ fn input_values(seed: u64, slots: usize, real: bool) -> Vec<Complex64> {
 }
 
 /// The bootstrapping on the target's backend.
+#[derive(Clone, Copy)]
 struct Bootstrap<'a> {
     ctx: &'a std::sync::Arc<CkksContext>,
     plan: &'a BootstrapPlan,
@@ -296,6 +298,10 @@ struct Bootstrapped {
 
 impl Job for Bootstrap<'_> {
     type Output = Bootstrapped;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(*self)
+    }
 
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Bootstrapped> {
         let backend = device.backend;

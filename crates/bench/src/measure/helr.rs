@@ -25,13 +25,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use pimhe_exec::{Backend, CpuBackend};
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::OffloadReport;
 use pimhe_workloads::helr::encrypted::{EncryptedConfig, EncryptedTrainer, EncryptedTraining, IterationRecord};
 use pimhe_workloads::helr::{
     evaluate, train, ConstantFeatures, Evaluation, HelrError, LabeledData, Packing, Split, Standardization, TrainConfig,
 };
-use pimhe_workloads::progress::Progress;
+use pimhe_workloads::progress::{NoProgress, Progress};
 use serde::Serialize;
 
 use crate::error::{BenchError, Result};
@@ -197,10 +196,7 @@ pub fn run(data: &LabeledData, config: &HelrBenchConfig, progress: &dyn Progress
     let start = Instant::now();
     let trainer = EncryptedTrainer::new(&cpu, &train_set, &encrypted)?;
     let keygen_s = start.elapsed().as_secs_f64();
-    // Parallel mode by default (`--mode` overrides): the ciphertext-major rule (`Mode::choose`)
-    // puts each ciphertext's key switches, all its primes, on one DPU; measured at N = 2^10, one
-    // iteration emulated for over 500 s that way against 0.6 s with a DPU group per prime.
-    let needs = DeviceNeeds { n: encrypted.degree, primes: trainer.primes(), default_mode: Mode::Parallel };
+    let needs = DeviceNeeds { n: encrypted.degree, primes: trainer.primes() };
     let ran = config.target.run(&needs, Training { trainer: &trainer, cpu: &cpu, progress })?;
     let (upmem, nearbank) = match ran.cost {
         Cost::Cpu { .. } => (None, None),
@@ -259,6 +255,7 @@ impl From<HelrError> for BenchError {
 }
 
 /// The server's part on the target's backend.
+#[derive(Clone, Copy)]
 struct Training<'a> {
     trainer: &'a EncryptedTrainer,
     cpu: &'a CpuBackend,
@@ -287,6 +284,10 @@ impl Job for Training<'_> {
         let training = self.trainer.train_with(&server, &batches, weights, self.cpu, self.progress)?;
         device.stop_pricing()?;
         Ok(Trained { setup_s, training })
+    }
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(Training { progress: &NoProgress, ..*self })
     }
 }
 

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod nearbank;
+pub mod planner;
 pub mod upmem;
 pub mod what_if;
 
@@ -33,10 +34,11 @@ use pimhe_exec::{Backend, CpuBackend};
 use pimhe_nearbank::model::Model;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
-use pimhe_pim::runtime::{OffloadReport, PimBackend};
+use pimhe_pim::runtime::OffloadReport;
 
 use crate::error::{check_threads, BenchError, Result};
 use nearbank::NearbankOutcome;
+use planner::PlanChoice;
 use upmem::{Emulate, PimSettings, DEFAULT_DPUS};
 use what_if::WhatIf;
 
@@ -159,7 +161,7 @@ impl TargetRules {
 pub struct UpmemTarget {
     /// DPUs of the system.
     pub dpus: usize,
-    /// The placement mode; `None` where the command lets the planner choose ([`Mode::choose`]).
+    /// The placement mode; `None` for `--mode auto`, the [`planner`]'s choice by modeled cost.
     pub mode: Option<Mode>,
     /// Kernel arithmetic.
     pub variant: Variant,
@@ -246,7 +248,7 @@ impl TargetFlags {
                 PimSettings::checked(dpus, Mode::Sequential, Variant::Best, 1, rules.upmem.mode)?;
                 Target::UpmemEmu(UpmemTarget {
                     dpus,
-                    mode: self.mode.as_deref().map(upmem::parse_mode).transpose()?,
+                    mode: self.mode.as_deref().map(upmem::parse_mode).transpose()?.flatten(),
                     variant: self.kernel.as_deref().map(upmem::parse_kernel).transpose()?.unwrap_or(Variant::Best),
                     emulate: self.emulate.as_deref().map(upmem::parse_emulate).transpose()?,
                     what_if: WhatIf::parse(&self.what_if)?,
@@ -264,16 +266,13 @@ impl TargetFlags {
 }
 
 /// What a [`Job`] needs of a device: the ring degree and every prime it computes with (a PIM
-/// backend holds them all resident), and the UPMEM mode where the user gave none (the
-/// planner's [`Mode::choose`] for what the job does, or the mode the command has always used).
+/// backend holds them all resident).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceNeeds {
     /// Ring degree N.
     pub n: usize,
     /// Every prime the job computes with.
     pub primes: Vec<u32>,
-    /// The UPMEM placement without `--mode`.
-    pub default_mode: Mode,
 }
 
 /// A computation written once, generic over the backend it runs on (a closure cannot be
@@ -285,6 +284,13 @@ pub trait Job {
     /// Runs on `device`; what runs before [`Device::start_pricing`] (keys, inputs) and after
     /// [`Device::stop_pricing`] (the client's checks) is not priced.
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Self::Output>;
+
+    /// The same computation for a pricing run of `--mode auto` ([`planner`]), whose output is
+    /// dropped: it prints nothing and reports no progress. `None` for a job that must run once
+    /// (it writes files): the planner then takes parallel mode unpriced, and says so.
+    fn pricing_copy(&self) -> Option<Self>
+    where
+        Self: Sized;
 }
 
 /// The backend a [`Job`] runs on.
@@ -364,6 +370,8 @@ pub struct Ran<T> {
     pub output: T,
     /// What it cost.
     pub cost: Cost,
+    /// On emulated DPUs with `--mode auto`: the placement chosen and every candidate's price.
+    pub plan: Option<PlanChoice>,
 }
 
 impl Target {
@@ -399,11 +407,10 @@ impl Target {
                 let meter = (|| Ok(()), || Ok(Cost::Cpu { threads: backend.threads() }));
                 on(&backend, &meter, job)
             }
-            Target::UpmemEmu(upmem) => {
-                let backend = upmem.backend(needs)?;
-                let meter = (|| Ok(backend.reset_report()?), || Ok(Cost::Upmem(backend.report()?)));
-                on(&backend, &meter, job)
-            }
+            Target::UpmemEmu(upmem) => match upmem.mode {
+                Some(mode) => upmem.run_in(needs, mode, job),
+                None => upmem.run_planned(needs, job),
+            },
             Target::Nearbank(nearbank) => Ok(nearbank.record(job)?.0),
         }
     }
@@ -413,7 +420,7 @@ impl Target {
 fn on<B: Backend, J: Job>(backend: &B, meter: &dyn Meter, job: J) -> Result<Ran<J::Output>> {
     let device = Device::new(backend, meter);
     let output = job.run(&device)?;
-    Ok(Ran { output, cost: device.into_cost()? })
+    Ok(Ran { output, cost: device.into_cost()?, plan: None })
 }
 
 impl UpmemTarget {
@@ -432,10 +439,13 @@ impl UpmemTarget {
         }
     }
 
-    /// The settings of a system serving `needs`: the mode given, or the job's default;
-    /// checked against the primes (parallel mode needs a DPU per prime).
-    pub fn settings(&self, needs: &DeviceNeeds) -> Result<PimSettings> {
-        self.settings_in(self.mode.unwrap_or(needs.default_mode), needs.primes.len())
+    /// The placement a run used: `--mode`'s, or the one the planner chose.
+    pub fn mode_of<T>(&self, ran: &Ran<T>) -> Mode {
+        match (self.mode, &ran.plan) {
+            (Some(mode), _) => mode,
+            (None, Some(plan)) => plan.mode,
+            (None, None) => unreachable!("an auto run carries its plan"),
+        }
     }
 
     /// The settings of a system in `mode` serving `primes` primes, checked (parallel mode needs
@@ -443,11 +453,6 @@ impl UpmemTarget {
     pub fn settings_in(&self, mode: Mode, primes: usize) -> Result<PimSettings> {
         let settings = PimSettings::checked(self.dpus, mode, self.variant, primes, self.mode_flag)?;
         Ok(PimSettings { tasklets: self.tasklets, ..settings.with_what_if(self.what_if) })
-    }
-
-    /// The emulated backend of [`UpmemTarget::settings`].
-    pub fn backend(&self, needs: &DeviceNeeds) -> Result<PimBackend> {
-        self.settings(needs)?.backend(needs.n, &needs.primes)
     }
 }
 
@@ -514,6 +519,9 @@ mod tests {
         struct Square;
         impl Job for Square {
             type Output = Vec<u32>;
+            fn pricing_copy(&self) -> Option<Self> {
+                Some(Square)
+            }
             fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Vec<u32>> {
                 let basis = RingBasis::new(16, &[97])?;
                 let batch = PolyBatch::from_data(&basis, 1, Representation::Ntt, (0..16).collect())?;
@@ -527,7 +535,7 @@ mod tests {
                 Ok(result)
             }
         }
-        let needs = DeviceNeeds { n: 16, primes: vec![97], default_mode: Mode::Parallel };
+        let needs = DeviceNeeds { n: 16, primes: vec![97] };
         let expected: Vec<u32> = (0u32..16).map(|x| x * x % 97).collect();
         for kind in BackendKind::ALL {
             let target = TargetFlags { dpus: (kind == BackendKind::UpmemEmu).then_some(1), ..flags(kind.name()) }

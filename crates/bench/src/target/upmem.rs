@@ -87,9 +87,15 @@ pub fn kernel_name(variant: Variant) -> &'static str {
     }
 }
 
-/// Parses `--mode`.
-pub fn parse_mode(value: &str) -> Result<Mode> {
-    value.parse().map_err(|_| BenchError::usage(format!("--mode {value} is not allowed: choose {}", Mode::NAMES)))
+/// Parses `--mode`: a placement, or `auto` (`None`: the planner chooses by modeled cost).
+pub fn parse_mode(value: &str) -> Result<Option<Mode>> {
+    if value == "auto" {
+        return Ok(None);
+    }
+    value
+        .parse()
+        .map(Some)
+        .map_err(|_| BenchError::usage(format!("--mode {value} is not allowed: choose auto, {}", Mode::NAMES)))
 }
 
 /// Parses `--kernel`.
@@ -131,12 +137,15 @@ impl PimSettings {
                 "--dpus {dpus} is not allowed: choose 1..={MAX_DPUS} DPUs (an UPMEM system has at most {MAX_DPUS})"
             )));
         }
-        if mode == Mode::Parallel && dpus < primes {
+        if mode.groups_per_prime() && dpus < primes {
+            let flag = format!("--mode {}", mode.name());
+            let text = format!("{} mode", mode.name());
             let (which, alternative) =
-                if has_mode_flag { ("--mode parallel", " or --mode sequential") } else { ("parallel mode", "") };
+                if has_mode_flag { (flag.as_str(), " or --mode sequential") } else { (text.as_str(), "") };
             return Err(BenchError::usage(format!(
-                "--dpus {dpus} is too few for {which} with {primes} primes: parallel mode needs at least \
-                 one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}"
+                "--dpus {dpus} is too few for {which} with {primes} primes: {} mode needs at least \
+                 one DPU per prime, so --dpus {dpus} is not allowed; use --dpus {primes}..={MAX_DPUS}{alternative}",
+                mode.name()
             )));
         }
         Ok(Self { dpus, mode, variant, what_if: WhatIf::NONE, tasklets: None })
@@ -324,10 +333,15 @@ mod tests {
 
     #[test]
     fn flags_parse_and_name_their_values() {
-        assert_eq!(parse_mode("sequential").unwrap(), Mode::Sequential);
+        assert_eq!(parse_mode("sequential").unwrap(), Some(Mode::Sequential));
+        assert_eq!(parse_mode("hybrid").unwrap(), Some(Mode::Hybrid));
+        assert_eq!(parse_mode("auto").unwrap(), None);
         assert_eq!(parse_kernel("barrett").unwrap(), Variant::Barrett);
         assert_eq!(parse_emulate("auto").unwrap(), Emulate::Auto);
-        assert!(parse_mode("serial").unwrap_err().to_string().contains("parallel, sequential or ciphertext-major"));
+        assert!(parse_mode("serial")
+            .unwrap_err()
+            .to_string()
+            .contains("auto, parallel, sequential, ciphertext-major or hybrid"));
         assert!(parse_kernel("x").unwrap_err().to_string().contains("barrett or best"));
         assert!(parse_emulate("x").unwrap_err().to_string().contains("full, subset or auto"));
         assert_eq!((Mode::Parallel.name(), kernel_name(Variant::Best)), ("parallel", "best"));

@@ -40,6 +40,7 @@
 
 pub mod analytic;
 pub mod calibrate;
+pub mod host;
 pub mod reference;
 mod upmem;
 

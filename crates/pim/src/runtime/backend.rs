@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pimhe_exec::operands::{
     broadcast, check_constant_terms, check_constants, check_limb_constants, galois_element, require, same_shape,
 };
-use pimhe_exec::{Backend, Shape};
+use pimhe_exec::{Backend, CpuBackend, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
@@ -16,6 +16,7 @@ use super::dispatch::Route;
 use super::queue::{command, CommandExt};
 use super::{setup, PimBackend};
 use crate::layout::{self, Opcode, PimheCommand};
+use crate::model::host::HostWork;
 
 impl Backend for PimBackend {
     type Buffer = PimBuffer;
@@ -237,7 +238,8 @@ impl Backend for PimBackend {
         if let Some(out) = self.base_convert_resident(a, a, target, false)? {
             return Ok(out);
         }
-        self.fallback_buffer(&[a], |cpu, host| cpu.base_convert(&host[0], target))
+        let work = conversion_work(&a.shape, target, false);
+        self.conversion_fallback(&[a], work, |cpu, host| cpu.base_convert(&host[0], target))
     }
 
     fn base_convert_ntt(
@@ -249,14 +251,16 @@ impl Backend for PimBackend {
         if let Some(out) = self.base_convert_resident(a, a_ntt, target, true)? {
             return Ok(out);
         }
-        self.fallback_buffer(&[a, a_ntt], |cpu, host| cpu.base_convert_ntt(&host[0], &host[1], target))
+        let work = conversion_work(&a.shape, target, true);
+        self.conversion_fallback(&[a, a_ntt], work, |cpu, host| cpu.base_convert_ntt(&host[0], &host[1], target))
     }
 
     fn mod_down_last(&self, a: &PimBuffer, plain_modulus: Option<Modulus>) -> pimhe_exec::Result<PimBuffer> {
         if let Some(out) = self.mod_down_last_resident(a, plain_modulus)? {
             return Ok(out);
         }
-        self.fallback_buffer(&[a], |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
+        let work = mod_down_work(&a.shape, 1, true);
+        self.conversion_fallback(&[a], work, |cpu, host| cpu.mod_down_last(&host[0], plain_modulus))
     }
 
     fn mul_limb_constants(&self, a: &PimBuffer, constants: &[u64]) -> pimhe_exec::Result<PimBuffer> {
@@ -268,7 +272,8 @@ impl Backend for PimBackend {
         if let Some(out) = self.mod_down_resident(a, count, plain_modulus)? {
             return Ok(out);
         }
-        self.fallback_buffer(&[a], |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
+        let work = mod_down_work(&a.shape, count, false);
+        self.conversion_fallback(&[a], work, |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
     }
 
     fn automorphism(&self, a: &PimBuffer, k: usize) -> pimhe_exec::Result<PimBuffer> {
@@ -289,6 +294,21 @@ impl Backend for PimBackend {
 }
 
 impl PimBackend {
+    /// A conversion's CPU fallback ([`Self::fallback_buffer`]), its work also priced by the
+    /// host model (the planner's figure; the measured time is the report's other one).
+    fn conversion_fallback(
+        &self,
+        operands: &[&PimBuffer],
+        work: HostWork,
+        compute: impl FnOnce(&CpuBackend, Vec<PolyBatch>) -> pimhe_exec::Result<PolyBatch>,
+    ) -> pimhe_exec::Result<PimBuffer> {
+        let out = self.fallback_buffer(operands, compute)?;
+        let mut state = self.lock();
+        state.report.host_fallback_modeled_s += self.config.host.seconds(&work, self.n);
+        self.check_budget(&state)?;
+        Ok(out)
+    }
+
     /// The TENSOR (four operands) or TENSOR_SQ (two) kernel on resident operands; `None` when
     /// its three outputs do not fit.
     fn tensor_on_device(
@@ -379,4 +399,31 @@ impl PimBackend {
 fn limb_constant(basis: &RingBasis, constants: &[u64], q: &Modulus) -> u32 {
     let limb = basis.primes().iter().position(|&p| p == q.value()).expect("a prime of the operand's basis");
     q.reduce_u64(constants[limb])
+}
+
+/// The host's work in FastBConv from `a` onto `target` (the new limbs transformed when
+/// `transform`): each source limb scaled, then one product per source limb and new limb.
+fn conversion_work(a: &Shape, target: &RingBasis, transform: bool) -> HostWork {
+    let from = a.basis.primes();
+    let new = target.primes().iter().filter(|p| !from.contains(p)).count() as u64;
+    let (limbs, polys) = (from.len() as u64, a.count as u64);
+    let n = a.basis.degree() as u64;
+    HostWork { transforms: if transform { polys * new } else { 0 }, products: polys * n * limbs * (1 + new) }
+}
+
+/// The host's work in dividing `a` by its last `count` primes (`mod_down`; `mod_down_last` is
+/// `count` 1): the dropped limbs scaled and (in NTT form) inverse-transformed, one product per
+/// dropped and kept limb, the kept limbs' corrections transformed back and subtracted.
+fn mod_down_work(a: &Shape, count: usize, last: bool) -> HostWork {
+    let limbs = a.basis.len() as u64;
+    let dropped = (count as u64).min(limbs);
+    let kept = limbs - dropped;
+    let (polys, n) = (a.count as u64, a.basis.degree() as u64);
+    let ntt = a.representation == Representation::Ntt;
+    // DIVIDE_LAST folds the scaling into its one product per kept limb.
+    let scalings = if last { 0 } else { dropped };
+    HostWork {
+        transforms: if ntt { polys * (dropped + kept) } else { 0 },
+        products: polys * n * (scalings + dropped * kept + kept),
+    }
 }

@@ -174,6 +174,19 @@ impl PimBackend {
             Allocation::Unserved => return Ok(self.on_host(batch, Storage::Host)),
             Allocation::NoRoom => return Ok(self.on_host(batch, Storage::Streamed)),
         };
+        let targets: Vec<&LimbPlacement> = limbs.iter().collect();
+        self.write_limbs(state, &batch, &targets)?;
+        Ok(self.device_buffer(shape, limbs))
+    }
+
+    /// Writes limb `i` of `batch` into the placement `limbs[i]` (one transfer for all DPUs),
+    /// priced as a push.
+    pub(super) fn write_limbs(
+        &self,
+        state: &mut State,
+        batch: &PolyBatch,
+        limbs: &[&LimbPlacement],
+    ) -> pimhe_exec::Result<()> {
         let n = self.n;
         let start = Instant::now();
         let mut bytes_per_dpu = vec![0u64; state.dpus.len()];
@@ -187,8 +200,9 @@ impl PimBackend {
         }
         state.report.transfer_s += self.seconds(state, start, |model| model.transfer_seconds(&bytes_per_dpu));
         state.report.bytes_to_dpus += bytes_per_dpu.iter().sum::<u64>();
-        state.report.transfers.push(TransferShape { to_dpus: true, slots: slots(&limbs), count: shape.count });
-        Ok(self.device_buffer(shape, limbs))
+        let slots = limbs.iter().map(|limb| limb.slot).collect();
+        state.report.transfers.push(TransferShape { to_dpus: true, slots, count: batch.count() });
+        Ok(())
     }
 
     /// Pulls a device buffer back (one retrieval for all DPUs), after running pending commands.

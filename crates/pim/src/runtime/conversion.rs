@@ -4,13 +4,18 @@
 //! ([`pimhe_exec::Backend::mod_down_last`]), as command lists of the `BCONV` and `DIVIDE_LAST`
 //! kernels (dpu/kernels/conversion.h) beside MULC, NTT, INTT, SUB_MULC and CMAC.
 //!
-//! They need every limb of a polynomial on one DPU and one launch across the primes: the
-//! ciphertext-major mode ([`super::placement::Mode::CiphertextMajor`]). Each method here returns
-//! `None` where that does not hold (another mode, an operand streamed or on the host, no room
-//! for the scratch limbs, a barrett-variant prime outside its reduction's range, parameters the
-//! CPU refuses); the caller then runs the CPU backend, a counted fallback, which also gives
-//! the CPU's error for bad operands. The residues equal the CPU backend's bit for bit: the
-//! same integers (FastBConv's sum, its centred form, BGV's t-corrected delta) reduced fully.
+//! Each algorithm is the same in two placements; only its step across primes ([`Across`]: the
+//! FastBConv sums, DIVIDE_LAST's terms) runs differently. In the ciphertext-major mode
+//! ([`super::placement::Mode::CiphertextMajor`]) every limb of a polynomial is on one DPU, so
+//! the step is more commands of the same launch; in the hybrid mode the limbs are on their
+//! primes' DPU groups, and the step runs on coefficient slices over every DPU (`hybrid.rs`),
+//! the rest of the algorithm (scalings, transforms, the final subtraction) on the groups.
+//! Each method here returns `None` where neither holds (another mode, an operand streamed or
+//! on the host, no room for the scratch limbs, a barrett-variant prime outside its
+//! reduction's range, parameters the CPU refuses); the caller then runs the CPU backend, a
+//! counted fallback, which also gives the CPU's error for bad operands. The residues equal the
+//! CPU backend's bit for bit: the same integers (FastBConv's sum, its centred form, BGV's
+//! t-corrected delta) reduced fully.
 
 use std::sync::Arc;
 
@@ -37,9 +42,67 @@ impl PimBackend {
 
     /// The resident limbs of `a` when this backend runs conversions on the DPUs.
     fn conversion_operand<'a>(&self, a: &'a PimBuffer) -> Option<&'a [LimbPlacement]> {
-        match (&a.storage, self.plan.mode()) {
-            (Storage::Device(limbs), Mode::CiphertextMajor) => Some(limbs),
-            _ => None,
+        let Storage::Device(limbs) = &a.storage else { return None };
+        match self.plan.mode() {
+            Mode::CiphertextMajor | Mode::Hybrid => Some(limbs),
+            Mode::Parallel | Mode::Sequential => None,
+        }
+    }
+
+    /// Runs `across` from `sources` into the limbs `dst`, calling `after_each(state, j)` once
+    /// the step has written `dst[j]` (in the ciphertext-major mode right after its commands,
+    /// so one prime's commands stay together; in the hybrid mode once the slices are back).
+    fn across(
+        &self,
+        state: &mut State,
+        sources: &PimBuffer,
+        dst: &[&LimbPlacement],
+        across: &Across,
+        mut after_each: impl FnMut(&PimBackend, &mut State, usize) -> pimhe_exec::Result<()>,
+    ) -> pimhe_exec::Result<()> {
+        match self.plan.mode() {
+            Mode::Hybrid => {
+                self.across_on_slices(state, sources, dst, across)?;
+                (0..dst.len()).try_for_each(|j| after_each(self, state, j))
+            }
+            Mode::CiphertextMajor | Mode::Parallel | Mode::Sequential => {
+                let limbs = sources.placement()?;
+                for (j, limb) in dst.iter().enumerate() {
+                    self.queue_across(state, limb, j, limbs, across)?;
+                    after_each(self, state, j)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Queues `across`'s commands writing `dst`, the `j`-th target limb, from `sources` (all on
+    /// the same DPUs: ciphertext-major placements of one count).
+    pub(super) fn queue_across(
+        &self,
+        state: &mut State,
+        dst: &LimbPlacement,
+        j: usize,
+        sources: &[LimbPlacement],
+        across: &Across,
+    ) -> pimhe_exec::Result<()> {
+        match across {
+            Across::FastBaseConvert { source_primes, constants, centred } => {
+                self.queue_fast_base_convert(state, dst, sources, source_primes, &constants[j], *centred)
+            }
+            Across::DivideLast { last, plain_modulus } => {
+                let q = self.primes[dst.slot];
+                // The parameters once (a missing inverse is an error before anything is queued);
+                // each share's command differs in its operands and count only.
+                let template = PimheCommand::divide_last(0, 0, *last, plain_modulus.as_ref(), &q, 0)?;
+                self.queue_limb(state, dst, &[&sources[0]], |share, offsets, out| {
+                    let mut divide = template;
+                    divide.count = share.len as u32;
+                    divide.src[0] = offsets[0];
+                    divide.dst[0] = out;
+                    divide
+                })
+            }
         }
     }
 
@@ -144,6 +207,13 @@ impl PimBackend {
         };
         let out_shape = Shape { basis: target.clone(), count: a.shape.count, representation: same_form };
         let scaled_shape = a.shape.clone();
+        // (With no new limb there is nothing across primes: the target limbs are copies.)
+        if !new_limbs.is_empty() {
+            let new_shape = Shape { basis: target.select(&new_limbs)?, ..out_shape.clone() };
+            if !self.across_fits(&scaled_shape, &new_shape) {
+                return Ok(None);
+            }
+        }
         let mut state = self.lock();
         let Some(mut placed) = self.allocate_all(&mut state, &[&out_shape, &scaled_shape])? else { return Ok(None) };
         let (scaled, out) = (placed.pop().expect("two"), placed.pop().expect("two"));
@@ -154,22 +224,30 @@ impl PimBackend {
             }
         }
         for (j, limb) in out.iter().enumerate() {
-            match from.iter().position(|&p| p == to[j]) {
-                Some(i) => self.queue_scale(&mut state, limb, &same_limbs[i], 1)?,
-                None => {
-                    let to_index = new_limbs.iter().position(|&l| l == j).expect("a converted limb");
-                    let converter = converter.as_ref().expect("a converted limb exists");
-                    let constants = converter.q_hat_mod_target(to_index)?;
-                    self.queue_fast_base_convert(&mut state, limb, &scaled, &from, constants, false)?;
-                    if transform {
-                        self.queue_transform(&mut state, limb, Opcode::Ntt)?;
-                    }
-                }
+            if let Some(i) = from.iter().position(|&p| p == to[j]) {
+                self.queue_scale(&mut state, limb, &same_limbs[i], 1)?;
+            }
+        }
+        let scaled = self.device_buffer(scaled_shape, scaled);
+        if let Some(converter) = converter {
+            let constants = (0..new_limbs.len())
+                .map(|to_index| converter.q_hat_mod_target(to_index).map(<[u32]>::to_vec))
+                .collect::<Result<Vec<_>, _>>()?;
+            let across = Across::FastBaseConvert { source_primes: from.to_vec(), constants, centred: false };
+            let dst: Vec<&LimbPlacement> = new_limbs.iter().map(|&j| &out[j]).collect();
+            let crossed = self.across(&mut state, &scaled, &dst, &across, |backend, state, j| match transform {
+                true => backend.queue_transform(state, dst[j], Opcode::Ntt),
+                false => Ok(()),
+            });
+            // The lock goes before the buffer: dropping a buffer takes it.
+            if let Err(e) = crossed {
+                drop(state);
+                return Err(e);
             }
         }
         drop(state);
         // Dropped while its commands are queued: released after they run.
-        drop(self.device_buffer(scaled_shape, scaled));
+        drop(scaled);
         Ok(Some(self.device_buffer(out_shape, out)))
     }
 
@@ -211,7 +289,18 @@ impl PimBackend {
         let out_shape = Shape { basis: target.clone(), count: a.shape.count, representation };
         let delta_shape = out_shape.clone();
         let scaled_shape = Shape { basis: basis.select(&(kept..limbs).collect::<Vec<_>>())?, ..out_shape.clone() };
+        if !self.across_fits(&scaled_shape, &delta_shape) {
+            return Ok(None);
+        }
         let ntt_form = representation == Representation::Ntt;
+        let mut constants = Vec::with_capacity(kept);
+        let mut p_inverses = Vec::with_capacity(kept);
+        for (limb, q) in kept_moduli.iter().enumerate() {
+            let t = plain_modulus.map_or(1, |t| q.reduce_u64(t.value().into()));
+            constants.push(converter.q_hat_mod_target(limb)?.iter().map(|&c| q.mul(c, t)).collect());
+            let p_mod_q = dropped_primes.iter().fold(1, |acc, &p| q.mul(acc, q.reduce_u64(p.into())));
+            p_inverses.push(q.inv(p_mod_q)?);
+        }
         let mut state = self.lock();
         let Some(mut placed) = self.allocate_all(&mut state, &[&out_shape, &delta_shape, &scaled_shape])? else {
             return Ok(None);
@@ -224,22 +313,22 @@ impl PimBackend {
                 self.queue_transform(&mut state, y, Opcode::Intt)?;
             }
         }
-        for (limb, (d, o)) in delta.iter().zip(&out).enumerate() {
-            let q = kept_moduli[limb];
-            let t = plain_modulus.map_or(1, |t| q.reduce_u64(t.value().into()));
-            let constants: Vec<u32> = converter.q_hat_mod_target(limb)?.iter().map(|&c| q.mul(c, t)).collect();
-            self.queue_fast_base_convert(&mut state, d, &scaled, &dropped_primes, &constants, true)?;
+        let scaled = self.device_buffer(scaled_shape, scaled);
+        let across = Across::FastBaseConvert { source_primes: dropped_primes, constants, centred: true };
+        let dst: Vec<&LimbPlacement> = delta.iter().collect();
+        let crossed = self.across(&mut state, &scaled, &dst, &across, |backend, state, limb| {
             if ntt_form {
-                self.queue_transform(&mut state, d, Opcode::Ntt)?;
+                backend.queue_transform(state, &delta[limb], Opcode::Ntt)?;
             }
-            let p_mod_q = dropped_primes.iter().fold(1, |acc, &p| q.mul(acc, q.reduce_u64(p.into())));
-            let p_inv = q.inv(p_mod_q)?;
-            self.queue_limb(&mut state, o, &[&a_limbs[limb], d], |share, offsets, dst| {
-                command(Opcode::SubMulC, share.len, offsets, &[dst]).scalar(p_inv, &q)
-            })?;
-        }
+            let q = kept_moduli[limb];
+            backend.queue_limb(state, &out[limb], &[&a_limbs[limb], &delta[limb]], |share, offsets, dst| {
+                command(Opcode::SubMulC, share.len, offsets, &[dst]).scalar(p_inverses[limb], &q)
+            })
+        });
+        // The lock goes before the buffers: dropping a buffer takes it.
         drop(state);
-        drop(self.device_buffer(scaled_shape, scaled));
+        crossed?;
+        drop(scaled);
         drop(self.device_buffer(delta_shape, delta));
         Ok(Some(self.device_buffer(out_shape, out)))
     }
@@ -269,7 +358,11 @@ impl PimBackend {
         let representation = a.shape.representation;
         let out_shape = Shape { basis: basis.prefix(last)?, count: a.shape.count, representation };
         let residue_shape = Shape { basis: basis.select(&[last])?, ..out_shape.clone() };
+        if !self.across_fits(&residue_shape, &out_shape) {
+            return Ok(None);
+        }
         let ntt_form = representation == Representation::Ntt;
+        let p_inverses = moduli[..last].iter().map(|q| q.inv(q.reduce_u64(p.into()))).collect::<Result<Vec<_>, _>>()?;
         let mut state = self.lock();
         let Some(mut placed) = self.allocate_all(&mut state, &[&out_shape, &residue_shape])? else { return Ok(None) };
         let (residue, out) = (placed.pop().expect("two"), placed.pop().expect("two"));
@@ -277,28 +370,45 @@ impl PimBackend {
         if ntt_form {
             self.queue_transform(&mut state, &residue[0], Opcode::Intt)?;
         }
-        for (limb, o) in out.iter().enumerate() {
-            let q = moduli[limb];
-            // The parameters once (a missing inverse is an error before anything is queued);
-            // each share's command differs in its operands and count only.
-            let template = PimheCommand::divide_last(0, 0, p, plain_modulus.as_ref(), &q, 0)?;
-            self.queue_limb(&mut state, o, &[&residue[0]], |share, offsets, dst| {
-                let mut divide = template;
-                divide.count = share.len as u32;
-                divide.src[0] = offsets[0];
-                divide.dst[0] = dst;
-                divide
-            })?;
+        let residue = self.device_buffer(residue_shape, residue);
+        let across = Across::DivideLast { last: p, plain_modulus };
+        let dst: Vec<&LimbPlacement> = out.iter().collect();
+        let crossed = self.across(&mut state, &residue, &dst, &across, |backend, state, limb| {
             if ntt_form {
-                self.queue_transform(&mut state, o, Opcode::Ntt)?;
+                backend.queue_transform(state, &out[limb], Opcode::Ntt)?;
             }
-            let p_inv = q.inv(q.reduce_u64(p.into()))?;
-            self.queue_limb(&mut state, o, &[&a_limbs[limb]], |share, offsets, dst| {
-                command(Opcode::CMac, share.len, &[offsets[0]], &[dst]).scalar(p_inv, &q)
-            })?;
-        }
+            let q = moduli[limb];
+            backend.queue_limb(state, &out[limb], &[&a_limbs[limb]], |share, offsets, dst| {
+                command(Opcode::CMac, share.len, &[offsets[0]], &[dst]).scalar(p_inverses[limb], &q)
+            })
+        });
+        // The lock goes before the buffer: dropping a buffer takes it.
         drop(state);
-        drop(self.device_buffer(residue_shape, residue));
+        crossed?;
+        drop(residue);
         Ok(Some(self.device_buffer(out_shape, out)))
     }
+}
+
+/// The step of a conversion that combines residues of different primes, writing one target
+/// limb from every source limb (see the module documentation).
+pub(super) enum Across {
+    /// FastBConv's sum onto target limb `j`: `sum_i [y_i constants[j][i]]`, the scaled source
+    /// residues `y_i` taken as centred (those above half their prime negative) when `centred`.
+    FastBaseConvert {
+        /// The source limbs' primes.
+        source_primes: Vec<u32>,
+        /// Per target limb, one constant per source limb.
+        constants: Vec<Vec<u32>>,
+        /// Whether the sources are centred.
+        centred: bool,
+    },
+    /// DIVIDE_LAST's term `s - r p^-1` of the one source limb `r` (modulo the last prime `p`)
+    /// under each target prime, with BGV's correction when there is a plain modulus.
+    DivideLast {
+        /// The last prime `p`.
+        last: u32,
+        /// BGV's plain modulus t.
+        plain_modulus: Option<Modulus>,
+    },
 }

@@ -29,6 +29,7 @@ mod backend;
 mod buffer;
 mod conversion;
 mod dispatch;
+mod hybrid;
 pub mod memory;
 pub mod placement;
 mod queue;
@@ -48,9 +49,11 @@ use pimhe_ring::RingBasis;
 use crate::device::{DeviceError, DpuDevice};
 use crate::emulator::{DpuSet, EmulatorConfig};
 use crate::layout::{self, prime_tables, PrimeTables, Variant};
+use crate::model::host::HostModel;
 use crate::model::UpmemModel;
 use buffer::LimbPlacement;
 pub use buffer::PimBuffer;
+pub use hybrid::slice_degree;
 use memory::MramAllocator;
 use placement::{Mode, Plan};
 use queue::{Pending, MAX_COMMANDS};
@@ -69,12 +72,21 @@ pub struct PimConfig {
     pub emulator: EmulatorConfig,
     /// The timing and energy model.
     pub model: UpmemModel,
+    /// The host CPU's price for the CPU fallbacks' work.
+    pub host: HostModel,
 }
 
 impl PimConfig {
     /// `dpus` emulated v1B DPUs in `mode` with the `best` kernels and the `upmem-v1b` model.
     pub fn new(dpus: usize, mode: Mode) -> Self {
-        Self { dpus, mode, variant: Variant::Best, emulator: EmulatorConfig::default(), model: UpmemModel::v1b() }
+        Self {
+            dpus,
+            mode,
+            variant: Variant::Best,
+            emulator: EmulatorConfig::default(),
+            model: UpmemModel::v1b(),
+            host: HostModel::seal_host(),
+        }
     }
 }
 
@@ -92,6 +104,9 @@ struct State {
     /// Per DPU, in ciphertext-major mode: MRAM offset of each slot's prime record (`SET_PRIME`).
     prime_records: Vec<BTreeMap<usize, u32>>,
     report: OffloadReport,
+    /// A bound on [`OffloadReport::planned_s`] past which operations fail (the planner's
+    /// pricing runs stop a candidate already dearer than the best).
+    budget_s: Option<f64>,
 }
 
 /// The UPMEM PIM backend over the DPU emulator (see the module documentation).
@@ -103,6 +118,9 @@ pub struct PimBackend {
     config: PimConfig,
     cpu: CpuBackend,
     state: Arc<Mutex<State>>,
+    /// In hybrid mode, the backend of degree [`slice_degree`] that runs conversions on
+    /// coefficient slices (`hybrid.rs`).
+    slices: Option<Box<PimBackend>>,
 }
 
 impl PimBackend {
@@ -132,6 +150,13 @@ impl PimBackend {
         if dpus.len() < used {
             return Err(setup(format!("the plan uses {used} DPUs; the device has {}", dpus.len())));
         }
+        let slices = match plan.mode() {
+            Mode::Hybrid if dpus.measures_time() => {
+                return Err(setup("hybrid mode runs on the emulator only (its slices are a second DPU set)".into()))
+            }
+            Mode::Hybrid => Some(Self::slicer(&config, used, n, primes)?),
+            Mode::Parallel | Mode::Sequential | Mode::CiphertextMajor => None,
+        };
         let mram_bytes = config.emulator.mram_bytes;
         let mut table_offsets = vec![BTreeMap::new(); used];
         let mut prime_records = vec![BTreeMap::new(); used];
@@ -161,8 +186,16 @@ impl PimBackend {
             memory.push(MramAllocator::new(offset, mram_bytes));
         }
         let report = OffloadReport { model: Self::source(&config, dpus.as_ref()), ..OffloadReport::default() };
-        let state =
-            State { dpus, memory, pending: Pending::new(), deferred: Vec::new(), table_offsets, prime_records, report };
+        let state = State {
+            dpus,
+            memory,
+            pending: Pending::new(),
+            deferred: Vec::new(),
+            table_offsets,
+            prime_records,
+            report,
+            budget_s: None,
+        };
         Ok(Self {
             n,
             primes: tables.iter().map(|t| t.modulus).collect(),
@@ -171,6 +204,7 @@ impl PimBackend {
             cpu: CpuBackend::new(None)?,
             config,
             state: Arc::new(Mutex::new(state)),
+            slices,
         })
     }
 
@@ -215,10 +249,39 @@ impl PimBackend {
         Ok(())
     }
 
+    /// Makes every operation fail once the run's [`OffloadReport::planned_s`] exceeds
+    /// `budget_s` (`None`: no bound). The planner prices a candidate placement this way and
+    /// stops it as soon as it is dearer than the best so far; [`Self::over_budget`] tells that
+    /// failure from others.
+    pub fn set_budget(&self, budget_s: Option<f64>) {
+        self.lock().budget_s = budget_s;
+    }
+
+    /// Whether the run went past the budget of [`Self::set_budget`].
+    pub fn over_budget(&self) -> bool {
+        let state = self.lock();
+        state.budget_s.is_some_and(|budget| state.report.planned_s() > budget)
+    }
+
+    /// Fails when the run is past its budget (see [`Self::set_budget`]).
+    fn check_budget(&self, state: &State) -> pimhe_exec::Result<()> {
+        match state.budget_s {
+            Some(budget) if state.report.planned_s() > budget => {
+                Err(setup(format!("stopped: this placement's modeled cost passed {budget:.6} s, the best placement's")))
+            }
+            Some(_) | None => Ok(()),
+        }
+    }
+
     /// The least free MRAM of any DPU, in bytes: what bounds the batches that stay resident
     /// (larger ones are streamed in rounds).
     pub fn mram_free_bytes(&self) -> usize {
         self.lock().memory.iter().map(MramAllocator::available).min().unwrap_or(0)
+    }
+
+    /// Ranks the configured DPUs occupy (64 DPUs each).
+    fn ranks(&self) -> u32 {
+        self.config.dpus.div_ceil(64) as u32
     }
 
     /// The configuration.

@@ -2,20 +2,22 @@
 
 use std::ops::Range;
 
-/// How DPUs are assigned to RNS primes: DRAMatic's two limb-major modes (3.3) and pimhe's
-/// ciphertext-major one.
+/// How DPUs are assigned to RNS primes: DRAMatic's two limb-major modes (3.3), pimhe's
+/// ciphertext-major one and a hybrid of limb-major and coefficient slices.
 ///
 /// | mode | a DPU holds | launches | base conversion, ModDown, modulus switch |
 /// |---|---|---|---|
 /// | parallel | one prime's limb of its share of the polynomials | one | CPU fallback (a polynomial's limbs are on different DPUs) |
 /// | sequential | every limb of its share | one per prime | CPU fallback (the launches of different primes cannot exchange data) |
 /// | ciphertext-major | every limb of its share | one: `SET_PRIME` switches the prime between commands | on the DPUs, per coefficient across the limbs it holds |
+/// | hybrid | as parallel | one, plus one per conversion | on the DPUs, on coefficient slices of every limb spread over all DPUs, re-sliced through the host ([`super`]'s `hybrid.rs`) |
 ///
 /// The price of ciphertext-major: every DPU keeps the twiddles of every prime (4N words and
 /// from N = 2048 the 56 KiB of multiplication tables, per prime), a key (one polynomial) is
 /// replicated on every DPU, so its upload costs DPUs times its size, once; and a polynomial's
 /// limbs are transformed one after another on one DPU, so a batch smaller than the DPU count
-/// leaves DPUs idle where parallel mode spreads the limbs. [`Mode::choose`] weighs that.
+/// leaves DPUs idle where parallel mode spreads the limbs. The bench crate's planner
+/// (`--mode auto`) weighs that by modeled cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// A group of DPUs per prime, all primes at once; each DPU holds only its prime's twiddles.
@@ -25,23 +27,24 @@ pub enum Mode {
     /// Every DPU owns whole polynomials with all their limbs and works through the primes in
     /// one launch, so key switching and modulus switching run where the data is.
     CiphertextMajor,
+    /// As parallel for the transforms and element-wise kernels; the work across primes runs on
+    /// coefficient slices over every DPU, the operands re-sliced through the host (priced).
+    Hybrid,
 }
 
 impl Mode {
     /// Every mode, as the CLI spells them.
-    pub const NAMES: &'static str = "parallel, sequential or ciphertext-major";
+    pub const NAMES: &'static str = "parallel, sequential, ciphertext-major or hybrid";
 
-    /// The planner's mode for a computation: ciphertext-major when it switches keys or moduli
-    /// (the limb-major modes send those to the CPU, a round trip each, and the host's time
-    /// grows with the batch whatever the DPU count), parallel otherwise (each limb on its own
-    /// DPU group, the most DPUs busy per polynomial). Ciphertext-major is slower on the DPUs
-    /// than parallel mode plus the host's conversions for batches far below the DPU count (the
-    /// demo's 8 ciphertexts on 64 DPUs); `pimhe advise --mode` gives the crossover of each.
-    pub fn choose(switches_keys_or_moduli: bool) -> Self {
-        if switches_keys_or_moduli {
-            Mode::CiphertextMajor
-        } else {
-            Mode::Parallel
+    /// Every mode.
+    pub const ALL: [Mode; 4] = [Mode::Parallel, Mode::Sequential, Mode::CiphertextMajor, Mode::Hybrid];
+
+    /// Whether each prime has its own DPU group (parallel and hybrid), so a DPU holds one
+    /// prime's limbs and the system needs a DPU per prime.
+    pub fn groups_per_prime(self) -> bool {
+        match self {
+            Mode::Parallel | Mode::Hybrid => true,
+            Mode::Sequential | Mode::CiphertextMajor => false,
         }
     }
 
@@ -51,6 +54,7 @@ impl Mode {
             Mode::Parallel => "parallel",
             Mode::Sequential => "sequential",
             Mode::CiphertextMajor => "ciphertext-major",
+            Mode::Hybrid => "hybrid",
         }
     }
 }
@@ -62,6 +66,7 @@ impl std::str::FromStr for Mode {
             "parallel" => Ok(Mode::Parallel),
             "sequential" => Ok(Mode::Sequential),
             "ciphertext-major" => Ok(Mode::CiphertextMajor),
+            "hybrid" => Ok(Mode::Hybrid),
             _ => Err(format!("mode {s} is not known; choose {}", Mode::NAMES)),
         }
     }
@@ -75,7 +80,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Groups for `primes` primes over `dpus` DPUs. Parallel mode gives each prime
+    /// Groups for `primes` primes over `dpus` DPUs. Parallel and hybrid modes give each prime
     /// floor(dpus / primes) consecutive DPUs (the rest stay idle, as whole-rank allocation does
     /// in DRAMatic); sequential and ciphertext-major modes give every prime all DPUs (so a
     /// polynomial's limbs land on one DPU).
@@ -83,18 +88,19 @@ impl Plan {
         if primes == 0 || dpus == 0 {
             return Err("a PIM backend needs at least one DPU and one prime".into());
         }
-        let groups = match mode {
-            Mode::Parallel => {
+        let groups = match mode.groups_per_prime() {
+            true => {
                 let size = dpus / primes;
                 if size == 0 {
                     return Err(format!(
-                        "parallel mode needs at least one DPU per prime: {dpus} DPUs for {primes} primes; \
-                         use more DPUs or sequential mode"
+                        "{} mode needs at least one DPU per prime: {dpus} DPUs for {primes} primes; \
+                         use more DPUs or sequential mode",
+                        mode.name()
                     ));
                 }
                 (0..primes).map(|p| p * size..(p + 1) * size).collect()
             }
-            Mode::Sequential | Mode::CiphertextMajor => vec![0..dpus; primes],
+            false => vec![0..dpus; primes],
         };
         Ok(Self { mode, groups })
     }

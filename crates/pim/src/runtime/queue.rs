@@ -41,7 +41,7 @@ impl PimBackend {
     fn launch(&self, state: &mut State, pending: Pending) -> pimhe_exec::Result<()> {
         // Each launch: per DPU, the slot its header names and its command list.
         let launches: Vec<BTreeMap<usize, (usize, Vec<PimheCommand>)>> = match self.plan.mode() {
-            Mode::Parallel | Mode::CiphertextMajor => vec![pending
+            Mode::Parallel | Mode::CiphertextMajor | Mode::Hybrid => vec![pending
                 .into_iter()
                 .map(|(dpu, commands)| {
                     let slot = commands[0].0;
@@ -87,9 +87,8 @@ impl PimBackend {
             };
             state.report.launches += 1;
         }
-        let ranks = self.config.dpus.div_ceil(64) as u32;
-        state.report.energy_j = self.config.model.energy_joules(state.report.total_s(), ranks);
-        Ok(())
+        state.report.energy_j = self.config.model.energy_joules(state.report.total_s(), self.ranks());
+        self.check_budget(state)
     }
 
     /// Appends `command` (working modulo prime slot `slot`) to `dpu`'s list, launching the

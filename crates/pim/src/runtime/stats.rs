@@ -21,6 +21,10 @@ pub struct OffloadReport {
     pub energy_j: f64,
     /// Measured wall time of operations that fell back to the CPU.
     pub host_fallback_s: f64,
+    /// The conversions' fallbacks (base conversion, ModDown, division by the last prime)
+    /// priced by the host model ([`crate::model::host`]): what the planner counts, the same on
+    /// every run.
+    pub host_fallback_modeled_s: f64,
     /// Number of kernel launches.
     pub launches: u64,
     /// Number of rounds run for batches larger than MRAM (each one push, launch and retrieval).
@@ -61,6 +65,7 @@ impl OffloadReport {
         self.retrieve_s += other.retrieve_s;
         self.energy_j += other.energy_j;
         self.host_fallback_s += other.host_fallback_s;
+        self.host_fallback_modeled_s += other.host_fallback_modeled_s;
         self.launches += other.launches;
         self.rounds += other.rounds;
         self.fallbacks += other.fallbacks;
@@ -73,5 +78,11 @@ impl OffloadReport {
     /// Modeled transfer + compute + retrieval.
     pub fn total_s(&self) -> f64 {
         self.transfer_s + self.compute_s + self.retrieve_s
+    }
+
+    /// [`Self::total_s`] plus the host fallbacks priced by the host model: what the planner
+    /// compares placements by (the same on every run).
+    pub fn planned_s(&self) -> f64 {
+        self.total_s() + self.host_fallback_modeled_s
     }
 }

@@ -95,7 +95,8 @@ pub fn footprint_bytes(workload: &Workload, settings: &PimSettings) -> u128 {
     let n = workload.n() as u128;
     let primes = workload.primes() as u128;
     let tables = match settings.mode {
-        Mode::Parallel => (settings.dpus / workload.primes() * workload.primes()) as u128 * 16 * n,
+        // Hybrid is parallel for these kernels: they cross no primes.
+        Mode::Parallel | Mode::Hybrid => (settings.dpus / workload.primes() * workload.primes()) as u128 * 16 * n,
         Mode::Sequential | Mode::CiphertextMajor => settings.dpus as u128 * primes * 16 * n,
     };
     workload.estimated_bytes() + tables
@@ -163,7 +164,7 @@ pub fn run_full(workload: &Workload, settings: &PimSettings) -> Result<PimOutcom
     let plan = Plan::new(settings.mode, settings.dpus, primes).map_err(BenchError::usage)?;
     let count = operand_polys(kernel, workload.batch);
     let share = busiest_share(&plan, primes, count);
-    let per_dpu = if settings.mode == Mode::Parallel { 1 } else { primes };
+    let per_dpu = if settings.mode.groups_per_prime() { 1 } else { primes };
     check_mram(workload, kernel, share, per_dpu, "--emulate full")?;
 
     let config = settings.config(settings.dpus, settings.mode);
@@ -256,7 +257,7 @@ fn emulate_share(workload: &Workload, kernel: Kernel, settings: &PimSettings, po
     // time (a launch per prime, as the full system runs them). Ciphertext-major: one DPU
     // serving every prime in one launch.
     let (groups, config): (Vec<Vec<u32>>, fn(usize) -> (usize, Mode)) = match settings.mode {
-        Mode::Parallel => (vec![moduli.clone()], |primes| (primes, Mode::Parallel)),
+        Mode::Parallel | Mode::Hybrid => (vec![moduli.clone()], |primes| (primes, Mode::Parallel)),
         Mode::Sequential => (moduli.iter().map(|&q| vec![q]).collect(), |primes| (primes, Mode::Parallel)),
         Mode::CiphertextMajor => (vec![moduli.clone()], |_| (1, Mode::CiphertextMajor)),
     };
@@ -360,7 +361,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
     let total_s = transfer_s + run.compute_s + retrieve_s;
 
     let (emulated, per_group) = match settings.mode {
-        Mode::Parallel => (primes, format!("1 emulated DPU per prime group of {group}")),
+        Mode::Parallel | Mode::Hybrid => (primes, format!("1 emulated DPU per prime group of {group}")),
         Mode::Sequential => (
             1,
             format!(
@@ -377,7 +378,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
         emulation.push_str("; ");
         emulation.push_str(note);
     }
-    if settings.mode != Mode::Parallel {
+    if !settings.mode.groups_per_prime() {
         let all_primes = RESERVED_MRAM_BYTES + primes * (16 * n + resident * share * 4 * n);
         if all_primes > pimhe_pim::emulator::MRAM_BYTES {
             emulation.push_str(&format!(

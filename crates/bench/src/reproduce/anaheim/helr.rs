@@ -191,6 +191,7 @@ pub fn helr_row(n: usize, flag: &str, threads: Option<usize>) -> Result<HelrRowR
 
 /// The period on the recording backend: keys uploaded, batches and the spent weights
 /// encrypted (not priced), then the period (priced).
+#[derive(Clone, Copy)]
 struct Period<'a> {
     trainer: &'a EncryptedTrainer,
     cpu: &'a CpuBackend,
@@ -198,6 +199,10 @@ struct Period<'a> {
 
 impl Job for Period<'_> {
     type Output = EncryptedTraining;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(*self)
+    }
 
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<EncryptedTraining> {
         let server = self.trainer.server(device.backend)?;

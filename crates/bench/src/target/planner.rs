@@ -1,0 +1,177 @@
+//! `--mode auto`: the UPMEM placement of a job chosen by modeled cost, not by rule.
+//!
+//! The candidates are the placements that can run a whole HE program: parallel (DRAMatic's
+//! limb-major groups, the conversions of key and modulus switching on the host), hybrid (the
+//! same groups, the conversions on coefficient slices over every DPU, re-sliced through the
+//! host) and ciphertext-major (every DPU whole ciphertexts; everything on the DPUs).
+//! Sequential mode is DRAMatic's baseline for the transforms, never cheaper than parallel mode
+//! on a program that parallel mode can run, and stays selectable with `--mode sequential`.
+//!
+//! Each candidate runs the job's pricing copy ([`Job::pricing_copy`]) on its own emulated
+//! system, in the order above, and is priced by [`OffloadReport::planned_s`]: every modeled
+//! transfer, launch and retrieval of the priced part of the job, plus its host fallbacks
+//! priced by the host model (`seal-host`), so the choice is the same on every run. A
+//! candidate whose cost passes the cheapest so far is stopped there ([`PimBackend::set_budget`]):
+//! it cannot win, and its emulation need not finish. The cheapest wins (the earlier on a tie);
+//! then the job itself runs on it. [`PlanChoice`] says what each candidate cost and why the
+//! winner won.
+
+use serde::Serialize;
+
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_pim::runtime::PimBackend;
+
+use super::{on, Cost, DeviceNeeds, Job, Ran, UpmemTarget};
+use crate::error::Result;
+use crate::format::format_seconds;
+
+/// The placements `--mode auto` weighs, in the order it prices them.
+pub const CANDIDATES: [Mode; 3] = [Mode::Parallel, Mode::Hybrid, Mode::CiphertextMajor];
+
+/// What the planner chose and why (`--json`: `plan`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanChoice {
+    /// The placement the job ran on.
+    #[serde(skip)]
+    pub mode: Mode,
+    /// Its name.
+    pub chosen: &'static str,
+    /// Every candidate, in the order priced.
+    pub candidates: Vec<Priced>,
+}
+
+/// One candidate placement and its price.
+#[derive(Debug, Clone, Serialize)]
+pub struct Priced {
+    /// The placement.
+    pub mode: &'static str,
+    /// Modeled seconds (DPU side plus host fallbacks), when the run finished.
+    pub planned_s: Option<f64>,
+    /// Of which the host fallbacks, priced by the host model.
+    pub host_fallback_modeled_s: Option<f64>,
+    /// Operations that fell back to the host.
+    pub fallbacks: Option<u64>,
+    /// Why the run did not finish: stopped past the best's cost, or refused.
+    pub stopped: Option<String>,
+}
+
+impl PlanChoice {
+    /// One line: the choice and every candidate's price.
+    pub fn summary(&self) -> String {
+        let priced: Vec<String> = self
+            .candidates
+            .iter()
+            .map(|c| match (c.planned_s, &c.stopped) {
+                (Some(s), _) => format!("{} {} ({} fallbacks)", c.mode, format_seconds(s), c.fallbacks.unwrap_or(0)),
+                (None, Some(why)) => format!("{} {why}", c.mode),
+                (None, None) => format!("{} not run", c.mode),
+            })
+            .collect();
+        format!(
+            "placement auto: {} is the cheapest, modeled with host fallbacks priced by seal-host@1 ({})",
+            self.chosen,
+            priced.join("; ")
+        )
+    }
+}
+
+impl UpmemTarget {
+    /// Runs `job` on the placement [`CANDIDATES`] price cheapest (see the module
+    /// documentation); its [`Ran::plan`] says why.
+    pub(super) fn run_planned<J: Job>(&self, needs: &DeviceNeeds, job: J) -> Result<Ran<J::Output>> {
+        let mut candidates = Vec::with_capacity(CANDIDATES.len());
+        let mut best: Option<(f64, Mode)> = None;
+        let mut first_error = None;
+        for mode in CANDIDATES {
+            let Some(copy) = job.pricing_copy() else {
+                // A job that must run once (it writes files) is not priced: parallel mode, the
+                // placement with no ciphertext-major memory cost, runs it.
+                let mut ran = self.run_in(needs, Mode::Parallel, job)?;
+                let why = "not priced: the job writes files, so it runs once, in parallel mode".to_string();
+                ran.plan = Some(PlanChoice {
+                    mode: Mode::Parallel,
+                    chosen: Mode::Parallel.name(),
+                    candidates: vec![Priced {
+                        mode: Mode::Parallel.name(),
+                        planned_s: None,
+                        host_fallback_modeled_s: None,
+                        fallbacks: None,
+                        stopped: Some(why),
+                    }],
+                });
+                return Ok(ran);
+            };
+            let priced = match self.price(needs, mode, copy, best.map(|(s, _)| s)) {
+                Ok(priced) => priced,
+                Err(e) => {
+                    let stopped = Some(format!("refused: {e}"));
+                    first_error.get_or_insert(e);
+                    Priced {
+                        mode: mode.name(),
+                        planned_s: None,
+                        host_fallback_modeled_s: None,
+                        fallbacks: None,
+                        stopped,
+                    }
+                }
+            };
+            if let Some(s) = priced.planned_s {
+                if best.is_none_or(|(b, _)| s < b) {
+                    best = Some((s, mode));
+                }
+            }
+            candidates.push(priced);
+        }
+        let Some((_, chosen)) = best else {
+            return Err(first_error.expect("a candidate that did not finish says why"));
+        };
+        let mut ran = self.run_in(needs, chosen, job)?;
+        ran.plan = Some(PlanChoice { mode: chosen, chosen: chosen.name(), candidates });
+        Ok(ran)
+    }
+
+    /// Runs `job` on `mode`'s backend.
+    pub(super) fn run_in<J: Job>(&self, needs: &DeviceNeeds, mode: Mode, job: J) -> Result<Ran<J::Output>> {
+        let backend = self.settings_in(mode, needs.primes.len())?.backend(needs.n, &needs.primes)?;
+        let meter = (|| Ok(backend.reset_report()?), || Ok(Cost::Upmem(backend.report()?)));
+        on(&backend, &meter, job)
+    }
+
+    /// Prices `job` on `mode`, stopped once dearer than `budget_s` (see [`PimBackend::set_budget`]).
+    fn price<J: Job>(&self, needs: &DeviceNeeds, mode: Mode, job: J, budget_s: Option<f64>) -> Result<Priced> {
+        let backend: PimBackend = self.settings_in(mode, needs.primes.len())?.backend(needs.n, &needs.primes)?;
+        // The budget bounds the priced part only: set when pricing starts, lifted when it stops.
+        let meter = (
+            || {
+                backend.reset_report()?;
+                backend.set_budget(budget_s);
+                Ok(())
+            },
+            || {
+                let report = backend.report()?;
+                backend.set_budget(None);
+                Ok(Cost::Upmem(report))
+            },
+        );
+        match on(&backend, &meter, job) {
+            Ok(Ran { cost: Cost::Upmem(report), .. }) => Ok(Priced {
+                mode: mode.name(),
+                planned_s: Some(report.planned_s()),
+                host_fallback_modeled_s: Some(report.host_fallback_modeled_s),
+                fallbacks: Some(report.fallbacks),
+                stopped: None,
+            }),
+            Ok(Ran { cost: Cost::Cpu { .. } | Cost::Nearbank(_), .. }) => {
+                unreachable!("an upmem-emu run is priced by its report")
+            }
+            Err(_) if backend.over_budget() => Ok(Priced {
+                mode: mode.name(),
+                planned_s: None,
+                host_fallback_modeled_s: None,
+                fallbacks: None,
+                stopped: Some(format!("stopped past {}", format_seconds(budget_s.unwrap_or(0.0)))),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+}

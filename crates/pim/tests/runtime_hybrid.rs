@@ -1,0 +1,106 @@
+//! The hybrid mode: limbs on their primes' DPU groups, conversions on coefficient slices over
+//! every DPU. Its conversions must equal the CPU backend's bit for bit, run with no CPU
+//! fallback, and price the re-slicing as the transfers it is.
+
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_math::Modulus;
+use pimhe_pim::layout::Variant;
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_pim::runtime::{slice_degree, PimBackend, PimConfig};
+use pimhe_ring::{PolyBatch, Representation};
+use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
+
+const N: usize = 256;
+
+fn hybrid(dpus: usize, primes: &[u32], variant: Variant) -> PimBackend {
+    let mut config = PimConfig::new(dpus, Mode::Hybrid);
+    config.variant = variant;
+    PimBackend::new(config, N, primes).unwrap()
+}
+
+fn words(batch: &PolyBatch) -> Vec<u32> {
+    (0..batch.basis().len()).flat_map(|limb| batch.limb(limb).to_vec()).collect()
+}
+
+/// Runs `op` on the CPU and on hybrid backends (odd DPU counts, both kernels), checks the
+/// results agree bit for bit and that the DPUs did the conversion (no fallback).
+fn agrees(
+    primes: &[u32],
+    input: &PolyBatch,
+    cpu_op: impl Fn(&CpuBackend, &<CpuBackend as Backend>::Buffer) -> <CpuBackend as Backend>::Buffer,
+    pim_op: impl Fn(&PimBackend, &<PimBackend as Backend>::Buffer) -> <PimBackend as Backend>::Buffer,
+) {
+    let cpu = CpuBackend::new(Some(1)).unwrap();
+    let expected = cpu.download(&cpu_op(&cpu, &cpu.upload(input.clone()).unwrap())).unwrap();
+    for (dpus, variant) in
+        [(primes.len(), Variant::Best), (2 * primes.len() + 1, Variant::Barrett), (23, Variant::Best)]
+    {
+        let pim = hybrid(dpus, primes, variant);
+        let a = pim.upload(input.clone()).unwrap();
+        pim.reset_report().unwrap();
+        let out = pim.download(&pim_op(&pim, &a)).unwrap();
+        assert_eq!(out.basis().primes(), expected.basis().primes());
+        assert_eq!(out.representation(), expected.representation());
+        assert_eq!(words(&out), words(&expected), "{dpus} DPUs, {variant:?} kernels");
+        let report = pim.report().unwrap();
+        assert_eq!(report.fallbacks, 0, "the conversion ran on the DPUs");
+        assert!(report.launches >= 2, "the groups' launch and the slices' launch");
+        assert!(report.bytes_to_dpus > 0 && report.bytes_from_dpus > 0 && report.transfer_s > 0.0);
+    }
+}
+
+#[test]
+fn hybrid_base_conversions_equal_the_cpu_backend() {
+    let primes = distinct_primes(N, &[28, 29, 30, 27, 26]);
+    let mut r = rng(11);
+    let from = basis_of(N, &primes[1..3]);
+    let target = basis_of(N, &primes);
+    let a = random_batch(&mut r, &from, 3, Representation::Coefficient);
+    agrees(&primes, &a, |cpu, x| cpu.base_convert(x, &target).unwrap(), |pim, x| pim.base_convert(x, &target).unwrap());
+    agrees(
+        &primes,
+        &a,
+        |cpu, x| {
+            let mut ntt = cpu.copy(x).unwrap();
+            cpu.ntt(&mut ntt).unwrap();
+            cpu.base_convert_ntt(x, &ntt, &target).unwrap()
+        },
+        |pim, x| {
+            let mut ntt = pim.copy(x).unwrap();
+            pim.ntt(&mut ntt).unwrap();
+            pim.base_convert_ntt(x, &ntt, &target).unwrap()
+        },
+    );
+}
+
+#[test]
+fn hybrid_mod_down_and_division_by_the_last_prime_equal_the_cpu_backend() {
+    let primes = distinct_primes(N, &[28, 29, 30, 27, 26]);
+    let basis = basis_of(N, &primes);
+    let mut r = rng(12);
+    let t = Modulus::new(65537).unwrap();
+    for representation in [Representation::Coefficient, Representation::Ntt] {
+        let a = random_batch(&mut r, &basis, 2, representation);
+        for plain in [None, Some(t)] {
+            agrees(
+                &primes,
+                &a,
+                |cpu, x| cpu.mod_down(x, 2, plain).unwrap(),
+                |pim, x| pim.mod_down(x, 2, plain).unwrap(),
+            );
+            agrees(
+                &primes,
+                &a,
+                |cpu, x| cpu.mod_down_last(x, plain).unwrap(),
+                |pim, x| pim.mod_down_last(x, plain).unwrap(),
+            );
+        }
+    }
+}
+
+#[test]
+fn slices_cover_every_dpu_down_to_the_smallest_kernel_degree() {
+    for (n, dpus, slice) in [(8192, 64, 128), (8192, 65, 64), (256, 5, 32), (256, 64, 16), (16, 3, 16)] {
+        assert_eq!(slice_degree(n, dpus), slice, "N = {n}, {dpus} DPUs");
+    }
+}
