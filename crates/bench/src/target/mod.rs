@@ -334,6 +334,12 @@ impl<'a, B: Backend> Device<'a, B> {
         Ok(())
     }
 
+    /// What was priced from [`Device::start_pricing`] to now: a step's cost as the difference
+    /// of two calls. On emulated DPUs the pending commands run first (a launch boundary).
+    pub fn priced_so_far(&self) -> Result<Cost> {
+        self.meter.cost()
+    }
+
     /// The cost at [`Device::stop_pricing`], or of everything priced so far.
     fn into_cost(self) -> Result<Cost> {
         match self.stopped.into_inner() {

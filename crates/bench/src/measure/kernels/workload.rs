@@ -14,7 +14,7 @@ use crate::error::{BenchError, Result};
 use crate::measure::inputs::random_batch;
 
 /// Smallest and largest ring degree the benchmark accepts (log2).
-const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
+const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=20;
 
 /// The operation to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
