@@ -5,8 +5,9 @@
 //! coefficients by a direct schoolbook sum; element-wise kernels and a base conversion at 2^16
 //! against u64 arithmetic; an NTT round trip at 2^20 on one DPU (what `--emulate subset` emulates
 //! of a large system: one representative DPU per prime) checked at sampled slots by evaluating
-//! the input at the slot's root of unity; and the counted instructions and DMAs of a barrett NTT
-//! at 2^16 against a hand count of its charges (dpu/kernels/cost.h).
+//! the input at the slot's root of unity, and both automorphism forms there against their
+//! definition; and the counted instructions and DMAs of a barrett NTT at 2^16 against a hand
+//! count of its charges (dpu/kernels/cost.h).
 
 mod emulator_support;
 
@@ -14,7 +15,7 @@ use emulator_support::{residues, set, Dpu};
 use pimhe_math::Modulus;
 use pimhe_pim::emulator::EmulatorConfig;
 use pimhe_pim::layout::{PimheCommand, Variant, N_MAX};
-use pimhe_testkit::oracle::{bit_reverse, evaluate, pow_mod};
+use pimhe_testkit::oracle::{automorphism_residues, bit_reverse, evaluate, pow_mod};
 
 const N16: usize = 1 << 16;
 
@@ -149,6 +150,29 @@ fn ntt_round_trip_at_the_largest_degree_on_one_dpu() {
     d.load(&mut dpus, 0, Variant::Best, &[PimheCommand::intt(d.at(0), 1)]);
     dpus.launch(&[0]).unwrap();
     assert!(d.get(&dpus, 0, 0, n) == data, "INTT(NTT(a)) != a at N = 2^20");
+}
+
+#[test]
+fn automorphisms_at_the_largest_degree() {
+    // Index products pass 2^32 here (a block index of 12 bits times k < 2^21) and wrap before
+    // the mask to N - 1; k^-1 mod 2^32 needs 21 correct bits.
+    let n = N_MAX;
+    let q = prime(n);
+    let d = Dpu::new(q, n, 2);
+    let data = residues(n, q, 69);
+    let k = (2 * n - 3) as u32;
+    let commands = [
+        PimheCommand::automorphism(d.at(1), d.at(0), k, true, 1),
+        PimheCommand::automorphism(d.at(2), d.at(0), k, false, 1),
+    ];
+    let mut dpus = set(1, EmulatorConfig::default());
+    d.load(&mut dpus, 0, Variant::Best, &commands);
+    d.put(&mut dpus, 0, 0, &data);
+    dpus.launch(&[0]).unwrap();
+    let coefficients = automorphism_residues(&data, k as usize, q);
+    assert!(d.get(&dpus, 0, 2, n) == coefficients, "coefficient form");
+    let ntt_form = d.cpu_ntt(&automorphism_residues(&d.cpu_intt(&data), k as usize, q));
+    assert!(d.get(&dpus, 0, 1, n) == ntt_form, "NTT form");
 }
 
 /// Instructions and DMAs of one barrett NTT of degree n by one tasklet, from cost.h's charges
