@@ -416,7 +416,7 @@ mod tests {
         };
         assert!(message(Workload::new(Op::Ntt, 1000, 1, 30, 1, 1)).starts_with("--n 1000"));
         assert!(message(Workload::new(Op::Ntt, 8, 1, 30, 1, 1)).starts_with("--n 8"));
-        assert!(message(Workload::new(Op::Ntt, 1 << 18, 1, 30, 1, 1)).starts_with("--n 262144"));
+        assert!(message(Workload::new(Op::Ntt, 1 << 21, 1, 30, 1, 1)).starts_with("--n 2097152"));
         assert!(message(Workload::new(Op::Ntt, 16, 0, 30, 1, 1)).starts_with("--primes 0"));
         assert!(message(Workload::new(Op::Ntt, 16, 1, 31, 1, 1)).starts_with("--prime-bits 31"));
         assert!(message(Workload::new(Op::Ntt, 16, 1, 1, 1, 1)).starts_with("--prime-bits 1"));
