@@ -29,11 +29,13 @@
 /* "PIMH" read as a little-endian u32. */
 #define PIMHE_MAGIC 0x50494d48u
 
-/* Ring degrees the kernel supports (powers of two). */
+/* Ring degrees the kernel supports (powers of two). At N = 2^20 a sub-polynomial is 4 MiB and
+ * one prime's two twiddle sections 16 MiB of the 64 MiB MRAM; WRAM use does not depend on N
+ * (main.c). */
 #define PIMHE_N_MIN 16u
-#define PIMHE_N_MAX 32768u
+#define PIMHE_N_MAX 1048576u
 #define PIMHE_LOG_N_MIN 4u
-#define PIMHE_LOG_N_MAX 15u
+#define PIMHE_LOG_N_MAX 20u
 
 /* Primes are below 2^30: lazy values in [0, 4q) still fit a 32-bit word. */
 #define PIMHE_Q_LIMIT (1u << 30)
@@ -130,7 +132,7 @@
 
 typedef struct {
     uint32_t magic;                  /* PIMHE_MAGIC */
-    uint32_t n, log_n;               /* ring degree N (16 .. 32768) and log2(N) */
+    uint32_t n, log_n;               /* ring degree N (16 .. 2^20) and log2(N) */
     uint32_t q;                      /* this DPU's prime (< 2^30, = 1 mod 2N) */
     uint32_t barrett_lo, barrett_hi; /* floor(2^64 / q), for the barrett variant */
     uint32_t n_inv, n_inv_shoup;     /* N^-1 mod q and floor(N^-1 2^32 / q) */

@@ -101,7 +101,7 @@ static inline uint32_t best_tmul_reg(uint32_t a, const uint32_t *R) {
 static inline uint32_t best_mul_pow2inv(uint32_t x, const best_ctx_t *m) {
     COST(COST_MUL_POW2INV);
     const uint32_t mm = (0u - x) & m->lmask;
-    return ((x + mm) >> m->l) + mm * m->tl; /* mm < 2^16, tl < 2^21: 2 x 3 byte products */
+    return ((x + mm) >> m->l) + mm * m->tl; /* mm < 2^l, tl < 2^(30-l): 2 x 3 byte products */
 }
 
 /* t mod q for t < q^2 (a product of two residues). th = floor(t / 2^(k-1)) < 2^(k+1), and

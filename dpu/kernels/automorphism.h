@@ -36,7 +36,7 @@
  *
  * Coefficient form: out[p] = a[i] for i = p k^-1 mod 2N below N, else -a[i - N] (X^N = -1).
  * Multiplication by k^-1 spreads every output block over the whole input (consecutive outputs
- * read k^-1 apart), the limb (up to 128 KiB) does not fit the 64 KiB WRAM, and re-reading it for
+ * read k^-1 apart), the limb (up to 4 MiB) does not fit the 64 KiB WRAM, and re-reading it for
  * every output block costs N / B passes over MRAM. So each word is gathered with one 8-byte DMA
  * (the aligned pair holding it, the smallest DMA) into the output block, written back per
  * block: N reads of 8 bytes, about N (alpha + 4) = 81 N DMA cycles per sub-polynomial, 18 times
@@ -71,7 +71,7 @@ static void bitrev_table(uint8_t *rev, uint32_t block) {
 }
 
 /* k^-1 mod 2^32 for odd k: k k = 1 mod 8, and each Newton step x (2 - k x) doubles the correct
- * low bits: 3, 6, 12, 24 bits, enough for any 2N <= 2^16. */
+ * low bits: 3, 6, 12, 24 bits, enough for any 2N <= 2^24 (the kernel's 2N <= 2^21). */
 static uint32_t inverse_mod_pow2(uint32_t k) {
     uint32_t x = k;
     for (uint32_t step = 0; step < 3u; step++) {

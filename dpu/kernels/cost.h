@@ -108,10 +108,13 @@
  * _REG:  a is in a register: and, lsr + and, lsr + and, lsr (6 ALU): 6 + 4 + 4 + 3 = 17. */
 #define COST_TMUL_WRAM (4 * COST_LOAD + 4 * COST_ALU + 4 * COST_LOAD + 3 * COST_ALU) /* 15 */
 #define COST_TMUL_REG (6 * COST_ALU + 4 * COST_ALU + 4 * COST_LOAD + 3 * COST_ALU)  /* 17 */
-/* x 2^-L mod q for x < 4q, q = 1 mod 2^(L+1), 9 <= L <= 15 (N^-1 = 2^-log N): m = -x mod 2^L
- * (sub from zero, and), y = ((x + m) >> L) + m t with t = (q - 1) >> L (< 2^21): add, lsr,
- * m t from 2 x 3 byte products (6 MUL8, 5 combining), add: 2 + 1 + 1 + 11 + 1 = 16.
- * (x + m q) is divisible by 2^L, y = (x + m q) / 2^L < q (1 + 4 / 2^L) < 2q. */
+/* x 2^-L mod q for x < 4q, q = 1 mod 2^(L+1), 11 <= L <= 20 (N^-1 = 2^-log N, the table
+ * stages' N >= 2048): m = -x mod 2^L (sub from zero, and), y = ((x + m) >> L) + m t with
+ * t = (q - 1) >> L: add, lsr, m t from 2 x 3 byte products (6 MUL8, 5 combining), add:
+ * 2 + 1 + 1 + 11 + 1 = 16. m < 2^L and t < 2^(30-L), so one of them has at most two bytes
+ * and the other at most three for every such L (m t < 2^30). x + m < 2^32: q < 2^30 and
+ * q = 1 mod 2^(L+1) give 4q + 2^L < 2^32. (x + m q) is divisible by 2^L,
+ * y = (x + m q) / 2^L < q (1 + 4 / 2^L) < 2q. */
 #define COST_MUL_POW2INV (2 * COST_ALU + 2 * COST_ALU + 6 * COST_MUL8 + 5 * COST_ALU + COST_ALU) /* 16 */
 /* 64-bit division (constants checked or derived once per launch, never in a loop): one
  * div_step instruction per quotient bit (64) + setup and sign handling. */

@@ -8,8 +8,10 @@
  *
  * Work split (DRAMatic 3.4):
  *  - NTT / INTT are coarse-grained: tasklet t transforms sub-polynomials t, t + T, t + 2T, ...
- *    A sub-polynomial of up to 32768 words does not fit WRAM, so each transform streams through
- *    a per-tasklet WRAM block with DMAs of at most 2048 bytes.
+ *    A sub-polynomial (up to 2^20 words, 4 MiB) does not fit WRAM, so each transform streams
+ *    through a per-tasklet WRAM block with DMAs of at most 2048 bytes, and reads its twiddles
+ *    from MRAM in tiles of at most a block's group count (a whole twiddle table, up to 8 MiB
+ *    with its Shoup constants, stays in MRAM): nothing in WRAM grows with N.
  *  - Element-wise operations are fine-grained: every operand is cut into chunks of at most
  *    2048 bytes and the chunks are dealt round-robin to all tasklets.
  *    The fused element-wise kernels (TENSOR_SQ, CMAC, CADD, SUB_MULC: Anaheim's TensorSq,

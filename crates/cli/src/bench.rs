@@ -131,7 +131,7 @@ pub struct BenchArgs {
     // group is present.
     #[arg(group = "BenchArgs", value_parser = op_parser())]
     pub op: Op,
-    /// Ring degree N: a power of two from 16 (2^4) to 131072 (2^17).
+    /// Ring degree N: a power of two from 16 (2^4) to 1048576 (2^20).
     #[arg(long)]
     pub n: usize,
     /// Number K of RNS primes (at least 1); bfv-mul, bfv-add and bgv-mul-relin use the preset's.

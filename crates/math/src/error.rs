@@ -9,7 +9,7 @@ pub enum MathError {
     #[error("modulus {0} is not allowed: residues need 2 <= q < 2^30 so that lazy values up to 4q fit in 32 bits")]
     ModulusOutOfRange(u64),
     /// The ring degree is not a supported power of two.
-    #[error("ring degree {0} is not allowed: N must be a power of two in 2^1..=2^17")]
+    #[error("ring degree {0} is not allowed: N must be a power of two in 2^1..=2^20")]
     InvalidDegree(usize),
     /// An NTT was requested over a prime that has no 2N-th root of unity.
     #[error("modulus {q} cannot run a negacyclic NTT of size {n}: it must be a prime with q = 1 mod 2N ({})", 2 * n)]

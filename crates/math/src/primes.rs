@@ -85,9 +85,13 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize, exclude: &[u32]) -> Result<
     Ok(primes)
 }
 
-/// Checks that `n` is a power of two the NTT supports.
+/// Largest ring degree of the crate's NTTs: 2^20, the largest the DPU kernels transform (MHY+'s
+/// 2^20 polynomials, DRAMatic section 7.2), whose twiddle tables are built from [`crate::NttTable`].
+pub const MAX_DEGREE: usize = 1 << 20;
+
+/// Checks that `n` is a power of two the NTT supports (2 ..= [`MAX_DEGREE`]).
 pub fn check_degree(n: usize) -> Result<()> {
-    if n.is_power_of_two() && (2..=1 << 17).contains(&n) {
+    if n.is_power_of_two() && (2..=MAX_DEGREE).contains(&n) {
         Ok(())
     } else {
         Err(MathError::InvalidDegree(n))

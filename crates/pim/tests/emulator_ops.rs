@@ -1,9 +1,9 @@
 //! Every opcode of the DPU program, both arithmetic variants, against the CPU (pimhe-math's
 //! NttTable and per-element Modulus arithmetic; automorphisms by their definition on
 //! coefficients, and in NTT form through the transforms) as the oracle: degrees 16 ..= 4096
-//! (and one 32768 NTT and automorphism), primes of 30 bits and fewer, sub-polynomial counts of
-//! 1, odd counts and counts that do not divide among the tasklets, tasklet counts from 1 to
-//! v1A's 24.
+//! (and one 32768 NTT, automorphisms at 32768 and 65536; emulator_large_n.rs has the other
+//! large-N kernels), primes of 30 bits and fewer, sub-polynomial counts of 1, odd counts and
+//! counts that do not divide among the tasklets, tasklet counts from 1 to v1A's 24.
 
 mod emulator_support;
 
@@ -136,7 +136,7 @@ fn odd_tasklet_counts_and_v1a() {
 }
 
 #[test]
-fn largest_degree_ntt_and_intt() {
+fn ntt_and_intt_at_2_15() {
     let n = 32768;
     let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
     let d = Dpu::new(q, n, 2);
@@ -153,13 +153,14 @@ fn largest_degree_ntt_and_intt() {
 }
 
 #[test]
-fn largest_degree_automorphisms() {
-    let n = 32768;
-    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
-    let d = Dpu::new(q, n, 2);
-    let data = residues(2 * n, q, 43);
-    let k = galois_element(n, 12345);
-    for variant in Variant::ALL {
+fn automorphisms_at_2_15_and_2_16() {
+    // 2^16: the Galois element and the block index products pass 2^16 (large-N index math).
+    let cases = [1usize << 15, 1 << 16].into_iter().flat_map(|n| Variant::ALL.map(|v| (n, v)));
+    for (n, variant) in cases {
+        let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+        let d = Dpu::new(q, n, 2);
+        let data = residues(2 * n, q, 43);
+        let k = galois_element(n, 12345);
         let mut dpus = set(1, EmulatorConfig::default());
         d.load(
             &mut dpus,

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use pimhe_exec::{Backend, CpuBackend};
+use pimhe_pim::runtime::OffloadReport;
 use pimhe_schemes::ckks::precision::PrecisionStats;
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
@@ -71,6 +72,7 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
                 "product, rotation, polynomial, result retrieved",
             )?;
             out(&modeled.render());
+            out(&step_costs(&ran.output.steps));
             out(&format!(
                 "    launches {}, fallbacks {} ({} on the host, measured)",
                 report.launches,
@@ -97,14 +99,42 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
     Ok(())
 }
 
+/// The modeled cost of each server step, the difference of the reports priced at its end and
+/// at the previous step's (the first includes nothing of the inputs' upload, the last nothing of
+/// the result's download: the totals above do).
+fn step_costs(steps: &[(String, OffloadReport)]) -> String {
+    let mut lines =
+        vec!["    per step (modeled; the inputs' upload and the result's download not included):".to_string()];
+    let mut before = OffloadReport::default();
+    for (name, after) in steps {
+        lines.push(format!(
+            "      {name:<38} {:>11}  (transfer {}, compute {}, retrieve {}; launches {}, fallbacks {}, {} on the host, measured)",
+            format_seconds(
+                after.transfer_s + after.compute_s + after.retrieve_s
+                    - (before.transfer_s + before.compute_s + before.retrieve_s)
+            ),
+            format_seconds(after.transfer_s - before.transfer_s),
+            format_seconds(after.compute_s - before.compute_s),
+            format_seconds(after.retrieve_s - before.retrieve_s),
+            after.launches - before.launches,
+            after.fallbacks - before.fallbacks,
+            format_seconds(after.host_fallback_s - before.host_fallback_s),
+        ));
+        before = after.clone();
+    }
+    lines.join("\n")
+}
+
 /// A step's line under `indent` (the CKKS demo pads the name after its indentation).
 fn step_line(indent: &str, name: &str, time: Duration) -> String {
     format!("  {indent}{name:<40} {:>10.3} ms", time.as_secs_f64() * 1e3)
 }
 
-/// What the server's run gave: the result's precision after the client's check.
+/// What the server's run gave: the result's precision after the client's check and, on
+/// emulated DPUs, the report priced up to the end of each step (name, report).
 struct Served {
     precision: PrecisionStats,
+    steps: Vec<(String, OffloadReport)>,
 }
 
 /// The client's encryption, the server's computation (priced) and the client's check on one
@@ -144,11 +174,48 @@ impl Job for Serve<'_, '_> {
                 "  "
             }
         };
-        let result = pipeline.serve_with(&evaluator, &x, &y, |name, time| out(&step_line(indent, name, time)))?;
+        let mut priced = Vec::new();
+        let result = pipeline.serve_with(&evaluator, &x, &y, |name, time| {
+            out(&step_line(indent, name, time));
+            if kind == BackendKind::UpmemEmu {
+                priced.push((name.to_string(), device.priced_so_far()));
+            }
+        })?;
+        let mut steps = Vec::new();
+        for (name, cost) in priced {
+            if let Cost::Upmem(report) = cost? {
+                steps.push((name, report));
+            }
+        }
         if kind == BackendKind::UpmemEmu {
             result.parts().iter().try_for_each(|p| device.backend.download(p).map(drop))?;
         }
         device.stop_pricing()?;
-        Ok(Served { precision: pipeline.check(device.backend, &result)? })
+        Ok(Served { precision: pipeline.check(device.backend, &result)?, steps })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_costs_are_the_differences_of_the_reports_priced_at_each_step_end() {
+        let report = |transfer_s, compute_s, retrieve_s, launches, fallbacks| OffloadReport {
+            transfer_s,
+            compute_s,
+            retrieve_s,
+            launches,
+            fallbacks,
+            host_fallback_s: 0.5 * fallbacks as f64,
+            ..OffloadReport::default()
+        };
+        let steps =
+            [("first".to_string(), report(0.25, 1.0, 0.125, 2, 1)), ("second".into(), report(0.5, 4.0, 0.125, 5, 1))];
+        let lines: Vec<String> =
+            step_costs(&steps).lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        // first: 0.25 + 1 + 0.125; second: (0.5 - 0.25) + (4 - 1) + 0, 3 more launches, no fallback.
+        assert_eq!(lines[1], "first 1.375 s (transfer 250.000 ms, compute 1.000 s, retrieve 125.000 ms; launches 2, fallbacks 1, 500.000 ms on the host, measured)");
+        assert_eq!(lines[2], "second 3.250 s (transfer 250.000 ms, compute 3.000 s, retrieve 0.000 us; launches 3, fallbacks 0, 0.000 us on the host, measured)");
     }
 }

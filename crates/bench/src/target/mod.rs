@@ -310,6 +310,8 @@ trait Meter {
     fn restart(&self) -> Result<()>;
     /// What ran since the last restart.
     fn cost(&self) -> Result<Cost>;
+    /// Pricing stopped (see [`Device::stop_pricing`]).
+    fn stop(&self) -> Result<()>;
 }
 
 impl<F: Fn() -> Result<()>, G: Fn() -> Result<Cost>> Meter for (F, G) {
@@ -319,6 +321,24 @@ impl<F: Fn() -> Result<()>, G: Fn() -> Result<Cost>> Meter for (F, G) {
 
     fn cost(&self) -> Result<Cost> {
         (self.1)()
+    }
+
+    fn stop(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<F: Fn() -> Result<()>, G: Fn() -> Result<Cost>, H: Fn() -> Result<()>> Meter for (F, G, H) {
+    fn restart(&self) -> Result<()> {
+        (self.0)()
+    }
+
+    fn cost(&self) -> Result<Cost> {
+        (self.1)()
+    }
+
+    fn stop(&self) -> Result<()> {
+        (self.2)()
     }
 }
 
@@ -337,7 +357,13 @@ impl<'a, B: Backend> Device<'a, B> {
     /// Nothing from here on is priced (the client's decryption and checks).
     pub fn stop_pricing(&self) -> Result<()> {
         self.stopped.replace(Some(self.meter.cost()?));
-        Ok(())
+        self.meter.stop()
+    }
+
+    /// What was priced from [`Device::start_pricing`] to now: a step's cost as the difference
+    /// of two calls. On emulated DPUs the pending commands run first (a launch boundary).
+    pub fn priced_so_far(&self) -> Result<Cost> {
+        self.meter.cost()
     }
 
     /// The cost at [`Device::stop_pricing`], or of everything priced so far.

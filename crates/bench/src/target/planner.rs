@@ -147,10 +147,10 @@ impl UpmemTarget {
                 backend.set_budget(budget_s);
                 Ok(())
             },
+            || Ok(Cost::Upmem(backend.report()?)),
             || {
-                let report = backend.report()?;
                 backend.set_budget(None);
-                Ok(Cost::Upmem(report))
+                Ok(())
             },
         );
         match on(&backend, &meter, job) {

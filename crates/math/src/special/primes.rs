@@ -122,9 +122,9 @@ pub fn ntt_primes_above(g: u32, n: usize, count: usize, exclude: &[Wide]) -> Res
     Ok(primes)
 }
 
-/// N must be a power of two in 2..=2^17 (the crate's range).
+/// N must be a power of two in 2..=[`crate::primes::MAX_DEGREE`] (the crate's range).
 pub(crate) fn check_wide_degree(n: usize) -> Result<()> {
-    if !n.is_power_of_two() || !(2..=1 << 17).contains(&n) {
+    if !n.is_power_of_two() || !(2..=crate::primes::MAX_DEGREE).contains(&n) {
         return Err(MathError::InvalidDegree(n));
     }
     Ok(())

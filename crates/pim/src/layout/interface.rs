@@ -10,7 +10,7 @@ pub const PIMHE_MAGIC: u32 = 0x5049_4d48;
 /// Smallest ring degree the kernel supports.
 pub const N_MIN: usize = 16;
 /// Largest ring degree the kernel supports.
-pub const N_MAX: usize = 32768;
+pub const N_MAX: usize = 1 << 20;
 /// Primes are below this bound (lazy values in [0, 4q) fit a word).
 pub const Q_LIMIT: u32 = 1 << 30;
 /// Ring degree from which the twiddle sections carry multiplication tables (the `best` kernel's
@@ -148,7 +148,7 @@ pub mod status {
     pub const OK: u32 = 0;
     /// `header.magic != PIMHE_MAGIC`.
     pub const ERR_MAGIC: u32 = 1;
-    /// `n` not a power of two in 16..=32768, or `log_n != log2(n)`.
+    /// `n` not a power of two in 16..=2^20, or `log_n != log2(n)`.
     pub const ERR_DEGREE: u32 = 2;
     /// `q >= 2^30` or `q != 1 mod 2N`.
     pub const ERR_MODULUS: u32 = 3;
@@ -196,8 +196,8 @@ pub mod status {
 /// Errors building tables, headers or images.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
-    /// The ring degree is not a power of two in 16..=32768.
-    #[error("ring degree {0} unsupported by the DPU kernel (powers of two 16..=32768)")]
+    /// The ring degree is not a power of two in 16..=2^20.
+    #[error("ring degree {0} unsupported by the DPU kernel (powers of two 16..=2^20)")]
     Degree(usize),
     /// The prime is not below 2^30 or not 1 mod 2N.
     #[error("modulus {q} unsupported for N = {n}: needs q < 2^30 and q = 1 mod 2N")]

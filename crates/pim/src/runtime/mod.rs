@@ -162,9 +162,24 @@ impl PimBackend {
         let mut prime_records = vec![BTreeMap::new(); used];
         let mut memory = Vec::with_capacity(used);
         for (dpu, (offsets, records)) in table_offsets.iter_mut().zip(&mut prime_records).enumerate() {
-            // Each DPU holds the twiddles of the primes it serves only (one in parallel mode).
+            // Each DPU holds the twiddles of the primes it serves only (one in parallel mode), 16
+            // MiB per prime at N = 2^20: refused before anything is written when they do not fit.
+            let served: Vec<usize> = (0..primes.len()).filter(|&s| plan.group(s).contains(&dpu)).collect();
             let mut offset = layout::HEADER_BYTES + MAX_COMMANDS * layout::COMMAND_BYTES;
-            for slot in (0..primes.len()).filter(|&s| plan.group(s).contains(&dpu)) {
+            let record_bytes = if plan.mode() == Mode::CiphertextMajor { layout::HEADER_BYTES } else { 0 };
+            let needed = offset
+                + served
+                    .iter()
+                    .map(|&s| 4 * (tables[s].forward.len() + tables[s].inverse.len()) + record_bytes)
+                    .sum::<usize>();
+            if needed > mram_bytes {
+                return Err(setup(format!(
+                    "DPU {dpu} serves {} primes at N = {n}: their twiddle tables need {needed} bytes of MRAM, \
+                     more than the {mram_bytes} bytes it has (the parallel mode keeps one prime's tables on a DPU)",
+                    served.len()
+                )));
+            }
+            for &slot in &served {
                 let forward = offset;
                 let inverse = forward + 4 * tables[slot].forward.len();
                 dpus.write_u32s(dpu, forward, &tables[slot].forward).map_err(device_error)?;
@@ -179,9 +194,6 @@ impl PimBackend {
                     records.insert(slot, offset as u32);
                     offset += layout::HEADER_BYTES;
                 }
-            }
-            if offset > mram_bytes {
-                return Err(setup(format!("the twiddle tables of this DPU's primes need {offset} bytes of MRAM")));
             }
             memory.push(MramAllocator::new(offset, mram_bytes));
         }

@@ -23,7 +23,7 @@ pub const RULES: TargetRules = TargetRules {
 pub struct KernelConfig {
     /// Operation to time.
     pub op: Op,
-    /// Ring degree N: a power of two from 16 (2^4) to 131072 (2^17).
+    /// Ring degree N: a power of two from 16 (2^4) to 1048576 (2^20).
     pub n: usize,
     /// Number K of RNS primes; needed by the kernels, refused by bfv-mul, bfv-add and
     /// bgv-mul-relin (they use the preset's).

@@ -14,7 +14,7 @@ use crate::error::{BenchError, Result};
 use crate::measure::inputs::random_batch;
 
 /// Smallest and largest ring degree the benchmark accepts (log2).
-const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=17;
+const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 4..=20;
 
 /// The operation to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -416,7 +416,7 @@ mod tests {
         };
         assert!(message(Workload::new(Op::Ntt, 1000, 1, 30, 1, 1)).starts_with("--n 1000"));
         assert!(message(Workload::new(Op::Ntt, 8, 1, 30, 1, 1)).starts_with("--n 8"));
-        assert!(message(Workload::new(Op::Ntt, 1 << 18, 1, 30, 1, 1)).starts_with("--n 262144"));
+        assert!(message(Workload::new(Op::Ntt, 1 << 21, 1, 30, 1, 1)).starts_with("--n 2097152"));
         assert!(message(Workload::new(Op::Ntt, 16, 0, 30, 1, 1)).starts_with("--primes 0"));
         assert!(message(Workload::new(Op::Ntt, 16, 1, 31, 1, 1)).starts_with("--prime-bits 31"));
         assert!(message(Workload::new(Op::Ntt, 16, 1, 1, 1, 1)).starts_with("--prime-bits 1"));
