@@ -414,3 +414,40 @@ fn ciphertext_major_mode_relinearizes_on_the_dpus_without_fallback() {
     let parallel = relin("7", &[]);
     assert!(parallel["fallbacks"].as_u64().unwrap() > 0, "limb-major: base conversion on the CPU: {parallel}");
 }
+
+#[test]
+fn model_flag_picks_the_version_and_is_refused_elsewhere() {
+    let v1 = upmem("ntt", "1024", "2", "4", &["--dpus", "2"]);
+    let v2 = upmem("ntt", "1024", "2", "4", &["--dpus", "2", "--model", "upmem-v1b@2"]);
+    assert_eq!(v1["model"], "upmem-v1b@1 (modeled)");
+    assert_eq!(v2["model"], "upmem-v1b@2 (modeled)");
+    // Barrier intervals only add up what the totals let overlap.
+    assert!(f(&v2, "compute_s") >= f(&v1, "compute_s"), "{v2} vs {v1}");
+    for (args, expected) in [
+        (
+            &["bench", "ntt", "--n", "1024", "--primes", "1", "--batch", "2", "--model", "upmem-v1b@2"][..],
+            "--model applies to --backend upmem-emu only (this run uses --backend cpu)",
+        ),
+        (
+            &[
+                "bench",
+                "ntt",
+                "--n",
+                "1024",
+                "--primes",
+                "1",
+                "--batch",
+                "2",
+                "--backend",
+                "upmem-emu",
+                "--model",
+                "v3",
+            ][..],
+            "--model v3 is not allowed: model v3 is not known: choose upmem-v1b@1 or upmem-v1b@2",
+        ),
+    ] {
+        let output = pimhe(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+    }
+}
