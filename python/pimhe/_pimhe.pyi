@@ -457,7 +457,7 @@ class Backend:
         mode: Literal["parallel", "sequential", "ciphertext-major"] = "parallel",
         variant: Literal["best", "barrett"] = "best",
         tasklets: Optional[int] = None,
-        model: Literal["upmem-v1b@1", "upmem-v1b@2"] = "upmem-v1b@1",
+        model: Literal["upmem-v1b@1", "upmem-v1b@2"] = "upmem-v1b@2",
     ) -> "Backend":
         """Emulated UPMEM DPUs with times and energy modeled by ``model`` (``report()``).
         ``dpus`` outside 1..=2560, ``tasklets`` outside what a DPU runs or another ``model``

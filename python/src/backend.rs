@@ -238,7 +238,7 @@ impl Backend {
     /// "upmem-v1b@2" (launches priced per barrier interval, transfers parallel across ranks).
     /// Times and energy in `report()` are modeled (by that model), not measured.
     #[staticmethod]
-    #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None, model="upmem-v1b@1"))]
+    #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None, model="upmem-v1b@2"))]
     pub fn upmem_emu(dpus: usize, mode: &str, variant: &str, tasklets: Option<u32>, model: &str) -> PyResult<Self> {
         // Checked here, where the arguments are given, rather than when a context first sets the
         // device up (only the DPUs each prime needs depend on the context).

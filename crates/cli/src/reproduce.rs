@@ -87,7 +87,7 @@ pub struct DramaticArgs {
 
     /// The timing model: upmem-v1b@1 (each launch priced from every tasklet's totals) or
     /// upmem-v1b@2 (priced barrier interval by barrier interval, transfers parallel across
-    /// ranks) [default: upmem-v1b@1].
+    /// ranks) [default: upmem-v1b@2].
     #[arg(long)]
     pub model: Option<String>,
 

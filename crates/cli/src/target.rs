@@ -47,7 +47,7 @@ pub struct TargetArgs {
 
     /// upmem-emu: the timing model, upmem-v1b@1 (each launch priced from every tasklet's
     /// totals) or upmem-v1b@2 (priced barrier interval by barrier interval, transfers parallel
-    /// across ranks) [default: upmem-v1b@1].
+    /// across ranks) [default: upmem-v1b@2].
     #[arg(long)]
     pub model: Option<String>,
 

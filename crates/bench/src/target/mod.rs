@@ -104,7 +104,7 @@ pub struct TargetFlags {
     pub emulate: Option<String>,
     /// `--what-if`: DRAMatic's hardware what-ifs ([`WhatIf::parse`]).
     pub what_if: Vec<String>,
-    /// `--model`: upmem-v1b@1 or upmem-v1b@2 [default: upmem-v1b@1].
+    /// `--model`: upmem-v1b@1 or upmem-v1b@2 [default: upmem-v1b@2].
     pub model: Option<String>,
     /// `--system`: the near-bank system of Anaheim's Table III.
     pub system: Option<String>,

@@ -192,9 +192,10 @@ pub struct UpmemModel {
     pub zero_copy: bool,
 }
 
+/// The default version ([`super::ModelVersion::default`]), with no what-if.
 impl Default for UpmemModel {
     fn default() -> Self {
-        Self::v1b()
+        super::ModelVersion::default().model()
     }
 }
 

@@ -39,7 +39,7 @@ pub struct DramaticConfig {
     /// rows have their own) [default: none].
     #[serde(rename = "what_ifs")]
     pub what_if: Vec<String>,
-    /// The timing model, `upmem-v1b@1` or `upmem-v1b@2` [default: upmem-v1b@1].
+    /// The timing model, `upmem-v1b@1` or `upmem-v1b@2` [default: upmem-v1b@2].
     pub model: String,
 }
 
