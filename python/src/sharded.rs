@@ -124,13 +124,7 @@ impl StatsDriver {
 
     /// Decrypts the last partial (refused unless it holds exactly every user) into `pimhe
     /// stats`'s output for a server on `backend` taking `server_s` seconds: `(json, text)`.
-    fn finish(
-        &self,
-        py: Python<'_>,
-        partial: PyBackedBytes,
-        server_s: f64,
-        backend: &str,
-    ) -> PyResult<(String, String)> {
+    fn finish(&self, py: Python<'_>, partial: PyBackedBytes, server_s: f64, backend: &str) -> PyResult<(String, String)> {
         let inner = &self.inner;
         let report = py.allow_threads(|| inner.finish(&partial, server_s)).map_err(stats_error)?;
         let output = StatsOutput::new(&self.scheme, backend, inner.header().n, (report, None), self.seeded);

@@ -16,11 +16,14 @@
 //!   differs when a copy loads the ranks unevenly (a partial last rank, a prime group's
 //!   ranks).
 //! - **Tasklets and DPU clock are settings** ([`UpmemModel::with_tasklets`],
-//!   [`UpmemModel::with_clock`]): the emulated system takes its tasklet count from the model
-//!   and Gupta et al.'s 425 MHz machine is `v1b2().with_clock(425e6)`.
+//!   [`UpmemModel::with_clock`], on either version): the emulated system takes its tasklet
+//!   count from the model, and the Gupta reproduction sets its 425 MHz with `with_clock`.
 //!
 //! Every other constant is `@1`'s (the PrIM DMA costs, DRAMatic's revolver and idle power,
 //! and the host-side constants `@1` fitted on DRAMatic's rows: `@2` adds no fitted constant).
+//! A per-rank launch cost is not modeled: no published measurement of one was found, and
+//! fitting it on DRAMatic's compute rows would fit the rows the model is compared with; a
+//! launch keeps `@1`'s single overhead.
 
 use serde::Serialize;
 
