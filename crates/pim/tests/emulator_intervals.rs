@@ -73,7 +73,8 @@ fn v1b2_prices_the_selftest_interval_by_interval_and_v1b1_from_the_totals() {
     assert_eq!(UpmemModel::v1b().launch_dpu_cycles(counts, muls, intervals), v1b1);
     assert_eq!(UpmemModel::v1b().dpu_cycles(counts), v1b1);
     let m = UpmemModel::v1b2();
-    let seconds = m.launch_seconds_of(std::slice::from_ref(counts), &[muls.clone()], &[intervals.clone()]);
+    let seconds =
+        m.launch_seconds_of(std::slice::from_ref(counts), std::slice::from_ref(muls), std::slice::from_ref(intervals));
     assert!((seconds - (v1b2 as f64 / 350e6 + m.launch_overhead_s)).abs() < 1e-15);
 }
 
