@@ -79,7 +79,8 @@ void pimhe_emu_kernel_phase(const char *phase);
 #define PIMHE_EMU_PROGRAM_SELFTEST_BARRIER_EXIT 9u   /* tasklet 0 returns while the rest wait */
 #define PIMHE_EMU_PROGRAM_SELFTEST_ARITH 10u         /* 16-bit compositions == native products */
 #define PIMHE_EMU_PROGRAM_SELFTEST_COUNTS 11u        /* known charges and DMAs per tasklet */
-#define PIMHE_EMU_PROGRAM_LAST 11u
+#define PIMHE_EMU_PROGRAM_SELFTEST_INTERVALS 12u     /* known work per barrier interval */
+#define PIMHE_EMU_PROGRAM_LAST 12u
 
 /* Error kinds of a launch. */
 #define PIMHE_EMU_OK 0
@@ -102,22 +103,32 @@ void pimhe_emu_kernel_phase(const char *phase);
  * distinct DPUs' launches may call it concurrently. */
 typedef int (*pimhe_emu_mram_io_fn)(void *host, uint64_t offset, void *buf, uint32_t len, int write);
 
+typedef struct pimhe_emu_counts pimhe_emu_counts_t;
+
+/* One barrier interval closed: counts[t] is what tasklet t did since the previous barrier
+ * release (or the launch's start), t < nr. Called at every barrier release, with every tasklet
+ * waiting at the barrier or ended, and once at the launch's end for the last interval, on the
+ * host thread that runs the DPU. A timing model prices the intervals one after the other: no
+ * tasklet's work in one can overlap another (docs/PIM.md, upmem-v1b@2). */
+typedef void (*pimhe_emu_interval_fn)(void *host, const pimhe_emu_counts_t *counts, uint32_t nr);
+
 typedef struct {
-    void *host;                  /* passed back to mram_io */
+    void *host;                  /* passed back to mram_io and interval */
     pimhe_emu_mram_io_fn mram_io;
     uint32_t program;            /* PIMHE_EMU_PROGRAM_* */
     uint32_t nr_tasklets;        /* 1 ..= PIMHE_EMU_MAX_TASKLETS */
     uint64_t mram_bytes;         /* <= PIMHE_EMU_MRAM_MAX */
     uint32_t wram_bytes;         /* <= PIMHE_EMU_WRAM_MAX */
     uint32_t stack_bytes;        /* per tasklet; 0 = STACK_SIZE_DEFAULT */
+    pimhe_emu_interval_fn interval; /* NULL: the launch's totals only */
 } pimhe_emu_launch_params_t;
 
-typedef struct {
+struct pimhe_emu_counts {
     uint64_t instructions;
     uint64_t dma_reads, dma_read_bytes;
     uint64_t dma_writes, dma_write_bytes;
     uint64_t mul32, mul64, mul_instructions; /* multiply routines among the instructions */
-} pimhe_emu_counts_t;
+};
 
 typedef struct {
     int32_t error;    /* PIMHE_EMU_OK or PIMHE_EMU_ERR_* */

@@ -99,6 +99,22 @@ static void counts(void) {
     barrier_wait(&selftest_barrier);
 }
 
+/* Three barrier intervals of known work, for the interval records and the model priced on
+ * them: only tasklet 0 works in the first (1000 charged, one 64-byte read), every tasklet in
+ * the second (1000 + t), and 7 after the last barrier. The runtime calls add their COST_RT_*. */
+static void intervals(void) {
+    const uint32_t t = me();
+    uint64_t *buf = (uint64_t *)mem_alloc(64);
+    if (t == 0u) {
+        COST(1000);
+        mram_read(at(0), buf, 64);
+    }
+    barrier_wait(&selftest_barrier);
+    COST(1000u + t);
+    barrier_wait(&selftest_barrier);
+    COST(7);
+}
+
 int pimhe_selftest_main(uint32_t program) {
     KERNEL_PHASE("selftest");
     switch (program) {
@@ -173,6 +189,10 @@ int pimhe_selftest_main(uint32_t program) {
     case PIMHE_EMU_PROGRAM_SELFTEST_COUNTS:
         KERNEL_PHASE("counts");
         counts();
+        break;
+    case PIMHE_EMU_PROGRAM_SELFTEST_INTERVALS:
+        KERNEL_PHASE("intervals");
+        intervals();
         break;
     default:
         break;

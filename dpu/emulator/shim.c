@@ -56,6 +56,7 @@ typedef struct {
     tasklet_error_t launch_error; /* errors not tied to one tasklet (barrier misuse) */
     uint32_t launch_error_tasklet;
     pimhe_emu_counts_t counts[PIMHE_EMU_MAX_TASKLETS];
+    pimhe_emu_counts_t interval_start[PIMHE_EMU_MAX_TASKLETS]; /* counts at the last release */
     tasklet_error_t errors[PIMHE_EMU_MAX_TASKLETS];
     tasklet_state_t tasklets[PIMHE_EMU_MAX_TASKLETS];
 } dpu_ctx_t;
@@ -108,6 +109,48 @@ static _Noreturn void tasklet_fail(int kind, const char *fmt, ...) {
     longjmp(*tl_jmp, 1);
 }
 
+/* Tasklet t's counts so far. The DMA tallies live in c->counts; the instruction and multiply
+ * tallies of the tasklet `running` (UINT32_MAX: none) live in the thread-locals, the others'
+ * in their saved state. */
+static pimhe_emu_counts_t counts_so_far(const dpu_ctx_t *c, uint32_t t, uint32_t running) {
+    pimhe_emu_counts_t now = c->counts[t];
+    if (t == running) {
+        now.instructions = pimhe_emu_instructions;
+        now.mul32 = pimhe_emu_mul32;
+        now.mul64 = pimhe_emu_mul64;
+        now.mul_instructions = pimhe_emu_mul_instructions;
+    } else {
+        now.instructions = c->tasklets[t].instructions;
+        now.mul32 = c->tasklets[t].mul32;
+        now.mul64 = c->tasklets[t].mul64;
+        now.mul_instructions = c->tasklets[t].mul_instructions;
+    }
+    return now;
+}
+
+/* Hands the host every tasklet's counts since the previous interval closed (see
+ * pimhe_emu_interval_fn). Every tasklet is at a barrier or ended, so nothing is half counted. */
+static void close_interval(dpu_ctx_t *c, uint32_t running) {
+    if (c->params->interval == NULL) {
+        return;
+    }
+    pimhe_emu_counts_t delta[PIMHE_EMU_MAX_TASKLETS];
+    for (uint32_t t = 0; t < c->nr; t++) {
+        const pimhe_emu_counts_t now = counts_so_far(c, t, running);
+        const pimhe_emu_counts_t *from = &c->interval_start[t];
+        delta[t].instructions = now.instructions - from->instructions;
+        delta[t].dma_reads = now.dma_reads - from->dma_reads;
+        delta[t].dma_read_bytes = now.dma_read_bytes - from->dma_read_bytes;
+        delta[t].dma_writes = now.dma_writes - from->dma_writes;
+        delta[t].dma_write_bytes = now.dma_write_bytes - from->dma_write_bytes;
+        delta[t].mul32 = now.mul32 - from->mul32;
+        delta[t].mul64 = now.mul64 - from->mul64;
+        delta[t].mul_instructions = now.mul_instructions - from->mul_instructions;
+        c->interval_start[t] = now;
+    }
+    c->params->interval(c->params->host, delta, c->nr);
+}
+
 /* Releases a barrier once every tasklet has arrived or ended. A tasklet that returned while
  * others wait would hang real hardware: that is an error here. */
 static void try_release(dpu_ctx_t *c) {
@@ -125,6 +168,9 @@ static void try_release(dpu_ctx_t *c) {
             c->launch_error_tasklet = tl_me;
         }
         c->aborted = 1;
+    }
+    if (!c->aborted) {
+        close_interval(c, tl_me);
     }
     c->arrived = 0;
     c->generation++;
@@ -422,6 +468,9 @@ int pimhe_emu_launch(const pimhe_emu_launch_params_t *p, pimhe_emu_launch_result
                  "unreleased barrier)", c->nr);
     }
     tl_ctx = NULL;
+    if (!c->aborted) {
+        close_interval(c, UINT32_MAX); /* the last interval: from the last release to the end */
+    }
 
     memcpy(r->counts, c->counts, sizeof r->counts);
     r->error = PIMHE_EMU_OK;

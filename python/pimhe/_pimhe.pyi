@@ -457,9 +457,11 @@ class Backend:
         mode: Literal["parallel", "sequential", "ciphertext-major"] = "parallel",
         variant: Literal["best", "barrett"] = "best",
         tasklets: Optional[int] = None,
+        model: Literal["upmem-v1b@1", "upmem-v1b@2"] = "upmem-v1b@2",
     ) -> "Backend":
-        """Emulated UPMEM DPUs with modeled times and energy (``report()``). ``dpus`` outside
-        1..=2560 or ``tasklets`` outside what a DPU runs raise ParameterError here."""
+        """Emulated UPMEM DPUs with times and energy modeled by ``model`` (``report()``).
+        ``dpus`` outside 1..=2560, ``tasklets`` outside what a DPU runs or another ``model``
+        raise ParameterError here."""
     @staticmethod
     def nearbank(
         system: Literal["a100-nearbank", "a100-custom-hbm", "rtx4090-nearbank"] = "a100-nearbank",

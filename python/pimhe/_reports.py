@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 @dataclass(frozen=True)
 class UpmemReport:
     """What the work run on an ``upmem-emu`` backend cost, **modeled** by the UPMEM timing and
-    energy model (``model``, e.g. ``"upmem-v1b@1 (modeled)"``): transfer, compute and retrieve
+    energy model (``model``, e.g. ``"upmem-v1b@2 (modeled)"``): transfer, compute and retrieve
     seconds and energy are the model's figures for real DPUs, not measurements. Only
     ``host_fallback_s`` is measured (wall time of the operations that fell back to the CPU)."""
 

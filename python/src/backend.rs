@@ -13,6 +13,7 @@ use pimhe_exec::CpuBackend;
 use pimhe_nearbank::model::Model;
 use pimhe_nearbank::NearbankBackend;
 use pimhe_pim::layout::Variant;
+use pimhe_pim::model::ModelVersion;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
 use pimhe_schemes::rlwe::RlweScheme;
@@ -120,7 +121,9 @@ impl Backend {
         let kind = BackendKind::parse(&name.replace('_', "-"), &BackendKind::ALL).py_err()?;
         match kind {
             BackendKind::Cpu => Self::cpu(None),
-            BackendKind::UpmemEmu => Self::upmem_emu(DEFAULT_DPUS, "parallel", "best", None),
+            BackendKind::UpmemEmu => {
+                Self::upmem_emu(DEFAULT_DPUS, "parallel", "best", None, ModelVersion::default().name())
+            }
             BackendKind::Nearbank => Self::nearbank(pimhe_bench::target::nearbank::DEFAULT_SYSTEM, None, None),
         }
     }
@@ -231,18 +234,22 @@ impl Backend {
     /// prime), "sequential" (all DPUs, one prime after another) or "ciphertext-major" (each DPU
     /// whole polynomials with all their limbs: key and modulus switching run on the DPUs, no CPU
     /// fallback), kernel `variant` "best" or
-    /// "barrett" (DRAMatic's), `tasklets` per DPU (default 16). Times and energy in `report()`
-    /// are modeled (upmem-v1b model), not measured.
+    /// "barrett" (DRAMatic's), `tasklets` per DPU (default 16), `model` "upmem-v1b@1" or
+    /// "upmem-v1b@2" (launches priced per barrier interval, transfers parallel across ranks).
+    /// Times and energy in `report()` are modeled (by that model), not measured.
     #[staticmethod]
-    #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None))]
-    pub fn upmem_emu(dpus: usize, mode: &str, variant: &str, tasklets: Option<u32>) -> PyResult<Self> {
+    #[pyo3(signature = (dpus=64, mode="parallel", variant="best", tasklets=None, model="upmem-v1b@2"))]
+    pub fn upmem_emu(dpus: usize, mode: &str, variant: &str, tasklets: Option<u32>, model: &str) -> PyResult<Self> {
         // Checked here, where the arguments are given, rather than when a context first sets the
         // device up (only the DPUs each prime needs depend on the context).
         if !(1..=MAX_DPUS).contains(&dpus) {
             return Err(parameter(format!("dpus={dpus} is not allowed: an UPMEM system has 1 ..= {MAX_DPUS} DPUs")));
         }
         let mode: Mode = mode.parse().map_err(|e: String| parameter(e))?;
+        let version =
+            ModelVersion::parse(model).map_err(|e| parameter(format!("model={model:?} is not allowed: {e}")))?;
         let mut config = PimConfig::new(dpus, mode);
+        config.model = version.model();
         config.variant = self::variant(variant)?;
         if let Some(t) = tasklets {
             let (generation, max) = (config.emulator.generation, config.emulator.generation.max_tasklets());
@@ -250,11 +257,13 @@ impl Backend {
                 return Err(parameter(format!("tasklets={t} is not allowed: a {generation} DPU runs 1 ..= {max}")));
             }
             config.emulator.tasklets = t;
+            config.model.tasklets = t;
         }
         let target = Target::UpmemEmu(UpmemTarget {
             mode: Some(mode),
             variant: config.variant,
             tasklets,
+            model: version,
             ..UpmemTarget::new(dpus)
         });
         Ok(Self { target, inner: Inner::Pim(Box::new(PimSlot { config, bound: Mutex::new(None) })) })

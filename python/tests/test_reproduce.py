@@ -40,7 +40,7 @@ def test_dramatic_rows_and_the_report_the_plots_read():
     assert [r["id"] for r in result.report["rows"]] == ["t2-ntt-1", "t2-intt-4"]
     compute = rows["t2-ntt-1/compute"]
     assert compute.ours == result.report["rows"][0]["compute_s"]
-    assert compute.model == "upmem-v1b@1 (modeled)"
+    assert compute.model == "upmem-v1b@2 (modeled)"
     if os.path.exists(CSV):
         # dramatic_calibration.csv: Table 2, NTT of 1 ciphertext on 2 DPUs, 0.042 s; iNTT of 4, 0.045 s.
         assert compute.published == 0.042 and rows["t2-intt-4/compute"].published == 0.045

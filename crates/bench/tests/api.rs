@@ -105,9 +105,9 @@ fn what_ifs_lower_the_modeled_compute_and_remove_the_transfers() {
     assert!(plain["transfer_s"].as_f64().unwrap() > 0.0);
     assert_eq!((both["transfer_s"].as_f64(), both["retrieve_s"].as_f64()), (Some(0.0), Some(0.0)));
     assert_eq!(compute(&both), compute(&fast));
-    assert_eq!(fast["model"], "upmem-v1b@1+mul=1/2 (modeled)");
+    assert_eq!(fast["model"], "upmem-v1b@2+mul=1/2 (modeled)");
     assert_eq!(both["what_if"], "mul-cycles=1/2,zero-copy");
-    assert!(text.contains("(modeled, upmem-v1b@1+mul=1/2)"), "{text}");
+    assert!(text.contains("(modeled, upmem-v1b@2+mul=1/2)"), "{text}");
     assert!(plain.get("what_if").is_none());
 
     // Usage errors name the flag; what-ifs belong to upmem-emu.
@@ -134,7 +134,7 @@ fn section5_rows_render_beside_what_the_text_states() {
     assert_eq!(speedup["published"], 3.3);
     assert!(speedup["ours"].as_f64().unwrap() > 1.0);
     assert_eq!(rows[2]["transfer_s"], 0.0);
-    assert_eq!(rows[2]["model"], "upmem-v1b@1+mul=4/6+zero-copy (modeled)");
+    assert_eq!(rows[2]["model"], "upmem-v1b@2+mul=4/6+zero-copy (modeled)");
     assert_eq!(rows[1]["compute_s"], rows[2]["compute_s"]);
     let text = report.render();
     assert!(text.lines().any(|l| l.starts_with("s5    bgv-mul   4096  3  32768  509 seq")), "{text}");

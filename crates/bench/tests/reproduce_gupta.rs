@@ -13,7 +13,7 @@ use pimhe_bench::NoProgress;
 /// own results against the cpu backend).
 #[test]
 fn pricing_by_rounds_matches_whole_emulated_shares() {
-    let model = paper_model(PAPER_DPU_HZ);
+    let model = paper_model(PAPER_DPU_HZ).unwrap();
     let mut pricer = SharePricer::new(model.clone(), 7);
     for width in [WIDTHS[0], WIDTHS[2]] {
         let basis = width.basis().unwrap();

@@ -113,7 +113,7 @@ fn dramatic_rows_carry_the_csv_and_the_section5_text() {
     // Section 5.1: "For NTT, the dummy multiplication brings a 2.7 times speed-up."
     let stated = row(&rows, "s5-ntt-4096-dummy/speed-up");
     assert_eq!((stated["published"].as_f64(), stated["tolerance"].as_f64()), (Some(2.7), Some(0.1)));
-    assert_eq!(stated["model"], "upmem-v1b@1+mul=4/6 (modeled)");
+    assert_eq!(stated["model"], "upmem-v1b@2+mul=4/6 (modeled)");
     let quote = "For NTT, the dummy multiplication brings a 2.7 times speed-up.";
     assert!(stated["source"].as_str().unwrap().contains(quote), "{stated}");
     let seed = shared("seeds/000_4ec3de4d77182756.txt");

@@ -85,6 +85,12 @@ pub struct DramaticArgs {
     #[arg(long = "what-if", value_name = "WHAT-IF", action = clap::ArgAction::Append)]
     pub what_if: Vec<String>,
 
+    /// The timing model: upmem-v1b@1 (each launch priced from every tasklet's totals) or
+    /// upmem-v1b@2 (priced barrier interval by barrier interval, transfers parallel across
+    /// ranks) [default: upmem-v1b@2].
+    #[arg(long)]
+    pub model: Option<String>,
+
     /// Print one JSON object per row (its published figures beside ours under `comparison`) and
     /// one for the target instead of a table.
     #[arg(long)]
@@ -108,6 +114,7 @@ impl From<&DramaticArgs> for DramaticConfig {
             rows: args.rows.clone(),
             max_emulation_s: args.max_emulation_s,
             what_if: args.what_if.clone(),
+            model: args.model.clone().unwrap_or(defaults.model),
         }
     }
 }

@@ -45,6 +45,12 @@ pub struct TargetArgs {
     #[arg(long = "what-if", value_name = "WHAT-IF", action = ArgAction::Append)]
     pub what_if: Vec<String>,
 
+    /// upmem-emu: the timing model, upmem-v1b@1 (each launch priced from every tasklet's
+    /// totals) or upmem-v1b@2 (priced barrier interval by barrier interval, transfers parallel
+    /// across ranks) [default: upmem-v1b@2].
+    #[arg(long)]
+    pub model: Option<String>,
+
     /// nearbank: the GPU + near-bank PIM system of Anaheim's Table III: a100-nearbank,
     /// a100-custom-hbm or rtx4090-nearbank [default: a100-nearbank].
     #[arg(long)]
@@ -65,6 +71,7 @@ impl From<&TargetArgs> for TargetFlags {
             kernel: args.kernel.clone(),
             emulate: args.emulate.clone(),
             what_if: args.what_if.clone(),
+            model: args.model.clone(),
             system: args.system.clone(),
             buffer_entries: args.buffer_entries,
         }

@@ -64,7 +64,7 @@ fn text_report_labels_modeled_and_scaled_figures() {
     assert!(output.status.success(), "stderr: {}", stderr(&output));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.starts_with("pimhe advise: pipeline"), "{text}");
-    assert!(text.contains("(scaled, not measured)") && text.contains("upmem-v1b@1 (modeled)"), "{text}");
+    assert!(text.contains("(scaled, not measured)") && text.contains("upmem-v1b@2 (modeled)"), "{text}");
     assert_eq!(text.matches("  verdict [none] vs ").count(), 2, "{text}");
 }
 

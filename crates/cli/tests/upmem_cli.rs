@@ -310,7 +310,7 @@ fn what_if_flags_change_the_model_and_are_refused_elsewhere() {
     let plain = upmem("ntt", "1024", "2", "4", &["--dpus", "2"]);
     let what_if =
         upmem("ntt", "1024", "2", "4", &["--dpus", "2", "--what-if", "mul-cycles=2", "--what-if", "zero-copy"]);
-    assert_eq!(what_if["model"], "upmem-v1b@1+mul=2/4+zero-copy (modeled)");
+    assert_eq!(what_if["model"], "upmem-v1b@2+mul=2/4+zero-copy (modeled)");
     assert_eq!(what_if["what_if"], "mul-cycles=2/4,zero-copy");
     assert!(f(&what_if, "compute_s") < f(&plain, "compute_s"), "{what_if} vs {plain}");
     assert_eq!((f(&what_if, "transfer_s"), f(&what_if, "retrieve_s")), (0.0, 0.0));
@@ -335,7 +335,7 @@ fn what_if_flags_change_the_model_and_are_refused_elsewhere() {
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("(modeled, upmem-v1b@1+mul=1/2)") && text.contains("what-if caveat: "), "{text}");
+    assert!(text.contains("(modeled, upmem-v1b@2+mul=1/2)") && text.contains("what-if caveat: "), "{text}");
 
     for (args, expected) in [
         (
@@ -390,8 +390,8 @@ fn reproduce_dramatic_has_the_section5_rows() {
     let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["s5-ntt-4096-base", "s5-ntt-4096-dummy", "s5-ntt-4096-1cycle"]);
     assert_eq!(rows[0]["dpus"], 509);
-    assert_eq!(rows[1]["model"], "upmem-v1b@1+mul=4/6 (modeled)");
-    assert_eq!(rows[2]["model"], "upmem-v1b@1+mul=1/1 (modeled)");
+    assert_eq!(rows[1]["model"], "upmem-v1b@2+mul=4/6 (modeled)");
+    assert_eq!(rows[2]["model"], "upmem-v1b@2+mul=1/1 (modeled)");
     assert!(f(&rows[2], "compute_s") < f(&rows[1], "compute_s") && f(&rows[1], "compute_s") < f(&rows[0], "compute_s"));
     assert_eq!(rows[1]["claims"][0]["published"], 2.7);
     assert_eq!(rows[2]["claims"][0]["published"], 1.8);
@@ -414,4 +414,42 @@ fn ciphertext_major_mode_relinearizes_on_the_dpus_without_fallback() {
     }
     let parallel = relin("7", &[]);
     assert!(parallel["fallbacks"].as_u64().unwrap() > 0, "limb-major: base conversion on the CPU: {parallel}");
+}
+
+#[test]
+fn model_flag_picks_the_version_and_is_refused_elsewhere() {
+    let v1 = upmem("ntt", "1024", "2", "4", &["--dpus", "2", "--model", "upmem-v1b@1"]);
+    let v2 = upmem("ntt", "1024", "2", "4", &["--dpus", "2", "--model", "upmem-v1b@2"]);
+    assert_eq!(v1["model"], "upmem-v1b@1 (modeled)");
+    assert_eq!(v2["model"], "upmem-v1b@2 (modeled)");
+    assert_eq!(upmem("ntt", "1024", "2", "4", &["--dpus", "2"])["model"], v2["model"], "@2 is the default");
+    // Barrier intervals only add up what the totals let overlap.
+    assert!(f(&v2, "compute_s") >= f(&v1, "compute_s"), "{v2} vs {v1}");
+    for (args, expected) in [
+        (
+            &["bench", "ntt", "--n", "1024", "--primes", "1", "--batch", "2", "--model", "upmem-v1b@2"][..],
+            "--model applies to --backend upmem-emu only (this run uses --backend cpu)",
+        ),
+        (
+            &[
+                "bench",
+                "ntt",
+                "--n",
+                "1024",
+                "--primes",
+                "1",
+                "--batch",
+                "2",
+                "--backend",
+                "upmem-emu",
+                "--model",
+                "v3",
+            ][..],
+            "--model v3 is not allowed: model v3 is not known: choose upmem-v1b@1 or upmem-v1b@2",
+        ),
+    ] {
+        let output = pimhe(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+    }
 }

@@ -25,7 +25,10 @@ fn constants_are_the_documented_ones() {
     assert_eq!(m.idle_power_w, 310.0);
     assert_eq!(m.multiplier_cycles, None);
     assert!(!m.zero_copy);
-    assert_eq!(UpmemModel::default(), m);
+    // The default is @2, which keeps every constant of @1.
+    let v2 = UpmemModel::v1b2();
+    assert_eq!(UpmemModel::default(), v2);
+    assert_eq!(UpmemModel { version: v2.version, pricing: v2.pricing, rank_transfers: v2.rank_transfers, ..m }, v2);
 }
 
 #[test]

@@ -33,6 +33,7 @@ use std::cell::RefCell;
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_nearbank::model::Model;
 use pimhe_pim::layout::Variant;
+use pimhe_pim::model::ModelVersion;
 use pimhe_pim::runtime::placement::Mode;
 use pimhe_pim::runtime::OffloadReport;
 
@@ -105,6 +106,8 @@ pub struct TargetFlags {
     pub emulate: Option<String>,
     /// `--what-if`: DRAMatic's hardware what-ifs ([`WhatIf::parse`]).
     pub what_if: Vec<String>,
+    /// `--model`: upmem-v1b@1 or upmem-v1b@2 [default: upmem-v1b@2].
+    pub model: Option<String>,
     /// `--system`: the near-bank system of Anaheim's Table III.
     pub system: Option<String>,
     /// `--buffer-entries`: the near-bank PIM data-buffer entries B.
@@ -173,9 +176,11 @@ pub struct UpmemTarget {
     pub threads: Option<usize>,
     /// Whether the command has `--mode`, so that advice about the DPU count may point to it.
     pub mode_flag: bool,
-    /// Tasklets per DPU; `None` for the emulator's default (no CLI flag sets it; the Python
-    /// package's `Backend.upmem_emu(tasklets=...)` does).
+    /// Tasklets per DPU; `None` for the model's (no CLI flag sets it; the Python package's
+    /// `Backend.upmem_emu(tasklets=...)` does).
     pub tasklets: Option<u32>,
+    /// The version of `upmem-v1b` that prices the run.
+    pub model: ModelVersion,
 }
 
 /// The GPU + near-bank PIM system of a run.
@@ -216,6 +221,7 @@ impl TargetFlags {
             ("--kernel", self.kernel.is_some(), rules.upmem.kernel),
             ("--emulate", self.emulate.is_some(), rules.upmem.emulate),
             ("--what-if", !self.what_if.is_empty(), rules.upmem.what_if),
+            ("--model", self.model.is_some(), true),
         ];
         let nearbank_flags =
             [("--system", self.system.is_some(), true), ("--buffer-entries", self.buffer_entries.is_some(), true)];
@@ -255,6 +261,7 @@ impl TargetFlags {
                     threads: self.threads,
                     mode_flag: rules.upmem.mode,
                     tasklets: None,
+                    model: self.model.as_deref().map(upmem::parse_model).transpose()?.unwrap_or_default(),
                 })
             }
             BackendKind::Nearbank => Target::Nearbank(NearbankTarget {
@@ -462,6 +469,7 @@ impl UpmemTarget {
             threads: None,
             mode_flag: true,
             tasklets: None,
+            model: ModelVersion::default(),
         }
     }
 
@@ -478,7 +486,7 @@ impl UpmemTarget {
     /// a DPU per prime), with the what-ifs.
     pub fn settings_in(&self, mode: Mode, primes: usize) -> Result<PimSettings> {
         let settings = PimSettings::checked(self.dpus, mode, self.variant, primes, self.mode_flag)?;
-        Ok(PimSettings { tasklets: self.tasklets, ..settings.with_what_if(self.what_if) })
+        Ok(PimSettings { tasklets: self.tasklets, ..settings.with_what_if(self.what_if).with_model(self.model) })
     }
 }
 

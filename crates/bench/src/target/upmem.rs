@@ -7,6 +7,7 @@
 
 use pimhe_pim::counts::TaskletCounts;
 use pimhe_pim::layout::Variant;
+use pimhe_pim::model::ModelVersion;
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::push_bytes_per_dpu;
 use pimhe_pim::runtime::{OffloadReport, PimBackend, PimConfig, MAX_DPUS};
@@ -58,8 +59,10 @@ pub struct PimSettings {
     pub variant: Variant,
     /// Hardware what-ifs applied to the model (`--what-if`; none by default).
     pub what_if: WhatIf,
-    /// Tasklets per DPU; `None` for the emulator's default (the Python package sets it).
+    /// Tasklets per DPU; `None` for the model's (16; the Python package sets it).
     pub tasklets: Option<u32>,
+    /// The version of `upmem-v1b` that prices the run (`--model`).
+    pub model: ModelVersion,
 }
 
 /// A server's modeled UPMEM cost on one line (`  server on UPMEM, MODEL: transfer .. s, compute
@@ -107,6 +110,11 @@ pub fn parse_kernel(value: &str) -> Result<Variant> {
     }
 }
 
+/// Parses `--model`.
+pub fn parse_model(value: &str) -> Result<ModelVersion> {
+    ModelVersion::parse(value).map_err(|e| BenchError::usage(format!("--model {value} is not allowed: {e}")))
+}
+
 /// Parses `--emulate`.
 pub fn parse_emulate(value: &str) -> Result<Emulate> {
     match value {
@@ -148,7 +156,7 @@ impl PimSettings {
                 mode.name()
             )));
         }
-        Ok(Self { dpus, mode, variant, what_if: WhatIf::NONE, tasklets: None })
+        Ok(Self { dpus, mode, variant, what_if: WhatIf::NONE, tasklets: None, model: ModelVersion::default() })
     }
 
     /// These settings with the hardware what-ifs `what_if` applied to the model of every run.
@@ -156,18 +164,26 @@ impl PimSettings {
         Self { what_if, ..self }
     }
 
+    /// These settings priced by `model`.
+    pub fn with_model(self, model: ModelVersion) -> Self {
+        Self { model, ..self }
+    }
+
     /// Ranks the system occupies: `ceil(dpus / 64)`.
     pub fn ranks(&self) -> u32 {
         self.dpus.div_ceil(64) as u32
     }
 
-    /// The configuration of an emulated system of `dpus` DPUs in `mode` with this kernel (the
-    /// model is the default, `upmem-v1b`, with these settings' what-ifs).
+    /// The configuration of an emulated system of `dpus` DPUs in `mode` with this kernel,
+    /// priced by these settings' model with their what-ifs; the emulated DPUs run the model's
+    /// tasklets.
     pub fn config(&self, dpus: usize, mode: Mode) -> PimConfig {
         let mut config = PimConfig::new(dpus, mode);
+        config.model = self.model.model();
         if let Some(tasklets) = self.tasklets {
-            config.emulator.tasklets = tasklets;
+            config.model.tasklets = tasklets;
         }
+        config.emulator.tasklets = config.model.tasklets;
         config.variant = self.variant;
         self.what_if.apply(&mut config.model);
         config

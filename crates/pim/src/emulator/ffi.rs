@@ -23,6 +23,8 @@ pub const ERR_SELFTEST: i32 = 10;
 pub type MramIoFn =
     unsafe extern "C" fn(host: *mut c_void, offset: u64, buf: *mut c_void, len: u32, write: c_int) -> c_int;
 
+pub type IntervalFn = unsafe extern "C" fn(host: *mut c_void, counts: *const Counts, nr: u32);
+
 #[repr(C)]
 pub struct LaunchParams {
     pub host: *mut c_void,
@@ -32,10 +34,11 @@ pub struct LaunchParams {
     pub mram_bytes: u64,
     pub wram_bytes: u32,
     pub stack_bytes: u32,
+    pub interval: Option<IntervalFn>,
 }
 
 #[repr(C)]
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub instructions: u64,
     pub dma_reads: u64,

@@ -53,7 +53,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroize;
 
-use crate::counts::{DpuCounts, TaskletCounts};
+use crate::counts::{DpuCounts, IntervalCounts, TaskletCounts};
 use crate::layout::{self, PimheHeader, HEADER_BYTES};
 use crate::model::MultiplyCounts;
 
@@ -307,6 +307,10 @@ pub struct LaunchReport {
     /// `dpus`. 32-bit: `mul32_32` and `mul32_lo_split`; 64-bit: `mul32_64` and the truncated
     /// high word `mulhi_trunc` (cost.h). Input of the model's multiplier what-if.
     pub multiplies: Vec<(usize, Vec<MultiplyCounts>)>,
+    /// (DPU index, its barrier intervals in launch order), same order as `dpus`: what
+    /// `upmem-v1b@2` prices ([`crate::counts::IntervalCounts`]). Their sum over intervals is
+    /// the DPU's entry of `dpus`.
+    pub intervals: Vec<(usize, Vec<IntervalCounts>)>,
 }
 
 impl LaunchReport {
@@ -348,12 +352,16 @@ pub enum SelfTest {
     Arith = 10,
     /// Known charges and DMAs per tasklet.
     Counts = 11,
+    /// Known work per barrier interval: tasklet 0 alone, then every tasklet, then a tail.
+    Intervals = 12,
 }
 
-/// One DPU's MRAM during a launch, reached by its tasklets' DMA callback.
+/// One DPU's MRAM during a launch, reached by its tasklets' DMA callback, and the barrier
+/// intervals the shim closed so far.
 struct HostMram {
     bytes: Mutex<Vec<u8>>,
     limit: usize,
+    intervals: Mutex<Vec<IntervalCounts>>,
 }
 
 /// Copies MRAM bytes `[offset, offset + out.len())` to `out`; bytes never written read as zero.
@@ -394,6 +402,45 @@ unsafe extern "C" fn mram_io(host: *mut c_void, offset: u64, buf: *mut c_void, l
         copy_out(&mem, offset, dst);
     }
     0
+}
+
+fn tasklet_counts(c: &ffi::Counts) -> TaskletCounts {
+    TaskletCounts {
+        instructions: c.instructions,
+        dma_reads: c.dma_reads,
+        dma_read_bytes: c.dma_read_bytes,
+        dma_writes: c.dma_writes,
+        dma_write_bytes: c.dma_write_bytes,
+    }
+}
+
+fn multiply_counts(c: &ffi::Counts) -> MultiplyCounts {
+    MultiplyCounts { mul32: c.mul32, mul64: c.mul64, instructions: c.mul_instructions }
+}
+
+/// The shim's interval callback: appends one barrier interval to the DPU's list, or counts it
+/// as one more repeat of the last one when every tasklet's counts are the same.
+unsafe extern "C" fn interval(host: *mut c_void, counts: *const ffi::Counts, nr: u32) {
+    // SAFETY: `host` is the `HostMram` that `launch_one` passed in (alive until the launch
+    // returns); `counts` points to `nr` entries, valid for the call.
+    let (host, counts) = unsafe { (&*(host as *const HostMram), std::slice::from_raw_parts(counts, nr as usize)) };
+    let Ok(mut intervals) = host.intervals.lock() else {
+        return;
+    };
+    let same = |last: &IntervalCounts| {
+        counts
+            .iter()
+            .zip(last.tasklets.iter().zip(&last.multiplies))
+            .all(|(c, (t, m))| tasklet_counts(c) == *t && multiply_counts(c) == *m)
+    };
+    match intervals.last_mut() {
+        Some(last) if last.tasklets.len() == counts.len() && same(last) => last.repeats += 1,
+        _ => intervals.push(IntervalCounts {
+            repeats: 1,
+            tasklets: counts.iter().map(tasklet_counts).collect(),
+            multiplies: counts.iter().map(multiply_counts).collect(),
+        }),
+    }
 }
 
 /// Emulated DPUs, each with its own MRAM, all running pimhe's DPU program.
@@ -532,16 +579,24 @@ impl DpuSet {
         let limit = self.config.mram_bytes;
         let hosts: Vec<(usize, HostMram)> = dpus
             .iter()
-            .map(|&dpu| (dpu, HostMram { bytes: Mutex::new(std::mem::take(&mut self.mram[dpu])), limit }))
+            .map(|&dpu| {
+                let bytes = Mutex::new(std::mem::take(&mut self.mram[dpu]));
+                (dpu, HostMram { bytes, limit, intervals: Mutex::new(Vec::new()) })
+            })
             .collect();
         let config = &self.config;
         let outcomes: Vec<Result<(DpuCounts, Vec<MultiplyCounts>), EmulatorError>> =
             hosts.par_iter().map(|(dpu, host)| launch_one(*dpu, host, config, program)).collect();
+        let mut intervals = Vec::with_capacity(dpus.len());
         for (dpu, host) in hosts {
             self.mram[dpu] = host.bytes.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+            intervals.push((dpu, host.intervals.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())));
         }
-        let mut report =
-            LaunchReport { dpus: Vec::with_capacity(dpus.len()), multiplies: Vec::with_capacity(dpus.len()) };
+        let mut report = LaunchReport {
+            dpus: Vec::with_capacity(dpus.len()),
+            multiplies: Vec::with_capacity(dpus.len()),
+            intervals,
+        };
         for (&dpu, outcome) in dpus.iter().zip(outcomes) {
             let (counts, muls) = outcome?;
             report.dpus.push((dpu, counts));
@@ -565,28 +620,15 @@ fn launch_one(
         mram_bytes: config.mram_bytes as u64,
         wram_bytes: config.wram_bytes as u32,
         stack_bytes: 0,
+        interval: Some(interval),
     };
     let mut result = ffi::LaunchResult::default();
     // SAFETY: `params` and `result` are valid for the call; `host` outlives it (every tasklet
     // has ended when the shim returns) and is only touched through `mram_io`.
     unsafe { ffi::pimhe_emu_launch(&params, &mut result) };
     let used = &result.counts[..config.tasklets as usize];
-    let muls = used
-        .iter()
-        .map(|c| MultiplyCounts { mul32: c.mul32, mul64: c.mul64, instructions: c.mul_instructions })
-        .collect();
-    let counts = DpuCounts {
-        tasklets: used
-            .iter()
-            .map(|c| TaskletCounts {
-                instructions: c.instructions,
-                dma_reads: c.dma_reads,
-                dma_read_bytes: c.dma_read_bytes,
-                dma_writes: c.dma_writes,
-                dma_write_bytes: c.dma_write_bytes,
-            })
-            .collect(),
-    };
+    let muls = used.iter().map(multiply_counts).collect();
+    let counts = DpuCounts { tasklets: used.iter().map(tasklet_counts).collect() };
     let kernel = ffi::c_text(&result.kernel);
     let details = ffi::c_text(&result.detail);
     let tasklet = result.tasklet;

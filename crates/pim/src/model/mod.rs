@@ -1,7 +1,9 @@
 //! Timing and energy models: what the emulator counted -> modeled DPU seconds and joules.
 //!
-//! The one model here is `upmem-v1b` ([`UpmemModel::v1b`]), a named, versioned set of
-//! constants plus pure functions (docs/PIM.md, "Counting -> time"):
+//! The one model here is `upmem-v1b`, a named, versioned set of constants plus pure functions
+//! (docs/PIM.md, "Counting -> time"), in two versions: `@1` ([`UpmemModel::v1b`]) prices a
+//! launch from each tasklet's totals, `@2` ([`UpmemModel::v1b2`]) barrier interval by barrier
+//! interval, with transfers parallel across ranks ([`UpmemModel::named`] picks one by name):
 //!
 //! - **compute**: per DPU and launch, the revolver pipeline of a v1B DPU turns the per-tasklet
 //!   instruction and DMA counts of [`crate::counts`] into cycles ([`UpmemModel::dpu_cycles`]);
@@ -43,18 +45,24 @@ pub mod calibrate;
 pub mod host;
 pub mod reference;
 mod upmem;
+mod v1b2;
 
-pub use upmem::{Breakdown, LaunchTime, MultiplierCycles, MultiplyCounts, UpmemModel};
+pub use crate::counts::MultiplyCounts;
+pub use upmem::{Breakdown, LaunchTime, MultiplierCycles, UpmemModel};
+pub use v1b2::{LaunchPricing, Link, ModelVersion, RankTransfers, MODEL_CHOICES, MODEL_VERSION_2};
 
 /// Name of the UPMEM v1B timing and energy model.
 pub const MODEL_NAME: &str = "upmem-v1b";
 
-/// Version of [`MODEL_NAME`]'s constants. Bumped whenever any constant of
+/// Version of [`MODEL_NAME`] that [`UpmemModel::v1b`] builds ([`MODEL_VERSION_2`]:
+/// [`UpmemModel::v1b2`]). Bumped whenever any constant of
 /// [`UpmemModel::v1b`] (or the formulas using them) changes, so a modeled figure always names
 /// the exact model that produced it.
 ///
 /// - `1`: first calibration on `dramatic_calibration.csv` (transfer/retrieve, power, launch
 ///   overhead); PrIM DMA costs; tail-aware revolver.
+/// - `2` ([`UpmemModel::v1b2`]): `1`'s constants, launches priced per barrier interval,
+///   transfers parallel across ranks.
 pub const MODEL_VERSION: &str = "1";
 
 /// Tasklets a v1B DPU runs at most (UPMEM SDK, "DPU chip characteristics"; DRAMatic 2.1).

@@ -2,8 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{DPUS_PER_RANK, MODEL_NAME, MODEL_VERSION, REVOLVER_CYCLES, V1B_MAX_TASKLETS};
-use crate::counts::{DpuCounts, TaskletCounts};
+use super::{
+    LaunchPricing, RankTransfers, DPUS_PER_RANK, MODEL_NAME, MODEL_VERSION, REVOLVER_CYCLES, V1B_MAX_TASKLETS,
+};
+use crate::counts::{DpuCounts, MultiplyCounts, TaskletCounts};
 
 /// Cycles of the 32x32-bit multiply routines under a hardware what-if (DRAMatic 5.1).
 ///
@@ -30,30 +32,6 @@ impl MultiplierCycles {
     pub const DRAMATIC_DUMMY: Self = Self { mul32: 2, mul64: 4 };
     /// DRAMatic 5.1's "more optimistic" routines: one cycle each, inlined.
     pub const SINGLE_CYCLE: Self = Self { mul32: 1, mul64: 1 };
-}
-
-/// Multiply work of one tasklet in one launch: the input of the multiplier what-if.
-///
-/// The emulator charges each multiply routine its cost from `dpu/kernels/cost.h`; to let the
-/// model swap that cost for a hypothetical multiplier it must also say how many multiplies of
-/// each width ran and how many of the tasklet's [`TaskletCounts::instructions`] they accounted
-/// for (routine bodies including call overhead). [`UpmemModel::effective_instructions`] then
-/// replaces `instructions` by `mul32 * m32 + mul64 * m64`.
-///
-/// ```
-/// use pimhe_pim::model::MultiplyCounts;
-/// // 10 butterflies of a Barrett NTT: one 32x32->64 and one 32x32->32 multiply each.
-/// let m = MultiplyCounts { mul32: 10, mul64: 10, instructions: 10 * (35 + 21) };
-/// assert_eq!(m.instructions, 560);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MultiplyCounts {
-    /// 32x32 -> 32-bit multiplies executed.
-    pub mul32: u64,
-    /// 32x32 -> 64-bit multiplies executed.
-    pub mul64: u64,
-    /// Instructions (already counted in [`TaskletCounts::instructions`]) those multiplies cost.
-    pub instructions: u64,
 }
 
 /// Modeled time of one DPU in one launch.
@@ -138,6 +116,16 @@ pub struct UpmemModel {
     /// Tasklets of a v1B DPU (16; DRAMatic 2.1, UPMEM SDK). Informational: the formulas take
     /// however many tasklets the counts have.
     pub max_tasklets: u32,
+    /// Tasklets a launch runs (`NR_TASKLETS`): 16, all a v1B DPU has, as DRAMatic and pimhe's
+    /// kernels run. The setting the emulated system takes its tasklet count from; the formulas
+    /// price whatever tasklets the counts have.
+    pub tasklets: u32,
+    /// How a launch's counts become cycles: over the whole launch (`@1`) or barrier interval
+    /// by barrier interval (`@2`).
+    pub pricing: LaunchPricing,
+    /// How a host <-> DPU copy spreads over the ranks it touches: one pooled bandwidth (`@1`)
+    /// or each rank on its own path, the slowest bounding the copy (`@2`).
+    pub rank_transfers: RankTransfers,
 
     /// Fixed cycles of one `mram_read` (MRAM -> WRAM DMA): 77, PrIM (Gomez-Luna et al., 2022,
     /// sec. 3.2.1: latency = alpha + beta * size, alpha = 77 cycles for reads).
@@ -204,9 +192,10 @@ pub struct UpmemModel {
     pub zero_copy: bool,
 }
 
+/// The default version ([`super::ModelVersion::default`]), with no what-if.
 impl Default for UpmemModel {
     fn default() -> Self {
-        Self::v1b()
+        super::ModelVersion::default().model()
     }
 }
 
@@ -224,6 +213,9 @@ impl UpmemModel {
             dpu_hz: 350e6,
             revolver_cycles: REVOLVER_CYCLES,
             max_tasklets: V1B_MAX_TASKLETS,
+            tasklets: V1B_MAX_TASKLETS,
+            pricing: LaunchPricing::WholeLaunch,
+            rank_transfers: RankTransfers::Pooled,
             dma_read_alpha_cycles: 77.0,
             dma_write_alpha_cycles: 61.0,
             dma_beta_cycles_per_byte: 0.5,
@@ -387,13 +379,18 @@ impl UpmemModel {
     /// assert_eq!(m.dpu_cycles_with(&dpu, &muls), 16 * (118 - 91 + 3));
     /// ```
     pub fn dpu_cycles_with(&self, counts: &DpuCounts, muls: &[MultiplyCounts]) -> u64 {
+        self.cycles_of(&counts.tasklets, muls)
+    }
+
+    /// The formula of [`UpmemModel::dpu_cycles`] on these per-tasklet counts and multiplies.
+    pub(super) fn cycles_of(&self, tasklets: &[TaskletCounts], muls: &[MultiplyCounts]) -> u64 {
         let instructions: Vec<u64> =
-            counts.tasklets.iter().enumerate().map(|(t, c)| self.effective_instructions(c, muls.get(t))).collect();
+            tasklets.iter().enumerate().map(|(t, c)| self.effective_instructions(c, muls.get(t))).collect();
         let issue = self.revolver_issue_cycles(&instructions) as f64;
         let depth = self.revolver_cycles as f64;
         let mut chain = 0f64;
         let mut engine = 0f64;
-        for (tasklet, &instr) in counts.tasklets.iter().zip(&instructions) {
+        for (tasklet, &instr) in tasklets.iter().zip(&instructions) {
             let dma = self.dma_cycles(tasklet);
             chain = chain.max(depth * instr as f64 + dma);
             engine += dma;
@@ -406,7 +403,7 @@ impl UpmemModel {
         self.time_of(self.dpu_cycles(counts))
     }
 
-    fn time_of(&self, cycles: u64) -> LaunchTime {
+    pub(super) fn time_of(&self, cycles: u64) -> LaunchTime {
         LaunchTime { cycles, seconds: cycles as f64 / self.dpu_hz }
     }
 
@@ -428,16 +425,7 @@ impl UpmemModel {
     /// [`UpmemModel::launch_seconds`] with each DPU's per-tasklet multiply work
     /// (`muls[d][t]`; missing entries mean none), for the multiplier what-if.
     pub fn launch_seconds_with(&self, per_dpu: &[DpuCounts], muls: &[Vec<MultiplyCounts>]) -> f64 {
-        if per_dpu.is_empty() {
-            return 0.0;
-        }
-        let slowest = per_dpu
-            .iter()
-            .enumerate()
-            .map(|(d, c)| self.dpu_cycles_with(c, muls.get(d).map_or(&[][..], |m| &m[..])))
-            .max()
-            .unwrap_or(0);
-        self.time_of(slowest).seconds + self.launch_overhead_s
+        self.launch_seconds_of(per_dpu, muls, &[])
     }
 
     /// Total bytes, DPUs addressed and ranks touched by a transfer with `bytes_per_dpu[i]`
@@ -472,10 +460,17 @@ impl UpmemModel {
     }
 
     /// Seconds of one host -> DPU transfer (one push for all DPUs) of `bytes_per_dpu[i]`
-    /// bytes to DPU `i`: [`UpmemModel::transfer_seconds_for`] of its [`UpmemModel::footprint`].
+    /// bytes to DPU `i`: with [`RankTransfers::Pooled`], [`UpmemModel::transfer_seconds_for`]
+    /// of its [`UpmemModel::footprint`]; with [`RankTransfers::Parallel`], bounded by its
+    /// busiest rank ([`UpmemModel::parallel_rank_seconds`]).
     pub fn transfer_seconds(&self, bytes_per_dpu: &[u64]) -> f64 {
-        let (bytes, dpus, ranks) = self.footprint(bytes_per_dpu);
-        self.transfer_seconds_for(bytes, dpus, ranks)
+        match self.rank_transfers {
+            RankTransfers::Pooled => {
+                let (bytes, dpus, ranks) = self.footprint(bytes_per_dpu);
+                self.transfer_seconds_for(bytes, dpus, ranks)
+            }
+            RankTransfers::Parallel => self.parallel_rank_seconds(bytes_per_dpu, self.transfer_link()),
+        }
     }
 
     /// Seconds of one host -> DPU transfer of `total_bytes` to `dpus` DPUs in `ranks` ranks:
@@ -507,11 +502,16 @@ impl UpmemModel {
         )
     }
 
-    /// Seconds of one DPU -> host retrieval of `bytes_per_dpu[i]` bytes from DPU `i`:
-    /// [`UpmemModel::retrieve_seconds_for`] of its [`UpmemModel::footprint`].
+    /// Seconds of one DPU -> host retrieval of `bytes_per_dpu[i]` bytes from DPU `i`: as
+    /// [`UpmemModel::transfer_seconds`], with the retrieve constants.
     pub fn retrieve_seconds(&self, bytes_per_dpu: &[u64]) -> f64 {
-        let (bytes, dpus, ranks) = self.footprint(bytes_per_dpu);
-        self.retrieve_seconds_for(bytes, dpus, ranks)
+        match self.rank_transfers {
+            RankTransfers::Pooled => {
+                let (bytes, dpus, ranks) = self.footprint(bytes_per_dpu);
+                self.retrieve_seconds_for(bytes, dpus, ranks)
+            }
+            RankTransfers::Parallel => self.parallel_rank_seconds(bytes_per_dpu, self.retrieve_link()),
+        }
     }
 
     /// Seconds of one DPU -> host retrieval of `total_bytes` from `dpus` DPUs in `ranks` ranks:

@@ -50,7 +50,7 @@ use crate::device::{DeviceError, DpuDevice};
 use crate::emulator::{DpuSet, EmulatorConfig};
 use crate::layout::{self, prime_tables, PrimeTables, Variant};
 use crate::model::host::HostModel;
-use crate::model::UpmemModel;
+use crate::model::{ModelVersion, UpmemModel};
 use buffer::LimbPlacement;
 pub use buffer::PimBuffer;
 pub use hybrid::slice_degree;
@@ -77,14 +77,15 @@ pub struct PimConfig {
 }
 
 impl PimConfig {
-    /// `dpus` emulated v1B DPUs in `mode` with the `best` kernels and the `upmem-v1b` model.
+    /// `dpus` emulated v1B DPUs in `mode` with the `best` kernels and the default version of
+    /// the `upmem-v1b` model ([`ModelVersion::default`]).
     pub fn new(dpus: usize, mode: Mode) -> Self {
         Self {
             dpus,
             mode,
             variant: Variant::Best,
             emulator: EmulatorConfig::default(),
-            model: UpmemModel::v1b(),
+            model: ModelVersion::default().model(),
             host: HostModel::seal_host(),
         }
     }

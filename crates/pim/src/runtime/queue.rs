@@ -80,8 +80,9 @@ impl PimBackend {
                 LaunchCost::Counted(result) => {
                     state.report.counted.accumulate(&result.total());
                     let multiplies: Vec<_> = result.multiplies.into_iter().map(|(_, m)| m).collect();
+                    let intervals: Vec<_> = result.intervals.into_iter().map(|(_, i)| i).collect();
                     let counts: Vec<DpuCounts> = result.dpus.into_iter().map(|(_, c)| c).collect();
-                    self.config.model.launch_seconds_with(&counts, &multiplies)
+                    self.config.model.launch_seconds_of(&counts, &multiplies, &intervals)
                 }
                 LaunchCost::Measured { seconds } => seconds,
             };

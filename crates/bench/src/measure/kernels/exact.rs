@@ -161,7 +161,9 @@ fn run_upmem<S: ExactScheme>(
     let mode = upmem.mode.unwrap_or(Mode::Parallel);
     let emulate = upmem.emulate.unwrap_or(Emulate::Full);
     let primes = ctx.backend_primes();
-    let settings = PimSettings::new(upmem.dpus, mode, upmem.variant, primes.len())?.with_what_if(upmem.what_if);
+    let settings = PimSettings::new(upmem.dpus, mode, upmem.variant, primes.len())?
+        .with_what_if(upmem.what_if)
+        .with_model(upmem.model);
     let full = match emulate {
         Emulate::Full => true,
         Emulate::Subset => false,

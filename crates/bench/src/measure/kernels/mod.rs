@@ -81,7 +81,8 @@ fn run_upmem(config: &KernelConfig, upmem: &UpmemTarget) -> Result<PimReport> {
     let workload = workload(config)?;
     let settings =
         PimSettings::new(upmem.dpus, upmem.mode.unwrap_or(Mode::Parallel), upmem.variant, workload.primes())?
-            .with_what_if(upmem.what_if);
+            .with_what_if(upmem.what_if)
+            .with_model(upmem.model);
     let outcome = pim::run(&workload, &settings, upmem.emulate.unwrap_or(Emulate::Auto), None)?;
     Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome))
 }

@@ -302,7 +302,7 @@ pub fn run_subset(workload: &Workload, settings: &PimSettings, max_emulation_s: 
     let group = plan.group(0).len();
     check_mram(workload, kernel, share, 1, "--emulate subset")?;
     let model = settings.config(1, Mode::Parallel).model;
-    let tasklets = pimhe_pim::emulator::EmulatorConfig::default().tasklets as usize;
+    let tasklets = model.tasklets as usize;
 
     // Compute: the busiest share, exactly or (past the time budget) in whole rounds.
     let full_rounds = share / tasklets;

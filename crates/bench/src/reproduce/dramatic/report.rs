@@ -2,7 +2,7 @@
 
 use pimhe_pim::layout::Variant;
 use pimhe_pim::model::reference::ReferenceRow;
-use pimhe_pim::model::UpmemModel;
+use pimhe_pim::model::ModelVersion;
 use serde::Serialize;
 
 use super::experiments::{RowSpec, SECTION5_TABLE, TARGET_COMPUTE_S};
@@ -422,12 +422,12 @@ impl Render for RowReport {
 }
 
 /// The footer of [`DramaticRun::footer`](super::DramaticRun::footer), lines joined.
-pub(super) fn footer(reports: &[RowReport], variant: Variant) -> String {
+pub(super) fn footer(reports: &[RowReport], variant: Variant, model: ModelVersion) -> String {
     let mut lines = vec![String::new()];
     lines.push(format!(
         "  modeled figures: (modeled, {}); N/K/ctxts = ring degree / primes / input ciphertexts (bgv-mul and \
          pipeline multiply them in pairs); par/seq = parallel/sequential; ratio = ours / published",
-        UpmemModel::v1b().label().trim_end_matches(" (modeled)")
+        model.name()
     ));
     let partial: Vec<&RowReport> = reports.iter().filter(|r| r.partial()).collect();
     for r in &partial {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use pimhe_pim::layout::Variant;
 use pimhe_pim::model::reference::{self, ReferenceRow};
-use pimhe_pim::model::UpmemModel;
+use pimhe_pim::model::ModelVersion;
 use pimhe_workloads::progress::Progress;
 use serde::Deserialize;
 
@@ -39,6 +39,8 @@ pub struct DramaticConfig {
     /// rows have their own) [default: none].
     #[serde(rename = "what_ifs")]
     pub what_if: Vec<String>,
+    /// The timing model, `upmem-v1b@1` or `upmem-v1b@2` [default: upmem-v1b@2].
+    pub model: String,
 }
 
 impl Default for DramaticConfig {
@@ -48,6 +50,7 @@ impl Default for DramaticConfig {
             rows: None,
             max_emulation_s: DEFAULT_MAX_EMULATION_S,
             what_if: Vec::new(),
+            model: ModelVersion::default().name().to_string(),
         }
     }
 }
@@ -56,6 +59,7 @@ impl Default for DramaticConfig {
 /// (Table 4's last row is Table 5's 383-DPU row) is emulated once.
 struct Runner {
     max_emulation_s: f64,
+    model: ModelVersion,
     cache: HashMap<(String, Variant), PimOutcome>,
 }
 
@@ -69,14 +73,16 @@ impl Runner {
             None => {
                 let workload = Workload::new(spec.op, spec.n, spec.primes, spec.prime_bits, spec.ciphertexts, 1)?;
                 let multiplier = WhatIf { zero_copy: false, ..spec.what_if };
-                let settings = PimSettings::new(spec.dpus, spec.mode, variant, spec.primes)?.with_what_if(multiplier);
+                let settings = PimSettings::new(spec.dpus, spec.mode, variant, spec.primes)?
+                    .with_what_if(multiplier)
+                    .with_model(self.model);
                 let outcome = pim::run_subset(&workload, &settings, Some(self.max_emulation_s))
                     .map_err(|e| BenchError::Failed(format!("row {}: {e}", spec.id)))?;
                 self.cache.insert(key, outcome.clone());
                 outcome
             }
         };
-        Ok(if spec.what_if.zero_copy { zero_copy(outcome, spec) } else { outcome })
+        Ok(if spec.what_if.zero_copy { zero_copy(outcome, spec, self.model) } else { outcome })
     }
 
     /// What section 5's text states of `spec`, with ours from `outcome` (and the rows the
@@ -111,8 +117,8 @@ impl Runner {
 
 /// `outcome` (emulated without zero-copy) under `spec`'s what-ifs with zero-copy: no transfer or
 /// retrieval, the energy of the compute alone, the label with `+zero-copy`.
-fn zero_copy(mut outcome: PimOutcome, spec: &RowSpec) -> PimOutcome {
-    let mut model = UpmemModel::v1b();
+fn zero_copy(mut outcome: PimOutcome, spec: &RowSpec, version: ModelVersion) -> PimOutcome {
+    let mut model = version.model();
     spec.what_if.apply(&mut model);
     outcome.transfer_s = 0.0;
     outcome.retrieve_s = 0.0;
@@ -149,6 +155,7 @@ impl DramaticRun {
             .as_ref()
             .map(|r| r.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect());
         let what_if = WhatIf::parse(&config.what_if)?;
+        let model = upmem::parse_model(&config.model)?;
         let specs: Vec<RowSpec> = dramatic_rows()
             .into_iter()
             .filter(|s| s.selected(&filter))
@@ -169,7 +176,7 @@ impl DramaticRun {
             specs,
             want_target,
             reference,
-            runner: Runner { max_emulation_s: config.max_emulation_s, cache: HashMap::new() },
+            runner: Runner { max_emulation_s: config.max_emulation_s, model, cache: HashMap::new() },
             start: Instant::now(),
         })
     }
@@ -202,7 +209,7 @@ impl DramaticRun {
                 "DRAMatic (Tables 2-5) on the emulated UPMEM backend, kernel {}: modeled by {}{}; section 5's what-ifs as \
                  rows s5",
                 upmem::kernel_name(self.variant),
-                UpmemModel::v1b().label(),
+                self.runner.model.model().label(),
                 if self.what_if.is_active() {
                     format!("; Tables 2-5 with --what-if {}", self.what_if.describe())
                 } else {
@@ -260,7 +267,7 @@ impl DramaticRun {
         if reports.is_empty() {
             return String::new();
         }
-        footer(reports, self.variant)
+        footer(reports, self.variant, self.runner.model)
     }
 
     /// The target summary (best and barrett kernels on the target pipeline and the NTT row),

@@ -151,7 +151,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         return Err(BenchError::usage("--repeat 0 is not allowed: at least 1 timed round is needed"));
     }
     let seal = config.seal_json.as_deref().map(cpu::read_seal).transpose()?.unwrap_or_default();
-    let model = paper_model(PAPER_DPU_HZ);
+    let model = paper_model(PAPER_DPU_HZ)?;
     let mut pricer = SharePricer::new(model.clone(), config.seed);
     let threads = config.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let cpu_backend = CpuBackend::new(Some(threads))?;
