@@ -231,9 +231,11 @@ impl Backend {
     }
 
     /// Emulated UPMEM DPUs (`PimConfig`): `dpus` (1..=2560), `mode` "parallel" (a DPU group per
-    /// prime), "sequential" (all DPUs, one prime after another) or "ciphertext-major" (each DPU
+    /// prime), "sequential" (all DPUs, one prime after another), "ciphertext-major" (each DPU
     /// whole polynomials with all their limbs: key and modulus switching run on the DPUs, no CPU
-    /// fallback), kernel `variant` "best" or
+    /// fallback) or "hybrid" (a DPU group per prime, the conversions on coefficient slices over
+    /// every DPU, no CPU fallback; the CLI's `--mode auto` picks among these by modeled cost),
+    /// kernel `variant` "best" or
     /// "barrett" (DRAMatic's), `tasklets` per DPU (default 16), `model` "upmem-v1b@1" or
     /// "upmem-v1b@2" (launches priced per barrier interval, transfers parallel across ranks).
     /// Times and energy in `report()` are modeled (by that model), not measured.

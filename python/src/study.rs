@@ -223,6 +223,7 @@ struct OnDevice<'a> {
 
 impl Job for OnDevice<'_> {
     type Output = Result<Vec<u8>, StatsError>;
+    const PRICING_RUN_IS_THE_RUN: bool = true;
 
     fn pricing_copy(&self) -> Option<Self> {
         Some(*self)

@@ -23,9 +23,12 @@ pub struct TargetArgs {
     #[arg(long)]
     pub dpus: Option<usize>,
 
-    /// upmem-emu: how DPUs hold the limbs: parallel (a DPU group per prime), sequential (all
-    /// DPUs, one prime after another) or ciphertext-major (each DPU whole ciphertexts with all
-    /// their limbs) [default: the command's].
+    /// upmem-emu: how DPUs hold the limbs: auto (the cheapest of parallel, hybrid and
+    /// ciphertext-major by modeled cost, host fallbacks included; the choice is printed),
+    /// parallel (a DPU group per prime, conversions on the host), sequential (all DPUs, one
+    /// prime after another), ciphertext-major (each DPU whole ciphertexts with all their limbs)
+    /// or hybrid (groups per prime, conversions on coefficient slices over every DPU)
+    /// [default: auto].
     #[arg(long)]
     pub mode: Option<String>,
 

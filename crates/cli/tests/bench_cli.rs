@@ -324,8 +324,12 @@ fn bootstrap_restores_the_slots_says_the_preset_is_insecure_and_refuses_what_it_
     for (args, message) in [
         (vec!["--n", "32768"], "--n 32768 is not allowed"),
         (vec!["--n", "1024", "--slots", "48"], "--slots 48 is not allowed: a power of two from 1 to N/2 = 512"),
-        // One DPU per prime: the default rank of 64 DPUs is too few for the preset's 68 primes.
-        (vec!["--n", "1024", "--backend", "upmem-emu"], "--dpus 64 is too few for --mode parallel with 68 primes"),
+        // One DPU per prime: the default rank of 64 DPUs is too few for the preset's 68 primes
+        // (`--mode auto` would take the one placement left, ciphertext-major, on one DPU).
+        (
+            vec!["--n", "1024", "--backend", "upmem-emu", "--mode", "parallel"],
+            "--dpus 64 is too few for --mode parallel with 68 primes",
+        ),
     ] {
         let refused = pimhe(&[&["bench", "bootstrap"][..], &args].concat());
         assert_eq!(refused.status.code(), Some(2), "{args:?}");

@@ -72,8 +72,8 @@ fn bad_input_is_refused_with_exit_code_2_and_what_is_wrong() {
     let few = "a,y\n1,0\n2,1\n3,0\n4,1\n5,0\n";
     assert!(refused(few, &["--batch", "8"]).contains("fewer than the batch of 8"));
     assert!(refused(few, &["--batch", "2", "--n", "1000"]).contains("--n 1000"));
-    assert!(refused(few, &["--batch", "2", "--n", "1024", "--backend", "upmem-emu", "--dpus", "8"])
-        .contains("--dpus 8 is too few for --mode parallel"));
+    let parallel = ["--batch", "2", "--n", "1024", "--backend", "upmem-emu", "--dpus", "8", "--mode", "parallel"];
+    assert!(refused(few, &parallel).contains("--dpus 8 is too few for --mode parallel"));
     let missing = pimhe(&["helr", "--input", "/nonexistent/x.csv", "--label", "y"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).contains("cannot open --input /nonexistent/x.csv"));

@@ -156,7 +156,7 @@ fn bad_upmem_flags_exit_2_with_the_allowed_values() {
         (&["--backend", "nope"][..], &["backend nope", "cpu, upmem-emu"][..]),
         (
             &["--backend", "upmem-emu", "--mode", "diagonal"],
-            &["--mode diagonal", "parallel, sequential or ciphertext-major"],
+            &["--mode diagonal", "auto, parallel, sequential, ciphertext-major or hybrid"],
         ),
         (&["--backend", "upmem-emu", "--kernel", "montgomery"], &["--kernel montgomery", "barrett or best"]),
         (&["--backend", "upmem-emu", "--dpus", "0"], &["--dpus 0", "1..=2560"]),
@@ -275,13 +275,22 @@ fn demo_on_the_emulated_upmem_backend_prints_ok() {
     assert!(text.lines().last().unwrap().starts_with("OK: all 2 x 4096 slot products match"), "{text}");
 
     // The default (what the README's first command runs): N = 8192, 8 pairs, 64 DPUs, the
-    // planner's ciphertext-major mode: multiply, relinearize and modulus switch all on the DPUs.
+    // placement the planner prices cheapest, with every candidate's price printed.
     let output = pimhe(&["demo"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("upmem-emu backend (64 emulated DPUs, ciphertext-major"), "{text}");
-    assert!(text.contains(", fallbacks 0\n"), "no CPU fallback: {text}");
+    assert!(text.contains("upmem-emu backend (64 emulated DPUs, placement chosen by modeled cost"), "{text}");
+    let plan = text.lines().find(|l| l.contains("placement auto: ")).expect("the plan is printed");
+    for mode in ["parallel", "hybrid", "ciphertext-major"] {
+        assert!(plan.contains(&format!("{mode} ")), "{mode} is priced: {plan}");
+    }
     assert!(text.lines().last().unwrap().starts_with("OK: all 8 x 8192 slot products match"), "{text}");
+    // Hybrid mode runs the conversions on the DPUs too: no CPU fallback.
+    let output = pimhe(&["demo", "--n", "4096", "--batch", "2", "--dpus", "8", "--mode", "hybrid"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("hybrid, best kernel") && text.contains(", fallbacks 0\n"), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("OK: all 2 x 4096 slot products match"), "{text}");
     // Limb-major parallel mode sends base conversion, ModDown and the modulus switch to the CPU.
     let output = pimhe(&["demo", "--n", "4096", "--batch", "2", "--dpus", "8", "--mode", "parallel"]);
     assert!(output.status.success(), "{}", stderr(&output));

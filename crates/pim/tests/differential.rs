@@ -1,6 +1,6 @@
 //! The randomized differential test: random programs of backend operations and of BGV/BFV
 //! operations run on the CPU backend (the reference) and on emulated DPUs of a random
-//! configuration each (parallel, sequential or ciphertext-major mode, either kernel variant, odd DPU counts,
+//! configuration each (parallel, sequential, ciphertext-major or hybrid mode, either kernel variant, odd DPU counts,
 //! 1 to 16 tasklets, all primes served or only some, and MRAM now and then so small that large
 //! batches run in rounds). Every step must give bit-identical results or the same refusal, word
 //! for word; scheme programs must also decrypt to the same computation on the plaintexts.

@@ -298,6 +298,7 @@ struct Bootstrapped {
 
 impl Job for Bootstrap<'_> {
     type Output = Bootstrapped;
+    const PRICING_RUN_IS_THE_RUN: bool = true;
 
     fn pricing_copy(&self) -> Option<Self> {
         Some(*self)
@@ -399,10 +400,11 @@ mod tests {
         let none = BootstrapBenchConfig { repeat: 0, ..BootstrapBenchConfig::new(1024) };
         assert!(refused(none).contains("--repeat 0"));
         // One DPU per prime, or a clear refusal: the preset has 68 primes.
-        let upmem = BootstrapBenchConfig {
-            target: Target::UpmemEmu(crate::target::UpmemTarget::new(8)),
-            ..BootstrapBenchConfig::new(1024)
+        let parallel = crate::target::UpmemTarget {
+            mode: Some(pimhe_pim::runtime::placement::Mode::Parallel),
+            ..crate::target::UpmemTarget::new(8)
         };
+        let upmem = BootstrapBenchConfig { target: Target::UpmemEmu(parallel), ..BootstrapBenchConfig::new(1024) };
         assert!(refused(upmem).contains("--dpus 8 is too few for --mode parallel with 68 primes"));
         // Only the near-bank backend records a program.
         let cpu = record(&BootstrapBenchConfig::new(1024)).unwrap_err().to_string();

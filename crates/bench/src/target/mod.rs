@@ -98,7 +98,7 @@ pub struct TargetFlags {
     pub threads: Option<usize>,
     /// `--dpus`: DPUs of the emulated system [default: [`DEFAULT_DPUS`]].
     pub dpus: Option<usize>,
-    /// `--mode`: parallel, sequential or ciphertext-major [default: the command's].
+    /// `--mode`: auto, parallel, sequential, ciphertext-major or hybrid [default: auto].
     pub mode: Option<String>,
     /// `--kernel`: barrett or best [default: best].
     pub kernel: Option<String>,
@@ -298,6 +298,11 @@ pub trait Job {
     fn pricing_copy(&self) -> Option<Self>
     where
         Self: Sized;
+
+    /// Whether a pricing copy's run is the job's own run (the job prints nothing and reports
+    /// no progress): the planner then keeps the cheapest candidate's output instead of running
+    /// the job once more.
+    const PRICING_RUN_IS_THE_RUN: bool = false;
 }
 
 /// The backend a [`Job`] runs on.

@@ -75,57 +75,70 @@ impl PlanChoice {
     }
 }
 
+impl Priced {
+    /// A candidate with no price (yet).
+    fn unfinished(mode: Mode) -> Self {
+        Priced { mode: mode.name(), planned_s: None, host_fallback_modeled_s: None, fallbacks: None, stopped: None }
+    }
+}
+
+/// Prices `candidates` in order with `price(mode, budget)`, each bounded by the cheapest price so
+/// far (a candidate past it comes back stopped), and returns the cheapest (the earlier on a
+/// tie; `None` when none finished), every candidate's price, and the first refusal.
+pub fn cheapest<E>(
+    candidates: &[Mode],
+    mut price: impl FnMut(Mode, Option<f64>) -> std::result::Result<Priced, E>,
+) -> (Option<Mode>, Vec<Priced>, Option<E>) {
+    let mut priced = Vec::with_capacity(candidates.len());
+    let mut best: Option<(f64, Mode)> = None;
+    let mut first_error = None;
+    for &mode in candidates {
+        let outcome = price(mode, best.map(|(s, _)| s)).unwrap_or_else(|e| {
+            let refused = Priced { stopped: Some("refused".into()), ..Priced::unfinished(mode) };
+            first_error.get_or_insert(e);
+            refused
+        });
+        if let Some(s) = outcome.planned_s {
+            if best.is_none_or(|(b, _)| s < b) {
+                best = Some((s, mode));
+            }
+        }
+        priced.push(outcome);
+    }
+    (best.map(|(_, mode)| mode), priced, first_error)
+}
+
 impl UpmemTarget {
     /// Runs `job` on the placement [`CANDIDATES`] price cheapest (see the module
     /// documentation); its [`Ran::plan`] says why.
     pub(super) fn run_planned<J: Job>(&self, needs: &DeviceNeeds, job: J) -> Result<Ran<J::Output>> {
-        let mut candidates = Vec::with_capacity(CANDIDATES.len());
-        let mut best: Option<(f64, Mode)> = None;
-        let mut first_error = None;
-        for mode in CANDIDATES {
-            let Some(copy) = job.pricing_copy() else {
-                // A job that must run once (it writes files) is not priced: parallel mode, the
-                // placement with no ciphertext-major memory cost, runs it.
-                let mut ran = self.run_in(needs, Mode::Parallel, job)?;
-                let why = "not priced: the job writes files, so it runs once, in parallel mode".to_string();
-                ran.plan = Some(PlanChoice {
-                    mode: Mode::Parallel,
-                    chosen: Mode::Parallel.name(),
-                    candidates: vec![Priced {
-                        mode: Mode::Parallel.name(),
-                        planned_s: None,
-                        host_fallback_modeled_s: None,
-                        fallbacks: None,
-                        stopped: Some(why),
-                    }],
-                });
-                return Ok(ran);
-            };
-            let priced = match self.price(needs, mode, copy, best.map(|(s, _)| s)) {
-                Ok(priced) => priced,
-                Err(e) => {
-                    let stopped = Some(format!("refused: {e}"));
-                    first_error.get_or_insert(e);
-                    Priced {
-                        mode: mode.name(),
-                        planned_s: None,
-                        host_fallback_modeled_s: None,
-                        fallbacks: None,
-                        stopped,
-                    }
-                }
-            };
-            if let Some(s) = priced.planned_s {
-                if best.is_none_or(|(b, _)| s < b) {
-                    best = Some((s, mode));
-                }
-            }
-            candidates.push(priced);
+        if job.pricing_copy().is_none() {
+            // A job that must run once (it writes files) is not priced: parallel mode, the
+            // placement with no ciphertext-major memory cost, runs it.
+            let mut ran = self.run_in(needs, Mode::Parallel, job)?;
+            let why = "not priced: the job writes files, so it runs once, in parallel mode".to_string();
+            let unpriced = Priced { stopped: Some(why), ..Priced::unfinished(Mode::Parallel) };
+            ran.plan =
+                Some(PlanChoice { mode: Mode::Parallel, chosen: Mode::Parallel.name(), candidates: vec![unpriced] });
+            return Ok(ran);
         }
-        let Some((_, chosen)) = best else {
+        // The run of the cheapest candidate so far, kept in case it is the job's own.
+        let mut kept = None;
+        let (best, candidates, first_error) = cheapest(&CANDIDATES, |mode, budget_s| {
+            let copy = job.pricing_copy().expect("a job with one pricing copy has them all");
+            let (priced, ran) = self.price(needs, mode, copy, budget_s)?;
+            if priced.planned_s.is_some_and(|s| budget_s.is_none_or(|b| s < b)) {
+                kept = ran.map(|ran| (mode, ran));
+            }
+            Ok(priced)
+        });
+        let Some(chosen) = best else {
             return Err(first_error.expect("a candidate that did not finish says why"));
         };
-        let mut ran = self.run_in(needs, chosen, job)?;
+        let mut ran = match kept {
+            Some((mode, ran)) if mode == chosen && J::PRICING_RUN_IS_THE_RUN => ran,
+            Some(_) | None => self.run_in(needs, chosen, job)?,
+        };
         ran.plan = Some(PlanChoice { mode: chosen, chosen: chosen.name(), candidates });
         Ok(ran)
     }
@@ -137,8 +150,15 @@ impl UpmemTarget {
         on(&backend, &meter, job)
     }
 
-    /// Prices `job` on `mode`, stopped once dearer than `budget_s` (see [`PimBackend::set_budget`]).
-    fn price<J: Job>(&self, needs: &DeviceNeeds, mode: Mode, job: J, budget_s: Option<f64>) -> Result<Priced> {
+    /// Prices `job` on `mode`, stopped once dearer than `budget_s` (see [`PimBackend::set_budget`]);
+    /// with the run when it finished.
+    fn price<J: Job>(
+        &self,
+        needs: &DeviceNeeds,
+        mode: Mode,
+        job: J,
+        budget_s: Option<f64>,
+    ) -> Result<(Priced, Option<Ran<J::Output>>)> {
         let backend: PimBackend = self.settings_in(mode, needs.primes.len())?.backend(needs.n, &needs.primes)?;
         // The budget bounds the priced part only: set when pricing starts, lifted when it stops.
         let meter = (
@@ -154,24 +174,49 @@ impl UpmemTarget {
             },
         );
         match on(&backend, &meter, job) {
-            Ok(Ran { cost: Cost::Upmem(report), .. }) => Ok(Priced {
-                mode: mode.name(),
-                planned_s: Some(report.planned_s()),
-                host_fallback_modeled_s: Some(report.host_fallback_modeled_s),
-                fallbacks: Some(report.fallbacks),
-                stopped: None,
-            }),
-            Ok(Ran { cost: Cost::Cpu { .. } | Cost::Nearbank(_), .. }) => {
-                unreachable!("an upmem-emu run is priced by its report")
+            Ok(ran) => {
+                let Cost::Upmem(report) = &ran.cost else { unreachable!("an upmem-emu run is priced by its report") };
+                let priced = Priced {
+                    mode: mode.name(),
+                    planned_s: Some(report.planned_s()),
+                    host_fallback_modeled_s: Some(report.host_fallback_modeled_s),
+                    fallbacks: Some(report.fallbacks),
+                    stopped: None,
+                };
+                Ok((priced, Some(ran)))
             }
-            Err(_) if backend.over_budget() => Ok(Priced {
-                mode: mode.name(),
-                planned_s: None,
-                host_fallback_modeled_s: None,
-                fallbacks: None,
-                stopped: Some(format!("stopped past {}", format_seconds(budget_s.unwrap_or(0.0)))),
-            }),
+            Err(_) if backend.over_budget() => {
+                let stopped = Some(format!("stopped past {}", format_seconds(budget_s.unwrap_or(0.0))));
+                Ok((Priced { stopped, ..Priced::unfinished(mode) }, None))
+            }
             Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On every assignment of synthetic prices 0..5 to the candidates (0: refused; small
+    /// integers make ties common), the pruned search picks what brute force over every
+    /// candidate's full price picks.
+    #[test]
+    fn the_pruned_search_agrees_with_brute_force() {
+        for code in 0..5u64.pow(CANDIDATES.len() as u32) {
+            let costs: Vec<u64> = (0..CANDIDATES.len() as u32).map(|i| code / 5u64.pow(i) % 5).collect();
+            let full = |mode: Mode| costs[CANDIDATES.iter().position(|&m| m == mode).unwrap()];
+            let (chosen, priced, error) = cheapest(&CANDIDATES, |mode, budget| match full(mode) {
+                0 => Err("refused"),
+                c if budget.is_some_and(|b| c as f64 > b) => {
+                    Ok(Priced { stopped: Some("stopped".into()), ..Priced::unfinished(mode) })
+                }
+                c => Ok(Priced { planned_s: Some(c as f64), ..Priced::unfinished(mode) }),
+            });
+            let brute = CANDIDATES.iter().copied().filter(|&m| full(m) > 0).min_by_key(|&m| full(m));
+            assert_eq!(chosen, brute, "{costs:?}");
+            assert_eq!(priced.len(), CANDIDATES.len());
+            assert_eq!(error.is_some(), costs.contains(&0), "{costs:?}");
         }
     }
 }

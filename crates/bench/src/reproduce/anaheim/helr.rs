@@ -199,6 +199,7 @@ struct Period<'a> {
 
 impl Job for Period<'_> {
     type Output = EncryptedTraining;
+    const PRICING_RUN_IS_THE_RUN: bool = true;
 
     fn pricing_copy(&self) -> Option<Self> {
         Some(*self)

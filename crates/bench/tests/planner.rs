@@ -1,0 +1,72 @@
+//! `--mode auto` on a real job: BGV multiply + relinearize + modulus switch (the demo's server)
+//! on emulated DPUs. The placement the planner chooses is never dearer than any placement
+//! forced, every placement's result decrypts to the plaintext product, and the plan lists
+//! every candidate.
+
+use pimhe_bench::target::planner::CANDIDATES;
+use pimhe_bench::target::{Cost, Device, DeviceNeeds, Job, Target, UpmemTarget};
+use pimhe_bench::Result;
+use pimhe_exec::{Backend, CpuBackend};
+use pimhe_pim::runtime::placement::Mode;
+use pimhe_schemes::bgv::BgvParameters;
+use pimhe_workloads::bgv_pipeline::{BgvPipeline, Checked};
+
+/// The demo's server computation, checked by decryption after the priced part.
+#[derive(Clone, Copy)]
+struct Product<'a> {
+    pipeline: &'a BgvPipeline,
+}
+
+impl Job for Product<'_> {
+    type Output = Checked;
+    const PRICING_RUN_IS_THE_RUN: bool = true;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(*self)
+    }
+
+    fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Checked> {
+        let (x, y) = self.pipeline.encrypt(device.backend)?;
+        device.start_pricing()?;
+        let product = self.pipeline.serve(device.backend, &x, &y, |_, _| {})?;
+        device.stop_pricing()?;
+        Ok(self.pipeline.check(device.backend, &product)?)
+    }
+}
+
+fn planned_s(cost: &Cost) -> f64 {
+    match cost {
+        Cost::Upmem(report) => report.planned_s(),
+        Cost::Cpu { .. } | Cost::Nearbank(_) => panic!("an upmem-emu run: {cost:?}"),
+    }
+}
+
+#[test]
+fn the_chosen_placement_is_never_dearer_than_a_forced_one() {
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    for (n, batch, dpus) in [(4096, 2, 8), (4096, 9, 7)] {
+        let params = BgvParameters::preset(n).unwrap();
+        let pipeline = BgvPipeline::new(&cpu, params, batch, 5).unwrap();
+        let needs = DeviceNeeds { n, primes: pipeline.primes() };
+        let auto = Target::UpmemEmu(UpmemTarget::new(dpus)).run(&needs, Product { pipeline: &pipeline }).unwrap();
+        assert!(matches!(auto.output, Checked::Match { .. }), "auto: {:?}", auto.output);
+        let plan = auto.plan.as_ref().expect("an auto run carries its plan");
+        assert_eq!(plan.candidates.len(), CANDIDATES.len());
+        let chosen_s = planned_s(&auto.cost);
+        for mode in CANDIDATES.into_iter().chain([Mode::Sequential]) {
+            let forced = UpmemTarget { mode: Some(mode), ..UpmemTarget::new(dpus) };
+            let ran = Target::UpmemEmu(forced).run(&needs, Product { pipeline: &pipeline }).unwrap();
+            assert!(matches!(ran.output, Checked::Match { .. }), "{}: {:?}", mode.name(), ran.output);
+            let forced_s = planned_s(&ran.cost);
+            assert!(
+                chosen_s <= forced_s * (1.0 + 1e-12),
+                "N = {n}, batch {batch}: auto ({}) {chosen_s} s > {} {forced_s} s",
+                plan.chosen,
+                mode.name()
+            );
+            if mode == plan.mode {
+                assert_eq!(chosen_s, forced_s, "the chosen placement's run is the forced one's");
+            }
+        }
+    }
+}
