@@ -62,9 +62,14 @@ struct Setup {
 }
 
 fn setup() -> Setup {
+    setup_with(EmulatorConfig::default())
+}
+
+fn setup_with(emulator: EmulatorConfig) -> Setup {
     let primes = distinct_primes(N, &[30, 29]);
-    let config = PimConfig::new(2, Mode::Parallel);
-    let mram = Arc::new(Mutex::new(DpuSet::new(2, EmulatorConfig::default()).unwrap()));
+    let mut config = PimConfig::new(2, Mode::Parallel);
+    config.emulator = emulator.clone();
+    let mram = Arc::new(Mutex::new(DpuSet::new(2, emulator).unwrap()));
     let (launches_fail, writes_fail) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let device = Failing { mram: mram.clone(), launches_fail: launches_fail.clone(), writes_fail: writes_fail.clone() };
     let backend = PimBackend::with_device(config, Box::new(device), N, &primes).unwrap();
@@ -113,6 +118,28 @@ fn when_nothing_reaches_the_dpus_the_mram_is_never_reused_and_nothing_panics() {
     // (and could read it back through a partial write).
     assert_eq!(s.backend.mram_free_bytes(), free_before);
     assert!(secret_words_left(&s.mram, &words) > 0);
+}
+
+#[test]
+fn an_evicted_secret_leaves_no_copy_in_mram_and_zeroizing_it_wipes_its_host_copy() {
+    // Room for two buffers of 3 polynomials beside the tables.
+    let roomy = setup();
+    let overhead = EmulatorConfig::default().mram_bytes - roomy.backend.mram_free_bytes();
+    let s = setup_with(EmulatorConfig { mram_bytes: overhead + 2 * 3 * N * 4, ..EmulatorConfig::default() });
+    let basis = s.backend_basis();
+    let secret = random_batch(&mut rng(3), &basis, 3, Representation::Ntt);
+    let words = secret.limb(0).to_vec();
+    let mut buffer = s.backend.upload(secret.clone()).unwrap();
+    // The third buffer, of one polynomial, evicts the secret and overwrites a third of it.
+    let others = [(4, 3), (5, 1)]
+        .map(|(seed, count)| s.backend.upload(random_batch(&mut rng(seed), &basis, count, Representation::Ntt)));
+    assert_eq!(s.backend.report().unwrap().evictions, 1, "the third buffer evicted the secret");
+    assert_eq!(secret_words_left(&s.mram, &words), 0, "the MRAM the secret left was zeroed");
+    assert_eq!(s.backend.download(&buffer).unwrap(), secret, "its host copy");
+    s.backend.zeroize(&mut buffer);
+    assert!(s.backend.download(&buffer).unwrap().data().iter().all(|&x| x == 0), "the host copy is wiped");
+    assert_eq!(secret_words_left(&s.mram, &words), 0);
+    drop(others);
 }
 
 impl Setup {

@@ -98,7 +98,12 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
             } else {
                 String::new()
             };
-            out(&format!("    launches {}, fallbacks {}{fallback_note}", report.launches, report.fallbacks));
+            out(&format!(
+                "    launches {}, fallbacks {}{fallback_note}{}",
+                report.launches,
+                report.fallbacks,
+                report.eviction_note()
+            ));
             if settings.mode == Mode::CiphertextMajor {
                 out(&format!(
                     "    (ciphertext-major: each DPU holds whole ciphertexts, so at most --batch of the {} DPUs work; \

@@ -74,10 +74,11 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
             out(&modeled.render());
             out(&step_costs(&ran.output.steps));
             out(&format!(
-                "    launches {}, fallbacks {} ({} on the host, measured)",
+                "    launches {}, fallbacks {} ({} on the host, measured){}",
                 report.launches,
                 report.fallbacks,
-                format_seconds(report.host_fallback_s)
+                format_seconds(report.host_fallback_s),
+                report.eviction_note()
             ));
             out(&format!(
                 "  side by side: upmem-emu {} modeled (+ {} host fallback) vs cpu {} measured ({} threads)",

@@ -71,14 +71,15 @@ pub struct PimSettings {
 pub fn server_cost_line(u: &OffloadReport) -> String {
     format!(
         "\n  server on UPMEM, {}: transfer {:.6} s, compute {:.6} s, retrieve {:.6} s, total {:.6} s, energy {:.3} J; \
-         {} launches",
+         {} launches{}",
         u.model,
         u.transfer_s,
         u.compute_s,
         u.retrieve_s,
         u.total_s(),
         u.energy_j,
-        u.launches
+        u.launches,
+        u.eviction_note()
     )
 }
 

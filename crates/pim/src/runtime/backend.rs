@@ -12,7 +12,7 @@ use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
 use super::buffer::{LimbPlacement, PimBuffer, Storage};
-use super::dispatch::Route;
+use super::dispatch::{slices, Route};
 use super::queue::{command, CommandExt};
 use super::{setup, PimBackend};
 use crate::layout::{self, Opcode, PimheCommand};
@@ -51,6 +51,9 @@ impl Backend for PimBackend {
         if let Storage::Host(batch) | Storage::Streamed(batch) = &mut buffer.storage {
             batch.zeroize();
             return;
+        }
+        if self.zeroize_evicted(buffer) {
+            return; // its data is only on the host: no need to push it back to wipe it
         }
         let wiped = self
             .in_place_kernel(
@@ -132,15 +135,15 @@ impl Backend for PimBackend {
             same_shape("tensor", &a0.shape, &other.shape)?;
         }
         let operands = [a0, a1, b0, b1];
-        match self.route(&operands) {
+        match self.route(&operands)? {
             Route::Cpu => {
                 let [d0, d1, d2] =
                     self.fallback(&operands, |cpu, host| cpu.tensor(&host[0], &host[1], &host[2], &host[3]))?;
                 let mut state = self.lock();
                 return Ok([self.push(&mut state, d0)?, self.push(&mut state, d1)?, self.push(&mut state, d2)?]);
             }
-            Route::Device(placements) => {
-                if let Some(outputs) = self.tensor_on_device(Opcode::Tensor, &a0.shape, &placements)? {
+            Route::Device(resident) => {
+                if let Some(outputs) = self.tensor_on_device(Opcode::Tensor, &a0.shape, &resident.slices())? {
                     return Ok(outputs);
                 }
             }
@@ -153,14 +156,14 @@ impl Backend for PimBackend {
         require("tensor_square", &a0.shape, Representation::Ntt)?;
         same_shape("tensor_square", &a0.shape, &a1.shape)?;
         let operands = [a0, a1];
-        match self.route(&operands) {
+        match self.route(&operands)? {
             Route::Cpu => {
                 let [d0, d1, d2] = self.fallback(&operands, |cpu, host| cpu.tensor_square(&host[0], &host[1]))?;
                 let mut state = self.lock();
                 return Ok([self.push(&mut state, d0)?, self.push(&mut state, d1)?, self.push(&mut state, d2)?]);
             }
-            Route::Device(placements) => {
-                if let Some(outputs) = self.tensor_on_device(Opcode::TensorSq, &a0.shape, &placements)? {
+            Route::Device(resident) => {
+                if let Some(outputs) = self.tensor_on_device(Opcode::TensorSq, &a0.shape, &resident.slices())? {
                     return Ok(outputs);
                 }
             }
@@ -183,7 +186,7 @@ impl Backend for PimBackend {
             |operands| {
                 // In rounds, operands are a round's part: its shape, not the whole batch's.
                 let placements = operands.iter().map(|b| b.placement()).collect::<pimhe_exec::Result<Vec<_>>>()?;
-                self.accumulate_on_device(&operands[0].shape, &placements, &constants, offset)
+                self.accumulate_on_device(&operands[0].shape, &slices(&placements), &constants, offset)
             },
             |cpu, host| {
                 let terms: Vec<(&PolyBatch, &[u64])> = host.iter().zip(&constants).map(|(a, &c)| (a, c)).collect();
@@ -200,7 +203,7 @@ impl Backend for PimBackend {
             true,
             |operands| {
                 let (a, b) = (operands[0], operands[1]);
-                self.mapped_on_device(&a.shape, a.placement()?, &[b.placement()?], |slot, share, offsets, dst| {
+                self.mapped_on_device(&a.shape, &a.placement()?, &[&b.placement()?], |slot, share, offsets, dst| {
                     let q = &self.primes[slot];
                     command(Opcode::SubMulC, share.len, &[offsets[0], offsets[1]], &[dst])
                         .scalar(limb_constant(&a.shape.basis, constants, q), q)
@@ -283,7 +286,7 @@ impl Backend for PimBackend {
             &[a],
             true,
             |operands| {
-                self.mapped_on_device(&operands[0].shape, operands[0].placement()?, &[], |_, share, offsets, dst| {
+                self.mapped_on_device(&operands[0].shape, &operands[0].placement()?, &[], |_, share, offsets, dst| {
                     // k < 2N <= 2^16: a word.
                     PimheCommand::automorphism(dst, offsets[0], k as u32, ntt_form, share.len as u32)
                 })
@@ -332,7 +335,7 @@ impl PimBackend {
     fn tensor_in_rounds(&self, opcode: Opcode, operands: &[&PimBuffer]) -> pimhe_exec::Result<[PimBuffer; 3]> {
         let outputs = self.in_rounds(operands, 3, |round| {
             let placements = round.iter().map(PimBuffer::placement).collect::<pimhe_exec::Result<Vec<_>>>()?;
-            let outputs = self.tensor_on_device(opcode, &round[0].shape, &placements)?;
+            let outputs = self.tensor_on_device(opcode, &round[0].shape, &slices(&placements))?;
             Ok(outputs.map(Vec::from).unwrap_or_default())
         })?;
         let [d0, d1, d2]: [PolyBatch; 3] =

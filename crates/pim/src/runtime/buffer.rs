@@ -1,6 +1,6 @@
-//! Buffers: [`PimBuffer`] and where its data lives (a placement in DPU MRAM, the host, or the host
-//! streaming through the DPUs in rounds), MRAM allocation and release, and the transfers between
-//! the host and the DPUs (push, pull).
+//! Buffers: [`PimBuffer`] and where its data lives (in DPU MRAM or evicted from it, as the
+//! residency manager says, the host, or the host streaming through the DPUs in rounds), MRAM
+//! allocation and release, and the transfers between the host and the DPUs (push, pull).
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -10,11 +10,12 @@ use pimhe_ring::PolyBatch;
 
 use super::memory::MramAllocator;
 use super::placement::{split, Share};
+use super::residency::{BufferId, Place};
 use super::stats::TransferShape;
 use super::{device_error, setup, PimBackend, State};
 
 /// One limb of a device buffer: which prime slot and where each DPU keeps its polynomials.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct LimbPlacement {
     pub(super) slot: usize,
     /// (share, MRAM byte offset of the share's first polynomial on its DPU).
@@ -29,7 +30,9 @@ pub struct PimBuffer {
 }
 
 pub(super) enum Storage {
-    Device(Vec<LimbPlacement>),
+    /// On the DPUs: its entry in the residency table ([`super::residency`]) says where, in MRAM
+    /// or evicted to the host.
+    Device(BufferId),
     /// Over primes the DPUs do not serve: every operation on it runs on the CPU.
     Host(PolyBatch),
     /// Larger than the DPUs' free MRAM: kept on the host, and every operation on it streams it
@@ -48,15 +51,18 @@ pub(super) enum Allocation {
 
 impl Drop for PimBuffer {
     fn drop(&mut self) {
-        if let Storage::Device(limbs) = &mut self.storage {
+        if let Storage::Device(id) = self.storage {
             if let Ok(mut state) = self.state.lock() {
-                if state.pending.is_empty() {
-                    release(&mut state.memory, limbs, self.shape.basis.degree());
-                } else {
+                match state.residency.remove(id) {
+                    Some(Place::Resident(limbs)) if state.pending.is_empty() => {
+                        release(&mut state.memory, &limbs, self.shape.basis.degree());
+                    }
                     // Queued commands may still read this buffer, and in sequential mode a later
                     // command of a lower prime slot runs before them: its MRAM is reusable only
                     // once they have run (see `flush`).
-                    state.deferred.append(limbs);
+                    Some(Place::Resident(mut limbs)) => state.deferred.append(&mut limbs),
+                    Some(Place::Evicted(mut batch)) => batch.zeroize(),
+                    None => {}
                 }
             }
         }
@@ -77,15 +83,35 @@ impl PimBackend {
     /// backend. A poisoned lock is taken over: wiping matters more than the panic that
     /// poisoned it.
     pub(super) fn overwrite_or_retire(&self, buffer: &mut PimBuffer) {
-        let Storage::Device(limbs) = &mut buffer.storage else { return };
+        let Storage::Device(id) = buffer.storage else { return };
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let state = &mut *state;
         let n = self.n;
-        let overwritten = limbs
-            .iter()
-            .flat_map(|limb| &limb.shares)
-            .all(|(share, offset)| state.dpus.write_u32s(share.dpu, *offset, &vec![0; share.len * n]).is_ok());
-        if !overwritten {
-            limbs.clear();
+        match state.residency.place_mut(id) {
+            Some(Place::Resident(limbs)) => {
+                let overwritten = limbs
+                    .iter()
+                    .flat_map(|limb| &limb.shares)
+                    .all(|(share, offset)| state.dpus.write_u32s(share.dpu, *offset, &vec![0; share.len * n]).is_ok());
+                if !overwritten {
+                    limbs.clear();
+                }
+            }
+            Some(Place::Evicted(batch)) => batch.zeroize(),
+            None => {}
+        }
+    }
+
+    /// Wipes an evicted buffer's host copy, which is then all it holds; false when the buffer
+    /// is not an evicted device buffer.
+    pub(super) fn zeroize_evicted(&self, buffer: &PimBuffer) -> bool {
+        let Storage::Device(id) = buffer.storage else { return false };
+        match self.lock().residency.place_mut(id) {
+            Some(Place::Evicted(batch)) => {
+                batch.zeroize();
+                true
+            }
+            _ => false,
         }
     }
 
@@ -109,26 +135,15 @@ impl PimBackend {
         Allocation::Placed(limbs)
     }
 
-    /// [`Self::allocate`], after running the pending commands when MRAM is short but dropped
-    /// buffers wait for them to be released.
-    fn allocate_or_flush(&self, state: &mut State, shape: &Shape) -> pimhe_exec::Result<Allocation> {
-        match self.allocate(state, shape) {
-            Allocation::NoRoom if !state.deferred.is_empty() => {
-                self.flush(state)?;
-                Ok(self.allocate(state, shape))
-            }
-            allocation => Ok(allocation),
-        }
-    }
-
-    /// Allocates the output of a kernel whose operands are resident: `None` when it does not fit
-    /// (the caller then runs in rounds).
+    /// Allocates the output of a kernel whose operands are resident (and pinned), evicting
+    /// other buffers as needed: `None` when it does not fit even so (the caller then runs in
+    /// rounds).
     pub(super) fn allocate_output(
         &self,
         state: &mut State,
         shape: &Shape,
     ) -> pimhe_exec::Result<Option<Vec<LimbPlacement>>> {
-        match self.allocate_or_flush(state, shape)? {
+        match self.allocate_evicting(state, shape)? {
             Allocation::Placed(limbs) => Ok(Some(limbs)),
             Allocation::NoRoom => Ok(None),
             Allocation::Unserved => {
@@ -156,8 +171,10 @@ impl PimBackend {
         Ok(Some(placed))
     }
 
+    /// A device buffer over `limbs` (the state must not be locked: see [`Self::register`]).
     pub(super) fn device_buffer(&self, shape: Shape, limbs: Vec<LimbPlacement>) -> PimBuffer {
-        PimBuffer { shape, storage: Storage::Device(limbs), state: self.state.clone() }
+        let mut state = self.lock();
+        self.register(&mut state, shape, limbs)
     }
 
     /// A buffer kept on the host, as `Storage::Host` or `Storage::Streamed`.
@@ -165,18 +182,19 @@ impl PimBackend {
         PimBuffer { shape: Shape::of(&batch), storage: storage(batch), state: self.state.clone() }
     }
 
-    /// Pushes a host batch to the DPUs (one transfer for all DPUs), or keeps it on the host when
-    /// its primes are not served.
+    /// Pushes a host batch to the DPUs (one transfer for all DPUs), evicting least recently used
+    /// buffers to make room; or keeps it on the host when its primes are not served, or streams
+    /// it when it does not fit even so.
     pub(super) fn push(&self, state: &mut State, batch: PolyBatch) -> pimhe_exec::Result<PimBuffer> {
         let shape = Shape::of(&batch);
-        let limbs = match self.allocate_or_flush(state, &shape)? {
+        let limbs = match self.allocate_evicting(state, &shape)? {
             Allocation::Placed(limbs) => limbs,
             Allocation::Unserved => return Ok(self.on_host(batch, Storage::Host)),
             Allocation::NoRoom => return Ok(self.on_host(batch, Storage::Streamed)),
         };
         let targets: Vec<&LimbPlacement> = limbs.iter().collect();
         self.write_limbs(state, &batch, &targets)?;
-        Ok(self.device_buffer(shape, limbs))
+        Ok(self.register(state, shape, limbs))
     }
 
     /// Writes limb `i` of `batch` into the placement `limbs[i]` (one transfer for all DPUs),
@@ -205,15 +223,36 @@ impl PimBackend {
         Ok(())
     }
 
-    /// Pulls a device buffer back (one retrieval for all DPUs), after running pending commands.
+    /// Pulls a device buffer back (one retrieval for all DPUs), after running pending commands;
+    /// an evicted one is on the host already.
     pub(super) fn pull(&self, state: &mut State, buffer: &PimBuffer) -> pimhe_exec::Result<PolyBatch> {
-        let limbs = match &buffer.storage {
+        let id = match &buffer.storage {
             Storage::Host(batch) | Storage::Streamed(batch) => return Ok(batch.clone()),
-            Storage::Device(limbs) => limbs,
+            Storage::Device(id) => *id,
+        };
+        let limbs = match state.residency.place(id) {
+            Some(Place::Resident(limbs)) => limbs.clone(),
+            Some(Place::Evicted(batch)) => {
+                let mut batch = batch.clone();
+                // Kernels that ran on it since it was entered changed its form, not its data.
+                batch.set_representation(buffer.shape.representation);
+                return Ok(batch);
+            }
+            None => return Err(setup("internal: a device buffer without a residency entry".into())),
         };
         self.flush(state)?;
+        self.read_placement(state, &limbs, &buffer.shape)
+    }
+
+    /// Reads a placement of `shape` back (one retrieval for all DPUs), counted; the commands
+    /// that write it must have run.
+    pub(super) fn read_placement(
+        &self,
+        state: &mut State,
+        limbs: &[LimbPlacement],
+        shape: &Shape,
+    ) -> pimhe_exec::Result<PolyBatch> {
         let n = self.n;
-        let shape = &buffer.shape;
         let mut batch = PolyBatch::zeros(&shape.basis, shape.count, shape.representation);
         let start = Instant::now();
         let mut bytes_per_dpu = vec![0u64; state.dpus.len()];
@@ -241,13 +280,20 @@ fn slots(limbs: &[LimbPlacement]) -> Vec<usize> {
 }
 
 impl PimBuffer {
-    /// The DPU placement of a resident buffer.
-    pub(super) fn placement(&self) -> pimhe_exec::Result<&[LimbPlacement]> {
-        match &self.storage {
-            Storage::Device(limbs) => Ok(limbs),
-            Storage::Host(_) | Storage::Streamed(_) => {
-                Err(ExecError::Setup("internal: a kernel operand is not resident in MRAM".into()))
-            }
+    /// The DPU placement of a resident buffer, which the caller has pinned (through
+    /// [`PimBackend::resident`] or [`PimBackend::pin`]) so it stays. Takes the state's lock.
+    pub(super) fn placement(&self) -> pimhe_exec::Result<Vec<LimbPlacement>> {
+        let state = self.state.lock().map_err(|_| ExecError::Setup("internal: the PIM state is poisoned".into()))?;
+        self.placement_in(&state)
+    }
+
+    /// [`Self::placement`] where the caller holds its backend's state.
+    pub(super) fn placement_in(&self, state: &State) -> pimhe_exec::Result<Vec<LimbPlacement>> {
+        let not_resident = || ExecError::Setup("internal: a kernel operand is not resident in MRAM".into());
+        let Storage::Device(id) = self.storage else { return Err(not_resident()) };
+        match state.residency.place(id) {
+            Some(Place::Resident(limbs)) => Ok(limbs.clone()),
+            Some(Place::Evicted(_)) | None => Err(not_resident()),
         }
     }
 }

@@ -23,9 +23,10 @@ use pimhe_exec::Shape;
 use pimhe_math::{BaseConverter, Modulus, RnsBase};
 use pimhe_ring::{Representation, RingBasis};
 
-use super::buffer::{LimbPlacement, PimBuffer, Storage};
+use super::buffer::{LimbPlacement, PimBuffer};
 use super::placement::{Mode, Share};
 use super::queue::{command, CommandExt};
+use super::residency::Resident;
 use super::{PimBackend, State};
 use crate::layout::{Opcode, PimheCommand, Variant};
 
@@ -40,12 +41,12 @@ impl PimBackend {
             || targets.iter().all(|&q| largest <= 1u64 << (2 * (32 - q.leading_zeros())))
     }
 
-    /// The resident limbs of `a` when this backend runs conversions on the DPUs.
-    fn conversion_operand<'a>(&self, a: &'a PimBuffer) -> Option<&'a [LimbPlacement]> {
-        let Storage::Device(limbs) = &a.storage else { return None };
+    /// The limbs of `operands`, resident and pinned, when this backend runs conversions on the
+    /// DPUs.
+    fn conversion_operands(&self, operands: &[&PimBuffer]) -> pimhe_exec::Result<Option<Resident>> {
         match self.plan.mode() {
-            Mode::CiphertextMajor | Mode::Hybrid => Some(limbs),
-            Mode::Parallel | Mode::Sequential => None,
+            Mode::CiphertextMajor | Mode::Hybrid => self.resident(operands),
+            Mode::Parallel | Mode::Sequential => Ok(None),
         }
     }
 
@@ -66,9 +67,9 @@ impl PimBackend {
                 (0..dst.len()).try_for_each(|j| after_each(self, state, j))
             }
             Mode::CiphertextMajor | Mode::Parallel | Mode::Sequential => {
-                let limbs = sources.placement()?;
+                let limbs = sources.placement_in(state)?;
                 for (j, limb) in dst.iter().enumerate() {
-                    self.queue_across(state, limb, j, limbs, across)?;
+                    self.queue_across(state, limb, j, &limbs, across)?;
                     after_each(self, state, j)?;
                 }
                 Ok(())
@@ -185,9 +186,8 @@ impl PimBackend {
         target: &Arc<RingBasis>,
         transform: bool,
     ) -> pimhe_exec::Result<Option<PimBuffer>> {
-        let (Some(a_limbs), Some(same_limbs)) = (self.conversion_operand(a), self.conversion_operand(same)) else {
-            return Ok(None);
-        };
+        let Some(resident) = self.conversion_operands(&[a, same])? else { return Ok(None) };
+        let (a_limbs, same_limbs) = (&resident.limbs[0], &resident.limbs[1]);
         let from = a.shape.basis.primes();
         let to = target.primes();
         let same_form = if transform { Representation::Ntt } else { Representation::Coefficient };
@@ -228,7 +228,7 @@ impl PimBackend {
                 self.queue_scale(&mut state, limb, &same_limbs[i], 1)?;
             }
         }
-        let scaled = self.device_buffer(scaled_shape, scaled);
+        let scaled = self.register(&mut state, scaled_shape, scaled);
         if let Some(converter) = converter {
             let constants = (0..new_limbs.len())
                 .map(|to_index| converter.q_hat_mod_target(to_index).map(<[u32]>::to_vec))
@@ -260,7 +260,8 @@ impl PimBackend {
         count: usize,
         plain_modulus: Option<Modulus>,
     ) -> pimhe_exec::Result<Option<PimBuffer>> {
-        let Some(a_limbs) = self.conversion_operand(a) else { return Ok(None) };
+        let Some(resident) = self.conversion_operands(&[a])? else { return Ok(None) };
+        let a_limbs = &resident.limbs[0];
         let basis = &a.shape.basis;
         let limbs = basis.len();
         if count == 0 || count >= limbs {
@@ -313,7 +314,7 @@ impl PimBackend {
                 self.queue_transform(&mut state, y, Opcode::Intt)?;
             }
         }
-        let scaled = self.device_buffer(scaled_shape, scaled);
+        let scaled = self.register(&mut state, scaled_shape, scaled);
         let across = Across::FastBaseConvert { source_primes: dropped_primes, constants, centred: true };
         let dst: Vec<&LimbPlacement> = delta.iter().collect();
         let crossed = self.across(&mut state, &scaled, &dst, &across, |backend, state, limb| {
@@ -341,7 +342,8 @@ impl PimBackend {
         a: &PimBuffer,
         plain_modulus: Option<Modulus>,
     ) -> pimhe_exec::Result<Option<PimBuffer>> {
-        let Some(a_limbs) = self.conversion_operand(a) else { return Ok(None) };
+        let Some(resident) = self.conversion_operands(&[a])? else { return Ok(None) };
+        let a_limbs = &resident.limbs[0];
         let basis = &a.shape.basis;
         let limbs = basis.len();
         let primes = basis.primes();
@@ -370,7 +372,7 @@ impl PimBackend {
         if ntt_form {
             self.queue_transform(&mut state, &residue[0], Opcode::Intt)?;
         }
-        let residue = self.device_buffer(residue_shape, residue);
+        let residue = self.register(&mut state, residue_shape, residue);
         let across = Across::DivideLast { last: p, plain_modulus };
         let dst: Vec<&LimbPlacement> = out.iter().collect();
         let crossed = self.across(&mut state, &residue, &dst, &across, |backend, state, limb| {

@@ -1,5 +1,6 @@
-//! Where an operation runs: on the DPU kernels when its operands are resident, in rounds when one
-//! is streamed ([`super::rounds`]), and on the CPU backend (a counted fallback) when one lies over
+//! Where an operation runs: on the DPU kernels when its operands are resident (pushed back first
+//! if evicted, [`super::residency`]), in rounds when one is streamed ([`super::rounds`]) or they
+//! do not fit in MRAM together, and on the CPU backend (a counted fallback) when one lies over
 //! primes the DPUs do not serve; the shared shapes of the `Backend` methods (one new output, an
 //! element-wise binary kernel, an in-place kernel, a scaling).
 
@@ -14,16 +15,18 @@ use pimhe_ring::{PolyBatch, RingBasis};
 use super::buffer::{LimbPlacement, PimBuffer, Storage};
 use super::placement::Share;
 use super::queue::{command, CommandExt};
+use super::residency::Resident;
 use super::{PimBackend, State};
 use crate::layout::{Opcode, PimheCommand};
 
 /// Where an operation runs, given where its operands live.
-pub(super) enum Route<'a> {
-    /// All operands resident: the DPU kernels run on their placements.
-    Device(Vec<&'a [LimbPlacement]>),
+pub(super) enum Route {
+    /// All operands resident (and pinned while this lives): the DPU kernels run on their
+    /// placements.
+    Device(Resident),
     /// An operand over unserved primes: the CPU backend runs.
     Cpu,
-    /// An operand too large for MRAM: the DPUs run in rounds.
+    /// An operand too large for MRAM, or all of them together: the DPUs run in rounds.
     Rounds,
 }
 
@@ -57,22 +60,20 @@ impl PimBackend {
         self.push(&mut state, batch)
     }
 
-    /// Where an operation on `operands` runs.
-    pub(super) fn route<'a>(&self, operands: &[&'a PimBuffer]) -> Route<'a> {
-        let mut placements = Vec::with_capacity(operands.len());
+    /// Where an operation on `operands` runs; on the DPUs, its operands are made resident.
+    pub(super) fn route(&self, operands: &[&PimBuffer]) -> pimhe_exec::Result<Route> {
         let mut streamed = false;
         for operand in operands {
             match &operand.storage {
-                Storage::Device(limbs) => placements.push(limbs.as_slice()),
-                Storage::Host(_) => return Route::Cpu,
+                Storage::Device(_) => {}
+                Storage::Host(_) => return Ok(Route::Cpu),
                 Storage::Streamed(_) => streamed = true,
             }
         }
         if streamed {
-            Route::Rounds
-        } else {
-            Route::Device(placements)
+            return Ok(Route::Rounds);
         }
+        Ok(self.resident(operands)?.map_or(Route::Rounds, Route::Device))
     }
 
     /// An operation with one new output, run where its operands are: on the DPUs when all are
@@ -87,9 +88,10 @@ impl PimBackend {
         on_device: impl Fn(&[&PimBuffer]) -> pimhe_exec::Result<Option<PimBuffer>>,
         cpu: impl FnOnce(&CpuBackend, Vec<PolyBatch>) -> pimhe_exec::Result<PolyBatch>,
     ) -> pimhe_exec::Result<PimBuffer> {
-        match if served { self.route(operands) } else { Route::Cpu } {
+        match if served { self.route(operands)? } else { Route::Cpu } {
             Route::Cpu => return self.fallback_buffer(operands, cpu),
-            Route::Device(_) => {
+            // The operands stay pinned until their commands are queued.
+            Route::Device(_pinned) => {
                 if let Some(out) = on_device(operands)? {
                     return Ok(out);
                 }
@@ -114,7 +116,7 @@ impl PimBackend {
             true,
             |operands| {
                 let (a, b) = (operands[0], operands[1]);
-                self.mapped_on_device(&a.shape, a.placement()?, &[b.placement()?], |_, share, offsets, dst| {
+                self.mapped_on_device(&a.shape, &a.placement()?, &[&b.placement()?], |_, share, offsets, dst| {
                     command(opcode, share.len, &[offsets[0], offsets[1]], &[dst]).broadcast_second(map.single)
                 })
             },
@@ -155,8 +157,9 @@ impl PimBackend {
     ) -> pimhe_exec::Result<()> {
         let mut all: Vec<&PimBuffer> = vec![&*acc];
         all.extend_from_slice(others);
-        let result = match self.route(&all) {
-            Route::Device(placements) => {
+        let result = match self.route(&all)? {
+            Route::Device(resident) => {
+                let placements = resident.slices();
                 let mut state = self.lock();
                 return self.in_place_on_device(&mut state, placements[0], &placements[1..], &build);
             }
@@ -169,7 +172,7 @@ impl PimBackend {
                 let mut outputs = self.in_rounds(&all, 0, |round| {
                     let placements = round.iter().map(PimBuffer::placement).collect::<pimhe_exec::Result<Vec<_>>>()?;
                     let mut state = self.lock();
-                    self.in_place_on_device(&mut state, placements[0], &placements[1..], &build)?;
+                    self.in_place_on_device(&mut state, &placements[0], &slices(&placements[1..]), &build)?;
                     drop(state);
                     Ok(vec![round.into_iter().next().expect("acc is the first operand")])
                 })?;
@@ -209,7 +212,7 @@ impl PimBackend {
             self.slots(target).is_some(),
             |operands| {
                 let shape = Shape { basis: target.clone(), ..operands[0].shape.clone() };
-                self.mapped_on_device(&shape, operands[0].placement()?, &[], |slot, share, offsets, dst| {
+                self.mapped_on_device(&shape, &operands[0].placement()?, &[], |slot, share, offsets, dst| {
                     let q = &self.primes[slot];
                     command(Opcode::MulC, share.len, &[offsets[0]], &[dst]).scalar(scalar(q), q)
                 })
@@ -225,4 +228,9 @@ impl PimBackend {
             },
         )
     }
+}
+
+/// Placements as slices, as the command builders take them.
+pub(super) fn slices(placements: &[Vec<LimbPlacement>]) -> Vec<&[LimbPlacement]> {
+    placements.iter().map(Vec::as_slice).collect()
 }

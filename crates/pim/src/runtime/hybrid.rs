@@ -21,7 +21,7 @@
 use pimhe_exec::Shape;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
-use super::buffer::{LimbPlacement, PimBuffer, Storage};
+use super::buffer::{LimbPlacement, PimBuffer};
 use super::conversion::Across;
 use super::placement::{split, Mode};
 use super::{setup, OffloadReport, PimBackend, PimConfig, State};
@@ -91,9 +91,10 @@ impl PimBackend {
         let (mut sliced_buffer, mut converted_buffer) = (None, None);
         let result = (|| {
             let sliced: &PimBuffer = sliced_buffer.insert(slicer.push(&mut slices, sliced)?);
-            let Storage::Device(source_limbs) = &sliced.storage else {
-                return Err(setup("internal: the slices did not fit the DPUs".into()));
-            };
+            let source_limbs =
+                sliced.placement_in(&slices).map_err(|_| setup("internal: the slices did not fit the DPUs".into()))?;
+            // Kept in MRAM while the converted slices are allocated beside them.
+            let _pinned = slices.residency.pin_buffers(&[sliced]);
             let shape = Shape {
                 basis: RingBasis::new(slicer.n, &targets)?,
                 count: sliced.shape.count,
@@ -102,9 +103,9 @@ impl PimBackend {
             let out = slicer
                 .allocate_output(&mut slices, &shape)?
                 .ok_or_else(|| setup("internal: the converted slices did not fit the DPUs".into()))?;
-            let out: &PimBuffer = converted_buffer.insert(slicer.device_buffer(shape, out));
-            for (j, limb) in out.placement()?.iter().enumerate() {
-                slicer.queue_across(&mut slices, limb, j, source_limbs, across)?;
+            let out: &PimBuffer = converted_buffer.insert(slicer.register(&mut slices, shape, out));
+            for (j, limb) in out.placement_in(&slices)?.iter().enumerate() {
+                slicer.queue_across(&mut slices, limb, j, &source_limbs, across)?;
             }
             slicer.pull(&mut slices, out)
         })();

@@ -22,8 +22,8 @@
 //! `dispatch.rs` where an operation runs (DPUs, rounds, CPU fallback); `backend.rs` the
 //! [`pimhe_exec::Backend`] implementation; `conversion.rs` the command lists across primes
 //! (FastBConv, ModDown, divide by the last prime); `rounds.rs`, `reduce.rs` streaming and sums;
-//! `memory.rs`, `placement.rs`, `subset.rs`, `stats.rs` MRAM allocation, DPU placement, transfer
-//! volumes and the report's type.
+//! `memory.rs`, `residency.rs`, `placement.rs`, `subset.rs`, `stats.rs` MRAM allocation, eviction
+//! to the host when MRAM is short, DPU placement, transfer volumes and the report's type.
 
 mod backend;
 mod buffer;
@@ -34,6 +34,7 @@ pub mod memory;
 pub mod placement;
 mod queue;
 mod reduce;
+mod residency;
 mod rounds;
 pub mod stats;
 pub mod subset;
@@ -104,6 +105,7 @@ struct State {
     table_offsets: Vec<BTreeMap<usize, (u32, u32)>>,
     /// Per DPU, in ciphertext-major mode: MRAM offset of each slot's prime record (`SET_PRIME`).
     prime_records: Vec<BTreeMap<usize, u32>>,
+    residency: residency::Residency,
     report: OffloadReport,
     /// A bound on [`OffloadReport::planned_s`] past which operations fail (the planner's
     /// pricing runs stop a candidate already dearer than the best).
@@ -199,16 +201,9 @@ impl PimBackend {
             memory.push(MramAllocator::new(offset, mram_bytes));
         }
         let report = OffloadReport { model: Self::source(&config, dpus.as_ref()), ..OffloadReport::default() };
-        let state = State {
-            dpus,
-            memory,
-            pending: Pending::new(),
-            deferred: Vec::new(),
-            table_offsets,
-            prime_records,
-            report,
-            budget_s: None,
-        };
+        let (pending, deferred, residency) = (Pending::new(), Vec::new(), residency::Residency::default());
+        let state =
+            State { dpus, memory, pending, deferred, table_offsets, prime_records, residency, report, budget_s: None };
         Ok(Self {
             n,
             primes: tables.iter().map(|t| t.modulus).collect(),

@@ -24,23 +24,25 @@ impl PimBackend {
                 _ => self.upload(PolyBatch::zeros(&a.shape.basis, 1, a.shape.representation)),
             };
         }
-        match self.route(&[a]) {
-            Route::Cpu => self.fallback_buffer(&[a], |cpu, host| cpu.sum(&host[0])),
-            Route::Device(placements) => {
-                let partials = self.partial_sums(&a.shape, placements[0])?;
-                self.fallback_buffer(&[&partials], |cpu, host| cpu.sum(&host[0]))
-            }
-            Route::Rounds => {
+        let partials = match self.route(&[a])? {
+            Route::Cpu => return self.fallback_buffer(&[a], |cpu, host| cpu.sum(&host[0])),
+            Route::Device(resident) => self.partial_sums(&a.shape, &resident.limbs[0])?,
+            Route::Rounds => None,
+        };
+        let partials = match partials {
+            Some(partials) => partials,
+            // Too little MRAM beside `a` for the partials: in rounds, which bring parts of `a`.
+            None => {
                 let mut parts = self.in_rounds(&[a], 1, |round| Ok(vec![self.sum_buffer(&round[0])?]))?;
-                let per_round = self.on_host(parts.remove(0), super::buffer::Storage::Streamed);
-                self.fallback_buffer(&[&per_round], |cpu, host| cpu.sum(&host[0]))
+                self.on_host(parts.remove(0), super::buffer::Storage::Streamed)
             }
-        }
+        };
+        self.fallback_buffer(&[&partials], |cpu, host| cpu.sum(&host[0]))
     }
 
     /// One polynomial per limb on every DPU holding part of `a` (at least two polynomials):
-    /// the sum of that DPU's share.
-    fn partial_sums(&self, shape: &Shape, a: &[LimbPlacement]) -> pimhe_exec::Result<PimBuffer> {
+    /// the sum of that DPU's share. `None` when they do not fit in MRAM.
+    fn partial_sums(&self, shape: &Shape, a: &[LimbPlacement]) -> pimhe_exec::Result<Option<PimBuffer>> {
         // `a`'s split gives the first min(count, group) DPUs of every limb's group at least one
         // polynomial each, and a batch of that many polynomials is split over exactly those
         // DPUs, one each (a group of one DPU holds a batch of one, not replicated further).
@@ -48,13 +50,7 @@ impl PimBackend {
         let partial_shape = Shape { count: holders, ..shape.clone() };
         let bytes = (shape.basis.degree() * 4) as u32;
         let mut state = self.lock();
-        let Some(partials) = self.allocate_output(&mut state, &partial_shape)? else {
-            drop(state);
-            return Err(pimhe_exec::ExecError::Shape {
-                operation: "sum",
-                detail: "no MRAM left for one partial sum per DPU; free device buffers or use more DPUs".into(),
-            });
-        };
+        let Some(partials) = self.allocate_output(&mut state, &partial_shape)? else { return Ok(None) };
         for (limb, partial_limb) in a.iter().zip(&partials) {
             let q = &self.primes[limb.slot];
             for (share, offset) in &limb.shares {
@@ -77,6 +73,6 @@ impl PimBackend {
             }
         }
         drop(state);
-        Ok(self.device_buffer(partial_shape, partials))
+        Ok(Some(self.device_buffer(partial_shape, partials)))
     }
 }

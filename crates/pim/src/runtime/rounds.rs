@@ -1,8 +1,9 @@
 //! Batches larger than MRAM: operations stream them through the DPUs in rounds.
 //!
-//! A batch that does not fit in the DPUs' free MRAM stays on the host (`Storage::Streamed`).
-//! Each operation on it takes the largest number of polynomials whose operands and outputs fit
-//! at once, and for each round pushes those polynomials of every operand, runs the kernels,
+//! A batch that does not fit in the DPUs' MRAM even with every other buffer evicted
+//! ([`super::residency`]) stays on the host (`Storage::Streamed`). Each operation on it takes the
+//! largest number of polynomials whose operands and outputs fit at once (evicting what is in the
+//! way), and for each round pushes those polynomials of every operand, runs the kernels,
 //! and pulls the outputs back: one push, one launch and one retrieval per round, all counted in
 //! the [`super::OffloadReport`]. Operands of one polynomial (a key, a plaintext) are broadcast
 //! and pushed whole with every round.
@@ -14,7 +15,7 @@
 use pimhe_exec::{ExecError, Shape};
 use pimhe_ring::PolyBatch;
 
-use super::buffer::{Allocation, PimBuffer};
+use super::buffer::{PimBuffer, Storage};
 use super::PimBackend;
 
 impl PimBackend {
@@ -43,10 +44,12 @@ impl PimBackend {
             let round = hosts
                 .iter()
                 .map(|host| {
-                    let part = if host.count() == count { polynomials(host, first, len)? } else { host.clone() };
+                    let part = if cut(host.count(), count) { polynomials(host, first, len)? } else { host.clone() };
                     self.upload_resident(part)
                 })
                 .collect::<pimhe_exec::Result<Vec<_>>>()?;
+            // The round's parts stay in MRAM while `op` allocates its outputs.
+            let _parts = self.pin(&round);
             let results = op(round)?;
             let mut state = self.lock();
             parts.resize_with(results.len(), Vec::new);
@@ -69,33 +72,39 @@ impl PimBackend {
             let out = op(&round)?.ok_or_else(|| internal("a round's output did not fit after all"))?;
             Ok(vec![out])
         })?;
-        Ok(self.on_host(outputs.remove(0), super::buffer::Storage::Streamed))
+        Ok(self.on_host(outputs.remove(0), Storage::Streamed))
     }
 
     /// The most polynomials per round such that every operand's part and `outputs` new buffers
-    /// of `operands[0]`'s shape fit in the free MRAM at once.
+    /// of `operands[0]`'s shape fit in the free MRAM at once, after evicting the least recently
+    /// used buffers until a round of the fewest polynomials fits.
     fn round_size(&self, operands: &[&PimBuffer], outputs: usize) -> pimhe_exec::Result<usize> {
         let count = operands[0].shape.count;
-        let fits = |polys: usize| {
-            let mut state = self.lock();
-            let saved = state.memory.clone();
+        let round = |polys: usize| {
             let mut shapes: Vec<Shape> = operands
                 .iter()
-                .map(|b| Shape { count: if b.shape.count == count { polys } else { b.shape.count }, ..b.shape.clone() })
+                .map(|b| Shape {
+                    count: if cut(b.shape.count, count) { polys } else { b.shape.count },
+                    ..b.shape.clone()
+                })
                 .collect();
             shapes.extend((0..outputs).map(|_| Shape { count: polys, ..operands[0].shape.clone() }));
-            let fit = shapes.iter().all(|shape| matches!(self.allocate(&mut state, shape), Allocation::Placed(_)));
-            state.memory = saved;
-            fit
+            shapes
         };
+        let fits = |polys: usize| self.fits(&mut self.lock(), &round(polys).iter().collect::<Vec<_>>());
+        let make_room = |polys: usize| self.make_room(&mut self.lock(), &round(polys).iter().collect::<Vec<_>>());
         // One polynomial is replicated on every DPU of its group (see `placement::split`), so
-        // rounds of one cost more MRAM than rounds of two; from two on, larger rounds need more.
+        // rounds of one may cost more MRAM than rounds of two (not on groups of one DPU); from
+        // two on, larger rounds need more.
         let smallest = count.min(2);
-        if !fits(smallest) {
+        if !make_room(smallest)? {
+            if smallest == 2 && make_room(1)? {
+                return Ok(1);
+            }
             let shape = &operands[0].shape;
             return Err(ExecError::Capacity(format!(
-                "upmem rounds: not even one polynomial of N={} over {} primes fits in the free MRAM with the {} \
-                 other operands of this operation; free device buffers or use more DPUs",
+                "upmem rounds: not even one polynomial of N={} over {} primes fits in MRAM with the {} other \
+                 operands of this operation, even with every other buffer evicted; use more DPUs or more MRAM",
                 shape.basis.degree(),
                 shape.basis.len(),
                 operands.len() - 1 + outputs
@@ -116,11 +125,19 @@ impl PimBackend {
 
     /// Pushes a round's part, which [`PimBackend::round_size`] made sure fits.
     fn upload_resident(&self, part: PolyBatch) -> pimhe_exec::Result<PimBuffer> {
-        let mut state = self.lock();
-        let buffer = self.push(&mut state, part)?;
-        buffer.placement()?;
-        Ok(buffer)
+        let buffer = self.push(&mut self.lock(), part)?;
+        match buffer.storage {
+            Storage::Device(_) => Ok(buffer),
+            Storage::Host(_) | Storage::Streamed(_) => Err(internal("a round's part did not fit after all")),
+        }
     }
+}
+
+/// Whether an operand of `polys` polynomials is cut into the rounds of a batch of `count`: one of
+/// the batch's count is; a broadcast one (a single polynomial) goes whole with every round,
+/// except into the one empty round of an empty batch, whose kernels read none of it.
+fn cut(polys: usize, count: usize) -> bool {
+    polys == count || count == 0
 }
 
 /// Polynomials `first .. first + len` of `batch`.

@@ -31,6 +31,13 @@ pub struct OffloadReport {
     pub rounds: u64,
     /// Number of operations that ran on the CPU instead (their transfers are included above).
     pub fallbacks: u64,
+    /// Buffers evicted from MRAM to the host to make room (each a retrieval, included above).
+    /// Not serialized while 0, so reports of runs that never ran short read as before.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub evictions: u64,
+    /// Evicted buffers pushed back into MRAM when used (each a transfer, included above).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub restores: u64,
     /// Bytes pushed to the DPUs and pulled back.
     pub bytes_to_dpus: u64,
     /// Bytes pulled back from the DPUs.
@@ -42,6 +49,10 @@ pub struct OffloadReport {
     /// ([`super::subset`]). Not serialized (the totals above are the report).
     #[serde(skip)]
     pub transfers: Vec<TransferShape>,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// One host <-> DPU copy as the runtime issued it, by shape: which way, over which prime slots
@@ -69,10 +80,29 @@ impl OffloadReport {
         self.launches += other.launches;
         self.rounds += other.rounds;
         self.fallbacks += other.fallbacks;
+        self.evictions += other.evictions;
+        self.restores += other.restores;
         self.bytes_to_dpus += other.bytes_to_dpus;
         self.bytes_from_dpus += other.bytes_from_dpus;
         self.counted.accumulate(&other.counted);
         self.transfers.extend_from_slice(&other.transfers);
+    }
+
+    /// `, N evictions and M restores` when MRAM ran short and buffers went to the host and back,
+    /// empty otherwise: what the printed reports append to their launch counts.
+    ///
+    /// ```
+    /// use pimhe_pim::runtime::OffloadReport;
+    ///
+    /// assert_eq!(OffloadReport::default().eviction_note(), "");
+    /// let report = OffloadReport { evictions: 3, restores: 1, ..OffloadReport::default() };
+    /// assert_eq!(report.eviction_note(), ", 3 evictions and 1 restores (MRAM full)");
+    /// ```
+    pub fn eviction_note(&self) -> String {
+        if self.evictions == 0 {
+            return String::new();
+        }
+        format!(", {} evictions and {} restores (MRAM full)", self.evictions, self.restores)
     }
 
     /// Modeled transfer + compute + retrieval.
