@@ -12,7 +12,8 @@ class UpmemReport:
     """What the work run on an ``upmem-emu`` backend cost, **modeled** by the UPMEM timing and
     energy model (``model``, e.g. ``"upmem-v1b@2 (modeled)"``): transfer, compute and retrieve
     seconds and energy are the model's figures for real DPUs, not measurements. Only
-    ``host_fallback_s`` is measured (wall time of the operations that fell back to the CPU)."""
+    ``host_fallback_s`` is measured (wall time of the operations that fell back to the CPU);
+    ``host_fallback_modeled_s`` prices the same work by the host model."""
 
     model: str
     model_name: str
@@ -31,6 +32,12 @@ class UpmemReport:
     fallbacks: int
     bytes_to_dpus: int
     bytes_from_dpus: int
+    #: The conversions' host fallbacks priced by the host model (``seal-host@1``): what
+    #: ``--mode auto`` compares, the same on every run.
+    host_fallback_modeled_s: float = 0.0
+    #: Buffers evicted from MRAM to the host to make room, and pushed back on use.
+    evictions: int = 0
+    restores: int = 0
     counted: Dict[str, int] = field(default_factory=dict)
     modeled: bool = True
 

@@ -64,6 +64,19 @@ def test_ciphertext_major_mode_switches_keys_and_moduli_on_the_dpus(name, bgv, b
     assert report.fallbacks == 0 and report.host_fallback_s == 0
 
 
+@pytest.mark.parametrize("name", ["bgv", "bfv", "ckks"])
+def test_hybrid_mode_switches_keys_and_moduli_on_coefficient_slices(name, bgv, bfv, ckks, cpu, rng):
+    ctx, keys = {"bgv": bgv, "bfv": bfv, "ckks": ckks}[name]
+    x, y = random_inputs(ctx, rng, 3)
+    # A DPU group per prime for the transforms; the conversions on slices over all the DPUs.
+    pim = pimhe.Backend.upmem_emu(dpus=32, mode="hybrid")
+    np.testing.assert_array_equal(run(ctx, keys, cpu, x, y), run(ctx, keys, pim, x, y))
+    report = pim.report()
+    assert report.mode == "hybrid"
+    assert report.fallbacks == 0 and report.host_fallback_modeled_s == 0
+    assert report.evictions == 0 and report.restores == 0
+
+
 def test_transfer_between_backends(bgv, cpu):
     ctx, keys = bgv
     pim = pimhe.Backend.upmem_emu(dpus=4, mode="parallel")

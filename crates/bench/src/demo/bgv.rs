@@ -9,7 +9,7 @@ use pimhe_ring::memory;
 use pimhe_schemes::bgv::{BgvParameters, CiphertextBatch};
 use pimhe_workloads::bgv_pipeline::{BgvPipeline, Checked};
 
-use super::{step, step_line, DemoConfig};
+use super::{placement, step, step_line, DemoConfig};
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
 use crate::target::upmem::ModeledServer;
@@ -49,13 +49,7 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
         })
     })?;
     let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out: Some(out) })?;
-    if let Some(plan) = &ran.plan {
-        out(&format!("  {}", plan.summary()));
-    }
-    let mode = match &config.target {
-        Target::UpmemEmu(upmem) => Some(upmem.mode_of(&ran)),
-        Target::Cpu { .. } | Target::Nearbank(_) => None,
-    };
+    let mode = placement(&config.target, &ran, out);
     let served = ran.output;
     match ran.cost {
         Cost::Nearbank(outcome) => {

@@ -10,7 +10,7 @@ use pimhe_schemes::ckks::precision::PrecisionStats;
 use pimhe_schemes::ckks::CkksParameters;
 use pimhe_workloads::ckks_pipeline::CkksPipeline;
 
-use super::DemoConfig;
+use super::{placement, DemoConfig};
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
 use crate::target::upmem::ModeledServer;
@@ -39,13 +39,7 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
     ));
     let needs = DeviceNeeds { n, primes: pipeline.primes() };
     let ran = config.target.run(&needs, Serve { pipeline: &pipeline, kind: config.target.kind(), out: Some(out) })?;
-    if let Some(plan) = &ran.plan {
-        out(&format!("  {}", plan.summary()));
-    }
-    let mode = match &config.target {
-        Target::UpmemEmu(upmem) => Some(upmem.mode_of(&ran)),
-        Target::Cpu { .. } | Target::Nearbank(_) => None,
-    };
+    let mode = placement(&config.target, &ran, out);
     let precision = ran.output.precision;
     match ran.cost {
         Cost::Cpu { .. } => {}

@@ -11,8 +11,10 @@ mod ckks;
 
 use std::time::{Duration, Instant};
 
+use pimhe_pim::runtime::placement::Mode;
+
 use crate::error::{BenchError, Result};
-use crate::target::{BackendKind, Target, TargetRules, UpmemFlags};
+use crate::target::{BackendKind, Ran, Target, TargetRules, UpmemFlags};
 
 /// What `demo` accepts of the target flags: every backend (emulated DPUs by default), `--mode`
 /// (the planner's choice by default) and `--what-if`; `--threads` sets the CPU client's threads
@@ -94,4 +96,16 @@ fn step<T>(out: &mut dyn FnMut(&str), name: &str, f: impl FnOnce() -> Result<T>)
 /// A step's line: `  name` padded to 40, then the milliseconds.
 fn step_line(name: &str, elapsed: Duration) -> String {
     format!("  {name:<40} {:>10.3} ms", elapsed.as_secs_f64() * 1e3)
+}
+
+/// On emulated DPUs, the placement the run used; with `--mode auto` the planner's choice and
+/// every candidate's price are printed first.
+fn placement<T>(target: &Target, ran: &Ran<T>, out: &mut dyn FnMut(&str)) -> Option<Mode> {
+    if let Some(plan) = &ran.plan {
+        out(&format!("  {}", plan.summary()));
+    }
+    match target {
+        Target::UpmemEmu(upmem) => Some(upmem.mode_of(ran)),
+        Target::Cpu { .. } | Target::Nearbank(_) => None,
+    }
 }

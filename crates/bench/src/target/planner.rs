@@ -1,11 +1,11 @@
 //! `--mode auto`: the UPMEM placement of a job chosen by modeled cost, not by rule.
 //!
-//! The candidates are the placements that can run a whole HE program: parallel (DRAMatic's
-//! limb-major groups, the conversions of key and modulus switching on the host), hybrid (the
-//! same groups, the conversions on coefficient slices over every DPU, re-sliced through the
-//! host) and ciphertext-major (every DPU whole ciphertexts; everything on the DPUs).
-//! Sequential mode is DRAMatic's baseline for the transforms, never cheaper than parallel mode
-//! on a program that parallel mode can run, and stays selectable with `--mode sequential`.
+//! The candidates are every placement: parallel (DRAMatic's limb-major groups, the conversions
+//! of key and modulus switching on the host), sequential (DRAMatic's other mode: all DPUs on
+//! one prime after another, the conversions on the host; it wins where the DPUs do not divide
+//! into the primes, e.g. 7 DPUs for 4 primes leave 3 idle in parallel mode), hybrid (the
+//! groups of parallel mode, the conversions on coefficient slices over every DPU, re-sliced
+//! through the host) and ciphertext-major (every DPU whole ciphertexts; everything on the DPUs).
 //!
 //! Each candidate runs the job's pricing copy ([`Job::pricing_copy`]) on its own emulated
 //! system, in the order above, and is priced by [`OffloadReport::planned_s`]: every modeled
@@ -25,8 +25,9 @@ use super::{on, Cost, DeviceNeeds, Job, Ran, UpmemTarget};
 use crate::error::Result;
 use crate::format::format_seconds;
 
-/// The placements `--mode auto` weighs, in the order it prices them.
-pub const CANDIDATES: [Mode; 3] = [Mode::Parallel, Mode::Hybrid, Mode::CiphertextMajor];
+/// The placements `--mode auto` weighs, in the order it prices them (the cheaper to emulate
+/// first, so that the dearer ones meet a budget early).
+pub const CANDIDATES: [Mode; 4] = [Mode::Parallel, Mode::Sequential, Mode::Hybrid, Mode::CiphertextMajor];
 
 /// What the planner chose and why (`--json`: `plan`).
 #[derive(Debug, Clone, Serialize)]
