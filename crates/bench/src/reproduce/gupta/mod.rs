@@ -30,6 +30,7 @@
 
 pub mod cpu;
 pub mod dpu;
+pub mod fig2;
 pub mod published;
 mod report;
 
@@ -47,8 +48,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{BenchError, Result};
 use crate::measure::machine::CpuFacts;
 use dpu::{emulate, paper_model, CtOp, SharePricer};
+use fig2::{fig2_model, fig2_row, Fig2Setup};
+use pimhe_pim::model::ModelVersion;
 use published::{ADD_CIPHERTEXTS, MUL_CIPHERTEXTS, PAPER_CPU_PEAK_BYTES_PER_S, PAPER_DPUS, PAPER_DPU_HZ};
 
+pub use fig2::{Fig2Point, Fig2Row};
 pub use report::{Fig1Row, Gupta, GuptaReport, SweepRow};
 
 /// Bits of each RNS limb's prime: 27, the paper's smallest width, so that 1, 2 and 4 limbs
@@ -157,7 +161,11 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
     let cpu_backend = CpuBackend::new(Some(threads))?;
     let machine = CpuFacts::this_machine(threads);
     let dpus = config.dpus();
-    progress.start(2 * WIDTHS.len() as u64 + 1, "gupta: Fig. 1 rows and the tasklet sweep");
+    let fig2_points = fig2::points(config.quick);
+    progress.start(
+        2 * WIDTHS.len() as u64 + 1 + fig2_points.len() as u64,
+        "gupta: Fig. 1 rows, the tasklet sweep and Fig. 2's workloads",
+    );
     let mut rows = Vec::new();
     let mut measurements = Vec::new();
     for op in CtOp::ALL {
@@ -200,6 +208,23 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
     }
     let sweep = tasklet_sweep(&mut pricer, config, dpus)?;
     progress.advance(1);
+    let stats_model = ModelVersion::default();
+    let setup = Fig2Setup {
+        dpus,
+        model: stats_model,
+        cpu: &cpu_backend,
+        skip_cpu: config.skip_cpu,
+        emulate_whole: config.quick,
+        threads: Some(threads),
+        repeat: config.repeat,
+        seal: seal.iter().find(|s| s.coefficient_bits == WIDTHS[2].coefficient_bits),
+        seed: config.seed,
+    };
+    let mut fig2 = Vec::with_capacity(fig2_points.len());
+    for point in &fig2_points {
+        fig2.push(fig2_row(point, &setup)?);
+        progress.advance(1);
+    }
     progress.finish();
     Ok(GuptaReport {
         model: model.label(),
@@ -213,6 +238,8 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         cpu: measurements,
         sweep,
         emulations: pricer.emulations,
+        fig2_model: fig2_model(stats_model)?.label(),
+        fig2,
     })
 }
 
