@@ -1,7 +1,7 @@
 //! Gupta et al.'s reproduction (`pimhe bench reproduce gupta`): BFV ciphertext vector addition
 //! and multiplication on the paper's UPMEM system (shared/seeds/002_*, Fig. 1 and section 4.2)
-//! with pimhe's RNS kernels, beside the CPU measured here and the speed-up ranges the text
-//! states.
+//! with pimhe's RNS kernels, and the statistics workloads of Fig. 2 (section 4.3), beside the
+//! CPU measured here and the speed-up ranges the text states.
 //!
 //! - **Fig. 1**: vector addition of 20,480 .. 327,680 ciphertexts and multiplication of
 //!   5,120 .. 81,920 at the paper's three widths, N = 1024 / 2048 / 4096 with 27 / 54 / 109-bit
@@ -23,6 +23,10 @@
 //!   operations, scaled linearly from a batch that fits this host; beside it, for the
 //!   addition, the i5-8250U's bandwidth bound; and SEAL, from the JSON that
 //!   `bench/compare/gupta_seal.py` prints (`seal_json`; the reproduction runs no Python).
+//!
+//! - **Fig. 2**: mean, variance and linear regression end to end with pimhe's encrypted
+//!   statistics at 109 bits, PIM priced from representative systems, CPU measured, SEAL
+//!   composed ([`fig2`]).
 //!
 //! `--quick` runs small counts on a 12-DPU system and emulates every row's whole system as
 //! well, failing when the priced time and the emulated one differ by more than
