@@ -3,10 +3,16 @@
 
 use pimhe_bench::reproduce::by_name;
 use pimhe_bench::reproduce::gupta::dpu::{emulate, paper_model, CtOp, SharePricer};
+use pimhe_bench::reproduce::gupta::fig2::{self, driver_within_noise, Fig2Point};
 use pimhe_bench::reproduce::gupta::published::{StatedRange, Versus, FIG1_RANGES, PAPER_DPU_HZ};
 use pimhe_bench::reproduce::gupta::{Gupta, GuptaConfig, Width, PRICING_TOLERANCE, QUICK_DPUS, WIDTHS};
 use pimhe_bench::reproduce::{Comparison, Reproduction};
 use pimhe_bench::NoProgress;
+use pimhe_math::Sampler;
+use pimhe_schemes::bfv::BfvContext;
+use pimhe_schemes::encoder::ExactScheme;
+use pimhe_workloads::stats::sharded::StatsDriver;
+use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 
 /// The shares priced by rounds equal the same shares emulated whole, cycle for cycle, at sizes that are
 /// not whole rounds and at two tasklet counts (the emulated run is the oracle; it checks its
@@ -74,6 +80,29 @@ fn quick_run_checks_every_row_against_the_whole_system() {
     assert!(at(1) / at(11) > 8.0, "1 tasklet {} vs 11 tasklets {}", at(1), at(11));
     assert!((at(16) / at(11) - 1.0).abs() < 0.02);
     assert_eq!(report.saturation(CtOp::Mul), Some(11));
+    // Fig. 2: the quick points, every row decrypted and checked by the run itself; the
+    // representative's compute against the whole system emulated (the products' work is the
+    // busiest DPU's share; the steps on the one aggregate differ by a little).
+    let ids: Vec<String> = report.fig2.iter().map(|r| r.point.id()).collect();
+    assert_eq!(ids, fig2::points(true).iter().map(|p| p.id()).collect::<Vec<_>>());
+    assert_eq!(
+        ids,
+        ["mean-4", "mean-8", "mean-16", "variance-4", "variance-8", "variance-16", "linreg-4x2", "linreg-4x4"]
+    );
+    for row in &report.fig2 {
+        assert_eq!(row.rows, row.point.users * row.point.samples_per_user);
+        assert!(!row.plain_moduli.is_empty() && row.kernel_s >= row.compute_s && row.compute_s > 0.0, "{row:?}");
+        assert!((row.speedup.unwrap() - row.cpu_s.unwrap() / row.kernel_s).abs() < 1e-9);
+        let whole = row.whole_system_compute_s.expect("--quick emulates the whole system");
+        if row.point.statistic != Statistic::Mean {
+            assert!(
+                (whole / row.compute_s - 1.0).abs() < 0.02,
+                "{}: whole {whole} vs representative {}",
+                row.point.id(),
+                row.compute_s
+            );
+        }
+    }
     // A quick run judges nothing: its rows say why. Every row has its own id.
     let rows = Gupta::comparison(&report);
     let ids: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
@@ -130,6 +159,16 @@ fn seal_times_are_read_from_the_script_output() {
         let per = if row.op == CtOp::Add { 1e-5 } else { 2e-3 };
         assert!((row.seal_s.unwrap() - per * row.ciphertexts as f64).abs() < 1e-12);
     }
+    // Fig. 2's SEAL: its per-ciphertext times (109 bits) times the workload's operations per row.
+    for row in &report.fig2 {
+        let (adds, muls) = fig2::seal_operations(row.point.statistic);
+        let composed = row.rows as f64 * (adds as f64 * 1e-5 + muls as f64 * 2e-3);
+        assert!((row.seal_s.unwrap() - composed).abs() < 1e-12, "{}", row.point.id());
+    }
+    assert_eq!(
+        [Statistic::Mean, Statistic::Variance, Statistic::Linreg].map(fig2::seal_operations),
+        [(1, 0), (2, 1), (1, 1)]
+    );
     let rows = Gupta::comparison(&report);
     let seal = rows.iter().find(|r| r.id == "fig1-mul-128b-seal-109b-20").unwrap();
     let row =
@@ -145,4 +184,50 @@ fn seal_times_are_read_from_the_script_output() {
     let config = GuptaConfig { quick: true, seal_json: Some(missing), ..GuptaConfig::default() };
     assert!(Gupta::run(&config, &NoProgress).unwrap_err().to_string().contains("cannot read it"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Fig. 2's variance over 2560 users cannot keep its exact totals in one plaintext modulus at
+/// 109 bits: the preset's largest t leaves too little noise budget for the sum of squares, so
+/// the search splits the totals over smaller moduli whose noise check passes.
+#[test]
+fn variance_over_the_papers_users_splits_its_plaintext_modulus_for_noise() {
+    let point = Fig2Point { statistic: Statistic::Variance, users: 2560, samples_per_user: 1 };
+    let n = WIDTHS[2].n;
+    let data = Dataset::synthetic(point.rows(), 1, &["x1"]).unwrap();
+    let largest = StatsPlan::new(point.statistic, data, n, BfvContext::max_plain_bits(n).unwrap()).unwrap();
+    match StatsDriver::new("bfv", largest, n, Some(1), Sampler::from_seed_u64(1)) {
+        Err(StatsError::Capacity(why)) => assert!(why.contains("noise budget"), "{why}"),
+        Err(other) => panic!("expected a noise refusal, got {other}"),
+        Ok(_) => panic!("the largest t was expected to run out of noise budget"),
+    }
+    let driver = driver_within_noise(&point, n, Some(1), 1).unwrap();
+    let moduli = &driver.header().plain_moduli;
+    assert!(moduli.len() >= 2, "{moduli:?}");
+    assert!(moduli.iter().all(|&t| u64::from(t) < 1 << BfvContext::max_plain_bits(n).unwrap()), "{moduli:?}");
+}
+
+/// Fig. 2's stated ranges are judged against each workload's row in a full run: a speed-up
+/// inside the range is within, one outside is not, and each says why.
+#[test]
+fn fig2_ranges_judge_their_workloads() {
+    let mut report = quick();
+    report.quick = false;
+    for row in &mut report.fig2 {
+        // Inside 4.3's mean range (25-100x) and outside the variance one (6-25x).
+        row.speedup = Some(50.0);
+        // A full run's regressions have the paper's 32 and 64 samples per user.
+        if row.point.statistic == Statistic::Linreg {
+            row.point.samples_per_user *= fig2::QUICK_SAMPLES_DIVISOR;
+        }
+    }
+    let rows = Gupta::comparison(&report);
+    let verdict = |id: &str| rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("{id} missing")).within();
+    assert_eq!(verdict("fig2-mean-cpu-mean-4"), Some(true));
+    assert_eq!(verdict("fig2-variance-cpu-variance-16"), Some(false));
+    assert_eq!(verdict("fig2-linreg-32-cpu-linreg-4x32"), Some(false));
+    assert_eq!(verdict("fig2-all-cpu-linreg-4x64"), Some(true));
+    assert_eq!(verdict("fig2-mean-gpu-mean-8"), None);
+    let constant = rows.iter().find(|r| r.id == "fig2-variance-pim-time-over-users").unwrap();
+    let (first, last) = (&report.fig2[3], &report.fig2[5]);
+    assert!((constant.ours.unwrap() - last.kernel_s / first.kernel_s).abs() < 1e-12);
 }

@@ -381,6 +381,23 @@ macro_rules! with_header_scheme {
 /// A worker's shard: the partial (bytes) of the users of `shard` ([`StatsDriver::encrypt_shard`])
 /// on `backend`, with the run's `public` bytes.
 pub fn aggregate_rows<B: Backend>(backend: &B, public: &[u8], shard: &[u8]) -> Result<Vec<u8>, StatsError> {
+    Ok(aggregate_shard(backend, public, shard)?.partial)
+}
+
+/// What [`aggregate_shard`] made: the partial and how long its aggregation alone took.
+#[derive(Debug, Clone)]
+pub struct ShardAggregate {
+    /// The partial's bytes, as [`aggregate_rows`] returns them.
+    pub partial: Vec<u8>,
+    /// Wall seconds of the server's arithmetic alone (the sums and products over the shard's
+    /// users), without reading the shard or writing the partial: the server's compute, which a
+    /// benchmark compares with another backend's.
+    pub aggregate_s: f64,
+}
+
+/// [`aggregate_rows`], with the time of its aggregation step measured apart from the
+/// (de)serialization around it.
+pub fn aggregate_shard<B: Backend>(backend: &B, public: &[u8], shard: &[u8]) -> Result<ShardAggregate, StatsError> {
     with_header_scheme!(public, S => {
         let keys = server_keys::<S>(public)?;
         let encodings = keys.layout.encodings().len();
@@ -395,6 +412,7 @@ pub fn aggregate_rows<B: Backend>(backend: &B, public: &[u8], shard: &[u8]) -> R
                 bad.count()
             )));
         }
+        let start = Instant::now();
         let aggregates = keys
             .contexts
             .iter()
@@ -404,7 +422,8 @@ pub fn aggregate_rows<B: Backend>(backend: &B, public: &[u8], shard: &[u8]) -> R
                 keys.layout.aggregate(&StatsServer::<S, B>::new(backend, ctx, relin.as_ref()), batches, None)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        partial_bytes(backend, &keys.header, &loaded.rows, &aggregates)
+        let aggregate_s = start.elapsed().as_secs_f64();
+        Ok(ShardAggregate { partial: partial_bytes(backend, &keys.header, &loaded.rows, &aggregates)?, aggregate_s })
     })
 }
 

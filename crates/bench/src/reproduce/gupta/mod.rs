@@ -1,7 +1,7 @@
 //! Gupta et al.'s reproduction (`pimhe bench reproduce gupta`): BFV ciphertext vector addition
 //! and multiplication on the paper's UPMEM system (shared/seeds/002_*, Fig. 1 and section 4.2)
-//! with pimhe's RNS kernels, beside the CPU measured here and the speed-up ranges the text
-//! states.
+//! with pimhe's RNS kernels, and the statistics workloads of Fig. 2 (section 4.3), beside the
+//! CPU measured here and the speed-up ranges the text states.
 //!
 //! - **Fig. 1**: vector addition of 20,480 .. 327,680 ciphertexts and multiplication of
 //!   5,120 .. 81,920 at the paper's three widths, N = 1024 / 2048 / 4096 with 27 / 54 / 109-bit
@@ -24,12 +24,17 @@
 //!   addition, the i5-8250U's bandwidth bound; and SEAL, from the JSON that
 //!   `bench/compare/gupta_seal.py` prints (`seal_json`; the reproduction runs no Python).
 //!
+//! - **Fig. 2**: mean, variance and linear regression end to end with pimhe's encrypted
+//!   statistics at 109 bits, PIM priced from representative systems, CPU measured, SEAL
+//!   composed ([`fig2`]).
+//!
 //! `--quick` runs small counts on a 12-DPU system and emulates every row's whole system as
 //! well, failing when the priced time and the emulated one differ by more than
 //! [`PRICING_TOLERANCE`].
 
 pub mod cpu;
 pub mod dpu;
+pub mod fig2;
 pub mod published;
 mod report;
 
@@ -47,8 +52,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{BenchError, Result};
 use crate::measure::machine::CpuFacts;
 use dpu::{emulate, paper_model, CtOp, SharePricer};
+use fig2::{fig2_model, fig2_row, Fig2Setup};
+use pimhe_pim::model::ModelVersion;
 use published::{ADD_CIPHERTEXTS, MUL_CIPHERTEXTS, PAPER_CPU_PEAK_BYTES_PER_S, PAPER_DPUS, PAPER_DPU_HZ};
 
+pub use fig2::{Fig2Point, Fig2Row};
 pub use report::{Fig1Row, Gupta, GuptaReport, SweepRow};
 
 /// Bits of each RNS limb's prime: 27, the paper's smallest width, so that 1, 2 and 4 limbs
@@ -157,7 +165,11 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
     let cpu_backend = CpuBackend::new(Some(threads))?;
     let machine = CpuFacts::this_machine(threads);
     let dpus = config.dpus();
-    progress.start(2 * WIDTHS.len() as u64 + 1, "gupta: Fig. 1 rows and the tasklet sweep");
+    let fig2_points = fig2::points(config.quick);
+    progress.start(
+        2 * WIDTHS.len() as u64 + 1 + fig2_points.len() as u64,
+        "gupta: Fig. 1 rows, the tasklet sweep and Fig. 2's workloads",
+    );
     let mut rows = Vec::new();
     let mut measurements = Vec::new();
     for op in CtOp::ALL {
@@ -200,6 +212,23 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
     }
     let sweep = tasklet_sweep(&mut pricer, config, dpus)?;
     progress.advance(1);
+    let stats_model = ModelVersion::default();
+    let setup = Fig2Setup {
+        dpus,
+        model: stats_model,
+        cpu: &cpu_backend,
+        skip_cpu: config.skip_cpu,
+        emulate_whole: config.quick,
+        threads: Some(threads),
+        repeat: config.repeat,
+        seal: seal.iter().find(|s| s.coefficient_bits == WIDTHS[2].coefficient_bits),
+        seed: config.seed,
+    };
+    let mut fig2 = Vec::with_capacity(fig2_points.len());
+    for point in &fig2_points {
+        fig2.push(fig2_row(point, &setup)?);
+        progress.advance(1);
+    }
     progress.finish();
     Ok(GuptaReport {
         model: model.label(),
@@ -213,6 +242,8 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         cpu: measurements,
         sweep,
         emulations: pricer.emulations,
+        fig2_model: fig2_model(stats_model)?.label(),
+        fig2,
     })
 }
 

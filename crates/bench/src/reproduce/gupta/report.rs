@@ -3,14 +3,18 @@
 //! [`Comparison`].
 
 use pimhe_workloads::progress::Progress;
+use pimhe_workloads::stats::Statistic;
 use serde::Serialize;
 
 use super::cpu::{CpuMeasurement, SealWidth};
 use super::dpu::CtOp;
-use super::published::{StatedRange, Versus, FIG1_RANGES, FIG2_RANGES, PAPER_SATURATION_TASKLETS};
+use super::fig2::{Fig2Row, CPU_SAMPLE_ROWS, QUICK_SAMPLES_DIVISOR};
+use super::published::{
+    StatedRange, Versus, FIG1_RANGES, FIG2_RANGES, PAPER_SATURATION_TASKLETS, SINGLE_FIGURE_TOLERANCE,
+};
 use super::{reproduce, GuptaConfig};
 use crate::error::Result;
-use crate::format::Render;
+use crate::format::{format_seconds, Render};
 use crate::reproduce::{Basis, Comparison, Reproduction};
 
 /// Tasklets "saturate" from the fewest whose kernel time is within this fraction of the best.
@@ -107,6 +111,10 @@ pub struct GuptaReport {
     pub sweep: Vec<SweepRow>,
     /// Shares emulated (each checked against the cpu backend).
     pub emulations: usize,
+    /// The model of Fig. 2's rows (the default version at the paper's clock).
+    pub fig2_model: String,
+    /// Fig. 2's rows: mean, variance by users, then the regressions.
+    pub fig2: Vec<Fig2Row>,
 }
 
 impl GuptaReport {
@@ -195,6 +203,60 @@ impl Render for GuptaReport {
                 );
             }
         }
+        text + &self.render_fig2()
+    }
+}
+
+impl GuptaReport {
+    /// Fig. 2's table: per point the plaintext moduli, the chosen placement and the modeled
+    /// kernel time beside the copies, the CPU measured and SEAL composed.
+    fn render_fig2(&self) -> String {
+        if self.fig2.is_empty() {
+            return String::new();
+        }
+        let mut text = format!(
+            "\n\nFig. 2 (BFV N = 4096, 109 bits; {} DPUs at {:.0} MHz, {}): the server step of pimhe's statistics, \
+             the client's encryption excluded. Each placement priced from a representative system with the busiest \
+             DPU's share of rows (its result equal to the cpu backend's); CPU measured on the first rows (up to {}) \
+             and scaled linearly; runs of at most that many rows decrypted and checked against the plaintext (*)",
+            self.dpus,
+            self.dpu_hz / 1e6,
+            self.fig2_model,
+            CPU_SAMPLE_ROWS
+        );
+        text += "\n  workload         rows  moduli  placement         share  kernel ms  copy-in ms  copy-out ms     CPU ms  speedup    SEAL ms";
+        for r in &self.fig2 {
+            text += &format!(
+                "\n  {:<14} {:>6}  {:>6}  {:<16}  {:>5}  {:>9}  {:>10}  {:>11}  {:>9}  {:>7}  {:>9}",
+                format!("{}{}", r.point.id(), if r.checked_against_plaintext { "*" } else { "" }),
+                r.rows,
+                r.plain_moduli.len(),
+                r.plan.chosen,
+                r.share,
+                ms(r.kernel_s),
+                ms(r.transfer_s),
+                ms(r.retrieve_s),
+                r.cpu_s.map_or("-".to_string(), ms),
+                r.speedup.map_or("-".to_string(), |x| format!("{x:.1}x")),
+                r.seal_s.map_or("-".to_string(), ms),
+            );
+            if let Some(whole) = r.whole_system_compute_s {
+                text += &format!("  (whole system emulated: compute {} ms)", ms(whole));
+            }
+        }
+        text += "\n  placements priced (DPU time and copies plus host fallbacks by seal-host@1):";
+        for r in &self.fig2 {
+            let priced: Vec<String> = r
+                .plan
+                .candidates
+                .iter()
+                .map(|c| match (c.planned_s, &c.stopped) {
+                    (Some(s), _) => format!("{} {}", c.mode, format_seconds(s)),
+                    (None, why) => format!("{} {}", c.mode, why.as_deref().unwrap_or("refused")),
+                })
+                .collect();
+            text += &format!("\n    {}: {}", r.point.id(), priced.join(", "));
+        }
         text
     }
 }
@@ -215,7 +277,8 @@ impl Reproduction for Gupta {
 
     /// The saturation point of the tasklet sweep, every Fig. 1 range beside each matching row
     /// (over the CPU: judged against the range; over SEAL and the GPU: not judged, with why),
-    /// and Fig. 2's ranges (not judged: not reproduced yet).
+    /// and every Fig. 2 range beside each matching workload row (over the CPU and SEAL measured
+    /// here: judged; over the GPU: not), with the paper's constant PIM time over users.
     fn comparison(report: &GuptaReport) -> Vec<Comparison> {
         let modeled = Basis::Modeled { model: report.model.clone() };
         let mut rows = Vec::new();
@@ -318,13 +381,7 @@ impl Reproduction for Gupta {
                 }
             }
         }
-        for range in &FIG2_RANGES {
-            let id = format!("{}-{}", range.id, range.versus.id());
-            rows.push(
-                range_row(range, id, "the paper's user counts".to_string(), None, speedup_basis.clone())
-                    .unjudged("Fig. 2 (the statistics workloads) is not reproduced yet"),
-            );
-        }
+        rows.extend(fig2_comparisons(report));
         if report.quick {
             let why = "a --quick run (1/1024 of the paper's counts on 12 DPUs, a self-check): run without --quick \
                        to judge";
@@ -431,5 +488,119 @@ fn saturation_cause(op: CtOp, tasklets: f64) -> String {
         )
     } else {
         format!("the modeled {} kernel keeps improving past 11 tasklets: uneven chunks per tasklet", op.name())
+    }
+}
+
+/// Fig. 2's rows: each stated range beside every workload row it covers, and 4.3's "PIM
+/// execution time remains constant for different numbers of users" as the ratio of the
+/// largest user count's kernel time to the smallest's.
+fn fig2_comparisons(report: &GuptaReport) -> Vec<Comparison> {
+    let basis = |over: &str| Basis::Modeled {
+        model: format!("{} kernel time of the statistics' server step over {over}", report.fig2_model),
+    };
+    // A --quick regression's samples per user are the paper's divided.
+    let paper_samples = |r: &Fig2Row| r.point.samples_per_user * if report.quick { QUICK_SAMPLES_DIVISOR } else { 1 };
+    let mut rows = Vec::new();
+    for range in &FIG2_RANGES {
+        let covers = |r: &&Fig2Row| match range.id {
+            "fig2-mean" => r.point.statistic == Statistic::Mean,
+            "fig2-variance" => r.point.statistic == Statistic::Variance,
+            "fig2-linreg-32" => r.point.statistic == Statistic::Linreg && paper_samples(r) == 32,
+            "fig2-linreg-64" => r.point.statistic == Statistic::Linreg && paper_samples(r) == 64,
+            _ => true,
+        };
+        for r in report.fig2.iter().filter(covers) {
+            let id = format!("{}-{}-{}", range.id, range.versus.id(), r.point.id());
+            let at = format!("{} rows", r.rows);
+            rows.push(match range.versus {
+                Versus::Cpu => {
+                    let row =
+                        range_row(range, id, format!("{at}, CPU measured here"), r.speedup, basis(&report.cpu_machine));
+                    match r.speedup {
+                        Some(s) => row.judged(range.tolerance(), Some(fig2_miss_cause(range, r, s))),
+                        None => row.unjudged("the CPU was not measured in this run (--skip-cpu)"),
+                    }
+                }
+                Versus::Seal => {
+                    let ours = r.seal_s.map(|s| s / r.kernel_s);
+                    let over = "SEAL's per-ciphertext add and multiply measured here by bench/compare/gupta_seal.py \
+                                (109 bits, one thread) times the workload's operations";
+                    let row = range_row(range, id, format!("{at}, SEAL composed"), ours, basis(over));
+                    match ours {
+                        Some(s) => row.judged(range.tolerance(), Some(fig2_miss_cause(range, r, s))),
+                        None => row.unjudged(not_measured(Versus::Seal)),
+                    }
+                }
+                Versus::Gpu => range_row(range, id, at, None, basis("a GPU")).unjudged(not_measured(Versus::Gpu)),
+            });
+        }
+    }
+    for statistic in [Statistic::Mean, Statistic::Variance] {
+        let by_users: Vec<&Fig2Row> = report.fig2.iter().filter(|r| r.point.statistic == statistic).collect();
+        let (Some(first), Some(last)) = (by_users.first(), by_users.last()) else { continue };
+        let ours = last.kernel_s / first.kernel_s;
+        rows.push(
+            Comparison::new(
+                format!("fig2-{}-pim-time-over-users", statistic.name()),
+                format!(
+                    "PIM kernel time at {} users over {} users, {}",
+                    last.point.users,
+                    first.point.users,
+                    statistic.name()
+                ),
+                "x",
+                "4.3: \"PIM execution time remains constant for different numbers of users\"",
+                Some(1.0),
+                Some(ours),
+                basis("itself at the fewest users"),
+            )
+            .judged(
+                SINGLE_FIGURE_TOLERANCE,
+                Some(format!(
+                    "pimhe's server step grows with the rows on the DPUs: {} rows fill {} DPUs' groups {:.1}x as deep \
+                     as {} rows (the paper's time stays flat, it says, by using more PIM cores as users grow; on a \
+                     full system that only holds below one ciphertext per DPU)",
+                    last.rows,
+                    report.dpus,
+                    last.rows as f64 / first.rows as f64,
+                    first.rows
+                )),
+            ),
+        );
+    }
+    rows
+}
+
+/// Why a Fig. 2 speed-up over the CPU or SEAL falls outside `range`.
+fn fig2_miss_cause(range: &StatedRange, row: &Fig2Row, speedup: f64) -> String {
+    let side = if speedup > range.high { "above" } else { "below" };
+    let moduli = if row.plain_moduli.len() > 1 {
+        format!(
+            " pimhe runs the server step once per plaintext modulus ({} here, so that the exact totals fit the noise \
+             budget at 109 bits), on both sides.",
+            row.plain_moduli.len()
+        )
+    } else {
+        String::new()
+    };
+    match row.point.statistic {
+        Statistic::Mean if speedup > range.high => format!(
+            "above the range: the mean is additions only, memory-bound on both sides, so the speed-up is the DPUs' \
+             bandwidth over the other side's (as Fig. 1's additions).{moduli}"
+        ),
+        Statistic::Mean => format!(
+            "below the range: {} ciphertexts are a few MB, so the modeled kernel ({:.1} ms) is mostly the launches \
+             and the {} rows on the busiest DPU, while the CPU adds them within its caches; the paper's speed-ups \
+             need its CPU code's slower adds of 128-bit words.{moduli}",
+            row.rows,
+            row.kernel_s * 1e3,
+            row.share
+        ),
+        Statistic::Variance | Statistic::Linreg => format!(
+            "{side} the range: the products are pimhe's full BFV multiplication (BEHZ base extension, tensor, \
+             scaling; NTTs on the DPUs, placement {}, {} host fallbacks) where the paper's DPUs ran a schoolbook \
+             product and its CPU code 128-bit Karatsuba, and the CPU side here is pimhe's RNS/NTT backend.{moduli}",
+            row.plan.chosen, row.fallbacks
+        ),
     }
 }
