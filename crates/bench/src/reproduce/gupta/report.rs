@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::cpu::{CpuMeasurement, SealWidth};
 use super::dpu::CtOp;
+use super::multiword::{self, MultiwordRow};
 use super::published::{StatedRange, Versus, FIG1_RANGES, FIG2_RANGES, PAPER_SATURATION_TASKLETS};
 use super::{reproduce, GuptaConfig};
 use crate::error::Result;
@@ -101,6 +102,8 @@ pub struct GuptaReport {
     pub seal: Vec<SealWidth>,
     /// Fig. 1's rows, addition then multiplication, by width and count.
     pub rows: Vec<Fig1Row>,
+    /// Fig. 1's rows again in the paper's multi-word representation on the same DPUs.
+    pub multiword: Vec<MultiwordRow>,
     /// The CPU measurements the rows' `cpu_s` are scaled from.
     pub cpu: Vec<CpuMeasurement>,
     /// The tasklet sweep.
@@ -179,6 +182,7 @@ impl Render for GuptaReport {
                 w.mul_s_per_ciphertext * 1e6
             );
         }
+        text += &multiword::render(&self.multiword);
         text += "\n\nTasklet sweep (109 bits, the largest count; modeled kernel ms)\n  tasklets  add ms      mul ms";
         let at = |op: CtOp, t: u32| self.sweep.iter().find(|r| r.op == op && r.tasklets == t).map(|r| r.kernel_s);
         let tasklets: std::collections::BTreeSet<u32> = self.sweep.iter().map(|r| r.tasklets).collect();
@@ -318,6 +322,7 @@ impl Reproduction for Gupta {
                 }
             }
         }
+        rows.extend(multiword::comparisons(&report.multiword, &report.model, &report.cpu_machine, range_row));
         for range in &FIG2_RANGES {
             let id = format!("{}-{}", range.id, range.versus.id());
             rows.push(
