@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::counts::DpuCounts;
 use crate::emulator::{DpuSet, EmulatorConfig, EmulatorError, LaunchReport};
-use crate::layout::{prime_image, prime_tables, MramLayout, PimheCommand, Variant, N_MIN};
+use crate::layout::{prime_image, prime_tables, LayoutError, MramLayout, PimheCommand, Variant, N_MIN};
 use crate::raw_poly::even_ranges;
 
 /// The prime that heads a multi-word launch: the kernel checks a header before any command,
@@ -101,6 +101,9 @@ pub enum MultiwordError {
         /// Bytes of MRAM.
         mram: usize,
     },
+    /// The launch's header or command image could not be built.
+    #[error("the launch's image: {0}")]
+    Layout(#[from] LayoutError),
     /// The emulator failed.
     #[error(transparent)]
     Emulator(#[from] EmulatorError),
@@ -183,7 +186,7 @@ pub struct MwRun {
 /// assert_eq!(pimhe_pim::multiword::ranges(10, 3).unwrap(), [(0, 4), (4, 8), (8, 10)]);
 /// ```
 pub fn ranges(len: usize, dpus: usize) -> Result<Vec<(usize, usize)>, MultiwordError> {
-    if len < 2 || len % 2 != 0 {
+    if len < 2 || !len.is_multiple_of(2) {
         return Err(MultiwordError::Length { len });
     }
     if dpus == 0 || dpus > len / 2 {
@@ -283,7 +286,7 @@ fn load(
     len: usize,
     variant: Variant,
 ) -> Result<Operands, MultiwordError> {
-    let tables = prime_tables(HEADER_PRIME, N_MIN).expect("7681 = 1 mod 32 heads a launch");
+    let tables = prime_tables(HEADER_PRIME, N_MIN)?;
     let layout = MramLayout::new(N_MIN, 1);
     let record = modulus.record();
     let operand_bytes = 4 * modulus.words * len;
@@ -299,7 +302,7 @@ fn load(
         MwOp::Add => PimheCommand::mw_add(dst as u32, a as u32, b as u32, record_at as u32, w, count),
         MwOp::Mul => PimheCommand::mw_mul(dst as u32, a as u32, b as u32, record_at as u32, w, count),
     };
-    let image = prime_image(&tables, variant, &layout, &[command]).expect("the header prime's image");
+    let image = prime_image(&tables, variant, &layout, &[command])?;
     set.write(d, 0, &image)?;
     set.write_u32s(d, record_at, &record)?;
     Ok(Operands { a, b, dst })
