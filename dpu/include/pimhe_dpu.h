@@ -98,8 +98,18 @@
 #define PIMHE_OP_RAW_ADD 17u
 #define PIMHE_OP_RAW_MUL 18u
 #define PIMHE_OP_RAW_CONV 19u
+/* Multi-word (non-RNS) coefficients (Gupta et al.; dpu/kernels/multiword.h): `count` (even)
+ * coefficients of w = src[3] (1, 2 or 4) little-endian 32-bit words each, modulo the q of the
+ * record at src[2] (8-aligned, 2w + 2 words): q (w words, top word nonzero), a zero word, then
+ * mu = floor(2^(64 w) / q) (w + 1 words). The header only heads the launch; its q plays no
+ * part. Operands below q.
+ * MW_ADD: dst0[j] := src0[j] + src1[j] mod q.  MW_MUL: dst0[j] := src0[j] * src1[j] mod q
+ * (barrett variant: schoolbook product; best: Karatsuba; both reduced by Barrett with mu).
+ * Bad operands (w, odd count, flags set, an operand past 2^32, a bad record): ERR_OPERAND. */
+#define PIMHE_OP_MW_ADD 24u
+#define PIMHE_OP_MW_MUL 25u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_RAW_CONV
+#define PIMHE_OP_LAST PIMHE_OP_MW_MUL
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u

@@ -116,6 +116,13 @@
  * q = 1 mod 2^(L+1) give 4q + 2^L < 2^32. (x + m q) is divisible by 2^L,
  * y = (x + m q) / 2^L < q (1 + 4 / 2^L) < 2q. */
 #define COST_MUL_POW2INV (2 * COST_ALU + 2 * COST_ALU + 6 * COST_MUL8 + 5 * COST_ALU + COST_ALU) /* 16 */
+/* multiword.h's steps over words of a multi-word (non-RNS) coefficient:
+ * one word of an add or subtract: two lw, add/addc (sub/subc) [ISA], a sw, a loop iteration; */
+#define COST_MW_WORD (2 * COST_LOAD + COST_ALU + COST_STORE + COST_LOOP) /* 6 */
+/* one product of a schoolbook column, besides the COST_MUL32_64 product itself: the two words
+ * and the running column word loaded, product + word + carry (add, addc, add, addc), the word
+ * stored, a loop iteration. */
+#define COST_MW_PRODUCT (3 * COST_LOAD + 4 * COST_ALU + COST_STORE + COST_LOOP) /* 10 */
 /* 64-bit division (constants checked or derived once per launch, never in a loop): one
  * div_step instruction per quotient bit (64) + setup and sign handling. */
 #define COST_DIV64 80

@@ -47,6 +47,7 @@
  *                   SUB_MULC and conversion.h's BCONV, DIVIDE_LAST (across primes);
  *   automorphism.h  AUTOMORPHISM;
  *   raw_poly.h      RAW_ADD, RAW_MUL, RAW_CONV (one polynomial over coefficient ranges, MHY+).
+ *   multiword.h     MW_ADD, MW_MUL (multi-word non-RNS coefficients, Gupta et al.).
  * This file keeps the header checks (setup), SET_PRIME (set_prime), the command checks and
  * dispatch (run_command) and the command loop (main).
  *
@@ -75,6 +76,7 @@ BARRIER_INIT(pimhe_barrier, NR_TASKLETS);
 #include "elementwise.h"  /* ADD .. TENSOR, and the fused kernels of ew_fused.h */
 #include "automorphism.h" /* AUTOMORPHISM */
 #include "raw_poly.h"     /* RAW_ADD, RAW_MUL, RAW_CONV */
+#include "multiword.h"    /* MW_ADD, MW_MUL */
 
 /* ------------------------------------------------------------------------------------------ */
 /* setup, validation and the command loop                                                       */
@@ -215,6 +217,14 @@ static uint32_t run_command(ctx_t *c) {
         COST(COST_STORE);
         c->bitrev_ready = 0; /* the command overwrites the work area */
         return raw_poly_command(c);
+    }
+    if (op > PIMHE_OP_RAW_CONV && op < PIMHE_OP_MW_ADD) {
+        return PIMHE_ERR_OPCODE; /* 20 ..= 23: not assigned on this branch */
+    }
+    if (multiword_op(op)) {
+        COST(COST_STORE);
+        c->bitrev_ready = 0; /* the command overwrites the work area */
+        return multiword_command(c);
     }
     const uint32_t srcs = op == PIMHE_OP_TENSOR ? 4u
                           : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT || op == PIMHE_OP_MULC ||

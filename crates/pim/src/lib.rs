@@ -13,5 +13,6 @@ pub mod emulator;
 pub mod hardware;
 pub mod layout;
 pub mod model;
+pub mod multiword;
 pub mod raw_poly;
 pub mod runtime;

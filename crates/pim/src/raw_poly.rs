@@ -111,16 +111,22 @@ pub fn coefficient_ranges(n: usize, dpus: usize) -> Result<Vec<(usize, usize)>, 
     if dpus == 0 || dpus > n / 2 {
         return Err(RawPolyError::Dpus { n, dpus });
     }
-    let (pairs, extra) = (n / 2 / dpus, n / 2 % dpus);
+    Ok(even_ranges(n, dpus))
+}
+
+/// `len` (even) items over `dpus` (1 ..= len / 2) DPUs: ranges of even lengths, as equal as
+/// that allows, the longer first ([`coefficient_ranges`] and `multiword`'s split).
+pub(crate) fn even_ranges(len: usize, dpus: usize) -> Vec<(usize, usize)> {
+    let (pairs, extra) = (len / 2 / dpus, len / 2 % dpus);
     let mut start = 0;
-    Ok((0..dpus)
+    (0..dpus)
         .map(|d| {
             let end = start + 2 * (pairs + usize::from(d < extra));
             let range = (start, end);
             start = end;
             range
         })
-        .collect())
+        .collect()
 }
 
 /// Bytes each DPU receives (host -> DPU) and returns (DPU -> host) for `op` on `n`

@@ -1,5 +1,5 @@
 //! Shared helpers of the emulator tests: images, operands, CPU oracles, the PIM.md cycle model.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use pimhe_pim::counts::DpuCounts;
 use pimhe_pim::emulator::{DpuSet, EmulatorConfig};

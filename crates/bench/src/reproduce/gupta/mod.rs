@@ -35,6 +35,7 @@
 pub mod cpu;
 pub mod dpu;
 pub mod fig2;
+pub mod multiword;
 pub mod published;
 mod report;
 
@@ -210,6 +211,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
             progress.advance(1);
         }
     }
+    let multiword = multiword::rows(&mut pricer, &rows, dpus, TASKLETS)?;
     let sweep = tasklet_sweep(&mut pricer, config, dpus)?;
     progress.advance(1);
     let stats_model = ModelVersion::default();
@@ -239,6 +241,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         cpu_machine: format!("{} ({} threads), pimhe cpu backend", machine.name, threads),
         seal: seal.clone(),
         rows,
+        multiword,
         cpu: measurements,
         sweep,
         emulations: pricer.emulations,

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::cpu::{CpuMeasurement, SealWidth};
 use super::dpu::CtOp;
 use super::fig2::{Fig2Row, CPU_SAMPLE_ROWS, QUICK_SAMPLES_DIVISOR};
+use super::multiword::{self, MultiwordRow};
 use super::published::{
     StatedRange, Versus, FIG1_RANGES, FIG2_RANGES, PAPER_SATURATION_TASKLETS, SINGLE_FIGURE_TOLERANCE,
 };
@@ -105,6 +106,8 @@ pub struct GuptaReport {
     pub seal: Vec<SealWidth>,
     /// Fig. 1's rows, addition then multiplication, by width and count.
     pub rows: Vec<Fig1Row>,
+    /// Fig. 1's rows again in the paper's multi-word representation on the same DPUs.
+    pub multiword: Vec<MultiwordRow>,
     /// The CPU measurements the rows' `cpu_s` are scaled from.
     pub cpu: Vec<CpuMeasurement>,
     /// The tasklet sweep.
@@ -187,6 +190,7 @@ impl Render for GuptaReport {
                 w.mul_s_per_ciphertext * 1e6
             );
         }
+        text += &multiword::render(&self.multiword);
         text += "\n\nTasklet sweep (109 bits, the largest count; modeled kernel ms)\n  tasklets  add ms      mul ms";
         let at = |op: CtOp, t: u32| self.sweep.iter().find(|r| r.op == op && r.tasklets == t).map(|r| r.kernel_s);
         let tasklets: std::collections::BTreeSet<u32> = self.sweep.iter().map(|r| r.tasklets).collect();
@@ -381,6 +385,7 @@ impl Reproduction for Gupta {
                 }
             }
         }
+        rows.extend(multiword::comparisons(&report.multiword, &report.model, &report.cpu_machine, range_row));
         rows.extend(fig2_comparisons(report));
         if report.quick {
             let why = "a --quick run (1/1024 of the paper's counts on 12 DPUs, a self-check): run without --quick \

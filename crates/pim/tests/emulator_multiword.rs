@@ -1,0 +1,256 @@
+//! MW_ADD and MW_MUL (dpu/kernels/multiword.h, Gupta et al.'s multi-word non-RNS
+//! coefficients) on the emulator against big-integer arithmetic on the host (num-bigint):
+//! moduli of 1, 2 and 4 words (the paper's 27-, 54- and 109-bit widths and full-word ones),
+//! both variants (schoolbook and Karatsuba products), odd DPU counts, 1, 16 and 24 tasklets,
+//! edge values (0, q - 1, all-ones words that carry across every word); bad input refused;
+//! the counted instructions per coefficient against a hand count from cost.h.
+
+mod emulator_support;
+
+use emulator_support::{set, Dpu};
+use num_bigint::BigUint;
+use pimhe_pim::emulator::{EmulatorConfig, EmulatorError};
+use pimhe_pim::layout::{status, PimheCommand, Variant};
+use pimhe_pim::multiword::{range_counts, ranges, run, MultiwordError, MultiwordModulus, MwOp};
+
+/// Moduli: the paper's widths (27, 54, 109 bits: 2^k minus the smallest c making q prime is
+/// not needed, Barrett takes any q) and ones that fill their words to the top bit.
+const MODULI: [u128; 6] =
+    [(1 << 27) - 39, u32::MAX as u128 - 4, (1 << 54) - 33, u64::MAX as u128 - 58, (1 << 109) - 1, u128::MAX - 158];
+
+fn oracle(op: MwOp, a: &[u128], b: &[u128], q: u128) -> Vec<u128> {
+    let q = BigUint::from(q);
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| {
+            let (x, y) = (BigUint::from(x), BigUint::from(y));
+            let r = match op {
+                MwOp::Add => (x + y) % &q,
+                MwOp::Mul => (x * y) % &q,
+            };
+            r.to_u64_digits().iter().rev().fold(0u128, |acc, &d| (acc << 64) | d as u128)
+        })
+        .collect()
+}
+
+/// `len` pseudo-random values below q (xorshift64*, four draws a value), with edge values at
+/// both ends and in the middle: q - 1, 0, and all-ones words (2^(32 k) - 1 below q, whose sums
+/// and products carry through every word).
+fn operands(len: usize, q: u128, seed: u64) -> (Vec<u128>, Vec<u128>) {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut draw = || {
+        let mut x = 0u128;
+        for _ in 0..2 {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            x = (x << 64) | s.wrapping_mul(0x2545_f491_4f6c_dd1d) as u128;
+        }
+        x % q
+    };
+    let (mut a, mut b): (Vec<u128>, Vec<u128>) =
+        ((0..len).map(|_| draw()).collect(), (0..len).map(|_| draw()).collect());
+    let ones = (1..=4).map(|k| if k == 4 { u128::MAX } else { (1u128 << (32 * k)) - 1 }).filter(|&x| x < q).max();
+    let ones = ones.unwrap_or(q - 1);
+    let edges = [(q - 1, q - 1), (0, q - 1), (ones, ones), (q - 1, ones)];
+    for (k, &(x, y)) in edges.iter().enumerate() {
+        for i in [k, len / 2 + k, len - 1 - k] {
+            if i < len {
+                (a[i], b[i]) = (x, y);
+            }
+        }
+    }
+    (a, b)
+}
+
+#[test]
+fn every_op_matches_big_integers_over_widths_odd_dpu_counts_and_tasklets() {
+    let configs = [EmulatorConfig::default(), EmulatorConfig::v1a(), EmulatorConfig::default().with_tasklets(1)];
+    // (coefficients, DPUs): 2 per DPU, unequal ranges, several chunks per tasklet, one DPU.
+    let shapes = [(6, 3), (30, 5), (98, 7), (2050, 3), (64, 1)];
+    for &q in &MODULI {
+        let modulus = MultiwordModulus::new(q).unwrap();
+        for op in MwOp::ALL {
+            for &(len, dpus) in &shapes {
+                for (k, config) in configs.iter().enumerate() {
+                    if k > 0 && len > 100 {
+                        continue; // the long shape at the default tasklets only: seconds
+                    }
+                    for variant in Variant::ALL {
+                        let (a, b) = operands(len, q, len as u64 * 131 + dpus as u64);
+                        let out = run(op, &modulus, &a, &b, dpus, config.clone(), variant).unwrap();
+                        let what =
+                            format!("{op:?} q={q} len={len} dpus={dpus} {variant:?} tasklets={}", config.tasklets);
+                        assert_eq!(out.result, oracle(op, &a, &b, q), "{what}");
+                        assert_eq!(out.report.dpus.len(), dpus, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn all_q_minus_one_and_all_ones_are_exact() {
+    // (q - 1)^2 and (2^(32w) - 1 mod q)^2: the largest products, every Barrett trial subtraction.
+    for &q in &MODULI {
+        let modulus = MultiwordModulus::new(q).unwrap();
+        for x in [q - 1, q / 2, q - 2] {
+            let a = vec![x; 8];
+            for variant in Variant::ALL {
+                for op in MwOp::ALL {
+                    let out = run(op, &modulus, &a, &a, 2, EmulatorConfig::default(), variant).unwrap();
+                    assert_eq!(out.result, oracle(op, &a, &a, q), "{op:?} q={q} x={x} {variant:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_moduli_shapes_and_operands_are_refused() {
+    assert!(matches!(MultiwordModulus::new(1 << 80), Err(MultiwordError::Modulus { bits: 81, .. })));
+    assert_eq!(
+        MultiwordModulus::new(1).unwrap_err().to_string(),
+        "modulus 1 has 1 bits: the kernels take 2 <= q < 2^32 (1 word), 2^32 <= q < 2^64 (2 words) or 2^96 <= q < \
+         2^128 (4 words)"
+    );
+    let q = MultiwordModulus::new((1 << 54) - 33).unwrap();
+    let config = EmulatorConfig::default();
+    let a = vec![1u128; 8];
+    assert!(matches!(
+        run(MwOp::Add, &q, &a[..7], &a[..7], 1, config.clone(), Variant::Best),
+        Err(MultiwordError::Length { len: 7 })
+    ));
+    assert_eq!(
+        run(MwOp::Add, &q, &a, &a, 5, config.clone(), Variant::Best).unwrap_err().to_string(),
+        "5 DPUs for 8 coefficients: each DPU needs at least 2 (allowed: 1 ..= 4)"
+    );
+    let big = vec![q.value(); 8];
+    assert!(matches!(
+        run(MwOp::Mul, &q, &a, &big, 2, config.clone(), Variant::Barrett),
+        Err(MultiwordError::Operands { len: 8, .. })
+    ));
+    assert!(matches!(
+        range_counts(MwOp::Add, &q, 1 << 22, config, Variant::Best),
+        Err(MultiwordError::Capacity { .. })
+    ));
+    assert_eq!(ranges(10, 3).unwrap(), [(0, 4), (4, 8), (8, 10)]);
+}
+
+#[test]
+fn the_kernel_refuses_bad_commands_and_records_with_err_operand() {
+    let d = Dpu::new(7681, 16, 1);
+    let (record_at, data) = (d.at(0), d.at(1));
+    let q = MultiwordModulus::new((1 << 54) - 33).unwrap();
+    let good = q.record();
+    let mut wrong_mu = good.clone();
+    wrong_mu[3] ^= 1; // mu one off: b^4 - mu q leaves [0, q)
+    let mut low_top = good.clone();
+    low_top[1] = 0; // q's top word zero: not a 2-word modulus
+    let cases = [
+        (PimheCommand::mw_add(data, data, data, record_at, 3, 2), &good), // w = 3
+        (PimheCommand::mw_mul(data, data, data, record_at, 2, 3), &good), // odd count
+        (PimheCommand::mw_mul(data, data, data, record_at + 4, 2, 2), &good), // record not 8-aligned
+        (PimheCommand::mw_add(u32::MAX - 8, data, data, record_at, 2, 2), &good), // dst past 2^32
+        (PimheCommand { flags: 1, ..PimheCommand::mw_add(data, data, data, record_at, 2, 2) }, &good),
+        (PimheCommand::mw_mul(data, data, data, record_at, 2, 2), &wrong_mu),
+        (PimheCommand::mw_mul(data, data, data, record_at, 2, 2), &low_top),
+    ];
+    for (command, record) in cases {
+        let mut dpus = set(1, EmulatorConfig::default());
+        d.load(&mut dpus, 0, Variant::Barrett, &[command]);
+        dpus.write_u32s(0, record_at as usize, record).unwrap();
+        match dpus.launch(&[0]) {
+            Err(EmulatorError::KernelStatus { status: s, .. }) => assert_eq!(s, status::ERR_OPERAND, "{command:?}"),
+            other => panic!("{command:?}: {other:?}"),
+        }
+    }
+    // Opcodes 20 ..= 23 are not this kernel's: unknown.
+    let mut dpus = set(1, EmulatorConfig::default());
+    d.load(
+        &mut dpus,
+        0,
+        Variant::Barrett,
+        &[PimheCommand { opcode: 21, ..PimheCommand::mw_add(data, data, data, record_at, 2, 2) }],
+    );
+    assert!(matches!(dpus.launch(&[0]), Err(EmulatorError::KernelStatus { status: status::ERR_OPCODE, .. })));
+}
+
+/// cost.h: LOAD = STORE = ALU = BRANCH = 1, LOOP = 2, MUL32_64 = 35, MW_WORD = 6,
+/// MW_PRODUCT = 10. Per coefficient of the chunk loop: a loop iteration and two ALU (4).
+fn per_coefficient(op: MwOp, w: u64, variant: Variant) -> u64 {
+    let word = 6;
+    // mw_mul_school(na, nb, nout): zeroing (store + loop a word); per row a loop iteration,
+    // 3 ALU and a branch (6), MW_PRODUCT + MUL32_64 (45) a product, a store of the carry word
+    // when the row ends below nout.
+    let school = |na: u64, nb: u64, nout: u64| {
+        let rows: u64 =
+            (0..na.min(nout)).map(|i| 6 + 45 * nb.min(nout - i) + u64::from(i + nb.min(nout - i) < nout)).sum();
+        3 * nout + rows
+    };
+    // Karatsuba: a leaf is a branch, 2 loads, 2 stores and MUL32_64 (40); a level of n words,
+    // halves of h: a branch, four h-word subtractions, 4 ALU, z0 + z2 (n words), the signed
+    // middle term (n words and 5 more), x += mid (n + 1 words), the carry through h - 1 words
+    // (load, ALU, store, loop: 5 each) = 3 K(h) + 32 n + 12.
+    let karatsuba = |n: u64| -> u64 {
+        let mut k = 40;
+        let mut m = 2;
+        while m <= n {
+            k = 3 * k + 1 + 4 * word * (m / 2) + 4 + word * m + 5 + word * m + word * (m + 1) + 5 * (m / 2 - 1);
+            m *= 2;
+        }
+        k
+    };
+    // Barrett: q1 mu in full, q3 q to w + 1 words, r1 - r2, two trial subtractions (each a loop
+    // iteration, 2 ALU and a (w + 1)-word subtraction), the w-word copy (load, store, loop).
+    let barrett =
+        school(w + 1, w + 1, 2 * w + 2) + school(w + 1, w, w + 1) + word * (w + 1) + 2 * (4 + word * (w + 1)) + 4 * w;
+    4 + match (op, variant) {
+        // sum, trial difference, the select (3 ALU) and the w-word copy
+        (MwOp::Add, _) => 2 * word * w + 3 + 4 * w,
+        (MwOp::Mul, Variant::Barrett) => school(w, w, 2 * w) + barrett,
+        (MwOp::Mul, Variant::Best) => karatsuba(w) + barrett,
+    }
+}
+
+#[test]
+fn counted_instructions_per_coefficient_match_a_hand_count() {
+    // Worked values: add 23 / 39 / 71 at w = 1 / 2 / 4; Karatsuba K(1) = 40, K(2) = 196,
+    // K(4) = 729 (9 products of 35 instructions: 315).
+    assert_eq!([1, 2, 4].map(|w| per_coefficient(MwOp::Add, w, Variant::Best)), [23, 39, 71]);
+    let config = EmulatorConfig::default();
+    for &q in &[MODULI[0], MODULI[2], MODULI[4]] {
+        let modulus = MultiwordModulus::new(q).unwrap();
+        let w = modulus.words() as u64;
+        // A chunk is 2048 bytes of an operand, halved until both operands and the record fit
+        // the 3088-byte work area of 16 tasklets: 256, 128, 64 coefficients at w = 1, 2, 4.
+        let chunk = 256 / w;
+        for op in MwOp::ALL {
+            for variant in Variant::ALL {
+                let count =
+                    |len| range_counts(op, &modulus, len, config.clone(), variant).unwrap().total().instructions;
+                let (small, large) = (count(4096), count(8192));
+                let per = per_coefficient(op, w, variant);
+                let extra = large - small - 4096 * per;
+                let chunks = 4096 / chunk;
+                assert_eq!(extra % chunks, 0, "{op:?} w={w} {variant:?}: {} vs {per} a coefficient", large - small);
+                assert!(extra / chunks < 40, "{op:?} w={w} {variant:?}: {} instructions a chunk", extra / chunks);
+            }
+        }
+    }
+}
+
+#[test]
+fn one_dpu_alone_counts_what_it_counts_among_all_whatever_the_coefficients() {
+    let modulus = MultiwordModulus::new(MODULI[5]).unwrap();
+    for op in MwOp::ALL {
+        let (len, dpus) = (1000, 3);
+        let (a, b) = operands(len, modulus.value(), 77);
+        let out = run(op, &modulus, &a, &b, dpus, EmulatorConfig::default(), Variant::Best).unwrap();
+        for (d, (start, end)) in ranges(len, dpus).unwrap().into_iter().enumerate() {
+            let alone = range_counts(op, &modulus, end - start, EmulatorConfig::default(), Variant::Best).unwrap();
+            assert_eq!(alone, out.report.dpus[d].1, "{op:?} DPU {d}");
+        }
+    }
+}

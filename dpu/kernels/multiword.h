@@ -1,0 +1,291 @@
+/*
+ * multiword.h: Gupta et al.'s non-RNS coefficients (shared/seeds/002_*, section 3: "To
+ * represent 27-, 54-, and 109-bit coefficients, we use integers of 32, 64, and 128 bits"):
+ * a coefficient modulo one q of up to 128 bits held in w = 1, 2 or 4 little-endian 32-bit
+ * words, the DPU's native width, element-wise over a range of `count` coefficients as
+ * RAW_ADD / RAW_MUL do (pimhe_dpu.h has the operands):
+ *
+ *  - MW_ADD: dst[j] := a[j] + b[j] mod q: add/addc over the words (the paper's 64- and 128-bit
+ *    addition), then one trial subtraction of q, kept when it does not borrow.
+ *  - MW_MUL: dst[j] := a[j] b[j] mod q: the 2w-word product, then Barrett's reduction
+ *    (Handbook of Applied Cryptography, algorithm 14.42, base 2^32) with the host's
+ *    mu = floor(2^(64 w) / q) of w + 1 words. The product: the barrett variant multiplies
+ *    schoolbook (w^2 32x32->64 products), the best variant by Karatsuba (the paper's choice,
+ *    section 3 and its ref. [86]; 3^log2(w) = 1, 3, 9 products), subtractive so that the
+ *    half-differences never carry past their words.
+ *    Why Barrett: the paper names no q (SEAL's are NTT primes of no special form), so the
+ *    reduction must take any q; Barrett needs one precomputed constant and no change of
+ *    representation (Montgomery would keep the operands in its own domain); a special
+ *    q = 2^m - c would reduce by shifts and one small product instead, cheaper, but binds the
+ *    comparison to a modulus the paper never used. Its two products are schoolbook in both
+ *    variants: q1 mu in full ((w + 1)^2 products), q3 q truncated to its low w + 1 words.
+ *
+ * Every 32x32->64 product is mul32_64 (cost.h: COST_MUL32_64, DRAMatic's 35-instruction custom
+ * multiply from the 8x8 multiplier). A word step of an add, subtract or product column is
+ * charged its loads, its add/addc or sub/subc, its store and its loop iteration.
+ *
+ * The counts do not depend on the values: a Karatsuba half-difference and a trial subtraction
+ * compute both outcomes and select a pointer, so the emulator's counts price any operands (as
+ * raw_poly.h's do).
+ *
+ * WRAM: the modulus record (at most 10 words) and the a and b chunks in the tasklet's work
+ * area; a coefficient's product and temporaries on the stack: at the deepest, the chunk's 12
+ * words and two Karatsuba levels of 17 (46 words, 184 bytes, besides the frames) of the
+ * 512-byte STACK_SIZE_DEFAULT.
+ *
+ * Included by main.c after raw_poly.h; run_command calls multiword_command.
+ */
+#ifndef PIMHE_MULTIWORD_H
+#define PIMHE_MULTIWORD_H
+
+#include <stdint.h>
+
+#include "arith_common.h"
+#include "context.h"
+#include "cost.h"
+#include "dma.h"
+#include "pimhe_dpu.h"
+
+/* Widest coefficient, in words (128 bits). */
+#define MW_MAX_WORDS 4u
+/* Words of the modulus record: q (w), a zero word, mu (w + 1); 2w + 2, always even. */
+#define MW_RECORD_WORDS(w) (2u * (w) + 2u)
+/* Work-area words reserved for the record ahead of the chunks (an even count: 8-aligned). */
+#define MW_RECORD_RESERVE (MW_RECORD_WORDS(MW_MAX_WORDS) + 2u)
+
+static int multiword_op(uint32_t op) {
+    COST(2 * COST_ALU);
+    return op >= PIMHE_OP_MW_ADD && op <= PIMHE_OP_MW_MUL;
+}
+
+/* r := a + b over n words; the carry out. r may be a or b. */
+static uint32_t mw_add(uint32_t *r, const uint32_t *a, const uint32_t *b, uint32_t n) {
+    COST(n * COST_MW_WORD);
+    uint32_t carry = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t s = (uint64_t)a[i] + b[i] + carry;
+        r[i] = (uint32_t)s;
+        carry = (uint32_t)(s >> 32);
+    }
+    return carry;
+}
+
+/* r := a - b over n words (mod 2^(32 n)); the borrow out. r may be a or b. */
+static uint32_t mw_sub(uint32_t *r, const uint32_t *a, const uint32_t *b, uint32_t n) {
+    COST(n * COST_MW_WORD);
+    uint32_t borrow = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t d = (uint64_t)a[i] - b[i] - borrow;
+        r[i] = (uint32_t)d;
+        borrow = (uint32_t)(d >> 32) & 1u;
+    }
+    return borrow;
+}
+
+/* x := (a b) mod 2^(32 nout), schoolbook over the products a_i b_j with i + j < nout
+ * (nout <= na + nb); x must not overlap a or b. */
+static void mw_mul_school(uint32_t *x, const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
+                          uint32_t nout) {
+    COST(nout * (COST_STORE + COST_LOOP));
+    for (uint32_t k = 0; k < nout; k++) {
+        x[k] = 0;
+    }
+    for (uint32_t i = 0; i < na && i < nout; i++) {
+        const uint32_t cols = nb < nout - i ? nb : nout - i;
+        COST(COST_LOOP + 3 * COST_ALU + COST_BRANCH);
+        uint32_t carry = 0;
+        for (uint32_t j = 0; j < cols; j++) {
+            COST(COST_MW_PRODUCT);
+            /* (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1: the sum never overflows. */
+            const uint64_t t = mul32_64(a[i], b[j]) + x[i + j] + carry;
+            x[i + j] = (uint32_t)t;
+            carry = (uint32_t)(t >> 32);
+        }
+        if (i + cols < nout) {
+            COST(COST_STORE);
+            x[i + cols] = carry; /* still zero: row i - 1 reached word i - 1 + nb only */
+        }
+    }
+}
+
+/* x (2n words) := a b (n words each; n = 1, 2 or 4), subtractive Karatsuba on halves of
+ * h = n / 2 words, B = 2^(32 h):
+ *   a b = z2 B^2 + (z0 + z2 + (a0 - a1)(b1 - b0)) B + z0,  z0 = a0 b0, z2 = a1 b1,
+ * the middle product taken as |a0 - a1| |b1 - b0| (h words each) and added or subtracted by
+ * the signs. 3^log2(n) products of 32x32 words. */
+static void mw_karatsuba(uint32_t *x, const uint32_t *a, const uint32_t *b, uint32_t n) {
+    COST(COST_BRANCH);
+    if (n == 1u) {
+        COST(2 * COST_LOAD + 2 * COST_STORE);
+        const uint64_t p = mul32_64(a[0], b[0]);
+        x[0] = (uint32_t)p;
+        x[1] = (uint32_t)(p >> 32);
+        return;
+    }
+    const uint32_t h = n / 2u;
+    uint32_t da[2][MW_MAX_WORDS / 2u], db[2][MW_MAX_WORDS / 2u], p[MW_MAX_WORDS], mid[MW_MAX_WORDS + 1u];
+    mw_karatsuba(x, a, b, h);
+    mw_karatsuba(x + n, a + h, b + h, h);
+    /* Both differences of each half pair: the one that does not borrow is the magnitude. */
+    const uint32_t sa = mw_sub(da[0], a, a + h, h); /* a0 - a1; borrow: a0 < a1 */
+    (void)mw_sub(da[1], a + h, a, h);
+    const uint32_t sb = mw_sub(db[0], b + h, b, h); /* b1 - b0; borrow: b1 < b0 */
+    (void)mw_sub(db[1], b, b + h, h);
+    COST(4 * COST_ALU); /* h, the two pointer selects, the sign compare */
+    mw_karatsuba(p, da[sa], db[sb], h);
+    mid[n] = mw_add(mid, x, x + n, n); /* z0 + z2: n + 1 words */
+    /* add or subtract |a0 - a1| |b1 - b0| (same cost either way), into the top word */
+    COST(2 * COST_STORE + COST_BRANCH + COST_LOAD + COST_ALU);
+    if (sa == sb) {
+        mid[n] += mw_add(mid, mid, p, n);
+    } else {
+        mid[n] -= mw_sub(mid, mid, p, n);
+    }
+    /* x += mid B: n + 1 words, then the carry through the h - 1 words above them */
+    uint32_t carry = mw_add(x + h, x + h, mid, n + 1u);
+    COST((h - 1u) * (COST_LOAD + COST_ALU + COST_STORE + COST_LOOP));
+    for (uint32_t i = h + n + 1u; i < 2u * n; i++) {
+        const uint64_t s = (uint64_t)x[i] + carry;
+        x[i] = (uint32_t)s;
+        carry = (uint32_t)(s >> 32);
+    }
+}
+
+/* out (w words) := x mod q for x < q^2 (2w words), HAC 14.42 with b = 2^32, k = w:
+ *   q3 = floor(floor(x / b^(k-1)) mu / b^(k+1)),  r = (x - q3 q) mod b^(k+1),
+ * then r < 3q and two trial subtractions of q leave r < q. `record` is the modulus record:
+ * q and its zero word (q as k + 1 words), then mu. */
+static void mw_barrett(uint32_t *out, const uint32_t *x, const uint32_t *record, uint32_t w) {
+    const uint32_t *q = record, *mu = record + w + 1u;
+    uint32_t q2[2u * MW_MAX_WORDS + 2u], r2[MW_MAX_WORDS + 1u], r[2][MW_MAX_WORDS + 1u];
+    mw_mul_school(q2, x + w - 1u, w + 1u, mu, w + 1u, 2u * w + 2u);
+    mw_mul_school(r2, q2 + w + 1u, w + 1u, q, w, w + 1u);
+    (void)mw_sub(r[0], x, r2, w + 1u);
+    uint32_t cur = 0;
+    for (uint32_t s = 0; s < 2u; s++) {
+        COST(COST_LOOP + 2 * COST_ALU);
+        const uint32_t borrow = mw_sub(r[cur ^ 1u], r[cur], q, w + 1u);
+        cur ^= borrow ^ 1u; /* keep the difference unless it borrowed */
+    }
+    COST(w * (COST_LOAD + COST_STORE + COST_LOOP));
+    for (uint32_t i = 0; i < w; i++) {
+        out[i] = r[cur][i];
+    }
+}
+
+/* The command's operands are sound: w = src[3] is 1, 2 or 4; count even, no flags; the
+ * record 8-aligned; every operand inside the 32-bit MRAM address space. */
+static uint32_t multiword_check(const ctx_t *c) {
+    const pimhe_command_t *cmd = c->cmd;
+    const uint32_t w = cmd->src[3];
+    COST(16 * COST_ALU);
+    if ((w != 1u && w != 2u && w != 4u) || (cmd->count & 1u) != 0u || cmd->flags != 0u ||
+        (cmd->src[2] & 7u) != 0u) {
+        return PIMHE_ERR_OPERAND;
+    }
+    const uint64_t bytes = 4ull * w * cmd->count, limit = 0x100000000ull;
+    if ((uint64_t)cmd->src[0] + bytes > limit || (uint64_t)cmd->src[1] + bytes > limit ||
+        (uint64_t)cmd->dst[0] + bytes > limit || (uint64_t)cmd->src[2] + 4u * MW_RECORD_WORDS(w) > limit) {
+        return PIMHE_ERR_OPERAND;
+    }
+    return PIMHE_STATUS_OK;
+}
+
+/* The record is a modulus of w words and its Barrett constant: q's top word nonzero, its
+ * padding word zero, and 0 <= b^(2w) - mu q < q (mu = floor(b^(2w) / q)). */
+static uint32_t multiword_check_record(const uint32_t *record, uint32_t w) {
+    const uint32_t *q = record, *mu = record + w + 1u;
+    uint32_t y[2u * MW_MAX_WORDS + 1u], e[2u * MW_MAX_WORDS + 1u], t[MW_MAX_WORDS + 1u];
+    COST(4 * COST_ALU + 2 * COST_LOAD + 2 * COST_BRANCH);
+    if (q[w - 1u] == 0u || q[w] != 0u) {
+        return PIMHE_ERR_OPERAND;
+    }
+    mw_mul_school(y, mu, w + 1u, q, w, 2u * w + 1u);
+    COST((2u * w + 1u) * (COST_STORE + COST_LOOP));
+    for (uint32_t i = 0; i <= 2u * w; i++) {
+        e[i] = i == 2u * w; /* b^(2w) */
+    }
+    if (mw_sub(e, e, y, 2u * w + 1u) != 0u) {
+        return PIMHE_ERR_OPERAND; /* mu q > b^(2w) */
+    }
+    COST(w * (COST_LOAD + COST_ALU + COST_LOOP) + COST_BRANCH);
+    uint32_t high = 0;
+    for (uint32_t i = w + 1u; i <= 2u * w; i++) {
+        high |= e[i];
+    }
+    if (high != 0u || mw_sub(t, e, q, w + 1u) == 0u) {
+        return PIMHE_ERR_OPERAND; /* b^(2w) - mu q >= q */
+    }
+    return PIMHE_STATUS_OK;
+}
+
+/* MW_ADD or MW_MUL on `len` coefficients of w words: a (overwritten by the result) and b. */
+static void multiword_chunk(uint32_t op, uint32_t *a, const uint32_t *b, const uint32_t *record, uint32_t w,
+                            uint32_t len, int best) {
+    uint32_t x[2u * MW_MAX_WORDS], t[MW_MAX_WORDS];
+    for (uint32_t j = 0; j < len; j++) {
+        uint32_t *aj = a + j * w;
+        const uint32_t *bj = b + j * w;
+        COST(COST_LOOP + 2 * COST_ALU);
+        if (op == PIMHE_OP_MW_ADD) {
+            const uint32_t carry = mw_add(x, aj, bj, w);
+            const uint32_t borrow = mw_sub(t, x, record, w);
+            COST(3 * COST_ALU + w * (COST_LOAD + COST_STORE + COST_LOOP));
+            const uint32_t *r = (carry | (borrow ^ 1u)) ? t : x; /* a + b >= q: the difference */
+            for (uint32_t i = 0; i < w; i++) {
+                aj[i] = r[i];
+            }
+        } else {
+            if (best) {
+                mw_karatsuba(x, aj, bj, w);
+            } else {
+                mw_mul_school(x, aj, w, bj, w, 2u * w);
+            }
+            mw_barrett(aj, x, record, w);
+        }
+    }
+}
+
+/* MW_ADD or MW_MUL: the command's status. Chunks of at most 2048 bytes of each operand (fewer
+ * coefficients where that gives every tasklet one), dealt round-robin to the tasklets. */
+static uint32_t multiword_command(ctx_t *c) {
+    uint32_t status = multiword_check(c);
+    if (status != PIMHE_STATUS_OK) {
+        return status;
+    }
+    const pimhe_command_t *cmd = c->cmd;
+    const uint32_t w = cmd->src[3], op = cmd->opcode;
+    const int best = c->variant == PIMHE_VARIANT_BEST;
+    KERNEL_PHASE(op == PIMHE_OP_MW_ADD ? "mw_add" : "mw_mul");
+    uint32_t *record = c->area;
+    dma_read(cmd->src[2], record, 4u * MW_RECORD_WORDS(w));
+    status = multiword_check_record(record, w);
+    if (status != PIMHE_STATUS_OK) {
+        return status;
+    }
+    uint32_t chunk = DMA_MAX_BYTES / (4u * w);
+    COST(8 * COST_ALU);
+    while (2u * 4u * w * chunk + 4u * MW_RECORD_RESERVE > c->area_bytes) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        chunk >>= 1;
+    }
+    while (chunk > 2u && (cmd->count + chunk - 1u) / chunk < c->nt) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        chunk >>= 1;
+    }
+    uint32_t *a = c->area + MW_RECORD_RESERVE, *b = a + w * chunk;
+    const uint32_t chunks = (cmd->count + chunk - 1u) / chunk;
+    for (uint32_t k = c->me; k < chunks; k += c->nt) {
+        COST(COST_LOOP + 6 * COST_ALU);
+        const uint32_t first = k * chunk;
+        const uint32_t len = cmd->count - first < chunk ? cmd->count - first : chunk;
+        const uint32_t bytes = 4u * w * len, at = 4u * w * first;
+        dma_read(cmd->src[0] + at, a, bytes);
+        dma_read(cmd->src[1] + at, b, bytes);
+        multiword_chunk(op, a, b, record, w, len, best);
+        dma_write(a, cmd->dst[0] + at, bytes);
+    }
+    return PIMHE_STATUS_OK;
+}
+
+#endif /* PIMHE_MULTIWORD_H */
