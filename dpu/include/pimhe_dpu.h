@@ -98,8 +98,15 @@
 #define PIMHE_OP_RAW_ADD 17u
 #define PIMHE_OP_RAW_MUL 18u
 #define PIMHE_OP_RAW_CONV 19u
+/* NTT_STAGE: one Cooley-Tukey stage of the forward NTT (the header's N, q and forward twiddles)
+ * over butterflies [lo, lo + count) of the stage of gap t (MHY+'s per-stage offload, section
+ * IV-B; dpu/kernels/ntt_stage.h): butterfly b pairs x = src0[b - lo] and y = src1[b - lo], in
+ * place, with w = psi^bitrev(N / (2t) + b / t): x := x + w y, y := x - w y. lo = src[2],
+ * t = src[3]. Bad operands (count 0 or odd, lo odd, lo + count > N / 2, t not a power of two in
+ * [1, N / 2], flags set, an operand past 2^32): ERR_OPERAND. */
+#define PIMHE_OP_NTT_STAGE 20u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_RAW_CONV
+#define PIMHE_OP_LAST PIMHE_OP_NTT_STAGE
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u

@@ -13,5 +13,6 @@ pub mod emulator;
 pub mod hardware;
 pub mod layout;
 pub mod model;
+pub mod ntt_stage;
 pub mod raw_poly;
 pub mod runtime;

@@ -115,11 +115,16 @@ pub enum Opcode {
     /// Z_q[x]/(x^n + 1), output coefficients `[lo, lo + count)` into `dst0`, with `lo = src[2]`
     /// (even) and `n = src[3]` ([`PimheCommand::raw_conv`]).
     RawConv = 19,
+    /// One Cooley-Tukey stage of the forward NTT (the header's N, q and twiddles) over the
+    /// butterflies `[lo, lo + count)` of the stage of gap t, x's at `src0`, y's at `src1`, in
+    /// place, with `lo = src[2]` and `t = src[3]` (MHY+'s per-stage offload;
+    /// [`PimheCommand::ntt_stage`]).
+    NttStage = 20,
 }
 
 impl Opcode {
     /// Every opcode, in numeric order.
-    pub const ALL: [Opcode; 19] = [
+    pub const ALL: [Opcode; 20] = [
         Opcode::Ntt,
         Opcode::Intt,
         Opcode::Add,
@@ -139,6 +144,7 @@ impl Opcode {
         Opcode::RawAdd,
         Opcode::RawMul,
         Opcode::RawConv,
+        Opcode::NttStage,
     ];
 }
 
@@ -527,6 +533,13 @@ impl PimheCommand {
         Self { scalar: chunk, ..Self::new(Opcode::RawConv, words, [a, b, lo, n], [dst, 0, 0]) }
     }
 
+    /// Butterflies `[lo, lo + count)` of the forward NTT's stage of gap `gap` (a power of two
+    /// in `[1, N/2]`; butterfly b's twiddle is psi^bitrev(N / (2 gap) + b / gap)), their x's at
+    /// `x` and y's at `y`, in place (`lo` and `count` even, `lo + count <= N / 2`).
+    pub fn ntt_stage(x: u32, y: u32, lo: u32, gap: u32, count: u32) -> Self {
+        Self::new(Opcode::NttStage, count, [x, y, lo, gap], [0; 3])
+    }
+
     fn words(&self) -> [u32; 12] {
         let (s, d) = (self.src, self.dst);
         [self.opcode, self.count, s[0], s[1], s[2], s[3], d[0], d[1], d[2], self.scalar, self.scalar_shoup, self.flags]
@@ -613,7 +626,8 @@ mod tests {
         let mut c = [0u32; 64];
         let entries = crate::emulator::c_opcodes(&mut c);
         let mut rust: Vec<u32> = Opcode::ALL.iter().map(|&op| op as u32).collect();
-        rust.extend([Opcode::Ntt as u32, Opcode::RawConv as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
+        let last = Opcode::ALL[Opcode::ALL.len() - 1];
+        rust.extend([Opcode::Ntt as u32, last as u32, FLAG_BROADCAST_SRC1, FLAG_NTT_FORM]);
         rust.extend([FLAG_ACCUMULATE, FLAG_CENTRED]);
         rust.extend(Variant::ALL.iter().map(|&v| v as u32));
         rust.extend([
