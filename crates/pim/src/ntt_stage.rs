@@ -90,10 +90,17 @@ pub fn run_per_stage(
     let mut data = a.to_vec();
     let mut stages = Vec::new();
     let all: Vec<usize> = (0..dpus).collect();
-    for gap in stage_gaps(n) {
+    for (s, gap) in stage_gaps(n).enumerate() {
         let mut ys_at = Vec::with_capacity(dpus);
         for (d, &range) in ranges.iter().enumerate() {
-            let (x_at, y_at) = load_stage(&mut set, d, &tables, &layout, variant, gap, range)?;
+            // The twiddles go once, with the first stage's image; later stages rewrite the
+            // command only.
+            let (command, x_at, y_at) = stage_command(&layout, gap, range);
+            if s == 0 {
+                load_image(&mut set, d, &tables, &layout, variant, command)?;
+            } else {
+                set.write(d, layout.command_offset as usize, &command.to_bytes())?;
+            }
             let (xs, ys): (Vec<u32>, Vec<u32>) = (range.0..range.1)
                 .map(|b| {
                     let (x, y) = pair(b, gap);
@@ -144,31 +151,35 @@ pub fn stage_counts(
         return Err(RawPolyError::Range { n: n / 2, start, end });
     }
     let tables = prime_tables(q, n).map_err(|source| RawPolyError::Modulus { q, source })?;
+    let layout = MramLayout::new(n, 1);
     let mut set = DpuSet::new(1, config)?;
-    load_stage(&mut set, 0, &tables, &MramLayout::new(n, 1), variant, gap, range)?;
+    load_image(&mut set, 0, &tables, &layout, variant, stage_command(&layout, gap, range).0)?;
     let mut report = set.launch(&[0])?;
     Ok(report.dpus.remove(0).1)
 }
 
-/// Writes DPU `d`'s image (header, twiddles and the stage's command) and returns where its x's
-/// and y's go: right after the command slot, the y's after the x's.
-fn load_stage(
+/// The command of butterflies `range` of the stage of gap `gap`, and where its x's and y's go:
+/// right after the command slot, the y's after the x's.
+fn stage_command(layout: &MramLayout, gap: usize, (start, end): (usize, usize)) -> (PimheCommand, usize, usize) {
+    let x_at = layout.data_offset;
+    let y_at = x_at + 4 * (end - start) as u32;
+    let command = PimheCommand::ntt_stage(x_at, y_at, start as u32, gap as u32, (end - start) as u32);
+    (command, x_at as usize, y_at as usize)
+}
+
+/// Writes DPU `d`'s image: header, twiddles and `command`.
+fn load_image(
     set: &mut DpuSet,
     d: usize,
     tables: &PrimeTables,
     layout: &MramLayout,
     variant: Variant,
-    gap: usize,
-    (start, end): (usize, usize),
-) -> Result<(usize, usize), RawPolyError> {
+    command: PimheCommand,
+) -> Result<(), RawPolyError> {
     let q = tables.modulus.value();
-    let x_at = layout.data_offset;
-    let y_at = x_at + 4 * (end - start) as u32;
-    let command = PimheCommand::ntt_stage(x_at, y_at, start as u32, gap as u32, (end - start) as u32);
     let image =
         prime_image(tables, variant, layout, &[command]).map_err(|source| RawPolyError::Modulus { q, source })?;
-    set.write(d, 0, &image)?;
-    Ok((x_at as usize, y_at as usize))
+    Ok(set.write(d, 0, &image)?)
 }
 
 /// The tables of q at degree n, once `a` is checked to be n residues below q.
@@ -197,10 +208,8 @@ pub fn run_resident(q: u32, a: &[u32], config: EmulatorConfig, variant: Variant)
     let tables = checked_tables(q, n, a)?;
     let layout = MramLayout::new(n, 1);
     let data = layout.operand_offset(0);
-    let image = prime_image(&tables, variant, &layout, &[PimheCommand::ntt(data, 1)])
-        .map_err(|source| RawPolyError::Modulus { q, source })?;
     let mut set = DpuSet::new(1, config)?;
-    set.write(0, 0, &image)?;
+    load_image(&mut set, 0, &tables, &layout, variant, PimheCommand::ntt(data, 1))?;
     set.write_u32s(0, data as usize, a)?;
     let report = set.launch(&[0])?;
     let mut result = vec![0u32; n];
