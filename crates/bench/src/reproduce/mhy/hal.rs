@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use super::cpu::median_seconds;
 use super::ntt::{scaled_single_thread, HAL_DPUS};
-use super::published::{HalClaim, HalStated};
+use super::published::{HalClaim, HalOp, HalStated};
 use super::rows::RowSetup;
 use crate::error::{BenchError, Result};
 use crate::format::format_seconds;
@@ -38,52 +38,30 @@ pub const HAL_SIZES: [usize; 3] = [1 << 12, 1 << 14, 1 << 16];
 /// Ring dimensions of a `--quick` run's HAL rows.
 pub const QUICK_HAL_SIZES: [usize; 1] = [1 << 12];
 
-/// The operation of a HAL row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HalOp {
-    /// Figs. 4 and 8: DCRT polynomial addition.
-    Add,
-    /// Fig. 5: DCRT polynomial multiplication (coefficient-wise, NTT form).
-    Mul,
+/// `op` on pimhe's backend.
+fn run<B: Backend>(op: HalOp, backend: &B, a: &B::Buffer, b: &B::Buffer) -> pimhe_exec::Result<B::Buffer> {
+    match op {
+        HalOp::Add => backend.add(a, b),
+        HalOp::Mul => backend.mul(a, b),
+    }
 }
 
-impl HalOp {
-    /// Both, in the figures' order.
-    pub const ALL: [HalOp; 2] = [HalOp::Add, HalOp::Mul];
-
-    /// The operation's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            HalOp::Add => "add",
-            HalOp::Mul => "multiply",
-        }
-    }
-
-    fn run<B: Backend>(self, backend: &B, a: &B::Buffer, b: &B::Buffer) -> pimhe_exec::Result<B::Buffer> {
-        match self {
-            HalOp::Add => backend.add(a, b),
-            HalOp::Mul => backend.mul(a, b),
-        }
-    }
-
-    /// The result residue by residue, a plain u64 loop (the oracle both backends are checked
-    /// against).
-    fn expected(self, a: &PolyBatch, b: &PolyBatch) -> Vec<u32> {
-        let basis = a.basis();
-        (0..basis.len())
-            .flat_map(|k| {
-                let q = basis.modulus(k).value() as u64;
-                a.limb(k).iter().zip(b.limb(k)).map(move |(&x, &y)| {
-                    let (x, y) = (x as u64, y as u64);
-                    (match self {
-                        HalOp::Add => (x + y) % q,
-                        HalOp::Mul => x * y % q,
-                    }) as u32
-                })
+/// The result of `op` residue by residue, a plain u64 loop (the oracle both backends are
+/// checked against).
+fn expected(op: HalOp, a: &PolyBatch, b: &PolyBatch) -> Vec<u32> {
+    let basis = a.basis();
+    (0..basis.len())
+        .flat_map(|k| {
+            let q = basis.modulus(k).value() as u64;
+            a.limb(k).iter().zip(b.limb(k)).map(move |(&x, &y)| {
+                let (x, y) = (x as u64, y as u64);
+                (match op {
+                    HalOp::Add => (x + y) % q,
+                    HalOp::Mul => x * y % q,
+                }) as u32
             })
-            .collect()
-    }
+        })
+        .collect()
 }
 
 /// One bar group of Figs. 4-5 (and 8 for the addition).
@@ -132,21 +110,21 @@ pub fn row(setup: &RowSetup, op: HalOp, n: usize) -> Result<HalRow> {
     let mut sampler = Sampler::from_seed_u64(n as u64 + op as u64);
     let a = random_batch(&basis, HAL_POLYS, Representation::Ntt, &mut sampler)?;
     let b = random_batch(&basis, HAL_POLYS, Representation::Ntt, &mut sampler)?;
-    let expected = op.expected(&a, &b);
+    let expected = expected(op, &a, &b);
 
     let mut config = PimConfig::new(HAL_DPUS, Mode::Parallel);
     (config.variant, config.model, config.emulator) = (Variant::Barrett, setup.model.clone(), setup.config.clone());
     let pim = PimBackend::new(config, n, &primes)?;
     let (pa, pb) = (pim.upload(a.clone())?, pim.upload(b.clone())?);
-    let on_dpus = pim.download(&op.run(&pim, &pa, &pb)?)?;
+    let on_dpus = pim.download(&run(op, &pim, &pa, &pb)?)?;
     let report = pim.report()?;
 
     let cpu = CpuBackend::new(Some(1))?;
     let (ca, cb) = (cpu.upload(a)?, cpu.upload(b)?);
-    let on_cpu = cpu.download(&op.run(&cpu, &ca, &cb)?)?;
+    let on_cpu = cpu.download(&run(op, &cpu, &ca, &cb)?)?;
     let cpu_here_s = match setup.cpu {
         None => None,
-        Some(_) => Some(median_seconds(|| drop(std::hint::black_box(op.run(&cpu, &ca, &cb))))),
+        Some(_) => Some(median_seconds(|| drop(std::hint::black_box(run(op, &cpu, &ca, &cb))))),
     };
     let cpu_single_s = cpu_here_s.zip(setup.cpu).map(|(s, here)| scaled_single_thread(s, here));
     Ok(HalRow {

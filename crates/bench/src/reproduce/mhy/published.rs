@@ -2,8 +2,7 @@
 //! text's "up to" ratios over Fig. 3's bars, Table II's alpha, and the setup it ran on.
 
 use pimhe_pim::raw_poly::RawOp;
-
-use super::hal::HalOp;
+use serde::Serialize;
 
 /// The paper's modulus, 2^16 + 1 (section IV-A: "q = 2^16 + 1").
 pub const PAPER_Q: u32 = 65537;
@@ -159,6 +158,29 @@ pub const FIG7_CPU_FASTER_WITH_COPIES: f64 = 21.0;
 /// Where [`FIG7_CPU_FASTER_WITH_COPIES`] is stated.
 pub const FIG7_SOURCE: &str =
     "section IV-B, Fig. 7: one Cooley-Tukey iteration on DPUs with copying up to 21x slower than the single-threaded CPU";
+
+/// The operation of a HAL row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalOp {
+    /// Figs. 4 and 8: DCRT polynomial addition.
+    Add,
+    /// Fig. 5: DCRT polynomial multiplication (coefficient-wise, NTT form).
+    Mul,
+}
+
+impl HalOp {
+    /// Both, in the figures' order.
+    pub const ALL: [HalOp; 2] = [HalOp::Add, HalOp::Mul];
+
+    /// The operation's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HalOp::Add => "add",
+            HalOp::Mul => "multiply",
+        }
+    }
+}
 
 /// Which ratio a statement of Figs. 4, 5 and 8 makes, over the HAL rows of its operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,12 +8,12 @@ use pimhe_workloads::progress::Progress;
 use serde::{Deserialize, Serialize};
 
 use super::cpu::scaling_rule;
-use super::hal::{self, HalOp, HalRow, HAL_MISS, HAL_SIZES, QUICK_HAL_SIZES};
+use super::hal::{self, HalRow, HAL_MISS, HAL_SIZES, QUICK_HAL_SIZES};
 use super::ntt::{self, Fig7Row};
 use super::peers::{self, Peers};
 use super::published::{
-    published_alpha, Claim, HalClaim, StatedRatio, ALPHA_SOURCE, FIG7_CPU_FASTER_WITH_COPIES, FIG7_SOURCE, HAL_STATED,
-    PAPER_DPUS, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES, PAPER_TASKLETS, PUBLISHED_FASTEST_DPUS,
+    published_alpha, Claim, HalClaim, HalOp, StatedRatio, ALPHA_SOURCE, FIG7_CPU_FASTER_WITH_COPIES, FIG7_SOURCE,
+    HAL_STATED, PAPER_DPUS, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES, PAPER_TASKLETS, PUBLISHED_FASTEST_DPUS,
     SCALING_SOURCE, STATED_RATIOS,
 };
 use super::rows::{row, CpuTimes, Fig3Row, RowSetup};
