@@ -122,10 +122,7 @@ pub fn row(setup: &RowSetup, op: HalOp, n: usize) -> Result<HalRow> {
     let cpu = CpuBackend::new(Some(1))?;
     let (ca, cb) = (cpu.upload(a)?, cpu.upload(b)?);
     let on_cpu = cpu.download(&run(op, &cpu, &ca, &cb)?)?;
-    let cpu_here_s = match setup.cpu {
-        None => None,
-        Some(_) => Some(median_seconds(|| drop(std::hint::black_box(run(op, &cpu, &ca, &cb))))),
-    };
+    let cpu_here_s = setup.cpu.map(|_| median_seconds(|| drop(std::hint::black_box(run(op, &cpu, &ca, &cb)))));
     let cpu_single_s = cpu_here_s.zip(setup.cpu).map(|(s, here)| scaled_single_thread(s, here));
     Ok(HalRow {
         op,
