@@ -110,6 +110,16 @@ pub fn ct_stage(a: &mut [u32], tw: &[u32], gap: usize, q: u32) {
 }
 
 /// The forward NTT of `a` by [`ct_stage`], every stage in order.
+///
+/// ```
+/// use pimhe_bench::reproduce::mhy::ct_ntt;
+/// use pimhe_math::{Modulus, NttTable};
+/// let table = NttTable::new(Modulus::new(65537).unwrap(), 16).unwrap();
+/// let a: Vec<u32> = (0..16).map(|i| 65536 - i).collect();
+/// let mut expected = a.clone();
+/// table.forward(&mut expected); // bit-reversed output, as the loop's
+/// assert_eq!(ct_ntt(&a, table.forward_twiddles(), 65537), expected);
+/// ```
 pub fn ct_ntt(a: &[u32], tw: &[u32], q: u32) -> Vec<u32> {
     let mut out = a.to_vec();
     for gap in stage_gaps(a.len()) {
