@@ -98,6 +98,13 @@
 #define PIMHE_OP_RAW_ADD 17u
 #define PIMHE_OP_RAW_MUL 18u
 #define PIMHE_OP_RAW_CONV 19u
+/* NTT_STAGE: one Cooley-Tukey stage of the forward NTT (the header's N, q and forward twiddles)
+ * over butterflies [lo, lo + count) of the stage of gap t (MHY+'s per-stage offload, section
+ * IV-B; dpu/kernels/ntt_stage.h): butterfly b pairs x = src0[b - lo] and y = src1[b - lo], in
+ * place, with w = psi^bitrev(N / (2t) + b / t): x := x + w y, y := x - w y. lo = src[2],
+ * t = src[3]. Bad operands (count 0 or odd, lo odd, lo + count > N / 2, t not a power of two in
+ * [1, N / 2], flags set, an operand past 2^32): ERR_OPERAND. */
+#define PIMHE_OP_NTT_STAGE 20u
 /* Multi-word (non-RNS) coefficients (Gupta et al.; dpu/kernels/multiword.h): `count` (even)
  * coefficients of w = src[3] (1, 2 or 4) little-endian 32-bit words each, modulo the q of the
  * record at src[2] (8-aligned, 2w + 2 words): q (w words, top word nonzero), a zero word, then
@@ -106,8 +113,8 @@
  * MW_ADD: dst0[j] := src0[j] + src1[j] mod q.  MW_MUL: dst0[j] := src0[j] * src1[j] mod q
  * (barrett variant: schoolbook product; best: Karatsuba; both reduced by Barrett with mu).
  * Bad operands (w, odd count, flags set, an operand past 2^32, a bad record): ERR_OPERAND. */
-#define PIMHE_OP_MW_ADD 24u
-#define PIMHE_OP_MW_MUL 25u
+#define PIMHE_OP_MW_ADD 21u
+#define PIMHE_OP_MW_MUL 22u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
 #define PIMHE_OP_LAST PIMHE_OP_MW_MUL
 

@@ -46,7 +46,8 @@
  *   elementwise.h   ADD, SUB, MUL, MAC, MULC, TENSOR, ew_fused.h's TENSOR_SQ, CMAC, CADD,
  *                   SUB_MULC and conversion.h's BCONV, DIVIDE_LAST (across primes);
  *   automorphism.h  AUTOMORPHISM;
- *   raw_poly.h      RAW_ADD, RAW_MUL, RAW_CONV (one polynomial over coefficient ranges, MHY+).
+ *   raw_poly.h      RAW_ADD, RAW_MUL, RAW_CONV (one polynomial over coefficient ranges, MHY+);
+ *   ntt_stage.h     NTT_STAGE (one Cooley-Tukey stage over a butterfly range, MHY+'s offload).
  *   multiword.h     MW_ADD, MW_MUL (multi-word non-RNS coefficients, Gupta et al.).
  * This file keeps the header checks (setup), SET_PRIME (set_prime), the command checks and
  * dispatch (run_command) and the command loop (main).
@@ -76,6 +77,7 @@ BARRIER_INIT(pimhe_barrier, NR_TASKLETS);
 #include "elementwise.h"  /* ADD .. TENSOR, and the fused kernels of ew_fused.h */
 #include "automorphism.h" /* AUTOMORPHISM */
 #include "raw_poly.h"     /* RAW_ADD, RAW_MUL, RAW_CONV */
+#include "ntt_stage.h"    /* NTT_STAGE */
 #include "multiword.h"    /* MW_ADD, MW_MUL */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -218,8 +220,10 @@ static uint32_t run_command(ctx_t *c) {
         c->bitrev_ready = 0; /* the command overwrites the work area */
         return raw_poly_command(c);
     }
-    if (op > PIMHE_OP_RAW_CONV && op < PIMHE_OP_MW_ADD) {
-        return PIMHE_ERR_OPCODE; /* 20 ..= 23: not assigned on this branch */
+    if (op == PIMHE_OP_NTT_STAGE) {
+        COST(COST_STORE);
+        c->bitrev_ready = 0; /* the command overwrites the work area */
+        return ntt_stage_command(c);
     }
     if (multiword_op(op)) {
         COST(COST_STORE);

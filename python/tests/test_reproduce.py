@@ -112,6 +112,13 @@ def test_mhy_quick_rows_beside_seed_001():
     # Every quick row was executed whole on the emulated DPUs and equals the CPU loop.
     for r in result.report["by_n"] + result.report["by_dpus"]:
         assert r["executed_equal"] is True
+    # Section IV-B: Fig. 7's "up to 21x slower", Figs. 4, 5 and 8's 97x and 13x; the quick NTT
+    # rows ran both modes whole on the emulated DPUs, the HAL rows both backends.
+    assert rows["fig7-ntt-stage-cpu-faster-with-copies"].published == 21
+    assert rows["fig4-add-dpu-faster-than-single"].published == 97
+    assert rows["fig8-helib-add-single-faster-with-copies"].published == 13
+    assert [r["n"] for r in result.report["ntt_stages"]] == [1024, 4096]
+    assert all(r["executed_equal"] is True for r in result.report["ntt_stages"] + result.report["hal"])
     assert [r["dpus"] for r in result.report["by_dpus"] if r["op"] == "add"] == [64, 128, 256, 512, 1024]
     # DRAMatic's Table 2: MHY+'s NTT of 64 ciphertexts on 128 DPUs, 2.542 s of compute.
     if os.path.exists(CSV):

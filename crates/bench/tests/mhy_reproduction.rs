@@ -2,9 +2,12 @@
 //! emulated DPUs equal the CPU loop; their modeled transfers are the model's time of the bytes
 //! MHY+'s layout moves, counted here independently; the comparison rows carry section IV-A's
 //! figures (transcribed here from seed 001's text) and judge ours from the report's own rows;
-//! the long convolutions' extrapolated counts agree with a direct emulation.
+//! the long convolutions' extrapolated counts agree with a direct emulation; Fig. 7's quick
+//! rows run the per-stage and the resident NTT whole on the emulated DPUs, equal to the CPU's,
+//! their copies priced by the model on the words each mode moves; the HAL analogue's quick
+//! rows (Figs. 4-5, 8) are checked on both backends and carry section IV-B's figures.
 
-use pimhe_bench::reproduce::mhy::{conv_extrapolated, Mhy, MhyConfig, PAPER_Q};
+use pimhe_bench::reproduce::mhy::{conv_extrapolated, HalOp, Mhy, MhyConfig, PAPER_Q};
 use pimhe_bench::reproduce::{Reproduction, Verdict};
 use pimhe_bench::NoProgress;
 use pimhe_pim::emulator::EmulatorConfig;
@@ -69,6 +72,82 @@ fn quick_rows_are_executed_checked_and_priced_by_the_bytes_moved() {
     let alpha = row("table2-alpha-conv-4096");
     assert_eq!(alpha.published, Some((4096.0 * 4096.0 + 4095.0 * 4095.0) / (3.0 * 4096.0)));
     assert_eq!(alpha.within(), Some(true));
+}
+
+#[test]
+fn quick_fig7_rows_execute_both_ntt_modes_and_price_the_copies_each_makes() {
+    let report = Mhy::run(&MhyConfig { quick: true, skip_cpu: false }, &NoProgress).unwrap();
+    let model = UpmemModel::v1b();
+    assert_eq!(report.ntt_stages.iter().map(|r| r.n).collect::<Vec<_>>(), [1024, 4096]);
+    for r in &report.ntt_stages {
+        let what = format!("n={}", r.n);
+        // 2048 DPUs (section IV-B), at most two butterflies a DPU; both modes executed whole.
+        assert_eq!(r.dpus, 2048.min(r.n / 4), "{what}");
+        assert_eq!(r.executed_equal, Some(true), "{what}");
+        // Per stage each DPU gets its n / 2 / D butterflies' two words each way, every stage;
+        // resident, the polynomial goes once each way.
+        let butterflies = |d: usize| 2 * (r.n / 4 / r.dpus + usize::from(d < r.n / 4 % r.dpus));
+        let stage: Vec<u64> = (0..r.dpus).map(|d| 8 * butterflies(d) as u64).collect();
+        assert_eq!(r.stage_host_dpu_s, model.transfer_seconds(&stage), "{what}");
+        assert_eq!(r.stage_dpu_host_s, model.retrieve_seconds(&stage), "{what}");
+        let poly = [4 * r.n as u64];
+        assert_eq!(r.resident_copies_s, model.transfer_seconds(&poly) + model.retrieve_seconds(&poly), "{what}");
+        let stages = r.n.trailing_zeros() as f64;
+        assert!((r.staged_ntt_s - stages * r.stage_with_copies_s()).abs() < 1e-12 * r.staged_ntt_s, "{what}");
+        assert!(r.stage_dpu_s > model.launch_overhead_s && r.resident_dpu_s > model.launch_overhead_s, "{what}");
+        assert!(r.cpu_stage_s.is_some() && r.cpu_ntt_s.is_some(), "{what}");
+    }
+    let rows = Mhy::comparison(&report);
+    let fig7 = rows.iter().find(|r| r.id == "fig7-ntt-stage-cpu-faster-with-copies").unwrap();
+    // Section IV-B: "up to 21x slower" with the copies; a quick run has not the figure's lengths.
+    assert_eq!(fig7.published, Some(21.0));
+    let ours = report.ntt_stages.iter().map(|r| r.stage_with_copies_s() / r.cpu_stage_s.unwrap()).fold(0.0, f64::max);
+    assert_eq!(fig7.ours, Some(ours));
+    assert!(matches!(&fig7.verdict, Verdict::NotJudged { why_not } if why_not.contains("--quick")));
+}
+
+#[test]
+fn quick_hal_rows_run_both_backends_and_carry_section_iv_b_figures() {
+    let report = Mhy::run(&MhyConfig { quick: true, skip_cpu: false }, &NoProgress).unwrap();
+    let model = UpmemModel::v1b();
+    let shapes: Vec<(HalOp, usize)> = report.hal.iter().map(|r| (r.op, r.n)).collect();
+    assert_eq!(shapes, [(HalOp::Add, 4096), (HalOp::Mul, 4096)]);
+    for r in &report.hal {
+        let what = format!("{:?} n={}", r.op, r.n);
+        assert!(r.executed_equal, "{what}");
+        assert_eq!((r.towers, r.dpus), (4, 2048), "{what}");
+        // pimhe's placement: a group of 512 DPUs per tower, a ciphertext's two residue
+        // polynomials whole on the group's first two DPUs (DPUs 0, 1, 512, 513, ...: four
+        // ranks); both operands pushed (two transfers of n words to each), the result pulled.
+        let words: Vec<u64> = (0..2048).map(|d| if d % 512 < 2 { 4 * r.n as u64 } else { 0 }).collect();
+        assert_eq!(r.host_dpu_s, 2.0 * model.transfer_seconds(&words), "{what}");
+        assert_eq!(r.dpu_host_s, model.retrieve_seconds(&words), "{what}");
+        let (single, multi) = (r.cpu_single_s.unwrap(), r.cpu_multi_s.unwrap());
+        assert!((multi * 4.0 - single).abs() < 1e-12 * single, "{what}");
+        assert!(r.dpu_s > model.launch_overhead_s, "{what}");
+    }
+    let rows = Mhy::comparison(&report);
+    let row = |id: &str| rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("{id}"));
+    // Section IV-B's figures, from seed 001's text.
+    for (id, published) in [
+        ("fig4-add-dpu-faster-than-single", 97.0),
+        ("fig4-add-dpu-faster-than-multi", 8.0),
+        ("fig4-add-multi-faster-with-copies", 3.0),
+        ("fig5-mul-dpu-faster-than-single", 15.0),
+        ("fig5-mul-dpu-faster-than-single-with-copies", 6.0),
+        ("fig8-helib-add-dpu-faster-than-single", 10.0),
+        ("fig8-helib-add-single-faster-with-copies", 13.0),
+    ] {
+        assert_eq!(row(id).published, Some(published), "{id}");
+        assert!(matches!(&row(id).verdict, Verdict::NotJudged { why_not } if why_not.contains("--quick")), "{id}");
+    }
+    let add = &report.hal[0];
+    assert_eq!(row("fig4-add-dpu-faster-than-single").ours, Some(add.cpu_single_s.unwrap() / add.dpu_s));
+    let mul = &report.hal[1];
+    assert_eq!(
+        row("fig5-mul-dpu-faster-than-single-with-copies").ours,
+        Some(mul.cpu_single_s.unwrap() / (mul.dpu_s + mul.host_dpu_s + mul.dpu_host_s))
+    );
 }
 
 #[test]

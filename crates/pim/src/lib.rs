@@ -14,5 +14,6 @@ pub mod hardware;
 pub mod layout;
 pub mod model;
 pub mod multiword;
+pub mod ntt_stage;
 pub mod raw_poly;
 pub mod runtime;

@@ -67,6 +67,14 @@ pub enum RawPolyError {
         /// The DPU count given.
         dpus: usize,
     },
+    /// Fewer than two butterflies of a stage per DPU (NTT_STAGE, [`crate::ntt_stage`]).
+    #[error("{dpus} DPUs for the {half} butterflies of an NTT stage of {n} points: each DPU needs at least 2 (allowed: 1 ..= {max})", half = n / 2, max = n / 4)]
+    Butterflies {
+        /// The transform's length.
+        n: usize,
+        /// The DPU count given.
+        dpus: usize,
+    },
     /// The operands differ in length, or a coefficient is not below q.
     #[error("operands must both have {n} coefficients below q = {q}")]
     Operands {

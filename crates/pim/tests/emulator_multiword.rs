@@ -10,7 +10,7 @@ mod emulator_support;
 use emulator_support::{set, Dpu};
 use num_bigint::BigUint;
 use pimhe_pim::emulator::{EmulatorConfig, EmulatorError};
-use pimhe_pim::layout::{status, PimheCommand, Variant};
+use pimhe_pim::layout::{status, Opcode, PimheCommand, Variant};
 use pimhe_pim::multiword::{range_counts, ranges, run, MultiwordError, MultiwordModulus, MwOp};
 
 /// Moduli: the paper's widths (27, 54, 109 bits: 2^k minus the smallest c making q prime is
@@ -166,13 +166,13 @@ fn the_kernel_refuses_bad_commands_and_records_with_err_operand() {
             other => panic!("{command:?}: {other:?}"),
         }
     }
-    // Opcodes 20 ..= 23 are not this kernel's: unknown.
+    // The opcode after the last is unknown.
     let mut dpus = set(1, EmulatorConfig::default());
     d.load(
         &mut dpus,
         0,
         Variant::Barrett,
-        &[PimheCommand { opcode: 21, ..PimheCommand::mw_add(data, data, data, record_at, 2, 2) }],
+        &[PimheCommand { opcode: Opcode::MwMul as u32 + 1, ..PimheCommand::mw_add(data, data, data, record_at, 2, 2) }],
     );
     assert!(matches!(dpus.launch(&[0]), Err(EmulatorError::KernelStatus { status: status::ERR_OPCODE, .. })));
 }

@@ -93,16 +93,22 @@ const MAX_RUNS: usize = 100;
 /// many runs, the long convolutions one.
 const RUN_BUDGET_S: f64 = 0.2;
 
-/// Times `op` on `a` and `b` after one warm-up run: the median of up to [`MAX_RUNS`] runs
-/// within [`RUN_BUDGET_S`] (at least one); returns it with the result.
+/// Times `op` on `a` and `b` after one warm-up run ([`median_seconds`]); returns the time with
+/// the result.
 pub fn time(op: RawOp, a: &[u32], b: &[u32], q: u32) -> (f64, Vec<u32>) {
     let out = compute(op, a, b, q);
+    (median_seconds(|| drop(std::hint::black_box(compute(op, std::hint::black_box(a), b, q)))), out)
+}
+
+/// The median of up to [`MAX_RUNS`] timed runs of `run` within [`RUN_BUDGET_S`] (at least
+/// one), the caller having warmed it up.
+pub fn median_seconds(mut run: impl FnMut()) -> f64 {
     let mut times = Vec::new();
     while times.len() < MAX_RUNS && times.iter().sum::<f64>() < RUN_BUDGET_S {
         let start = Instant::now();
-        std::hint::black_box(compute(op, std::hint::black_box(a), b, q));
+        run();
         times.push(start.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
-    (times[times.len() / 2], out)
+    times[times.len() / 2]
 }

@@ -37,17 +37,23 @@
 
 mod counts;
 mod cpu;
+mod hal;
+mod ntt;
 mod peers;
 mod published;
 mod report;
 mod rows;
 
 pub use counts::{conv_extrapolated, slowest_dpu, CountsBasis, EMULATED_PRODUCTS_MAX};
-pub use cpu::{compute, scaled, scaling_rule, CpuTime, CPU_CONV_MAX_N};
+pub use cpu::{compute, median_seconds, scaled, scaling_rule, CpuTime, CPU_CONV_MAX_N};
+pub use hal::{HalRow, HAL_POLYS, HAL_SIZES, HAL_TOWERS, QUICK_HAL_SIZES};
+pub use ntt::{ct_ntt, ct_stage, ntt_prime, scaled_single_thread, Fig7Row, HAL_DPUS, RESIDENT_VARIANT};
 pub use peers::{pair, PeerRow, Peers};
 pub use published::{
-    published_alpha, Claim, StatedRatio, PAPER_DPUS, PAPER_Q, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES,
-    PUBLISHED_FASTEST_DPUS, STATED_RATIOS,
+    published_alpha, Claim, HalClaim, HalOp, HalStated, StatedRatio, FIG7_CPU_FASTER_WITH_COPIES, HAL_STATED,
+    PAPER_DPUS, PAPER_Q, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES, PUBLISHED_FASTEST_DPUS, STATED_RATIOS,
 };
-pub use report::{stated_ratio, Mhy, MhyConfig, MhyReport, QUICK_SCALING_DPUS, QUICK_SCALING_N, QUICK_SIZES};
+pub use report::{
+    stated_ratio, Mhy, MhyConfig, MhyReport, QUICK_FIG7_SIZES, QUICK_SCALING_DPUS, QUICK_SCALING_N, QUICK_SIZES,
+};
 pub use rows::Fig3Row;

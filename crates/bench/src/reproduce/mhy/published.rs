@@ -2,6 +2,7 @@
 //! text's "up to" ratios over Fig. 3's bars, Table II's alpha, and the setup it ran on.
 
 use pimhe_pim::raw_poly::RawOp;
+use serde::Serialize;
 
 /// The paper's modulus, 2^16 + 1 (section IV-A: "q = 2^16 + 1").
 pub const PAPER_Q: u32 = 65537;
@@ -150,3 +151,117 @@ pub fn published_alpha(op: RawOp, n: usize) -> f64 {
 
 /// Where Table II is.
 pub const ALPHA_SOURCE: &str = "Table II: alpha = on-DPU operations / coefficients copied";
+
+/// Fig. 7's statement: with the copies, one DPU stage of OpenFHE's Cooley-Tukey NTT is "up to
+/// 21x slower" than the single-threaded CPU's (section IV-B, "NTT in OpenFHE").
+pub const FIG7_CPU_FASTER_WITH_COPIES: f64 = 21.0;
+/// Where [`FIG7_CPU_FASTER_WITH_COPIES`] is stated.
+pub const FIG7_SOURCE: &str =
+    "section IV-B, Fig. 7: one Cooley-Tukey iteration on DPUs with copying up to 21x slower than the single-threaded CPU";
+
+/// The operation of a HAL row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalOp {
+    /// Figs. 4 and 8: DCRT polynomial addition.
+    Add,
+    /// Fig. 5: DCRT polynomial multiplication (coefficient-wise, NTT form).
+    Mul,
+}
+
+impl HalOp {
+    /// Both, in the figures' order.
+    pub const ALL: [HalOp; 2] = [HalOp::Add, HalOp::Mul];
+
+    /// The operation's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HalOp::Add => "add",
+            HalOp::Mul => "multiply",
+        }
+    }
+}
+
+/// Which ratio a statement of Figs. 4, 5 and 8 makes, over the HAL rows of its operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HalClaim {
+    /// single-threaded cpu-time / dpu-time.
+    DpuFasterThanSingle,
+    /// multi-threaded cpu-time / dpu-time.
+    DpuFasterThanMulti,
+    /// single-threaded cpu-time / (dpu-time + copies).
+    DpuFasterThanSingleWithCopies,
+    /// (dpu-time + copies) / multi-threaded cpu-time.
+    MultiFasterWithCopies,
+    /// (dpu-time + copies) / single-threaded cpu-time.
+    SingleFasterWithCopies,
+}
+
+/// One "up to X" of section IV-B's OpenFHE and HElib evaluations: the largest over the rows
+/// of `op`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HalStated {
+    /// Stable id of the comparison row.
+    pub id: &'static str,
+    /// The operation.
+    pub op: HalOp,
+    /// Which ratio.
+    pub claim: HalClaim,
+    /// The stated figure.
+    pub published: f64,
+    /// Where it is stated.
+    pub source: &'static str,
+}
+
+/// Every ratio section IV-B states for Figs. 4, 5 and 8, in the text's order.
+pub const HAL_STATED: [HalStated; 7] = [
+    HalStated {
+        id: "fig4-add-dpu-faster-than-single",
+        op: HalOp::Add,
+        claim: HalClaim::DpuFasterThanSingle,
+        published: 97.0,
+        source: "section IV-B, Fig. 4: OpenFHE add on DPUs up to 97x faster than single-threaded without copies",
+    },
+    HalStated {
+        id: "fig4-add-dpu-faster-than-multi",
+        op: HalOp::Add,
+        claim: HalClaim::DpuFasterThanMulti,
+        published: 8.0,
+        source: "section IV-B, Fig. 4: OpenFHE add on DPUs up to 8x faster than multi-threaded without copies",
+    },
+    HalStated {
+        id: "fig4-add-multi-faster-with-copies",
+        op: HalOp::Add,
+        claim: HalClaim::MultiFasterWithCopies,
+        published: 3.0,
+        source: "section IV-B, Fig. 4: with copies the multi-threaded CPU up to 3x faster",
+    },
+    HalStated {
+        id: "fig5-mul-dpu-faster-than-single",
+        op: HalOp::Mul,
+        claim: HalClaim::DpuFasterThanSingle,
+        published: 15.0,
+        source: "section IV-B, Fig. 5: OpenFHE multiply on DPUs up to 15x faster than single-threaded without copies",
+    },
+    HalStated {
+        id: "fig5-mul-dpu-faster-than-single-with-copies",
+        op: HalOp::Mul,
+        claim: HalClaim::DpuFasterThanSingleWithCopies,
+        published: 6.0,
+        source: "section IV-B, Fig. 5: OpenFHE multiply on DPUs up to 6x faster than single-threaded with copies",
+    },
+    HalStated {
+        id: "fig8-helib-add-dpu-faster-than-single",
+        op: HalOp::Add,
+        claim: HalClaim::DpuFasterThanSingle,
+        published: 10.0,
+        source: "section IV-B, Fig. 8: HElib add on DPUs up to 10x faster than single-threaded without copies",
+    },
+    HalStated {
+        id: "fig8-helib-add-single-faster-with-copies",
+        op: HalOp::Add,
+        claim: HalClaim::SingleFasterWithCopies,
+        published: 13.0,
+        source: "section IV-B, Fig. 8: with copies the single-threaded HElib add up to 13x faster",
+    },
+];

@@ -8,10 +8,13 @@ use pimhe_workloads::progress::Progress;
 use serde::{Deserialize, Serialize};
 
 use super::cpu::scaling_rule;
+use super::hal::{self, HalRow, HAL_MISS, HAL_SIZES, QUICK_HAL_SIZES};
+use super::ntt::{self, Fig7Row};
 use super::peers::{self, Peers};
 use super::published::{
-    published_alpha, Claim, StatedRatio, ALPHA_SOURCE, PAPER_DPUS, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES,
-    PAPER_TASKLETS, PUBLISHED_FASTEST_DPUS, SCALING_SOURCE, STATED_RATIOS,
+    published_alpha, Claim, HalClaim, HalOp, StatedRatio, ALPHA_SOURCE, FIG7_CPU_FASTER_WITH_COPIES, FIG7_SOURCE,
+    HAL_STATED, PAPER_DPUS, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES, PAPER_TASKLETS, PUBLISHED_FASTEST_DPUS,
+    SCALING_SOURCE, STATED_RATIOS,
 };
 use super::rows::{row, CpuTimes, Fig3Row, RowSetup};
 use crate::error::Result;
@@ -26,6 +29,9 @@ pub const QUICK_SCALING_N: usize = 1 << 12;
 /// DPU counts of a `--quick` run's Fig. 3 (b, d, f): the paper's five (each DPU still holds at
 /// least two coefficients of 2^12).
 pub const QUICK_SCALING_DPUS: [usize; 5] = PAPER_SCALING_DPUS;
+
+/// Lengths of a `--quick` run's Fig. 7.
+pub const QUICK_FIG7_SIZES: [usize; 2] = [1 << 10, 1 << 12];
 
 /// A stated ratio within this relative tolerance is reproduced (the issue's 25 %).
 pub const TOLERANCE: f64 = 0.25;
@@ -58,6 +64,10 @@ pub struct MhyReport {
     pub by_n: Vec<Fig3Row>,
     /// Fig. 3 (b, d, f).
     pub by_dpus: Vec<Fig3Row>,
+    /// Fig. 7: one NTT stage per launch, beside the CPU stage and the resident NTT.
+    pub ntt_stages: Vec<Fig7Row>,
+    /// Figs. 4-5 and 8: pimhe's analogue of the HAL path.
+    pub hal: Vec<HalRow>,
     /// DRAMatic's published MHY+ and SEAL rows beside its own.
     pub dramatic_peers: Peers,
 }
@@ -88,7 +98,10 @@ impl Reproduction for Mhy {
         } else {
             (&PAPER_SIZES[..], PAPER_SCALING_N, &PAPER_SCALING_DPUS[..])
         };
-        progress.start((RawOp::ALL.len() * (sizes.len() + scaling_dpus.len())) as u64, "rows");
+        let fig7_sizes = if config.quick { &QUICK_FIG7_SIZES[..] } else { &PAPER_SIZES[..] };
+        let hal_sizes = if config.quick { &QUICK_HAL_SIZES[..] } else { &HAL_SIZES[..] };
+        let rows = RawOp::ALL.len() * (sizes.len() + scaling_dpus.len()) + fig7_sizes.len() + 2 * hal_sizes.len();
+        progress.start(rows as u64, "rows");
         let (mut by_n, mut by_dpus) = (Vec::new(), Vec::new());
         for op in RawOp::ALL {
             let mut timed = CpuTimes::new();
@@ -101,6 +114,18 @@ impl Reproduction for Mhy {
                 progress.advance(1);
             }
         }
+        let mut ntt_stages = Vec::new();
+        for &n in fig7_sizes {
+            ntt_stages.push(ntt::row(&setup, n)?);
+            progress.advance(1);
+        }
+        let mut hal_rows = Vec::new();
+        for op in HalOp::ALL {
+            for &n in hal_sizes {
+                hal_rows.push(hal::row(&setup, op, n)?);
+                progress.advance(1);
+            }
+        }
         progress.finish();
         Ok(MhyReport {
             model: model.label(),
@@ -110,6 +135,8 @@ impl Reproduction for Mhy {
             quick: config.quick,
             by_n,
             by_dpus,
+            ntt_stages,
+            hal: hal_rows,
             dramatic_peers: peers::load(),
         })
     }
@@ -145,6 +172,41 @@ impl Reproduction for Mhy {
                 row.unjudged("a --quick run scales n = 2^12, not the paper's 2^20")
             } else {
                 row.judged(0.0, Some(SCALING_MISS.to_string()))
+            });
+        }
+        let fig7 = report
+            .ntt_stages
+            .iter()
+            .map(|r| r.cpu_stage_s.map(|cpu| r.stage_with_copies_s() / cpu))
+            .try_fold(f64::NEG_INFINITY, |max, x| x.map(|x| max.max(x)));
+        let row = Comparison::new(
+            "fig7-ntt-stage-cpu-faster-with-copies",
+            "one Cooley-Tukey stage: largest (dpu-time + copies) / single-thread cpu-time over n",
+            "x",
+            FIG7_SOURCE,
+            Some(FIG7_CPU_FASTER_WITH_COPIES),
+            fig7,
+            modeled.clone(),
+        );
+        rows.push(match (&report.cpu, report.quick) {
+            (None, _) => row.unjudged("the CPU side was not timed (--skip-cpu)"),
+            (_, true) => row.unjudged("a --quick run has two small lengths, not the figure's"),
+            _ => row.judged(TOLERANCE, Some(FIG7_MISS.to_string())),
+        });
+        for s in &HAL_STATED {
+            let row = Comparison::new(
+                s.id,
+                format!("{}: {}", s.op.name(), hal_quantity(s.claim)),
+                "x",
+                s.source,
+                Some(s.published),
+                hal::stated_ratio(s, &report.hal),
+                modeled.clone(),
+            );
+            rows.push(match (&report.cpu, report.quick) {
+                (None, _) => row.unjudged("the CPU side was not timed (--skip-cpu)"),
+                (_, true) => row.unjudged("a --quick run has one small ring dimension, not the figures'"),
+                _ => row.judged(TOLERANCE, Some(HAL_MISS.to_string())),
             });
         }
         for r in &report.by_n {
@@ -191,6 +253,16 @@ pub fn stated_ratio(s: &StatedRatio, rows: &[Fig3Row]) -> Option<f64> {
         .try_fold(f64::NEG_INFINITY, |max, x| x.map(|x| max.max(x)))
 }
 
+fn hal_quantity(claim: HalClaim) -> &'static str {
+    match claim {
+        HalClaim::DpuFasterThanSingle => "largest cpu-1t / dpu-time over n (pimhe's analogue)",
+        HalClaim::DpuFasterThanMulti => "largest cpu-mt / dpu-time over n (pimhe's analogue)",
+        HalClaim::DpuFasterThanSingleWithCopies => "largest cpu-1t / (dpu-time + copies) over n (pimhe's analogue)",
+        HalClaim::MultiFasterWithCopies => "largest (dpu-time + copies) / cpu-mt over n (pimhe's analogue)",
+        HalClaim::SingleFasterWithCopies => "largest (dpu-time + copies) / cpu-1t over n (pimhe's analogue)",
+    }
+}
+
 fn claim_quantity(s: &StatedRatio) -> String {
     let what = match s.claim {
         Claim::CpuFaster => "dpu-time / cpu-time",
@@ -220,6 +292,11 @@ const SCALING_MISS: &str = "the model's launch overhead is one constant and its 
     ranks touched, so more DPUs never cost more in dpu-time; the paper's growth past 512 DPUs (take-away 8) is a \
     per-DPU launch cost the model does not have; see docs/PIM.md, MHY+";
 
+const FIG7_MISS: &str = "Fig. 7's lengths and its OpenFHE tower primes are not in the text (ours: \
+    n = 2^10..2^20, one 30-bit prime, 2048 DPUs at most n / 4); OpenFHE's stage code and its HAL copies \
+    (twiddles too, perhaps) are not published while ours copies the butterflies' words only; the CPU stage is \
+    a plain loop here scaled by clock; see docs/PIM.md, MHY+";
+
 impl Render for MhyReport {
     fn render(&self) -> String {
         let mut text = format!(
@@ -238,6 +315,8 @@ impl Render for MhyReport {
         );
         text += &table("Fig. 3 (a, c, e): by n", &self.by_n);
         text += &table("Fig. 3 (b, d, f): by DPU count", &self.by_dpus);
+        text += &ntt::table(&self.ntt_stages);
+        text += &hal::table(&self.hal);
         text += &peers::text(&self.dramatic_peers);
         text
     }
