@@ -42,7 +42,7 @@ fn columns(statistic: Statistic) -> &'static [&'static str] {
 /// A whole-job workload prepared for one batch: the keys, the inputs and the plan.
 pub(super) enum Prepared {
     /// A statistic over the users of a synthetic dataset, one BGV context per plaintext modulus.
-    Statistics { statistic: Statistic, plan: StatsPlan, contexts: Vec<Arc<BgvContext>>, seed: u64 },
+    Statistics { statistic: Statistic, plan: Box<StatsPlan>, contexts: Vec<Arc<BgvContext>>, seed: u64 },
     /// CKKS products of C/2 pairs.
     CkksProducts(Box<CkksInputs>),
 }
@@ -70,7 +70,7 @@ impl Prepared {
             .iter()
             .map(|&t| BgvContext::from_params(BgvContext::preset_with_plain_modulus(n, t)?))
             .collect::<pimhe_schemes::Result<Vec<_>>>()?;
-        Ok(Prepared::Statistics { statistic, plan, contexts, seed })
+        Ok(Prepared::Statistics { statistic, plan: Box::new(plan), contexts, seed })
     }
 
     /// CKKS at the preset of `n`: keys made on `client` from `seed`, and `batch / 2` pairs of
