@@ -65,6 +65,14 @@ pub struct EfficiencyVerdict {
 
 impl EfficiencyVerdict {
     /// The verdict on `quantity` over `points`, against the CPU's `cpu_energy_j` in `cpu_s`.
+    ///
+    /// ```
+    /// use pimhe_bench::advise::{EfficiencyPoint, EfficiencyVerdict, Quantity};
+    /// let points = [EfficiencyPoint { dpus: 64, energy_j: 2.0, total_s: 3.0 }];
+    /// // 2 J beats the CPU's 3 J, but 2 J x 3 s loses to 3 J x 1 s.
+    /// assert!(EfficiencyVerdict::of(Quantity::Energy, &points, 3.0, 1.0).pim_wins);
+    /// assert!(!EfficiencyVerdict::of(Quantity::EnergyDelayProduct, &points, 3.0, 1.0).pim_wins);
+    /// ```
     pub fn of(quantity: Quantity, points: &[EfficiencyPoint], cpu_energy_j: f64, cpu_s: f64) -> Self {
         let value = |energy_j: f64, seconds: f64| match quantity {
             Quantity::Energy => energy_j,

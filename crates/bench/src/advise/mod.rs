@@ -9,14 +9,14 @@
 //! time **scaled** to a stated server CPU. Then, for each what-if, the crossover in time: the
 //! smallest batch and DPU count at which PIM is faster, or `never` with the dominant reason
 //! taken from the breakdown ([`crossover`]); and the verdicts on energy and EDP at the table's
-//! batch ([`efficiency`]).
+//! batch (`efficiency.rs`).
 //!
-//! Nothing new is modeled here ([`points`]): the first three workloads' PIM figures are
+//! Nothing new is modeled here (`points.rs`): the first three workloads' PIM figures are
 //! `pimhe bench OP --backend upmem-emu --emulate subset` runs (`kernels::run`): one emulated
 //! DPU per prime holding the busiest share of the full system (its launches are the system's),
 //! the transfers priced by `upmem-v1b` on the full system's placement, so 2560 DPUs cost one
 //! DPU per prime to emulate. The statistics and CKKS run as whole jobs with every DPU emulated
-//! ([`jobs`]). The emulator's limits hold, the real-ciphertext workloads decrypt and check
+//! (`jobs.rs`). The emulator's limits hold, the real-ciphertext workloads decrypt and check
 //! their result, and every modeled number carries the model's label. `--mode auto` picks the
 //! placement per point by modeled cost.
 //!
@@ -26,7 +26,7 @@
 //! crossover search is in [`search`].
 
 mod cpu;
-pub mod efficiency;
+mod efficiency;
 mod jobs;
 mod points;
 mod report;
