@@ -116,16 +116,21 @@ __all__ = [
 ]
 
 
-def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3, threads=None, seed=1, mode=None):
+def advise(workload, n, batch=None, *, users=None, dpus=(), what_ifs=(), max_batch=None, repeat=3, threads=None,
+           seed=1, mode=None):
     """The CPU-vs-PIM verdict of ``pimhe advise``, as a dict (its ``--json`` report).
 
-    For ``workload`` (``"pipeline"``, ``"bgv-mul-relin"`` or ``"bfv-mul-relin"``) at ring degree
-    ``n`` and ``batch`` ciphertexts: per DPU count and hardware what-if (``"none"``,
-    ``"mul-cycles=1"``, ``"zero-copy"``, or several joined by commas) the modeled PIM time and
-    energy beside the CPU measured here and scaled to DRAMatic's server, and the crossover (or
-    ``never`` with its bottleneck). Empty ``dpus`` / ``what_ifs`` take the CLI's defaults.
+    For ``workload`` (``"pipeline"``, ``"bgv-mul-relin"``, ``"bfv-mul-relin"``,
+    ``"ckks-mul-relin-rescale"`` with ``batch`` ciphertexts, or the statistics ``"mean"``,
+    ``"variance"``, ``"linreg"`` over ``users`` users) at ring degree ``n``: per DPU count and
+    hardware what-if (``"none"``, ``"mul-cycles=1"``, ``"zero-copy"``, or several joined by
+    commas) the modeled PIM time, energy and energy-delay product beside the CPU measured here
+    and scaled to DRAMatic's server, the crossover in time (or ``never`` with its bottleneck)
+    and the energy and EDP verdicts. Empty ``dpus`` / ``what_ifs`` take the CLI's defaults.
     ``mode`` is ``"parallel"`` (the default: DRAMatic's prime groups, key switching's
-    conversions on the host) or ``"ciphertext-major"`` (everything on the DPUs).
+    conversions on the host), ``"ciphertext-major"`` (everything on the DPUs), ``"auto"`` (the
+    placement priced cheapest at each point; each row's ``placement`` names it), or for the
+    statistics and CKKS also ``"sequential"`` or ``"hybrid"``.
     """
     import json
 
@@ -133,6 +138,7 @@ def advise(workload, n, batch, *, dpus=(), what_ifs=(), max_batch=None, repeat=3
         workload,
         n,
         batch,
+        users=users,
         dpus=list(dpus),
         what_ifs=list(what_ifs),
         max_batch=max_batch,

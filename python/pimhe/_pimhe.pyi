@@ -101,8 +101,9 @@ class FormatError(PimheError, ValueError):
 def advise_json(
     workload: str,
     n: int,
-    batch: int,
+    batch: Optional[int] = None,
     *,
+    users: Optional[int] = None,
     dpus: List[int] = ...,
     what_ifs: List[str] = ...,
     max_batch: Optional[int] = None,

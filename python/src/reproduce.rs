@@ -71,16 +71,19 @@ pub fn bench_kernel(
 
 /// `pimhe advise` as a JSON string (`--json`'s report): per DPU count and what-if the modeled
 /// PIM time and energy beside the CPU measured here and scaled to the server, and the crossover
-/// or `never` with its bottleneck. Empty `dpus` / `what_ifs` take the CLI's defaults; `mode` is
-/// `--mode` (parallel when None, or ciphertext-major).
+/// or `never` with its bottleneck, and the energy and EDP verdicts. Empty `dpus` / `what_ifs`
+/// take the CLI's defaults; `mode` is `--mode` (parallel when None, ciphertext-major, auto, or
+/// for the statistics and CKKS also sequential or hybrid); `batch` is None for the statistics,
+/// which take `users`.
 #[pyfunction]
-#[pyo3(signature = (workload, n, batch, *, dpus=Vec::new(), what_ifs=Vec::new(), max_batch=None, repeat=3, threads=None, seed=1, mode=None))]
+#[pyo3(signature = (workload, n, batch=None, *, users=None, dpus=Vec::new(), what_ifs=Vec::new(), max_batch=None, repeat=3, threads=None, seed=1, mode=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn advise_json(
     py: Python<'_>,
     workload: &str,
     n: usize,
-    batch: usize,
+    batch: Option<usize>,
+    users: Option<usize>,
     dpus: Vec<usize>,
     what_ifs: Vec<String>,
     max_batch: Option<usize>,
@@ -97,7 +100,9 @@ pub fn advise_json(
         threads,
         seed,
         mode,
-        ..AdviseConfig::new(workload, n, batch)
+        users,
+        // 0: not given (the statistics take `users`; the others are told they need a batch).
+        ..AdviseConfig::new(workload, n, batch.unwrap_or(0))
     };
     let report = py.allow_threads(|| advise::run(&config)).py_err()?;
     serde_json::to_string(&report).map_err(|e| error(Kind::Base, e.to_string()))

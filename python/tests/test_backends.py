@@ -157,6 +157,24 @@ def test_advise_reports_the_modeled_pim_beside_the_measured_cpu():
         pimhe.advise("ntt", 1024, 8)
 
 
+def test_advise_runs_a_statistic_over_users_with_the_placement_chosen_per_point():
+    # The mean of 8 users' rows, every DPU emulated; the job decrypts the aggregates and checks
+    # them exactly against the plaintext sums, so a row is only reported for a right result.
+    report = pimhe.advise("mean", 4096, users=8, dpus=[9], what_ifs=["none"], repeat=1, threads=1, mode="auto")
+    assert (report["workload"], report["batch"], report["batch_of"], report["mode"]) == ("mean", 8, "users", "auto")
+    row = report["rows"][0]
+    assert row["placement"] in ("parallel", "sequential", "hybrid", "ciphertext-major")
+    assert f"{row['placement']} is the cheapest" in row["plan"]
+    assert row["pim"]["compute_s"] > 0 and row["energy_with_host_j"] >= row["energy_j"] > 0
+    verdict = report["verdicts"][0]
+    assert verdict["energy"]["quantity"] == "energy" and verdict["edp"]["quantity"] == "energy-delay-product"
+    assert verdict["energy"]["cpu"] == pytest.approx(report["cpu"]["scaled_energy_j"])
+    with pytest.raises(pimhe.ParameterError, match="users=0 is not allowed"):
+        pimhe.advise("mean", 4096, users=0)
+    with pytest.raises(pimhe.ParameterError, match="users applies to the statistics"):
+        pimhe.advise("pipeline", 1024, 8, users=8)
+
+
 def test_bandwidth_is_the_cli_report():
     report = pimhe.bandwidth(mib=8, repeat=2, threads=1)
     assert [k["kernel"] for k in report["kernels"]] == ["copy", "add", "triad"]

@@ -186,3 +186,121 @@ fn bad_input_is_a_usage_error_naming_the_flag() {
     let m = usage(&AdviseConfig { repeat: 0, ..base });
     assert!(m.starts_with("--repeat 0"), "{m}");
 }
+
+/// A whole-job workload's configuration: `users` users (the statistics) or `batch` ciphertexts.
+fn job(workload: &str, n: usize, users: Option<usize>, batch: usize, dpus: &[usize], mode: &str) -> AdviseConfig {
+    AdviseConfig {
+        users,
+        mode: Some(mode.to_string()),
+        ..AdviseConfig { batch, ..config(workload, n, dpus, &["none"]) }
+    }
+}
+
+#[test]
+fn the_statistics_and_ckks_run_checked_on_every_emulated_dpu_with_energy_and_edp_verdicts() {
+    // Each job decrypts its result and checks it against the plaintext computation (the
+    // statistics' aggregates exactly, CKKS's slots to CKKS_MIN_BITS bits): a wrong result is
+    // an error, not a row.
+    for (workload, n, users, batch, dpus) in [
+        ("mean", 4096, Some(8), 0, 4),
+        ("variance", 8192, Some(6), 0, 7),
+        ("linreg", 8192, Some(6), 0, 7),
+        ("ckks-mul-relin-rescale", 8192, None, 2, 9),
+    ] {
+        let report = advise::run(&job(workload, n, users, batch, &[dpus], "parallel")).unwrap();
+        let row = &report.rows[0];
+        let pim = row.pim.unwrap_or_else(|| panic!("{workload}: {}", row.emulation));
+        assert!(pim.compute_s > 0.0 && pim.transfer_s > 0.0 && pim.retrieve_s > 0.0, "{workload}: {pim:?}");
+        assert_eq!(row.emulation, format!("full: all {dpus} DPUs emulated"), "{workload}");
+        assert_eq!(row.placement, "parallel", "{workload}");
+        assert!(row.model.contains("modeled"), "{}", row.model);
+        assert_eq!(report.batch_of, if users.is_some() { "users" } else { "ciphertexts" });
+        assert_eq!(report.batch, users.unwrap_or(batch));
+        // Energy: the DPUs' modeled energy plus the host fallbacks at the server's power; EDP
+        // that times the total.
+        let energy = row.energy_with_host_j.unwrap();
+        let expected = row.energy_j.unwrap() + pim.fallback_s * report.cpu.server.power_w;
+        assert_close(&format!("{workload} energy"), energy, expected);
+        assert_close(&format!("{workload} EDP"), row.edp_js.unwrap(), energy * pim.total_s());
+        let verdicts = &report.verdicts[0];
+        assert_eq!(verdicts.energy.pim, Some(energy), "{workload}: one DPU count, its energy");
+        assert_close(&format!("{workload} cpu energy"), verdicts.energy.cpu, report.cpu.scaled_energy_j);
+        assert_eq!(verdicts.energy.pim_wins, energy < report.cpu.scaled_energy_j);
+        assert_close(
+            &format!("{workload} cpu EDP"),
+            verdicts.edp.cpu,
+            report.cpu.scaled_energy_j * report.cpu.scaled_s,
+        );
+        let text = report.render();
+        assert!(text.contains("energy-delay product:") && text.contains("time: "), "{text}");
+    }
+}
+
+#[test]
+fn auto_is_never_dearer_than_a_forced_placement_at_an_advise_point() {
+    // linreg relinearizes its sum of products (key switching), over 7 primes on 9 DPUs:
+    // parallel mode's groups of one leave 2 idle, sequential's conversions run per prime.
+    let total = |mode: &str| {
+        let report = advise::run(&job("linreg", 8192, Some(4), 0, &[9], mode)).unwrap();
+        let row = report.rows[0].clone();
+        (row.pim.unwrap_or_else(|| panic!("{mode}: {}", row.emulation)).total_s(), row)
+    };
+    let (auto, row) = total("auto");
+    assert!(row.plan.as_deref().is_some_and(|p| p.starts_with("placement auto:")), "{row:?}");
+    let mut forced = Vec::new();
+    for mode in ["parallel", "sequential", "hybrid", "ciphertext-major"] {
+        let (seconds, forced_row) = total(mode);
+        assert_eq!(forced_row.placement, mode);
+        assert!(auto <= seconds * (1.0 + 1e-12), "auto {auto} s is dearer than {mode}'s {seconds} s");
+        forced.push((mode, seconds));
+    }
+    // The row names the placement that ran, and it is the cheapest forced one (the planner's
+    // prices are the same deterministic emulation).
+    let cheapest = forced.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert_close("auto's total", auto, cheapest.1);
+    assert_eq!(row.placement, cheapest.0, "{forced:?}");
+}
+
+#[test]
+fn the_subset_workloads_take_auto_and_name_the_placement_per_row() {
+    let auto =
+        advise::run(&AdviseConfig { mode: Some("auto".into()), ..config("bgv-mul-relin", 4096, &[4], &["none"]) })
+            .unwrap();
+    let row = &auto.rows[0];
+    let plan = row.plan.as_deref().unwrap();
+    assert!(plan.contains("parallel") && plan.contains("ciphertext-major"), "{plan}");
+    let forced = |mode: &str| {
+        let report =
+            advise::run(&AdviseConfig { mode: Some(mode.into()), ..config("bgv-mul-relin", 4096, &[4], &["none"]) })
+                .unwrap();
+        report.rows[0].pim.unwrap().total_s()
+    };
+    // Ciphertext-major's total is deterministic (no fallbacks); parallel's includes fallbacks
+    // measured on this host in each run, so auto is compared with the forced ciphertext-major.
+    let chosen = row.pim.unwrap();
+    assert!(["parallel", "ciphertext-major"].contains(&row.placement.as_str()), "{}", row.placement);
+    assert!(chosen.total_s() <= forced("ciphertext-major") * (1.0 + 1e-12), "{plan}");
+    assert_eq!(auto.mode, "auto");
+}
+
+#[test]
+fn the_new_workloads_refuse_bad_input_naming_the_flag() {
+    let mean = job("mean", 4096, Some(8), 0, &[4], "parallel");
+    let m = usage(&AdviseConfig { users: None, ..mean.clone() });
+    assert!(m.starts_with("--workload mean needs --users U"), "{m}");
+    let m = usage(&AdviseConfig { users: Some(0), ..mean.clone() });
+    assert!(m.starts_with("--users 0 is not allowed"), "{m}");
+    let m = usage(&AdviseConfig { batch: 6, ..mean.clone() });
+    assert!(m.starts_with("--batch does not apply to --workload mean"), "{m}");
+    let m = usage(&AdviseConfig { users: Some(8), ..config("pipeline", 2048, &[64], &["none"]) });
+    assert!(m.starts_with("--users applies to the statistics"), "{m}");
+    let m = usage(&job("ckks-mul-relin-rescale", 4096, None, 2, &[64], "parallel"));
+    assert!(
+        m.starts_with("--n 4096 is not allowed for --workload ckks-mul-relin-rescale") && m.contains("8192"),
+        "{m}"
+    );
+    for mode in ["sequential", "hybrid"] {
+        let m = usage(&AdviseConfig { mode: Some(mode.into()), ..config("pipeline", 2048, &[64], &["none"]) });
+        assert!(m.starts_with(&format!("--mode {mode} is not allowed for advise")) && m.contains("auto"), "{m}");
+    }
+}

@@ -12,18 +12,26 @@ use crate::error::Result;
 pub struct AdviseArgs {
     /// The workload: pipeline (NTT, BGV tensor, inverse NTT on random residues, DRAMatic's
     /// combined test), bgv-mul-relin or bfv-mul-relin (multiply + relinearize of real
-    /// ciphertexts, checked by decryption).
+    /// ciphertexts, checked by decryption), mean, variance or linreg (seed 002's statistics
+    /// over --users users, BGV, checked exactly), ckks-mul-relin-rescale (CKKS multiply +
+    /// relinearize + rescale, checked against the plaintext product).
     #[arg(long)]
     pub workload: String,
 
-    /// Ring degree N of the 128-bit preset (pipeline: 1024 .. 32768; the products: 4096 ..
-    /// 32768).
+    /// Ring degree N of the 128-bit preset (pipeline and the statistics: 1024 .. 32768; the
+    /// BGV/BFV products: 4096 .. 32768; CKKS: 8192 .. 65536).
     #[arg(long)]
     pub n: usize,
 
-    /// Ciphertexts of the table's batch (even); the crossover search doubles it.
+    /// Ciphertexts of the table's batch (even); the crossover search doubles it. Not for the
+    /// statistics, whose batch is --users.
+    #[arg(long, required_unless_present = "users")]
+    pub batch: Option<usize>,
+
+    /// Users of the statistics (mean, variance, linreg): one ciphertext each per encoded
+    /// vector, summed on the server; at least 1.
     #[arg(long)]
-    pub batch: usize,
+    pub users: Option<usize>,
 
     /// DPU counts of the table, comma-separated, each 1..=2560 [default:
     /// 64,128,256,509,1024,2048,2560].
@@ -53,8 +61,10 @@ pub struct AdviseArgs {
     pub seed: u64,
 
     /// How the DPUs hold the limbs: parallel (DRAMatic's prime groups; key switching's base
-    /// conversion and ModDown run on the CPU, measured here) or ciphertext-major (each DPU whole
-    /// ciphertexts with all their limbs: everything on the DPUs) [default: parallel].
+    /// conversion and ModDown run on the CPU, measured here), ciphertext-major (each DPU whole
+    /// ciphertexts with all their limbs: everything on the DPUs), sequential or hybrid (the
+    /// statistics and CKKS only, which emulate every DPU), or auto (the placement priced
+    /// cheapest at each point; each row names it) [default: parallel].
     #[arg(long)]
     pub mode: Option<String>,
 
@@ -73,7 +83,9 @@ impl From<&AdviseArgs> for AdviseConfig {
             threads: args.threads,
             seed: args.seed,
             mode: args.mode.clone(),
-            ..AdviseConfig::new(&args.workload, args.n, args.batch)
+            users: args.users,
+            // 0: not given (the statistics take --users; the others are told they need --batch).
+            ..AdviseConfig::new(&args.workload, args.n, args.batch.unwrap_or(0))
         }
     }
 }

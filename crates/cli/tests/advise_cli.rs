@@ -65,7 +65,11 @@ fn text_report_labels_modeled_and_scaled_figures() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.starts_with("pimhe advise: pipeline"), "{text}");
     assert!(text.contains("(scaled, not measured)") && text.contains("upmem-v1b@2 (modeled)"), "{text}");
-    assert_eq!(text.matches("  verdict [none] vs ").count(), 2, "{text}");
+    // Time against both CPUs; energy and EDP against the scaled one, whose power is stated.
+    assert_eq!(text.matches("  verdict [none] vs ").count(), 4, "{text}");
+    for quantity in ["vs cpu measured here: time: ", "energy: ", "energy-delay product: "] {
+        assert!(text.contains(quantity), "{quantity}: {text}");
+    }
 }
 
 #[test]
@@ -75,6 +79,11 @@ fn bad_input_exits_2_with_the_flag_named() {
         (vec!["advise", "--workload", "bgv-mul-relin", "--n", "1024", "--batch", "8"], "--n 1024 is not allowed"),
         (vec!["advise", "--workload", "pipeline", "--n", "2048", "--batch", "7"], "--batch 7 is not allowed"),
         (vec!["advise", "--workload", "pipeline", "--n", "2048", "--batch", "8", "--dpus", "4000"], "--dpus 4000"),
+        (vec!["advise", "--workload", "median", "--n", "4096", "--users", "8"], "--workload median is not known"),
+        (vec!["advise", "--workload", "mean", "--n", "4096", "--users", "0"], "--users 0 is not allowed"),
+        (vec!["advise", "--workload", "mean", "--n", "4096", "--batch", "8"], "--workload mean needs --users"),
+        (vec!["advise", "--workload", "pipeline", "--n", "2048", "--users", "8"], "--users applies to the statistics"),
+        (vec!["advise", "--workload", "pipeline", "--n", "2048"], "--batch"),
     ] {
         let output = pimhe(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -116,4 +125,27 @@ fn ciphertext_major_mode_has_no_fallbacks_and_says_so() {
     let output = pimhe(&["advise", "--workload", "pipeline", "--n", "2048", "--batch", "8", "--mode", "sequential"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--mode sequential is not allowed for advise"), "{}", stderr(&output));
+}
+
+#[test]
+fn the_statistics_and_ckks_run_with_auto_and_name_each_rows_placement() {
+    for (workload, n, size) in
+        [("mean", "4096", ["--users", "8"]), ("ckks-mul-relin-rescale", "8192", ["--batch", "2"])]
+    {
+        let mut args = vec!["advise", "--workload", workload, "--n", n];
+        args.extend(size);
+        args.extend(["--dpus", "9", "--repeat", "1", "--what-if", "none", "--mode", "auto", "--json"]);
+        let output = pimhe(&args);
+        assert!(output.status.success(), "{workload}: {}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+        assert_eq!(report["mode"], "auto");
+        let row = &report["rows"][0];
+        let placement = row["placement"].as_str().unwrap();
+        assert!(["parallel", "sequential", "hybrid", "ciphertext-major"].contains(&placement), "{row}");
+        assert!(row["plan"].as_str().unwrap().contains(&format!("{placement} is the cheapest")), "{row}");
+        let verdict = &report["verdicts"][0];
+        assert_eq!(verdict["energy"]["quantity"], "energy", "{verdict}");
+        assert_eq!(verdict["edp"]["quantity"], "energy-delay-product", "{verdict}");
+        assert!(verdict["edp"]["cpu"].as_f64().unwrap() > 0.0, "{verdict}");
+    }
 }

@@ -2,8 +2,9 @@
 //!
 //! The candidates are every placement: parallel (DRAMatic's limb-major groups, the conversions
 //! of key and modulus switching on the host), sequential (DRAMatic's other mode: all DPUs on
-//! one prime after another, the conversions on the host; it wins where the DPUs do not divide
-//! into the primes, e.g. 7 DPUs for 4 primes leave 3 idle in parallel mode), hybrid (the
+//! one prime after another, a conversion's terms onto a prime in that prime's launch; it wins
+//! where the DPUs do not divide into the primes, e.g. 7 DPUs for 4 primes leave 3 idle in
+//! parallel mode), hybrid (the
 //! groups of parallel mode, the conversions on coefficient slices over every DPU, re-sliced
 //! through the host) and ciphertext-major (every DPU whole ciphertexts; everything on the DPUs).
 //!

@@ -1,6 +1,6 @@
 //! The host CPU of a PIM system, as far as the runtime's CPU fallbacks need it: what the work
 //! the DPUs leave to the host (base conversions, ModDown, the division by the last prime in
-//! the limb-major modes) would take on the server the DPUs sit in.
+//! parallel mode) would take on the server the DPUs sit in.
 //!
 //! The fallbacks' measured wall time on the machine running the emulator says little about
 //! that server and changes from run to run; the planner ([`crate::runtime`]'s `--mode auto`

@@ -4,13 +4,17 @@
 //! ([`pimhe_exec::Backend::mod_down_last`]), as command lists of the `BCONV` and `DIVIDE_LAST`
 //! kernels (dpu/kernels/conversion.h) beside MULC, NTT, INTT, SUB_MULC and CMAC.
 //!
-//! Each algorithm is the same in two placements; only its step across primes ([`Across`]: the
+//! Each algorithm is the same in three placements; only its step across primes ([`Across`]: the
 //! FastBConv sums, DIVIDE_LAST's terms) runs differently. In the ciphertext-major mode
 //! ([`super::placement::Mode::CiphertextMajor`]) every limb of a polynomial is on one DPU, so
-//! the step is more commands of the same launch; in the hybrid mode the limbs are on their
+//! the step is more commands of the same launch. In the sequential mode the limbs are on one
+//! DPU too, but each prime runs in its own launch, lowest prime slot first: the step's commands
+//! onto target prime q go to q's launch (the kernels take the source prime in the command),
+//! after a launch of whatever is pending on a slot not below the first target's, so that the
+//! sources are written before they are read. In the hybrid mode the limbs are on their
 //! primes' DPU groups, and the step runs on coefficient slices over every DPU (`hybrid.rs`),
 //! the rest of the algorithm (scalings, transforms, the final subtraction) on the groups.
-//! Each method here returns `None` where neither holds (another mode, an operand streamed or
+//! Each method here returns `None` where none holds (parallel mode, an operand streamed or
 //! on the host, no room for the scratch limbs, a barrett-variant prime outside its
 //! reduction's range, parameters the CPU refuses); the caller then runs the CPU backend, a
 //! counted fallback, which also gives the CPU's error for bad operands. The residues equal the
@@ -45,14 +49,15 @@ impl PimBackend {
     /// DPUs.
     fn conversion_operands(&self, operands: &[&PimBuffer]) -> pimhe_exec::Result<Option<Resident>> {
         match self.plan.mode() {
-            Mode::CiphertextMajor | Mode::Hybrid => self.resident(operands),
-            Mode::Parallel | Mode::Sequential => Ok(None),
+            Mode::CiphertextMajor | Mode::Sequential | Mode::Hybrid => self.resident(operands),
+            Mode::Parallel => Ok(None),
         }
     }
 
     /// Runs `across` from `sources` into the limbs `dst`, calling `after_each(state, j)` once
-    /// the step has written `dst[j]` (in the ciphertext-major mode right after its commands,
-    /// so one prime's commands stay together; in the hybrid mode once the slices are back).
+    /// the step has written `dst[j]` (in the ciphertext-major and sequential modes right after
+    /// its commands, so one prime's commands stay together; in the hybrid mode once the slices
+    /// are back).
     fn across(
         &self,
         state: &mut State,
@@ -67,6 +72,9 @@ impl PimBackend {
                 (0..dst.len()).try_for_each(|j| after_each(self, state, j))
             }
             Mode::CiphertextMajor | Mode::Parallel | Mode::Sequential => {
+                if self.plan.mode() == Mode::Sequential {
+                    self.launch_before(state, dst)?;
+                }
                 let limbs = sources.placement_in(state)?;
                 for (j, limb) in dst.iter().enumerate() {
                     self.queue_across(state, limb, j, &limbs, across)?;
@@ -77,8 +85,20 @@ impl PimBackend {
         }
     }
 
+    /// In sequential mode, where each prime slot runs in its own launch in ascending order:
+    /// launches what is pending when any of it is on a slot not below the lowest of `dst`'s, so
+    /// that the step's commands, queued on `dst`'s slots, read sources already written (pending
+    /// commands on lower slots run before them in the same flush anyway).
+    fn launch_before(&self, state: &mut State, dst: &[&LimbPlacement]) -> pimhe_exec::Result<()> {
+        let Some(first_target) = dst.iter().map(|limb| limb.slot).min() else { return Ok(()) };
+        match state.pending.values().flatten().any(|&(slot, _)| slot >= first_target) {
+            true => self.flush(state),
+            false => Ok(()),
+        }
+    }
+
     /// Queues `across`'s commands writing `dst`, the `j`-th target limb, from `sources` (all on
-    /// the same DPUs: ciphertext-major placements of one count).
+    /// the same DPUs: ciphertext-major or sequential placements of one count).
     pub(super) fn queue_across(
         &self,
         state: &mut State,

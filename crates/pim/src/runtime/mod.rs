@@ -12,9 +12,10 @@
 //!
 //! Base conversion, ModDown and the division by the last prime (key switching, modulus
 //! switching) need every limb of a polynomial at hand: they run on the DPUs in the
-//! ciphertext-major mode (`conversion.rs`, [`placement::Mode`]), and in the limb-major modes
-//! fall back to the CPU: the operands are retrieved, the CPU backend runs, the result is pushed
-//! back, and all of it is counted in the [`OffloadReport`].
+//! ciphertext-major and sequential modes, where a DPU holds every limb of its share, and in the
+//! hybrid mode on coefficient slices (`conversion.rs`, [`placement::Mode`]); in parallel mode
+//! they fall back to the CPU: the operands are retrieved, the CPU backend runs, the result is
+//! pushed back, and all of it is counted in the [`OffloadReport`].
 //!
 //! The parts: this module holds [`PimBackend`] itself (construction, configuration, the report);
 //! `buffer.rs` the buffers and where their data lives (MRAM placements, host, streamed) with the
@@ -65,7 +66,8 @@ pub use stats::{OffloadReport, TransferShape};
 pub struct PimConfig {
     /// Number of DPUs (up to 2560, in ranks of 64).
     pub dpus: usize,
-    /// Parallel (a DPU group per prime) or sequential (all DPUs, one prime after another).
+    /// How DPUs serve primes ([`Mode`]): a group per prime, all DPUs one prime after another,
+    /// whole ciphertexts per DPU, or groups with conversions on slices.
     pub mode: Mode,
     /// Kernel arithmetic: DRAMatic's Barrett method or pimhe's best.
     pub variant: Variant,

@@ -8,7 +8,7 @@ use std::ops::Range;
 /// | mode | a DPU holds | launches | base conversion, ModDown, modulus switch |
 /// |---|---|---|---|
 /// | parallel | one prime's limb of its share of the polynomials | one | CPU fallback (a polynomial's limbs are on different DPUs) |
-/// | sequential | every limb of its share | one per prime | CPU fallback (the launches of different primes cannot exchange data) |
+/// | sequential | every limb of its share | one per prime, plus one before a conversion whose sources are pending on a target's or a later prime's launch | on the DPUs, per coefficient across the limbs it holds: the terms onto prime q run in q's launch |
 /// | ciphertext-major | every limb of its share | one: `SET_PRIME` switches the prime between commands | on the DPUs, per coefficient across the limbs it holds |
 /// | hybrid | as parallel | one, plus one per conversion | on the DPUs, on coefficient slices of every limb spread over all DPUs, re-sliced through the host ([`super`]'s `hybrid.rs`) |
 ///
@@ -22,7 +22,9 @@ use std::ops::Range;
 pub enum Mode {
     /// A group of DPUs per prime, all primes at once; each DPU holds only its prime's twiddles.
     Parallel,
-    /// All DPUs serve one prime after another; any DPU count can be used.
+    /// All DPUs serve one prime after another, each prime in its own launch; any DPU count can
+    /// be used. A DPU holds every limb of its share, so conversions run on the DPUs, the terms
+    /// onto a prime in that prime's launch.
     Sequential,
     /// Every DPU owns whole polynomials with all their limbs and works through the primes in
     /// one launch, so key switching and modulus switching run where the data is.

@@ -15,8 +15,8 @@
 //! prime the scheme uses (q and P, and for BFV BEHZ's auxiliary primes and t): the operands go to
 //! the DPUs, the operation runs, the result comes back, and the report gives the model's
 //! transfer, compute and retrieval, labelled with its name and version, and the operations that
-//! fell back to the CPU (BEHZ's base conversions and key switching's base
-//! conversion and ModDown run on the host). Key generation, encryption and the upload of the
+//! fell back to the CPU (BEHZ's base conversions and key switching's base conversion and
+//! ModDown run on the host in parallel mode). Key generation, encryption and the upload of the
 //! relinearization key are not counted.
 
 use std::sync::Arc;

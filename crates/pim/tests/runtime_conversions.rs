@@ -1,6 +1,9 @@
-//! The hybrid mode: limbs on their primes' DPU groups, conversions on coefficient slices over
-//! every DPU. Its conversions must equal the CPU backend's bit for bit, run with no CPU
-//! fallback, and price the re-slicing as the transfers it is.
+//! Conversions across primes (FastBConv, ModDown, the division by the last prime) on the DPUs
+//! in the modes that run them there: hybrid (limbs on their primes' DPU groups, conversions on
+//! coefficient slices over every DPU) and sequential (every limb of a share on one DPU, one
+//! launch per prime, a conversion's terms onto a prime in that prime's launch). They must
+//! equal the CPU backend's bit for bit and run with no CPU fallback; the hybrid mode prices the
+//! re-slicing as the transfers it is.
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Modulus;
@@ -12,18 +15,25 @@ use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
 
 const N: usize = 256;
 
-fn hybrid(dpus: usize, primes: &[u32], variant: Variant) -> PimBackend {
-    let mut config = PimConfig::new(dpus, Mode::Hybrid);
-    config.variant = variant;
-    PimBackend::new(config, N, primes).unwrap()
-}
-
 fn words(batch: &PolyBatch) -> Vec<u32> {
     (0..batch.basis().len()).flat_map(|limb| batch.limb(limb).to_vec()).collect()
 }
 
-/// Runs `op` on the CPU and on hybrid backends (odd DPU counts, both kernels), checks the
-/// results agree bit for bit and that the DPUs did the conversion (no fallback).
+/// The (mode, DPUs, kernels) each conversion runs on: odd DPU counts that do not divide the
+/// batches, both kernels.
+fn configurations(primes: usize) -> Vec<(Mode, usize, Variant)> {
+    vec![
+        (Mode::Hybrid, primes, Variant::Best),
+        (Mode::Hybrid, 2 * primes + 1, Variant::Barrett),
+        (Mode::Hybrid, 23, Variant::Best),
+        (Mode::Sequential, 1, Variant::Barrett),
+        (Mode::Sequential, 3, Variant::Best),
+        (Mode::Sequential, 7, Variant::Barrett),
+    ]
+}
+
+/// Runs `op` on the CPU and on every configuration, checks the results agree bit for bit and
+/// that the DPUs did the conversion (no fallback).
 fn agrees(
     primes: &[u32],
     input: &PolyBatch,
@@ -32,25 +42,36 @@ fn agrees(
 ) {
     let cpu = CpuBackend::new(Some(1)).unwrap();
     let expected = cpu.download(&cpu_op(&cpu, &cpu.upload(input.clone()).unwrap())).unwrap();
-    for (dpus, variant) in
-        [(primes.len(), Variant::Best), (2 * primes.len() + 1, Variant::Barrett), (23, Variant::Best)]
-    {
-        let pim = hybrid(dpus, primes, variant);
+    for (mode, dpus, variant) in configurations(primes.len()) {
+        let what = format!("{mode:?}, {dpus} DPUs, {variant:?} kernels");
+        let mut config = PimConfig::new(dpus, mode);
+        config.variant = variant;
+        let pim = PimBackend::new(config, N, primes).unwrap();
         let a = pim.upload(input.clone()).unwrap();
         pim.reset_report().unwrap();
         let out = pim.download(&pim_op(&pim, &a)).unwrap();
         assert_eq!(out.basis().primes(), expected.basis().primes());
         assert_eq!(out.representation(), expected.representation());
-        assert_eq!(words(&out), words(&expected), "{dpus} DPUs, {variant:?} kernels");
+        assert_eq!(words(&out), words(&expected), "{what}");
         let report = pim.report().unwrap();
-        assert_eq!(report.fallbacks, 0, "the conversion ran on the DPUs");
-        assert!(report.launches >= 2, "the groups' launch and the slices' launch");
-        assert!(report.bytes_to_dpus > 0 && report.bytes_from_dpus > 0 && report.transfer_s > 0.0);
+        assert_eq!(report.fallbacks, 0, "the conversion ran on the DPUs: {what}");
+        match mode {
+            Mode::Hybrid => {
+                assert!(report.launches >= 2, "the groups' launch and the slices' launch: {what}");
+                assert!(report.bytes_to_dpus > 0 && report.bytes_from_dpus > 0 && report.transfer_s > 0.0);
+            }
+            // At least one launch per prime of the output; nothing crossed the bus but the result.
+            Mode::Sequential => {
+                assert!(report.launches >= out.basis().len() as u64, "{what}: {report:?}");
+                assert_eq!(report.bytes_to_dpus, 0, "{what}: {report:?}");
+            }
+            Mode::Parallel | Mode::CiphertextMajor => unreachable!("not among the configurations"),
+        }
     }
 }
 
 #[test]
-fn hybrid_base_conversions_equal_the_cpu_backend() {
+fn base_conversions_equal_the_cpu_backend() {
     let primes = distinct_primes(N, &[28, 29, 30, 27, 26]);
     let mut r = rng(11);
     let from = basis_of(N, &primes[1..3]);
@@ -74,7 +95,7 @@ fn hybrid_base_conversions_equal_the_cpu_backend() {
 }
 
 #[test]
-fn hybrid_mod_down_and_division_by_the_last_prime_equal_the_cpu_backend() {
+fn mod_down_and_division_by_the_last_prime_equal_the_cpu_backend() {
     let primes = distinct_primes(N, &[28, 29, 30, 27, 26]);
     let basis = basis_of(N, &primes);
     let mut r = rng(12);
