@@ -215,20 +215,15 @@ static uint32_t run_command(ctx_t *c) {
         KERNEL_PHASE("set_prime");
         return set_prime(c);
     }
-    if (raw_poly_op(op)) {
+    /* The families past the RNS operations (raw polynomials, the NTT stage, multi-word
+     * coefficients) in one range check, so the RNS commands pay one test for all of them. */
+    COST(2 * COST_ALU);
+    if (op >= PIMHE_OP_RAW_ADD) {
         COST(COST_STORE);
         c->bitrev_ready = 0; /* the command overwrites the work area */
-        return raw_poly_command(c);
-    }
-    if (op == PIMHE_OP_NTT_STAGE) {
-        COST(COST_STORE);
-        c->bitrev_ready = 0; /* the command overwrites the work area */
-        return ntt_stage_command(c);
-    }
-    if (multiword_op(op)) {
-        COST(COST_STORE);
-        c->bitrev_ready = 0; /* the command overwrites the work area */
-        return multiword_command(c);
+        return op <= PIMHE_OP_RAW_CONV        ? raw_poly_command(c)
+               : op == PIMHE_OP_NTT_STAGE     ? ntt_stage_command(c)
+                                              : multiword_command(c);
     }
     const uint32_t srcs = op == PIMHE_OP_TENSOR ? 4u
                           : (op == PIMHE_OP_NTT || op == PIMHE_OP_INTT || op == PIMHE_OP_MULC ||

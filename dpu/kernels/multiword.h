@@ -53,11 +53,6 @@
 /* Work-area words reserved for the record ahead of the chunks (an even count: 8-aligned). */
 #define MW_RECORD_RESERVE (MW_RECORD_WORDS(MW_MAX_WORDS) + 2u)
 
-static int multiword_op(uint32_t op) {
-    COST(2 * COST_ALU);
-    return op >= PIMHE_OP_MW_ADD && op <= PIMHE_OP_MW_MUL;
-}
-
 /* r := a + b over n words; the carry out. r may be a or b. */
 static uint32_t mw_add(uint32_t *r, const uint32_t *a, const uint32_t *b, uint32_t n) {
     COST(n * COST_MW_WORD);

@@ -52,11 +52,6 @@ static uint32_t raw_conv_block(const ctx_t *c, uint32_t n) {
     return block;
 }
 
-static int raw_poly_op(uint32_t op) {
-    COST(2 * COST_ALU);
-    return op >= PIMHE_OP_RAW_ADD && op <= PIMHE_OP_RAW_CONV;
-}
-
 /* a b mod q, fully reduced, in the launch's variant (as MUL). */
 static inline uint32_t raw_mulmod(const ctx_t *c, uint32_t a, uint32_t b, int best) {
     return best ? best_reduce(mul32_64(a, b), &c->best) : bar_mulmod(a, b, &c->bar);
