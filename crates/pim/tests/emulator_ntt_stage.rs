@@ -8,9 +8,9 @@
 
 mod emulator_support;
 
-use emulator_support::{primes_for, residues, set, Dpu};
+use emulator_support::{assert_refused, primes_for, residues, Dpu};
 use pimhe_math::{Modulus, NttTable};
-use pimhe_pim::emulator::{EmulatorConfig, EmulatorError};
+use pimhe_pim::emulator::EmulatorConfig;
 use pimhe_pim::layout::{status, PimheCommand, Variant};
 use pimhe_pim::ntt_stage::{butterfly_ranges, run_per_stage, run_resident, stage_counts, stage_gaps};
 use pimhe_pim::raw_poly::RawPolyError;
@@ -129,12 +129,7 @@ fn the_kernel_refuses_bad_commands_with_err_operand() {
         PimheCommand { flags: 1, ..PimheCommand::ntt_stage(at, at + 64, 0, 4, 2) }, // a flag
     ];
     for command in bad {
-        let mut dpus = set(1, EmulatorConfig::default());
-        d.load(&mut dpus, 0, Variant::Barrett, &[command]);
-        match dpus.launch(&[0]) {
-            Err(EmulatorError::KernelStatus { status: s, .. }) => assert_eq!(s, status::ERR_OPERAND, "{command:?}"),
-            other => panic!("{command:?}: {other:?}"),
-        }
+        assert_refused(&d, command, status::ERR_OPERAND);
     }
 }
 

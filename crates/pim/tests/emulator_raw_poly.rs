@@ -6,8 +6,8 @@
 
 mod emulator_support;
 
-use emulator_support::residues;
-use pimhe_pim::emulator::{EmulatorConfig, EmulatorError};
+use emulator_support::{assert_refused, residues};
+use pimhe_pim::emulator::EmulatorConfig;
 use pimhe_pim::layout::{status, PimheCommand, Variant};
 use pimhe_pim::raw_poly::{coefficient_ranges, run, RawOp, RawPolyError};
 use pimhe_testkit::oracle::schoolbook;
@@ -90,7 +90,7 @@ fn bad_shapes_and_operands_are_refused() {
 
 #[test]
 fn the_kernel_refuses_bad_commands_with_err_operand() {
-    use emulator_support::{set, Dpu};
+    use emulator_support::Dpu;
     let d = Dpu::new(Q, 16, 1);
     let at = d.at(0);
     let bad = [
@@ -104,12 +104,7 @@ fn the_kernel_refuses_bad_commands_with_err_operand() {
         PimheCommand { flags: 1, ..PimheCommand::raw_add(at, at, at, 2) }, // a flag
     ];
     for command in bad {
-        let mut dpus = set(1, EmulatorConfig::default());
-        d.load(&mut dpus, 0, Variant::Barrett, &[command]);
-        match dpus.launch(&[0]) {
-            Err(EmulatorError::KernelStatus { status: s, .. }) => assert_eq!(s, status::ERR_OPERAND, "{command:?}"),
-            other => panic!("{command:?}: {other:?}"),
-        }
+        assert_refused(&d, command, status::ERR_OPERAND);
     }
 }
 

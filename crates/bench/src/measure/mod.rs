@@ -13,3 +13,4 @@ pub mod keygen;
 pub mod machine;
 pub mod scheme;
 pub mod stats;
+pub mod study;

@@ -2,7 +2,7 @@
 #![allow(dead_code, unused_imports)]
 
 use pimhe_pim::counts::DpuCounts;
-use pimhe_pim::emulator::{DpuSet, EmulatorConfig};
+use pimhe_pim::emulator::{DpuSet, EmulatorConfig, EmulatorError};
 use pimhe_pim::layout::{prime_image, prime_tables, MramLayout, PimheCommand, PrimeTables, Variant};
 
 pub use pimhe_pim::raw_poly::residues;
@@ -102,4 +102,15 @@ pub fn model_cycles(counts: &DpuCounts) -> f64 {
 /// Butterflies of one NTT of degree n.
 pub fn butterflies(n: usize) -> usize {
     n / 2 * n.trailing_zeros() as usize
+}
+
+/// Runs `command` alone on a fresh DPU of `d` (barrett variant) and asserts the kernel refuses
+/// it with `expected` (a `layout::status` code).
+pub fn assert_refused(d: &Dpu, command: PimheCommand, expected: u32) {
+    let mut dpus = set(1, EmulatorConfig::default());
+    d.load(&mut dpus, 0, Variant::Barrett, &[command]);
+    match dpus.launch(&[0]) {
+        Err(EmulatorError::KernelStatus { status, .. }) => assert_eq!(status, expected, "{command:?}"),
+        other => panic!("{command:?}: {other:?}"),
+    }
 }
