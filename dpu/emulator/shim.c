@@ -536,7 +536,7 @@ uint32_t pimhe_emu_command_layout(uint32_t *offsets, uint32_t capacity) {
     return copy_offsets(o, (uint32_t)(sizeof o / sizeof o[0]), offsets, capacity);
 }
 
-/* The opcodes NTT ..= MW_MUL in numeric order, then PIMHE_OP_FIRST, PIMHE_OP_LAST, the flags
+/* The opcodes NTT ..= MW_CONV in numeric order, then PIMHE_OP_FIRST, PIMHE_OP_LAST, the flags
  * BROADCAST_SRC1, NTT_FORM, ACCUMULATE and CENTRED, the variants BARRETT and BEST and the status
  * codes OK ..= CONVERSION in numeric order, for the Rust mirror's cross-check. */
 uint32_t pimhe_emu_opcodes(uint32_t *values, uint32_t capacity) {
@@ -546,7 +546,7 @@ uint32_t pimhe_emu_opcodes(uint32_t *values, uint32_t capacity) {
         PIMHE_OP_TENSOR_SQ, PIMHE_OP_CMAC,           PIMHE_OP_CADD,       PIMHE_OP_SUB_MULC,
         PIMHE_OP_BCONV,     PIMHE_OP_DIVIDE_LAST,    PIMHE_OP_SET_PRIME,   PIMHE_OP_RAW_ADD,
         PIMHE_OP_RAW_MUL,   PIMHE_OP_RAW_CONV,       PIMHE_OP_NTT_STAGE,
-        PIMHE_OP_MW_ADD,    PIMHE_OP_MW_MUL,
+        PIMHE_OP_MW_ADD,    PIMHE_OP_MW_MUL,         PIMHE_OP_MW_CONV,
         PIMHE_OP_FIRST,     PIMHE_OP_LAST,           PIMHE_FLAG_BROADCAST_SRC1, PIMHE_FLAG_NTT_FORM,
         PIMHE_FLAG_ACCUMULATE, PIMHE_FLAG_CENTRED,
         PIMHE_VARIANT_BARRETT, PIMHE_VARIANT_BEST,

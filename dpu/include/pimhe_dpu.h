@@ -115,8 +115,14 @@
  * Bad operands (w, odd count, flags set, an operand past 2^32, a bad record): ERR_OPERAND. */
 #define PIMHE_OP_MW_ADD 21u
 #define PIMHE_OP_MW_MUL 22u
+/* MW_CONV: the textbook negacyclic product of the n-coefficient polynomials a = src0 and
+ * b = src1 (w = src[3] words a coefficient, the record at src[2], as MW_MUL) in Z_q[x]/(x^n + 1),
+ * output coefficients [lo, lo + count) into dst0, with n = scalar (a power of two in [4, 2^20])
+ * and lo = scalar_shoup (even, lo + count <= n): dst0[j] := sum_i a_i b_{(lo+j-i) mod n} mod q,
+ * negated where lo + j - i < 0; each product as MW_MUL's. Bad n or lo: ERR_OPERAND. */
+#define PIMHE_OP_MW_CONV 23u
 #define PIMHE_OP_FIRST PIMHE_OP_NTT
-#define PIMHE_OP_LAST PIMHE_OP_MW_MUL
+#define PIMHE_OP_LAST PIMHE_OP_MW_CONV
 
 /* header.status, written by the kernel at the end of every launch. */
 #define PIMHE_STATUS_OK 0u

@@ -48,7 +48,7 @@
  *   automorphism.h  AUTOMORPHISM;
  *   raw_poly.h      RAW_ADD, RAW_MUL, RAW_CONV (one polynomial over coefficient ranges, MHY+);
  *   ntt_stage.h     NTT_STAGE (one Cooley-Tukey stage over a butterfly range, MHY+'s offload).
- *   multiword.h     MW_ADD, MW_MUL (multi-word non-RNS coefficients, Gupta et al.).
+ *   multiword.h     MW_ADD, MW_MUL, MW_CONV (multi-word non-RNS coefficients, Gupta et al.).
  * This file keeps the header checks (setup), SET_PRIME (set_prime), the command checks and
  * dispatch (run_command) and the command loop (main).
  *
@@ -78,7 +78,7 @@ BARRIER_INIT(pimhe_barrier, NR_TASKLETS);
 #include "automorphism.h" /* AUTOMORPHISM */
 #include "raw_poly.h"     /* RAW_ADD, RAW_MUL, RAW_CONV */
 #include "ntt_stage.h"    /* NTT_STAGE */
-#include "multiword.h"    /* MW_ADD, MW_MUL */
+#include "multiword.h"    /* MW_ADD, MW_MUL, MW_CONV */
 
 /* ------------------------------------------------------------------------------------------ */
 /* setup, validation and the command loop                                                       */

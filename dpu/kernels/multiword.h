@@ -20,6 +20,18 @@
  *    comparison to a modulus the paper never used. Its two products are schoolbook in both
  *    variants: q1 mu in full ((w + 1)^2 products), q3 q truncated to its low w + 1 words.
  *
+ *  - MW_CONV: the textbook negacyclic product of two polynomials of n coefficients in
+ *    Z_q[x]/(x^n + 1), output coefficients [lo, lo + count) (RAW_CONV's multi-word analogue,
+ *    raw_poly.h): c_k = sum_{i <= k} a_i b_{k-i} - sum_{i > k} a_i b_{n+k-i} (mod q). Each of the
+ *    count * n coefficient products is MW_MUL's (a product, then Barrett) and is added to or
+ *    subtracted from its sum modulo q at once: the paper's "polynomial multiplication and
+ *    polynomial addition of the coefficients" without NTT (section 3, 4.2: "We do not
+ *    incorporate NTT"). The output range is cut into chunks of L coefficients (MW_CONV_BLOCK
+ *    halved until every tasklet gets one) dealt round-robin to the tasklets; for each chunk a
+ *    tasklet streams a in blocks of A coefficients and, per block, the window of b the block
+ *    meets, as RAW_CONV does (A: MW_CONV_BLOCK / w words' worth, halved to fit the work area
+ *    and n / 2, so that a window wraps at most once and each of its DMAs is one).
+ *
  * Every 32x32->64 product is mul32_64 (cost.h: COST_MUL32_64, DRAMatic's 35-instruction custom
  * multiply from the 8x8 multiplier). A word step of an add, subtract or product column is
  * charged its loads, its add/addc or sub/subc, its store and its loop iteration.
@@ -32,6 +44,9 @@
  * area; a coefficient's product and temporaries on the stack: at the deepest, the chunk's 12
  * words and two Karatsuba levels of 17 (46 words, 184 bytes, besides the frames) of the
  * 512-byte STACK_SIZE_DEFAULT.
+ *
+ * MW_CONV's WRAM: the record, an a-block (A w words), the window ((L + A) w) and the chunk's
+ * sums (L w) in the tasklet's work area: at most 4 A w + MW_RECORD_RESERVE words.
  *
  * Included by main.c after raw_poly.h; run_command calls multiword_command.
  */
@@ -52,6 +67,9 @@
 #define MW_RECORD_WORDS(w) (2u * (w) + 2u)
 /* Work-area words reserved for the record ahead of the chunks (an even count: 8-aligned). */
 #define MW_RECORD_RESERVE (MW_RECORD_WORDS(MW_MAX_WORDS) + 2u)
+/* Words of MW_CONV's longest a-block: a window (at most two blocks) is then at most 1024 bytes,
+ * one DMA on either side of its wrap. */
+#define MW_CONV_BLOCK_WORDS 128u
 
 /* r := a + b over n words; the carry out. r may be a or b. */
 static uint32_t mw_add(uint32_t *r, const uint32_t *a, const uint32_t *b, uint32_t n) {
@@ -168,8 +186,50 @@ static void mw_barrett(uint32_t *out, const uint32_t *x, const uint32_t *record,
     }
 }
 
+/* r := a + b mod q (w words, a and b below q; q is the record's first w words): the sum, a trial
+ * difference, the one that is below q selected (a pointer, so the counts do not depend on the
+ * values). r may be a or b. */
+static void mw_add_mod(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *q, uint32_t w) {
+    uint32_t x[MW_MAX_WORDS], t[MW_MAX_WORDS];
+    const uint32_t carry = mw_add(x, a, b, w);
+    const uint32_t borrow = mw_sub(t, x, q, w);
+    COST(3 * COST_ALU + w * (COST_LOAD + COST_STORE + COST_LOOP));
+    const uint32_t *s = (carry | (borrow ^ 1u)) ? t : x; /* a + b >= q: the difference */
+    for (uint32_t i = 0; i < w; i++) {
+        r[i] = s[i];
+    }
+}
+
+/* r := a - b mod q, as mw_add_mod: the difference and the difference plus q, the latter kept
+ * when the former borrowed. */
+static void mw_sub_mod(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *q, uint32_t w) {
+    uint32_t x[MW_MAX_WORDS], t[MW_MAX_WORDS];
+    const uint32_t borrow = mw_sub(x, a, b, w);
+    (void)mw_add(t, x, q, w);
+    COST(2 * COST_ALU + w * (COST_LOAD + COST_STORE + COST_LOOP));
+    const uint32_t *s = borrow ? t : x;
+    for (uint32_t i = 0; i < w; i++) {
+        r[i] = s[i];
+    }
+}
+
+/* r := a b mod q (w words each): the 2w-word product, Karatsuba (best) or schoolbook, reduced
+ * by Barrett with the record's mu. r may be a or b. */
+static void mw_mul_mod(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *record, uint32_t w,
+                       int best) {
+    uint32_t x[2u * MW_MAX_WORDS];
+    if (best) {
+        mw_karatsuba(x, a, b, w);
+    } else {
+        mw_mul_school(x, a, w, b, w, 2u * w);
+    }
+    mw_barrett(r, x, record, w);
+}
+
 /* The command's operands are sound: w = src[3] is 1, 2 or 4; count even, no flags; the
- * record 8-aligned; every operand inside the 32-bit MRAM address space. */
+ * record 8-aligned; every operand inside the 32-bit MRAM address space. MW_CONV also: n =
+ * scalar a power of two in [4, 2^20], lo = scalar_shoup even, lo + count <= n, and its operands
+ * are n coefficients long. */
 static uint32_t multiword_check(const ctx_t *c) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t w = cmd->src[3];
@@ -178,8 +238,18 @@ static uint32_t multiword_check(const ctx_t *c) {
         (cmd->src[2] & 7u) != 0u) {
         return PIMHE_ERR_OPERAND;
     }
-    const uint64_t bytes = 4ull * w * cmd->count, limit = 0x100000000ull;
-    if ((uint64_t)cmd->src[0] + bytes > limit || (uint64_t)cmd->src[1] + bytes > limit ||
+    uint64_t src_coefficients = cmd->count;
+    COST(COST_BRANCH);
+    if (cmd->opcode == PIMHE_OP_MW_CONV) {
+        const uint32_t n = cmd->scalar, lo = cmd->scalar_shoup;
+        COST(8 * COST_ALU);
+        if (n < 4u || n > (1u << 20) || (n & (n - 1u)) != 0u || (lo & 1u) != 0u || (uint64_t)lo + cmd->count > n) {
+            return PIMHE_ERR_OPERAND;
+        }
+        src_coefficients = n;
+    }
+    const uint64_t src_bytes = 4ull * w * src_coefficients, bytes = 4ull * w * cmd->count, limit = 0x100000000ull;
+    if ((uint64_t)cmd->src[0] + src_bytes > limit || (uint64_t)cmd->src[1] + src_bytes > limit ||
         (uint64_t)cmd->dst[0] + bytes > limit || (uint64_t)cmd->src[2] + 4u * MW_RECORD_WORDS(w) > limit) {
         return PIMHE_ERR_OPERAND;
     }
@@ -217,27 +287,95 @@ static uint32_t multiword_check_record(const uint32_t *record, uint32_t w) {
 /* MW_ADD or MW_MUL on `len` coefficients of w words: a (overwritten by the result) and b. */
 static void multiword_chunk(uint32_t op, uint32_t *a, const uint32_t *b, const uint32_t *record, uint32_t w,
                             uint32_t len, int best) {
-    uint32_t x[2u * MW_MAX_WORDS], t[MW_MAX_WORDS];
     for (uint32_t j = 0; j < len; j++) {
         uint32_t *aj = a + j * w;
         const uint32_t *bj = b + j * w;
         COST(COST_LOOP + 2 * COST_ALU);
         if (op == PIMHE_OP_MW_ADD) {
-            const uint32_t carry = mw_add(x, aj, bj, w);
-            const uint32_t borrow = mw_sub(t, x, record, w);
-            COST(3 * COST_ALU + w * (COST_LOAD + COST_STORE + COST_LOOP));
-            const uint32_t *r = (carry | (borrow ^ 1u)) ? t : x; /* a + b >= q: the difference */
-            for (uint32_t i = 0; i < w; i++) {
-                aj[i] = r[i];
-            }
+            mw_add_mod(aj, aj, bj, record, w);
         } else {
-            if (best) {
-                mw_karatsuba(x, aj, bj, w);
-            } else {
-                mw_mul_school(x, aj, w, bj, w, 2u * w);
-            }
-            mw_barrett(aj, x, record, w);
+            mw_mul_mod(aj, aj, bj, record, w, best);
         }
+    }
+}
+
+/* MW_CONV's a-block for polynomial length n and w words: MW_CONV_BLOCK_WORDS / w coefficients,
+ * halved until the record, a block, a window (two blocks) and the sums (a block) fit the
+ * tasklet's work area and a block is at most n / 2 (a window then wraps at most once). */
+static uint32_t mw_conv_block(const ctx_t *c, uint32_t n, uint32_t w) {
+    uint32_t block = MW_CONV_BLOCK_WORDS / w;
+    COST(4 * COST_ALU);
+    while (16u * block * w + 4u * MW_RECORD_RESERVE > c->area_bytes || block > n / 2u) {
+        COST(COST_LOOP + 2 * COST_ALU);
+        block >>= 1;
+    }
+    return block;
+}
+
+/* Reads coefficients [first, first + count) of the n-coefficient polynomial of w words at MRAM
+ * offset `poly`, wrapping at n, into buf: one DMA on each side of the wrap (count <= n). */
+static void mw_read_wrapped(uint32_t poly, uint32_t n, uint32_t first, uint32_t count, uint32_t w, uint32_t *buf) {
+    COST(5 * COST_ALU + COST_BRANCH);
+    const uint32_t head = n - first < count ? n - first : count;
+    dma_read(poly + 4u * w * first, buf, 4u * w * head);
+    if (head < count) {
+        dma_read(poly, buf + w * head, 4u * w * (count - head));
+    }
+}
+
+/* One output chunk of MW_CONV: c_k for k in [k0, k0 + len), written to dst at byte `at`. */
+static void mw_conv_chunk(ctx_t *c, const uint32_t *record, uint32_t w, uint32_t k0, uint32_t len, uint32_t block,
+                          uint32_t at, int best) {
+    const pimhe_command_t *cmd = c->cmd;
+    const uint32_t n = cmd->scalar;
+    uint32_t *a = c->area + MW_RECORD_RESERVE, *window = a + block * w, *sums = window + (len + block) * w;
+    uint32_t t[MW_MAX_WORDS];
+    COST(10 * COST_ALU + len * w * (COST_STORE + COST_LOOP));
+    for (uint32_t j = 0; j < len * w; j++) {
+        sums[j] = 0;
+    }
+    for (uint32_t i0 = 0; i0 < n; i0 += block) {
+        COST(COST_LOOP + 4 * COST_ALU);
+        dma_read(cmd->src[0] + 4u * w * i0, a, 4u * w * block);
+        const uint32_t first = (k0 + 2u * n - i0 - block) & (n - 1u);
+        mw_read_wrapped(cmd->src[1], n, first, len + block, w, window);
+        for (uint32_t j = 0; j < len; j++) {
+            /* Terms with i <= k (added) are i - i0 < split; the rest wrap (subtracted). */
+            const uint32_t k = k0 + j;
+            const uint32_t split = k < i0 ? 0u : (k - i0 + 1u < block ? k - i0 + 1u : block);
+            const uint32_t *wj = window + (j + block) * w; /* wj - i w: b_{(k - i0 - i) mod n} */
+            uint32_t *sum = sums + j * w;
+            COST(COST_LOOP + 8 * COST_ALU);
+            for (uint32_t i = 0; i < split; i++) {
+                COST(COST_LOOP + 2 * COST_ALU);
+                mw_mul_mod(t, a + i * w, wj - i * w, record, w, best);
+                mw_add_mod(sum, sum, t, record, w);
+            }
+            for (uint32_t i = split; i < block; i++) {
+                COST(COST_LOOP + 2 * COST_ALU);
+                mw_mul_mod(t, a + i * w, wj - i * w, record, w, best);
+                mw_sub_mod(sum, sum, t, record, w);
+            }
+        }
+    }
+    dma_write(sums, cmd->dst[0] + at, 4u * w * len);
+}
+
+/* MW_CONV after its checks: the output chunks dealt round-robin to the tasklets. */
+static void mw_conv(ctx_t *c, const uint32_t *record, uint32_t w, int best) {
+    const pimhe_command_t *cmd = c->cmd;
+    const uint32_t block = mw_conv_block(c, cmd->scalar, w);
+    uint32_t unit = block;
+    COST(4 * COST_ALU);
+    while (unit > 2u && (cmd->count + unit - 1u) / unit < c->nt) {
+        COST(COST_LOOP + 3 * COST_ALU);
+        unit >>= 1;
+    }
+    for (uint32_t chunk = c->me; chunk * unit < cmd->count; chunk += c->nt) {
+        COST(COST_LOOP + 4 * COST_ALU);
+        const uint32_t first = chunk * unit;
+        const uint32_t len = cmd->count - first < unit ? cmd->count - first : unit;
+        mw_conv_chunk(c, record, w, cmd->scalar_shoup + first, len, block, 4u * w * first, best);
     }
 }
 
@@ -251,12 +389,17 @@ static uint32_t multiword_command(ctx_t *c) {
     const pimhe_command_t *cmd = c->cmd;
     const uint32_t w = cmd->src[3], op = cmd->opcode;
     const int best = c->variant == PIMHE_VARIANT_BEST;
-    KERNEL_PHASE(op == PIMHE_OP_MW_ADD ? "mw_add" : "mw_mul");
+    KERNEL_PHASE(op == PIMHE_OP_MW_ADD ? "mw_add" : op == PIMHE_OP_MW_MUL ? "mw_mul" : "mw_conv");
     uint32_t *record = c->area;
     dma_read(cmd->src[2], record, 4u * MW_RECORD_WORDS(w));
     status = multiword_check_record(record, w);
     if (status != PIMHE_STATUS_OK) {
         return status;
+    }
+    COST(COST_BRANCH);
+    if (op == PIMHE_OP_MW_CONV) {
+        mw_conv(c, record, w, best);
+        return PIMHE_STATUS_OK;
     }
     uint32_t chunk = DMA_MAX_BYTES / (4u * w);
     COST(8 * COST_ALU);

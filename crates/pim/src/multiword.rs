@@ -1,10 +1,13 @@
 //! Gupta et al.'s non-RNS coefficients on the DPUs (shared/seeds/002_*, section 3): each
 //! coefficient modulo one q of up to 128 bits in w = 1, 2 or 4 32-bit words, added with
 //! add/addc and multiplied by schoolbook or Karatsuba products of words, reduced by Barrett
-//! (`dpu/kernels/multiword.h`, opcodes `MW_ADD` and `MW_MUL`). A vector of coefficients is
-//! spread over the DPUs by ranges, as [`crate::raw_poly`] spreads a raw polynomial; [`run`]
-//! executes one operation on emulated DPUs and returns the result and what each DPU counted,
-//! [`range_counts`] what one DPU counts for a range of a given length.
+//! (`dpu/kernels/multiword.h`, opcodes `MW_ADD`, `MW_MUL` and `MW_CONV`). A vector of
+//! coefficients is spread over the DPUs by ranges, as [`crate::raw_poly`] spreads a raw
+//! polynomial; [`run`] executes one element-wise operation on emulated DPUs and returns the
+//! result and what each DPU counted, [`range_counts`] what one DPU counts for a range of a given
+//! length. [`conv`] and [`conv_range_counts`] do the same for the textbook negacyclic product
+//! (the paper's polynomial multiplication without NTT), whose output coefficients are spread
+//! over the DPUs by ranges, each DPU holding both whole operands.
 //!
 //! ```
 //! use pimhe_pim::emulator::EmulatorConfig;
@@ -88,6 +91,12 @@ pub enum MultiwordError {
         len: usize,
         /// The modulus.
         q: u128,
+    },
+    /// The product's length is not a power of two in `[4, 2^20]`.
+    #[error("a product of {n} coefficients: the length must be a power of two in [4, 2^20]")]
+    ProductLength {
+        /// The length given.
+        n: usize,
     },
     /// The operands do not fit a DPU's MRAM.
     #[error("{len} coefficients of {words} words need {need} bytes of MRAM per DPU; it has {mram}: use more DPUs")]
@@ -211,23 +220,78 @@ pub fn run(
     if b.len() != len || a.iter().chain(b).any(|&x| x >= modulus.q) {
         return Err(MultiwordError::Operands { len, q: modulus.q });
     }
-    let mut set = DpuSet::new(dpus, config)?;
-    let mut results = Vec::with_capacity(dpus);
+    launch_over_ranges(modulus, &ranges, config, variant, |range| {
+        let (start, end) = range;
+        (Kernel::Elementwise(op), &a[start..end], &b[start..end])
+    })
+}
+
+/// The negacyclic product `a b` in Z_q[x]/(x^n + 1) (n = `a.len()`, a power of two in
+/// `[4, 2^20]`; coefficients below q) by `MW_CONV` over `dpus` emulated DPUs: each DPU holds
+/// both operands and computes a range of the output coefficients, n products per coefficient
+/// (barrett variant: schoolbook word products; best: Karatsuba).
+///
+/// ```
+/// use pimhe_pim::emulator::EmulatorConfig;
+/// use pimhe_pim::layout::Variant;
+/// use pimhe_pim::multiword::{conv, MultiwordModulus};
+///
+/// // (1 + x) (1 + x^3) = 1 + x + x^3 + x^4 = 1 + x + x^3 - 1 in Z_q[x]/(x^4 + 1).
+/// let q = MultiwordModulus::new((1 << 54) - 33).unwrap();
+/// let out = conv(&q, &[1, 1, 0, 0], &[1, 0, 0, 1], 2, EmulatorConfig::default(), Variant::Best).unwrap();
+/// assert_eq!(out.result, [0, 1, 0, 1]);
+/// ```
+pub fn conv(
+    modulus: &MultiwordModulus,
+    a: &[u128],
+    b: &[u128],
+    dpus: usize,
+    config: EmulatorConfig,
+    variant: Variant,
+) -> Result<MwRun, MultiwordError> {
+    let n = product_length(a.len())?;
+    let ranges = ranges(n, dpus)?;
+    if b.len() != n || a.iter().chain(b).any(|&x| x >= modulus.q) {
+        return Err(MultiwordError::Operands { len: n, q: modulus.q });
+    }
+    launch_over_ranges(modulus, &ranges, config, variant, |(lo, _)| (Kernel::Conv { n, lo }, a, b))
+}
+
+/// Loads each DPU's range (`operands` gives its kernel and the operands it holds), launches
+/// every DPU once and reassembles the result from the ranges.
+fn launch_over_ranges<'a>(
+    modulus: &MultiwordModulus,
+    ranges: &[(usize, usize)],
+    config: EmulatorConfig,
+    variant: Variant,
+    operands: impl Fn((usize, usize)) -> (Kernel, &'a [u128], &'a [u128]),
+) -> Result<MwRun, MultiwordError> {
+    let mut set = DpuSet::new(ranges.len(), config)?;
+    let mut results = Vec::with_capacity(ranges.len());
     for (d, &(start, end)) in ranges.iter().enumerate() {
-        let at = load(&mut set, d, op, modulus, end - start, variant)?;
-        set.write_u32s(d, at.a, &modulus.pack(&a[start..end]))?;
-        set.write_u32s(d, at.b, &modulus.pack(&b[start..end]))?;
+        let (kernel, a, b) = operands((start, end));
+        let at = load(&mut set, d, kernel, modulus, end - start, variant)?;
+        set.write_u32s(d, at.a, &modulus.pack(a))?;
+        set.write_u32s(d, at.b, &modulus.pack(b))?;
         results.push(at.dst);
     }
-    let all: Vec<usize> = (0..dpus).collect();
+    let all: Vec<usize> = (0..ranges.len()).collect();
     let report = set.launch(&all)?;
-    let mut result = Vec::with_capacity(len);
+    let mut result = Vec::with_capacity(ranges.last().map_or(0, |r| r.1));
     for (d, &(start, end)) in ranges.iter().enumerate() {
         let mut words = vec![0u32; modulus.words * (end - start)];
         set.read_u32s(d, results[d], &mut words)?;
         result.extend(modulus.unpack(&words));
     }
     Ok(MwRun { result, report })
+}
+
+/// `n` if it is a product length the kernel takes: a power of two in `[4, 2^20]`.
+fn product_length(n: usize) -> Result<usize, MultiwordError> {
+    if n < 4 || n > 1 << 20 || !n.is_power_of_two() {
+        return Err(MultiwordError::ProductLength { n });
+    }
+    Ok(n)
 }
 
 /// What one DPU counts running `op` on a range of `len` coefficients (even). The counts do
@@ -250,8 +314,44 @@ pub fn range_counts(
     variant: Variant,
 ) -> Result<DpuCounts, MultiwordError> {
     ranges(len, 1)?;
+    one_dpu_counts(modulus, Kernel::Elementwise(op), len, config, variant)
+}
+
+/// What one DPU counts computing `len` (even, at most n) output coefficients of an
+/// n-coefficient product by `MW_CONV`: n coefficient products each, whatever the operands
+/// (zero, as [`range_counts`] leaves them).
+///
+/// ```
+/// use pimhe_pim::emulator::EmulatorConfig;
+/// use pimhe_pim::layout::Variant;
+/// use pimhe_pim::multiword::{conv_range_counts, MultiwordModulus};
+/// let q = MultiwordModulus::new((1 << 27) - 39).unwrap();
+/// let counts = conv_range_counts(&q, 1024, 32, EmulatorConfig::default(), Variant::Best).unwrap();
+/// assert_eq!(counts.total().dma_write_bytes, 4 * 32 + 8); // the outputs, and the status word pair
+/// ```
+pub fn conv_range_counts(
+    modulus: &MultiwordModulus,
+    n: usize,
+    len: usize,
+    config: EmulatorConfig,
+    variant: Variant,
+) -> Result<DpuCounts, MultiwordError> {
+    let n = product_length(n)?;
+    if len < 2 || len > n || !len.is_multiple_of(2) {
+        return Err(MultiwordError::Length { len });
+    }
+    one_dpu_counts(modulus, Kernel::Conv { n, lo: 0 }, len, config, variant)
+}
+
+fn one_dpu_counts(
+    modulus: &MultiwordModulus,
+    kernel: Kernel,
+    len: usize,
+    config: EmulatorConfig,
+    variant: Variant,
+) -> Result<DpuCounts, MultiwordError> {
     let mut set = DpuSet::new(1, config)?;
-    load(&mut set, 0, op, modulus, len, variant)?;
+    load(&mut set, 0, kernel, modulus, len, variant)?;
     let mut report = set.launch(&[0])?;
     Ok(report.dpus.remove(0).1)
 }
@@ -269,6 +369,14 @@ pub fn transfer_bytes(
     Ok((ranges.iter().map(|r| 2 * bytes(r)).collect(), ranges.iter().map(bytes).collect()))
 }
 
+/// What one DPU runs: an element-wise operation on its range, or the output coefficients
+/// `[lo, lo + len)` of an n-coefficient product.
+#[derive(Debug, Clone, Copy)]
+enum Kernel {
+    Elementwise(MwOp),
+    Conv { n: usize, lo: usize },
+}
+
 /// Where one DPU's operands go.
 struct Operands {
     a: usize,
@@ -276,12 +384,13 @@ struct Operands {
     dst: usize,
 }
 
-/// Writes DPU `d`'s header, command and modulus record for `len` coefficients: the record at
-/// the data offset, then a, b and the result.
+/// Writes DPU `d`'s header, command and modulus record for `len` result coefficients: the
+/// record at the data offset, then a, b (`len` coefficients each, or the product's n) and the
+/// result.
 fn load(
     set: &mut DpuSet,
     d: usize,
-    op: MwOp,
+    kernel: Kernel,
     modulus: &MultiwordModulus,
     len: usize,
     variant: Variant,
@@ -289,18 +398,29 @@ fn load(
     let tables = prime_tables(HEADER_PRIME, N_MIN)?;
     let layout = MramLayout::new(N_MIN, 1);
     let record = modulus.record();
-    let operand_bytes = 4 * modulus.words * len;
+    let operand_len = match kernel {
+        Kernel::Elementwise(_) => len,
+        Kernel::Conv { n, .. } => n,
+    };
+    let (operand_bytes, result_bytes) = (4 * modulus.words * operand_len, 4 * modulus.words * len);
     let record_at = layout.data_offset as usize;
     let a = record_at + 4 * record.len();
     let (b, dst) = (a + operand_bytes, a + 2 * operand_bytes);
     let (w, count) = (modulus.words as u32, len as u32);
     let mram = set.config().mram_bytes;
-    if dst + operand_bytes > mram {
-        return Err(MultiwordError::Capacity { len, words: modulus.words, need: dst + operand_bytes, mram });
+    if dst + result_bytes > mram {
+        return Err(MultiwordError::Capacity {
+            len: operand_len,
+            words: modulus.words,
+            need: dst + result_bytes,
+            mram,
+        });
     }
-    let command = match op {
-        MwOp::Add => PimheCommand::mw_add(dst as u32, a as u32, b as u32, record_at as u32, w, count),
-        MwOp::Mul => PimheCommand::mw_mul(dst as u32, a as u32, b as u32, record_at as u32, w, count),
+    let (to, x, y, at) = (dst as u32, a as u32, b as u32, record_at as u32);
+    let command = match kernel {
+        Kernel::Elementwise(MwOp::Add) => PimheCommand::mw_add(to, x, y, at, w, count),
+        Kernel::Elementwise(MwOp::Mul) => PimheCommand::mw_mul(to, x, y, at, w, count),
+        Kernel::Conv { n, lo } => PimheCommand::mw_conv(to, x, y, at, w, n as u32, lo as u32, count),
     };
     let image = prime_image(&tables, variant, &layout, &[command])?;
     set.write(d, 0, &image)?;

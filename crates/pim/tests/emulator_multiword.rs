@@ -1,9 +1,10 @@
-//! MW_ADD and MW_MUL (dpu/kernels/multiword.h, Gupta et al.'s multi-word non-RNS
-//! coefficients) on the emulator against big-integer arithmetic on the host (num-bigint):
-//! moduli of 1, 2 and 4 words (the paper's 27-, 54- and 109-bit widths and full-word ones),
-//! both variants (schoolbook and Karatsuba products), odd DPU counts, 1, 16 and 24 tasklets,
-//! edge values (0, q - 1, all-ones words that carry across every word); bad input refused;
-//! the counted instructions per coefficient against a hand count from cost.h.
+//! MW_ADD, MW_MUL and MW_CONV (dpu/kernels/multiword.h, Gupta et al.'s multi-word non-RNS
+//! coefficients) on the emulator against big-integer arithmetic on the host (num-bigint; the
+//! negacyclic product against its schoolbook sum): moduli of 1, 2 and 4 words (the paper's 27-,
+//! 54- and 109-bit widths and full-word ones), both variants (schoolbook and Karatsuba
+//! products), odd DPU counts, 1, 16 and 24 tasklets, edge values (0, q - 1, all-ones words that
+//! carry across every word); bad input refused; the counted instructions per coefficient (per
+//! term of a product) against a hand count from cost.h.
 
 mod emulator_support;
 
@@ -11,7 +12,9 @@ use emulator_support::{set, Dpu};
 use num_bigint::BigUint;
 use pimhe_pim::emulator::{EmulatorConfig, EmulatorError};
 use pimhe_pim::layout::{status, Opcode, PimheCommand, Variant};
-use pimhe_pim::multiword::{range_counts, ranges, run, MultiwordError, MultiwordModulus, MwOp};
+use pimhe_pim::multiword::{
+    conv, conv_range_counts, range_counts, ranges, run, MultiwordError, MultiwordModulus, MwOp,
+};
 
 /// Moduli: the paper's widths (27, 54, 109 bits: 2^k minus the smallest c making q prime is
 /// not needed, Barrett takes any q) and ones that fill their words to the top bit.
@@ -156,6 +159,13 @@ fn the_kernel_refuses_bad_commands_and_records_with_err_operand() {
         (PimheCommand { flags: 1, ..PimheCommand::mw_add(data, data, data, record_at, 2, 2) }, &good),
         (PimheCommand::mw_mul(data, data, data, record_at, 2, 2), &wrong_mu),
         (PimheCommand::mw_mul(data, data, data, record_at, 2, 2), &low_top),
+        (PimheCommand::mw_conv(data, data, data, record_at, 2, 12, 0, 2), &good), // n not a power of two
+        (PimheCommand::mw_conv(data, data, data, record_at, 2, 2, 0, 2), &good),  // n below 4
+        (PimheCommand::mw_conv(data, data, data, record_at, 2, 1 << 21, 0, 2), &good), // n above 2^20
+        (PimheCommand::mw_conv(data, data, data, record_at, 2, 16, 1, 2), &good), // lo odd
+        (PimheCommand::mw_conv(data, data, data, record_at, 2, 16, 14, 4), &good), // lo + count > n
+        (PimheCommand::mw_conv(data, u32::MAX - 64, data, record_at, 2, 16, 0, 2), &good), // a past 2^32
+        (PimheCommand::mw_conv(data, data, data, record_at, 2, 16, 0, 2), &wrong_mu),
     ];
     for (command, record) in cases {
         let mut dpus = set(1, EmulatorConfig::default());
@@ -172,14 +182,24 @@ fn the_kernel_refuses_bad_commands_and_records_with_err_operand() {
         &mut dpus,
         0,
         Variant::Barrett,
-        &[PimheCommand { opcode: Opcode::MwMul as u32 + 1, ..PimheCommand::mw_add(data, data, data, record_at, 2, 2) }],
+        &[PimheCommand {
+            opcode: Opcode::MwConv as u32 + 1,
+            ..PimheCommand::mw_add(data, data, data, record_at, 2, 2)
+        }],
     );
     assert!(matches!(dpus.launch(&[0]), Err(EmulatorError::KernelStatus { status: status::ERR_OPCODE, .. })));
 }
 
 /// cost.h: LOAD = STORE = ALU = BRANCH = 1, LOOP = 2, MUL32_64 = 35, MW_WORD = 6,
-/// MW_PRODUCT = 10. Per coefficient of the chunk loop: a loop iteration and two ALU (4).
+/// MW_PRODUCT = 10. Per coefficient of the chunk loop: a loop iteration and two ALU (4), then
+/// [`modular_step`].
 fn per_coefficient(op: MwOp, w: u64, variant: Variant) -> u64 {
+    4 + modular_step(op, w, variant)
+}
+
+/// One coefficient's a + b mod q (MwOp::Add) or a b mod q (MwOp::Mul), as the kernel's
+/// mw_add_mod and mw_mul_mod charge it.
+fn modular_step(op: MwOp, w: u64, variant: Variant) -> u64 {
     let word = 6;
     // mw_mul_school(na, nb, nout): zeroing (store + loop a word); per row a loop iteration,
     // 3 ALU and a branch (6), MW_PRODUCT + MUL32_64 (45) a product, a store of the carry word
@@ -206,7 +226,7 @@ fn per_coefficient(op: MwOp, w: u64, variant: Variant) -> u64 {
     // iteration, 2 ALU and a (w + 1)-word subtraction), the w-word copy (load, store, loop).
     let barrett =
         school(w + 1, w + 1, 2 * w + 2) + school(w + 1, w, w + 1) + word * (w + 1) + 2 * (4 + word * (w + 1)) + 4 * w;
-    4 + match (op, variant) {
+    match (op, variant) {
         // sum, trial difference, the select (3 ALU) and the w-word copy
         (MwOp::Add, _) => 2 * word * w + 3 + 4 * w,
         (MwOp::Mul, Variant::Barrett) => school(w, w, 2 * w) + barrett,
@@ -251,6 +271,107 @@ fn one_dpu_alone_counts_what_it_counts_among_all_whatever_the_coefficients() {
         for (d, (start, end)) in ranges(len, dpus).unwrap().into_iter().enumerate() {
             let alone = range_counts(op, &modulus, end - start, EmulatorConfig::default(), Variant::Best).unwrap();
             assert_eq!(alone, out.report.dpus[d].1, "{op:?} DPU {d}");
+        }
+    }
+}
+
+/// The negacyclic product of `a` and `b` modulo q, term by term in big integers.
+fn negacyclic_oracle(a: &[u128], b: &[u128], q: u128) -> Vec<u128> {
+    let n = a.len();
+    let q = BigUint::from(q);
+    (0..n)
+        .map(|k| {
+            let (mut plus, mut minus) = (BigUint::from(0u32), BigUint::from(0u32));
+            for (i, &x) in a.iter().enumerate() {
+                let x = BigUint::from(x);
+                if i <= k {
+                    plus += x * BigUint::from(b[k - i]);
+                } else {
+                    minus += x * BigUint::from(b[n + k - i]);
+                }
+            }
+            let r = (plus + &q * (&minus / &q + 1u32) - minus) % &q;
+            r.to_u64_digits().iter().rev().fold(0u128, |acc, &d| (acc << 64) | d as u128)
+        })
+        .collect()
+}
+
+#[test]
+fn the_negacyclic_product_matches_its_schoolbook_sum() {
+    // (n, DPUs): one DPU, ranges of unequal length, several a-blocks (n = 256 at every width).
+    let shapes = [(4, 1), (16, 3), (64, 7), (256, 5)];
+    let configs = [EmulatorConfig::default(), EmulatorConfig::v1a(), EmulatorConfig::default().with_tasklets(1)];
+    for &q in &MODULI {
+        let modulus = MultiwordModulus::new(q).unwrap();
+        for &(n, dpus) in &shapes {
+            for (k, config) in configs.iter().enumerate() {
+                if k > 0 && n > 64 {
+                    continue; // the long shape at the default tasklets only
+                }
+                for variant in Variant::ALL {
+                    let (a, b) = operands(n, q, n as u64 * 7 + dpus as u64);
+                    let out = conv(&modulus, &a, &b, dpus, config.clone(), variant).unwrap();
+                    let what = format!("q={q} n={n} dpus={dpus} {variant:?} tasklets={}", config.tasklets);
+                    assert_eq!(out.result, negacyclic_oracle(&a, &b, q), "{what}");
+                    assert_eq!(out.report.dpus.len(), dpus, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_products_are_refused() {
+    let q = MultiwordModulus::new((1 << 54) - 33).unwrap();
+    let config = EmulatorConfig::default();
+    let a = vec![1u128; 12];
+    assert_eq!(
+        conv(&q, &a, &a, 1, config.clone(), Variant::Best).unwrap_err().to_string(),
+        "a product of 12 coefficients: the length must be a power of two in [4, 2^20]"
+    );
+    assert!(matches!(
+        conv(&q, &a[..8], &a[..4], 1, config.clone(), Variant::Best),
+        Err(MultiwordError::Operands { len: 8, .. })
+    ));
+    assert!(matches!(conv(&q, &a[..8], &a[..8], 5, config.clone(), Variant::Best), Err(MultiwordError::Dpus { .. })));
+    assert!(matches!(
+        conv_range_counts(&q, 1024, 3, config.clone(), Variant::Best),
+        Err(MultiwordError::Length { len: 3 })
+    ));
+    // Both whole operands on every DPU: 2 x 2^16 coefficients of 2 words do not fit 1 MiB.
+    let small = EmulatorConfig { mram_bytes: 1 << 20, ..config };
+    assert!(matches!(conv_range_counts(&q, 1 << 16, 2, small, Variant::Best), Err(MultiwordError::Capacity { .. })));
+}
+
+#[test]
+fn a_products_counted_instructions_match_a_hand_count_per_term() {
+    // One tasklet, so each chunk is a whole a-block of A coefficients (128 / w words) and the
+    // count grows by the terms of the outputs added plus a fixed overhead per output and chunk.
+    let config = EmulatorConfig::default().with_tasklets(1);
+    let n = 256u64;
+    for &q in &[MODULI[0], MODULI[2], MODULI[4]] {
+        let modulus = MultiwordModulus::new(q).unwrap();
+        let w = modulus.words() as u64;
+        let block = 128 / w;
+        for variant in Variant::ALL {
+            let count = |len: u64| {
+                conv_range_counts(&modulus, n as usize, len as usize, config.clone(), variant)
+                    .unwrap()
+                    .total()
+                    .instructions
+            };
+            let (from, to) = (n / 2, n);
+            // Per term: a loop iteration and 2 ALU, the product mod q, then + or - mod q (the
+            // subtraction one ALU cheaper than the addition's select).
+            let plus = 4 + modular_step(MwOp::Mul, w, variant) + modular_step(MwOp::Add, w, variant);
+            let minus = plus - 1;
+            let terms: u64 = (from..to).map(|k| (k + 1) * plus + (n - 1 - k) * minus).sum();
+            // Per output: its sum zeroed (store and loop a word) and, per a-block, a loop
+            // iteration and 8 ALU.
+            let per_output = 3 * w + (n / block) * 10;
+            let extra = count(to) - count(from) - terms - (to - from) * per_output;
+            let chunks = (to - from) / block;
+            assert!(extra < 80 * chunks * (n / block), "{variant:?} w={w}: {extra} left over for {chunks} chunks");
         }
     }
 }

@@ -127,11 +127,15 @@ pub enum Opcode {
     /// `dst0[j] := src0[j] * src1[j] mod q`, as [`Opcode::MwAdd`]: schoolbook (barrett variant)
     /// or Karatsuba (best) products of 32-bit words, then Barrett's reduction.
     MwMul = 22,
+    /// The textbook negacyclic product of the n-coefficient polynomials `src0` and `src1` of
+    /// [`Opcode::MwMul`]'s coefficients, output coefficients `[lo, lo + count)` into `dst0`, with
+    /// `n = scalar` and `lo = scalar_shoup` ([`PimheCommand::mw_conv`]).
+    MwConv = 23,
 }
 
 impl Opcode {
     /// Every opcode, in numeric order.
-    pub const ALL: [Opcode; 22] = [
+    pub const ALL: [Opcode; 23] = [
         Opcode::Ntt,
         Opcode::Intt,
         Opcode::Add,
@@ -154,6 +158,7 @@ impl Opcode {
         Opcode::NttStage,
         Opcode::MwAdd,
         Opcode::MwMul,
+        Opcode::MwConv,
     ];
 }
 
@@ -558,6 +563,15 @@ impl PimheCommand {
     /// `dst[j] := a[j] * b[j] mod q`, as [`PimheCommand::mw_add`].
     pub fn mw_mul(dst: u32, a: u32, b: u32, record: u32, w: u32, count: u32) -> Self {
         Self::new(Opcode::MwMul, count, [a, b, record, w], [dst, 0, 0])
+    }
+
+    /// Coefficients `[lo, lo + count)` of the negacyclic product of the `n`-coefficient
+    /// polynomials at `a` and `b` (`w` words a coefficient, the record as
+    /// [`PimheCommand::mw_add`]'s) into `dst`: `n` a power of two in `[4, 2^20]`, `lo` and `count`
+    /// even, `lo + count <= n`. The kernel cuts the range into chunks for its tasklets itself.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mw_conv(dst: u32, a: u32, b: u32, record: u32, w: u32, n: u32, lo: u32, count: u32) -> Self {
+        Self { scalar: n, scalar_shoup: lo, ..Self::new(Opcode::MwConv, count, [a, b, record, w], [dst, 0, 0]) }
     }
 
     fn words(&self) -> [u32; 12] {
