@@ -11,6 +11,15 @@
 //!   of five commands (their cycles add; one launch overhead).
 //! - Both variants: the `best` kernel multiplies words by Karatsuba (the paper's, section 3),
 //!   the `barrett` kernel schoolbook; the RNS rows run `best` (pimhe's default).
+//! - **The paper's multiplication** (4.2: "We do not incorporate NTT"; section 3: "polynomial
+//!   multiplication and polynomial addition of the coefficients"): per ciphertext four textbook
+//!   negacyclic products of coefficient-form polynomials (`MW_CONV`: n products a coefficient,
+//!   each reduced by Barrett and added or subtracted modulo q) and one `MW_ADD`, whole products
+//!   dealt evenly to the DPUs. A product's cycles are linear in its outputs once every tasklet
+//!   runs whole a-block chunks, so one product is priced from two emulated output ranges
+//!   ([`textbook_product`]) rather than its n^2 terms (tested against the whole at N = 1024).
+//!   This is the row compared with SEAL's multiplication: SEAL's own figures are what the paper
+//!   measured its PIM against.
 //!
 //! The busiest DPU's range is emulated whole ([`range_counts`]: its counts do not depend on the
 //! values), which takes well under a second at the paper's largest sizes (about 10^6
@@ -22,7 +31,7 @@ use pimhe_pim::counts::DpuCounts;
 use pimhe_pim::emulator::EmulatorConfig;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::model::UpmemModel;
-use pimhe_pim::multiword::{range_counts, ranges, MultiwordModulus, MwOp};
+use pimhe_pim::multiword::{conv_range_counts, range_counts, ranges, MultiwordModulus, MwOp};
 use serde::Serialize;
 
 use super::dpu::{CtOp, SharePricer};
@@ -63,6 +72,25 @@ pub struct MultiwordRow {
     /// The RNS row's measured CPU seconds over `karatsuba_s`: the multi-word PIM's speed-up
     /// over the CPU measured here.
     pub speedup: Option<f64>,
+    /// Mul: the paper's multiplication by textbook products (see the module documentation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub textbook: Option<TextbookProduct>,
+}
+
+/// Fig. 1's multiplication as the paper ran it: four textbook negacyclic products and one
+/// addition per ciphertext on multi-word coefficients (Karatsuba words).
+#[derive(Debug, Clone, Serialize)]
+pub struct TextbookProduct {
+    /// Whole polynomial products on the busiest DPU.
+    pub products_per_dpu: usize,
+    /// Counted instructions per term (one coefficient product, its reduction and its addition).
+    pub term_instructions: f64,
+    /// Modeled kernel seconds.
+    pub kernel_s: f64,
+    /// SEAL's seconds for the same ciphertexts (the RNS row's, from `--seal-json`).
+    pub seal_s: Option<f64>,
+    /// `seal_s / kernel_s`: PIM's speed-up over SEAL, as the paper states it.
+    pub speedup_over_seal: Option<f64>,
 }
 
 /// The modulus of a width: the largest odd value of its bits (Barrett takes any q, and the
@@ -85,10 +113,43 @@ fn priced(
     Ok((model.dpu_cycles(&counts), counts.total().instructions))
 }
 
+/// Modeled cycles of one whole n-coefficient textbook product (`MW_CONV`, `variant`) on one
+/// DPU with `tasklets` tasklets, and its counted instructions per term. Emulated at `first` and
+/// `2 first` outputs, `first` = the outputs at which every tasklet runs one chunk of the kernel's
+/// largest a-block (128 words / w), and extended linearly to n: past `first` every added output
+/// is one more equal share of whole chunks, so the cycles grow by the same amount per output,
+/// up to the DMAs of b's windows, which split in two where a window wraps (a few per chunk,
+/// depending on its place: within 0.01% at N = 2048, tested).
+pub fn textbook_product(
+    model: &UpmemModel,
+    q: &MultiwordModulus,
+    n: usize,
+    tasklets: u32,
+    variant: Variant,
+) -> Result<(f64, f64)> {
+    let config = EmulatorConfig { tasklets, ..EmulatorConfig::default() };
+    let counted = |len: usize| -> Result<(f64, u64)> {
+        let counts =
+            conv_range_counts(q, n, len, config.clone(), variant).map_err(|e| BenchError::Failed(e.to_string()))?;
+        Ok((model.dpu_cycles(&counts) as f64, counts.total().instructions))
+    };
+    let first = (128 / q.words() * tasklets as usize).min(n);
+    let (cycles, instructions) = if 2 * first > n {
+        counted(n)?
+    } else {
+        let ((low, _), (high, high_instructions)) = (counted(first)?, counted(2 * first)?);
+        let per_output = (high - low) / first as f64;
+        (high + per_output * (n - 2 * first) as f64, high_instructions)
+    };
+    let terms = if 2 * first > n { n * n } else { 2 * first * n };
+    Ok((cycles, instructions as f64 / terms as f64))
+}
+
 /// The multi-word rows beside the RNS `rows` (same operations, widths and counts) on `dpus`
 /// DPUs with `tasklets` tasklets.
 pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u32) -> Result<Vec<MultiwordRow>> {
     let model = pricer.model().clone();
+    let mut products = std::collections::HashMap::new();
     let mut out = Vec::with_capacity(rns.len());
     for r in rns {
         let width =
@@ -111,6 +172,27 @@ pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u3
         };
         let (karatsuba_s, karatsuba_instructions) = kernel(Variant::Best)?;
         let (schoolbook_s, schoolbook_instructions) = kernel(Variant::Barrett)?;
+        let textbook = match r.op {
+            CtOp::Add => None,
+            CtOp::Mul => {
+                if !products.contains_key(&width.coefficient_bits) {
+                    let product = textbook_product(&model, &q, width.n, tasklets, Variant::Best)?;
+                    products.insert(width.coefficient_bits, product);
+                }
+                let (product_cycles, term_instructions) = products[&width.coefficient_bits];
+                let products_per_dpu = (4 * r.ciphertexts).div_ceil(dpus);
+                let (add_cycles, _) = priced(&model, MwOp::Add, &q, len, tasklets, Variant::Best)?;
+                let kernel_s = (products_per_dpu as f64 * product_cycles + add_cycles as f64) / model.dpu_hz
+                    + model.launch_overhead_s;
+                Some(TextbookProduct {
+                    products_per_dpu,
+                    term_instructions,
+                    kernel_s,
+                    seal_s: r.seal_s,
+                    speedup_over_seal: r.seal_s.map(|seal| seal / kernel_s),
+                })
+            }
+        };
         let basis = width.basis()?;
         let residues = (r.share * width.n) as f64;
         let rns_instructions =
@@ -130,6 +212,7 @@ pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u3
             schoolbook_instructions,
             rns_instructions,
             speedup: r.cpu_s.map(|c| c / karatsuba_s),
+            textbook,
         });
     }
     Ok(out)
@@ -160,6 +243,24 @@ pub fn render(rows: &[MultiwordRow]) -> String {
             r.rns_instructions,
             r.speedup.map_or("-".to_string(), |x| format!("{x:.1}x")),
         );
+    }
+    text +=
+        "\n\nThe paper's multiplication: 4 textbook negacyclic products (MW_CONV, Karatsuba words, each term reduced) \
+             and 1 MW_ADD per ciphertext, whole products dealt to the DPUs (modeled kernel ms; SEAL measured here)\n  \
+             bits  ciphertexts  products/DPU  instr/term    kernel ms      SEAL ms  PIM over SEAL";
+    for r in rows {
+        if let Some(t) = &r.textbook {
+            text += &format!(
+                "\n  {:>4}  {:>11}  {:>12}  {:>10.0}  {:>11}  {:>11}  {:>13}",
+                r.coefficient_bits,
+                r.ciphertexts,
+                t.products_per_dpu,
+                t.term_instructions,
+                ms(t.kernel_s),
+                t.seal_s.map_or("-".to_string(), ms),
+                t.speedup_over_seal.map_or("-".to_string(), |x| format!("{x:.3}x")),
+            );
+        }
     }
     text
 }
@@ -197,6 +298,52 @@ pub fn comparisons(rows: &[MultiwordRow], model: &str, cpu_machine: &str, range_
     out
 }
 
+/// PIM's speed-up over SEAL measured here with the paper's multiplication (textbook products),
+/// beside Fig. 1's multiplication ranges over SEAL.
+pub fn seal_comparisons(rows: &[MultiwordRow], model: &str, range_row: RangeRow) -> Vec<Comparison> {
+    let basis = Basis::Modeled {
+        model: format!(
+            "{model} kernel time of the paper's multiplication (textbook negacyclic products on multi-word \
+             coefficients, MW_CONV) over SEAL (TenSEAL, one thread) measured on this host by \
+             bench/compare/gupta_seal.py, scaled linearly by the count"
+        ),
+    };
+    let mut out = Vec::new();
+    for range in FIG1_RANGES.iter().filter(|r| r.versus == Versus::Seal && r.id.starts_with("fig1-mul")) {
+        let matching = rows.iter().filter(|r| range.bits.is_none_or(|b| b == r.coefficient_bits));
+        for (r, t) in matching.filter_map(|r| r.textbook.as_ref().map(|t| (r, t))) {
+            let id = format!("{}-seal-{}b-{}-textbook", range.id, r.coefficient_bits, r.ciphertexts);
+            let at = format!(
+                "{} bits, {} ciphertexts, textbook products on multi-word coefficients, SEAL measured here",
+                r.coefficient_bits, r.ciphertexts
+            );
+            let row = range_row(range, id, at, t.speedup_over_seal, basis.clone());
+            out.push(match t.speedup_over_seal {
+                Some(s) => row.judged(range.tolerance(), Some(textbook_miss_cause(r, t, s > range.high))),
+                None => row.unjudged("the SEAL output has no figure for this width (--seal-json)"),
+            });
+        }
+    }
+    out
+}
+
+/// Why the textbook product's speed-up over SEAL falls outside a range.
+fn textbook_miss_cause(row: &MultiwordRow, product: &TextbookProduct, above: bool) -> String {
+    let side = if above {
+        "above the range: the modeled DPUs are faster"
+    } else {
+        "below the range: the modeled DPUs are slower"
+    };
+    format!(
+        "{side} than the paper's for the same n^2 terms. A term here costs {:.0} instructions: a Karatsuba word \
+         product and a Barrett reduction (MW_MUL's {:.0} a coefficient, most of it the reduction's two schoolbook \
+         products) and a modular addition. The paper does not say how it reduces (per term, once per output, or \
+         a q that makes reduction a mask), nor its tasklet count and multiply routine beyond 'shift-and-add'; its \
+         kernel's instructions per term would settle it",
+        product.term_instructions, row.karatsuba_instructions
+    )
+}
+
 /// Why the multi-word speed-up over the CPU measured here falls outside a range.
 fn miss_cause(row: &MultiwordRow, above: bool) -> String {
     format!(
@@ -208,4 +355,25 @@ fn miss_cause(row: &MultiwordRow, above: bool) -> String {
         row.karatsuba_instructions,
         row.rns_instructions
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_textbook_products_extended_cycles_equal_the_emulated_whole_product() {
+        // 4 words at n = 2048: emulated at 512 and 1024 outputs and extended to 2048.
+        let model = super::super::dpu::paper_model(super::super::published::PAPER_DPU_HZ).unwrap();
+        let q = modulus(109).unwrap();
+        let (n, tasklets) = (2048, 16);
+        let (priced, per_term) = textbook_product(&model, &q, n, tasklets, Variant::Best).unwrap();
+        let config = EmulatorConfig { tasklets, ..EmulatorConfig::default() };
+        let whole = conv_range_counts(&q, n, n, config, Variant::Best).unwrap();
+        let emulated = model.dpu_cycles(&whole) as f64;
+        // Not exact: a window's DMA splits where it wraps, which depends on the chunk's place.
+        assert!((priced / emulated - 1.0).abs() < 1e-4, "priced {priced} vs emulated {emulated}");
+        let whole_per_term = whole.total().instructions as f64 / (n * n) as f64;
+        assert!((per_term / whole_per_term - 1.0).abs() < 0.01, "{per_term} vs {whole_per_term} a term");
+    }
 }

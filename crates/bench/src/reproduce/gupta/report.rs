@@ -386,6 +386,7 @@ impl Reproduction for Gupta {
             }
         }
         rows.extend(multiword::comparisons(&report.multiword, &report.model, &report.cpu_machine, range_row));
+        rows.extend(multiword::seal_comparisons(&report.multiword, &report.model, range_row));
         rows.extend(fig2_comparisons(report));
         if report.quick {
             let why = "a --quick run (1/1024 of the paper's counts on 12 DPUs, a self-check): run without --quick \
@@ -402,8 +403,8 @@ fn seal_miss_cause(op: CtOp, above: bool) -> String {
         (CtOp::Mul, true) => "above the range: SEAL's multiply is a full BFV product (NTTs, the BEHZ base \
              extension and scaling, O(N log N) per residue), pimhe's DPU side the coefficient-wise tensor of NTT-form \
              ciphertexts (O(N)). SEAL's ratio to the paper's PIM (2-4x faster at 64/128 bits, 2x slower at 32) fits a \
-             schoolbook O(N^2) polynomial product on the DPUs (4.2: \"We do not incorporate NTT\"), which pimhe has \
-             no kernel for yet"
+             schoolbook O(N^2) polynomial product on the DPUs (4.2: \"We do not incorporate NTT\"), which the \
+             -textbook rows price (MW_CONV)"
             .to_string(),
         (CtOp::Mul, false) => "below the range: no cause known".to_string(),
         (CtOp::Add, _) => format!(
