@@ -42,6 +42,7 @@ use pimhe_exec::CpuBackend;
 use pimhe_math::Sampler;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::model::{ModelVersion, UpmemModel};
+use pimhe_pim::multiword::MultiwordModulus;
 use pimhe_pim::runtime::placement::{Mode, Plan};
 use pimhe_pim::runtime::subset::{busiest_share, price_transfers, ScaledTransfers};
 use pimhe_pim::runtime::PimBackend;
@@ -52,8 +53,9 @@ use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 use serde::Serialize;
 
 use super::cpu::SealWidth;
+use super::multiword::textbook_kernel_s;
 use super::published::PAPER_DPU_HZ;
-use super::WIDTHS;
+use super::{TASKLETS, WIDTHS};
 use crate::error::{BenchError, Result};
 use crate::target::planner::{self, PlanChoice, Priced, CANDIDATES};
 use crate::target::upmem::PimSettings;
@@ -173,6 +175,10 @@ pub struct Fig2Row {
     pub speedup: Option<f64>,
     /// SEAL's per-ciphertext times (`--seal-json`, 109 bits) times the workload's operations.
     pub seal_s: Option<f64>,
+    /// The same operations in the paper's own arithmetic on the same DPUs: each multiply four
+    /// textbook products and an addition, each addition `MW_ADD`, on 109-bit multi-word
+    /// coefficients (modeled kernel seconds; [`super::multiword::textbook_kernel_s`]).
+    pub textbook_s: f64,
 }
 
 /// The workload's SEAL operations per row: (adds, multiplies). Mean adds each row into the
@@ -314,6 +320,39 @@ pub struct Fig2Setup<'a> {
     pub emulate_whole: bool,
     /// Seed of the rows and keys.
     pub seed: u64,
+    /// How the paper's own arithmetic is priced on the same DPUs.
+    pub textbook: TextbookPricing<'a>,
+}
+
+/// The paper's arithmetic at 109 bits: Fig. 1's model and modulus, and the modeled cycles of one
+/// textbook product ([`super::multiword::textbook_product`]).
+pub struct TextbookPricing<'a> {
+    /// The model of Fig. 1's multi-word rows.
+    pub model: &'a UpmemModel,
+    /// The 109-bit modulus.
+    pub modulus: &'a MultiwordModulus,
+    /// Cycles of one N = 4096 product on one DPU.
+    pub product_cycles: f64,
+}
+
+impl TextbookPricing<'_> {
+    /// The modeled kernel seconds of `statistic` over `rows` rows on `dpus` DPUs: each multiply
+    /// four textbook products and the addition of its two middle ones, each addition `MW_ADD`.
+    fn kernel_s(&self, statistic: Statistic, rows: usize, dpus: usize) -> Result<f64> {
+        let (adds, muls) = seal_operations(statistic);
+        let add_coefficients = rows * WIDTHS[2].n * (2 * adds + muls);
+        let products = 4 * muls * rows;
+        let (s, _) = textbook_kernel_s(
+            self.model,
+            self.modulus,
+            products,
+            self.product_cycles,
+            add_coefficients,
+            dpus,
+            TASKLETS,
+        )?;
+        Ok(s)
+    }
 }
 
 /// Runs `point`: its server step priced in each of [`FIG2_CANDIDATES`] from a representative
@@ -406,5 +445,6 @@ pub fn fig2_row(point: &Fig2Point, setup: &Fig2Setup) -> Result<Fig2Row> {
         seal_s: setup.seal.map(|s| {
             point.rows() as f64 * (adds as f64 * s.add_s_per_ciphertext + muls as f64 * s.mul_s_per_ciphertext)
         }),
+        textbook_s: setup.textbook.kernel_s(point.statistic, point.rows(), setup.dpus)?,
     })
 }

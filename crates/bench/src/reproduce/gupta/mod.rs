@@ -53,7 +53,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{BenchError, Result};
 use crate::measure::machine::CpuFacts;
 use dpu::{emulate, paper_model, CtOp, SharePricer};
-use fig2::{fig2_model, fig2_row, Fig2Setup};
+use fig2::{fig2_model, fig2_row, Fig2Setup, TextbookPricing};
 use pimhe_pim::model::ModelVersion;
 use published::{ADD_CIPHERTEXTS, MUL_CIPHERTEXTS, PAPER_CPU_PEAK_BYTES_PER_S, PAPER_DPUS, PAPER_DPU_HZ};
 
@@ -214,6 +214,13 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
     let multiword = multiword::rows(&mut pricer, &rows, dpus, TASKLETS)?;
     let sweep = tasklet_sweep(&mut pricer, config, dpus)?;
     progress.advance(1);
+    let widest = WIDTHS[2];
+    let product_cycles = multiword
+        .iter()
+        .find_map(|r| r.textbook.as_ref().filter(|_| r.coefficient_bits == widest.coefficient_bits))
+        .map(|t| t.product_cycles)
+        .ok_or_else(|| BenchError::Failed("internal error: no 109-bit textbook product was priced".into()))?;
+    let widest_q = multiword::paper_modulus(widest.coefficient_bits)?;
     let stats_model = ModelVersion::default();
     let setup = Fig2Setup {
         dpus,
@@ -223,8 +230,9 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         emulate_whole: config.quick,
         threads: Some(threads),
         repeat: config.repeat,
-        seal: seal.iter().find(|s| s.coefficient_bits == WIDTHS[2].coefficient_bits),
+        seal: seal.iter().find(|s| s.coefficient_bits == widest.coefficient_bits),
         seed: config.seed,
+        textbook: TextbookPricing { model: pricer.model(), modulus: &widest_q, product_cycles },
     };
     let mut fig2 = Vec::with_capacity(fig2_points.len());
     for point in &fig2_points {

@@ -83,6 +83,8 @@ pub struct MultiwordRow {
 pub struct TextbookProduct {
     /// Whole polynomial products on the busiest DPU.
     pub products_per_dpu: usize,
+    /// Modeled cycles of one product on one DPU ([`textbook_product`]).
+    pub product_cycles: f64,
     /// Counted instructions per term (one coefficient product, its reduction and its addition).
     pub term_instructions: f64,
     /// Modeled kernel seconds.
@@ -145,6 +147,31 @@ pub fn textbook_product(
     Ok((cycles, instructions as f64 / terms as f64))
 }
 
+/// Modeled kernel seconds of the paper's arithmetic in one launch on `dpus` DPUs: `products`
+/// whole textbook products of `product_cycles` each, dealt evenly, and `MW_ADD` over
+/// `add_coefficients` coefficients spread by ranges (Karatsuba words); and the products on the
+/// busiest DPU.
+pub fn textbook_kernel_s(
+    model: &UpmemModel,
+    q: &MultiwordModulus,
+    products: usize,
+    product_cycles: f64,
+    add_coefficients: usize,
+    dpus: usize,
+    tasklets: u32,
+) -> Result<(f64, usize)> {
+    let products_per_dpu = products.div_ceil(dpus);
+    let add_len = ranges(add_coefficients, dpus).map_err(|e| BenchError::Failed(e.to_string()))?[0].1;
+    let (add_cycles, _) = priced(model, MwOp::Add, q, add_len, tasklets, Variant::Best)?;
+    let cycles = products_per_dpu as f64 * product_cycles + add_cycles as f64;
+    Ok((cycles / model.dpu_hz + model.launch_overhead_s, products_per_dpu))
+}
+
+/// The paper's modulus of `coefficient_bits` (as the multi-word rows use).
+pub fn paper_modulus(coefficient_bits: u32) -> Result<MultiwordModulus> {
+    modulus(coefficient_bits)
+}
+
 /// The multi-word rows beside the RNS `rows` (same operations, widths and counts) on `dpus`
 /// DPUs with `tasklets` tasklets.
 pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u32) -> Result<Vec<MultiwordRow>> {
@@ -180,12 +207,19 @@ pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u3
                     products.insert(width.coefficient_bits, product);
                 }
                 let (product_cycles, term_instructions) = products[&width.coefficient_bits];
-                let products_per_dpu = (4 * r.ciphertexts).div_ceil(dpus);
-                let (add_cycles, _) = priced(&model, MwOp::Add, &q, len, tasklets, Variant::Best)?;
-                let kernel_s = (products_per_dpu as f64 * product_cycles + add_cycles as f64) / model.dpu_hz
-                    + model.launch_overhead_s;
+                // a0 b0, a0 b1, a1 b0, a1 b1, and a0 b1 + a1 b0 over C N coefficients.
+                let (kernel_s, products_per_dpu) = textbook_kernel_s(
+                    &model,
+                    &q,
+                    4 * r.ciphertexts,
+                    product_cycles,
+                    r.ciphertexts * width.n,
+                    dpus,
+                    tasklets,
+                )?;
                 Some(TextbookProduct {
                     products_per_dpu,
+                    product_cycles,
                     term_instructions,
                     kernel_s,
                     seal_s: r.seal_s,
