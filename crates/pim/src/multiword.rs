@@ -215,11 +215,8 @@ pub fn run(
     config: EmulatorConfig,
     variant: Variant,
 ) -> Result<MwRun, MultiwordError> {
-    let len = a.len();
-    let ranges = ranges(len, dpus)?;
-    if b.len() != len || a.iter().chain(b).any(|&x| x >= modulus.q) {
-        return Err(MultiwordError::Operands { len, q: modulus.q });
-    }
+    let ranges = ranges(a.len(), dpus)?;
+    check_operands(modulus, a, b)?;
     launch_over_ranges(modulus, &ranges, config, variant, |range| {
         let (start, end) = range;
         (Kernel::Elementwise(op), &a[start..end], &b[start..end])
@@ -251,9 +248,7 @@ pub fn conv(
 ) -> Result<MwRun, MultiwordError> {
     let n = product_length(a.len())?;
     let ranges = ranges(n, dpus)?;
-    if b.len() != n || a.iter().chain(b).any(|&x| x >= modulus.q) {
-        return Err(MultiwordError::Operands { len: n, q: modulus.q });
-    }
+    check_operands(modulus, a, b)?;
     launch_over_ranges(modulus, &ranges, config, variant, |(lo, _)| (Kernel::Conv { n, lo }, a, b))
 }
 
@@ -284,6 +279,14 @@ fn launch_over_ranges<'a>(
         result.extend(modulus.unpack(&words));
     }
     Ok(MwRun { result, report })
+}
+
+/// The operands are as long as each other and below q.
+fn check_operands(modulus: &MultiwordModulus, a: &[u128], b: &[u128]) -> Result<(), MultiwordError> {
+    if b.len() != a.len() || a.iter().chain(b).any(|&x| x >= modulus.q) {
+        return Err(MultiwordError::Operands { len: a.len(), q: modulus.q });
+    }
+    Ok(())
 }
 
 /// `n` if it is a product length the kernel takes: a power of two in `[4, 2^20]`.
