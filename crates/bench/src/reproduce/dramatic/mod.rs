@@ -38,13 +38,17 @@
 //! `report` (the rows' reports and their text).
 
 mod experiments;
+mod large_n;
 mod report;
 mod run;
 mod statements;
 
 pub use experiments::{
-    dramatic_rows, section5_rows, RowSpec, CALL_CYCLES, SECTION5_DUMMY, SECTION5_TABLE, TARGET_COMPUTE_S,
+    dramatic_rows, section5_rows, section72_rows, RowSpec, CALL_CYCLES, SECTION5_DUMMY, SECTION5_TABLE, SECTION72_DPUS,
+    SECTION72_MOD_BITS, SECTION72_POLYNOMIALS, SECTION72_TABLE, TARGET_COMPUTE_S,
 };
-pub use report::{Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, STATEMENT_TOLERANCE};
+pub use report::{
+    Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, SECTION72_TOLERANCE, STATEMENT_TOLERANCE,
+};
 pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, DEFAULT_MAX_EMULATION_S};
-pub use statements::{Quantity, Statement, SECTION5_STATEMENTS};
+pub use statements::{statements, Quantity, Statement, SECTION5_STATEMENTS, SECTION72_STATEMENTS};

@@ -11,9 +11,11 @@ use pimhe_workloads::progress::Progress;
 use serde::Deserialize;
 
 use super::experiments::{dramatic_rows, ntt_ratio_spec, selected, target_spec, RowSpec};
+use super::large_n::{check_against_cpu, price_per_pass};
 use super::report::{footer, header, Claim, DramaticReport, RowReport, TargetReport};
-use super::statements::{Quantity, SECTION5_STATEMENTS};
+use super::statements::{statements, Quantity};
 use crate::error::{BenchError, Result};
+use crate::measure::kernels::pim::{operand_polys, Kernel};
 use crate::measure::kernels::{pim, Workload};
 use crate::reproduce::{Comparison, Reproduction};
 use crate::target::upmem::{self, PimOutcome, PimSettings};
@@ -76,8 +78,12 @@ impl Runner {
                 let settings = PimSettings::new(spec.dpus, spec.mode, variant, spec.primes)?
                     .with_what_if(multiplier)
                     .with_model(self.model);
-                let outcome = pim::run_subset(&workload, &settings, Some(self.max_emulation_s))
+                let mut outcome = pim::run_subset(&workload, &settings, Some(self.max_emulation_s))
                     .map_err(|e| BenchError::Failed(format!("row {}: {e}", spec.id)))?;
+                if spec.is_section72() {
+                    outcome = price_per_pass(outcome, &workload, &settings)?;
+                    outcome.emulation.push_str(&check_against_cpu(&workload, &settings)?);
+                }
                 self.cache.insert(key, outcome.clone());
                 outcome
             }
@@ -85,11 +91,13 @@ impl Runner {
         Ok(if spec.what_if.zero_copy { zero_copy(outcome, spec, self.model) } else { outcome })
     }
 
-    /// What section 5's text states of `spec`, with ours from `outcome` (and the rows the
-    /// speed-ups are over, run or taken from the cache).
+    /// What the text (sections 5 and 7.2) states of `spec`, with ours from `outcome` (and the
+    /// rows the speed-ups are over, run or taken from the cache).
     fn claims(&mut self, spec: &RowSpec, variant: Variant, outcome: &PimOutcome) -> Result<Vec<Claim>> {
         let mut claims = Vec::new();
-        for statement in SECTION5_STATEMENTS.iter().filter(|s| s.row == spec.id) {
+        let polynomials = operand_polys(Kernel::of(spec.op)?, spec.ciphertexts) as f64;
+        let ms_per_polynomial = outcome.total_s * 1e3 / polynomials;
+        for statement in statements().filter(|s| s.row == spec.id) {
             let share = |x: f64| if outcome.compute_s > 0.0 { x / outcome.compute_s } else { 0.0 };
             let ours = match statement.quantity {
                 Quantity::SpeedupOver(id) => {
@@ -102,8 +110,12 @@ impl Runner {
                 Quantity::TransferOverCompute => share(outcome.transfer_s),
                 Quantity::RetrieveOverCompute => share(outcome.retrieve_s),
                 Quantity::OverheadOverCompute => share(outcome.transfer_s + outcome.retrieve_s),
+                Quantity::MsPerPolynomial => ms_per_polynomial,
+                Quantity::SpeedupOverPeer { ms, .. } => ms / ms_per_polynomial,
+                Quantity::PeerSpeedup { ms, .. } => ms_per_polynomial / ms,
             };
             claims.push(Claim {
+                kind: statement.quantity,
                 quantity: statement.quantity.name(),
                 ours,
                 published: statement.value,
@@ -159,7 +171,7 @@ impl DramaticRun {
         let specs: Vec<RowSpec> = dramatic_rows()
             .into_iter()
             .filter(|s| s.selected(&filter))
-            .map(|s| if s.is_section5() { s } else { RowSpec { what_if, ..s } })
+            .map(|s| if s.is_appendix() { RowSpec { what_if, ..s } } else { s })
             .collect();
         let want_target = selected("target", &filter);
         if specs.is_empty() && !want_target {
