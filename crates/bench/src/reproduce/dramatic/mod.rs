@@ -39,16 +39,26 @@
 
 mod experiments;
 mod large_n;
+mod multiply;
 mod report;
 mod run;
 mod statements;
+mod table1;
 
 pub use experiments::{
     dramatic_rows, section5_rows, section72_rows, RowSpec, CALL_CYCLES, SECTION5_DUMMY, SECTION5_TABLE, SECTION72_DPUS,
     SECTION72_MOD_BITS, SECTION72_POLYNOMIALS, SECTION72_TABLE, TARGET_COMPUTE_S,
 };
+pub use multiply::{
+    native_mul32_cycles, MultiplyReport, WidthRow, CUSTOM_MUL32_CYCLES, CUSTOM_MUL64_CYCLES, NATIVE_MUL32_FIXED,
+    NATIVE_MUL64_CYCLES,
+};
 pub use report::{
-    Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, SECTION72_TOLERANCE, STATEMENT_TOLERANCE,
+    Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, SINGLE_FIGURE_TOLERANCE, STATEMENT_TOLERANCE,
 };
 pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, DEFAULT_MAX_EMULATION_S};
 pub use statements::{statements, Quantity, Statement, SECTION5_STATEMENTS, SECTION72_STATEMENTS};
+pub use table1::{
+    pimhe_fill, rule, rule_memory_mib, Cell, Fill, PublishedRow, Table1Report, Table1Row, TABLE1, TABLE1_DPUS,
+    TABLE1_SUBPOLYS,
+};

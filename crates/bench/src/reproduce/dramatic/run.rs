@@ -12,8 +12,10 @@ use serde::Deserialize;
 
 use super::experiments::{dramatic_rows, ntt_ratio_spec, selected, target_spec, RowSpec};
 use super::large_n::{check_against_cpu, price_per_pass};
+use super::multiply::MultiplyReport;
 use super::report::{footer, header, Claim, DramaticReport, RowReport, TargetReport};
 use super::statements::{statements, Quantity};
+use super::table1::Table1Report;
 use crate::error::{BenchError, Result};
 use crate::measure::kernels::pim::{operand_polys, Kernel};
 use crate::measure::kernels::{pim, Workload};
@@ -33,7 +35,8 @@ pub struct DramaticConfig {
     /// (pimhe's: the speed-up) [default: barrett].
     pub kernel: String,
     /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
-    /// t5-pipeline-128-seq), and `target` for the target summary [default: all].
+    /// t5-pipeline-128-seq, s72), `target` for the target summary, `fig3` and `table1` for Fig. 3
+    /// and Table 1 [default: all].
     pub rows: Option<String>,
     /// Emulation budget of one row in seconds [default: [`DEFAULT_MAX_EMULATION_S`]].
     pub max_emulation_s: f64,
@@ -149,6 +152,8 @@ pub struct DramaticRun {
     what_if: WhatIf,
     specs: Vec<RowSpec>,
     want_target: bool,
+    want_fig3: bool,
+    want_table1: bool,
     reference: std::result::Result<Vec<ReferenceRow>, String>,
     runner: Runner,
     start: Instant,
@@ -174,10 +179,13 @@ impl DramaticRun {
             .map(|s| if s.is_appendix() { RowSpec { what_if, ..s } } else { s })
             .collect();
         let want_target = selected("target", &filter);
-        if specs.is_empty() && !want_target {
+        let want_fig3 = selected("fig3", &filter);
+        let want_table1 = selected("table1", &filter);
+        if specs.is_empty() && !want_target && !want_fig3 && !want_table1 {
             return Err(BenchError::usage(format!(
                 "--rows {} selects no row; ids look like t2-ntt-64, t3-bgv-mul-4096, t4-pipeline-8192, \
-                 t5-pipeline-128-seq, s5-ntt-4096-dummy (s5: section 5's what-ifs), or target",
+                 t5-pipeline-128-seq, s5-ntt-4096-dummy (s5: section 5's what-ifs), s72-ntt-256 (s72: section 7.2), \
+                 target, fig3 or table1",
                 config.rows.as_deref().unwrap_or("")
             )));
         }
@@ -187,6 +195,8 @@ impl DramaticRun {
             what_if,
             specs,
             want_target,
+            want_fig3,
+            want_table1,
             reference,
             runner: Runner { max_emulation_s: config.max_emulation_s, model, cache: HashMap::new() },
             start: Instant::now(),
@@ -206,6 +216,16 @@ impl DramaticRun {
     /// Whether the target summary is selected.
     pub fn wants_target(&self) -> bool {
         self.want_target
+    }
+
+    /// Fig. 3's multiply costs and section 3.1.1's figures; `None` when `fig3` is not selected.
+    pub fn fig3(&self) -> Option<MultiplyReport> {
+        self.want_fig3.then(MultiplyReport::new)
+    }
+
+    /// Table 1 beside its rule and pimhe's placement; `None` when `table1` is not selected.
+    pub fn table1(&self) -> Result<Option<Table1Report>> {
+        self.want_table1.then(Table1Report::new).transpose()
     }
 
     /// Seconds since [`DramaticRun::new`].
@@ -305,6 +325,8 @@ pub fn reproduce(config: &DramaticConfig, progress: &dyn Progress) -> Result<Dra
         footer: reproduction.footer(&rows),
         rows,
         target,
+        fig3: reproduction.fig3(),
+        table1: reproduction.table1()?,
         elapsed_s: reproduction.elapsed_s(),
     })
 }
@@ -323,9 +345,12 @@ impl Reproduction for Dramatic {
         reproduce(config, progress)
     }
 
-    /// Each row's [`RowReport::comparison`], in the paper's order.
+    /// Each row's [`RowReport::comparison`], in the paper's order, then Fig. 3's and Table 1's.
     fn comparison(report: &DramaticReport) -> Vec<Comparison> {
-        report.rows.iter().flat_map(RowReport::comparison).collect()
+        let mut rows: Vec<Comparison> = report.rows.iter().flat_map(RowReport::comparison).collect();
+        rows.extend(report.fig3.iter().flat_map(MultiplyReport::comparison));
+        rows.extend(report.table1.iter().flat_map(Table1Report::comparison));
+        rows
     }
 }
 
