@@ -53,11 +53,11 @@ pub use multiply::{
     native_mul32_cycles, MultiplyReport, WidthRow, CUSTOM_MUL32_CYCLES, CUSTOM_MUL64_CYCLES, NATIVE_MUL32_FIXED,
     NATIVE_MUL64_CYCLES,
 };
-pub use report::{
-    Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, SINGLE_FIGURE_TOLERANCE, STATEMENT_TOLERANCE,
-};
+pub use report::{Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, STATEMENT_TOLERANCE};
 pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, DEFAULT_MAX_EMULATION_S};
-pub use statements::{statements, Quantity, Statement, SECTION5_STATEMENTS, SECTION72_STATEMENTS};
+pub use statements::{
+    statements, Quantity, Statement, SECTION5_STATEMENTS, SECTION72_STATEMENTS, SINGLE_FIGURE_TOLERANCE,
+};
 pub use table1::{
     pimhe_fill, rule, rule_memory_mib, Cell, Fill, PublishedRow, Table1Report, Table1Row, TABLE1, TABLE1_DPUS,
     TABLE1_SUBPOLYS,

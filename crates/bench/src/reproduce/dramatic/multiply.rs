@@ -25,7 +25,7 @@
 
 use serde::Serialize;
 
-use super::report::SINGLE_FIGURE_TOLERANCE;
+use super::statements::SINGLE_FIGURE_TOLERANCE;
 use crate::format::Render;
 use crate::reproduce::{Basis, Comparison};
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::experiments::{RowSpec, SECTION5_TABLE, SECTION72_POLYNOMIALS, SECTION72_TABLE, TARGET_COMPUTE_S};
 use super::multiply::MultiplyReport;
-use super::statements::{statements, Quantity};
+use super::statements::{statements, Quantity, SINGLE_FIGURE_TOLERANCE};
 use super::table1::Table1Report;
 use crate::format::Render;
 use crate::reproduce::{Basis, Comparison};
@@ -86,10 +86,6 @@ pub const COMPUTE_TOLERANCE: f64 = 0.2;
 
 /// The target of what section 5's text states: ours within 10% of each figure.
 pub const STATEMENT_TOLERANCE: f64 = 0.1;
-
-/// The target of what sections 3.1.1 and 7.2 state: ours within 25% of each figure, issue 30's
-/// target for a figure stated as one number.
-pub const SINGLE_FIGURE_TOLERANCE: f64 = 0.25;
 
 fn ratio(ours: f64, published: Option<f64>) -> Option<f64> {
     published.filter(|&p| p > 0.0).map(|p| ours / p)

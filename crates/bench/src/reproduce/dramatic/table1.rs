@@ -385,20 +385,22 @@ mod tests {
         // The CTs themselves hold less where the floor rounds: 438 CTs of 28 moduli at 32768 are
         // 2.99 GiB, printed 3.00 GB.
         assert_eq!(memory(rule(1536, 16, 28, 32768).cts_mib), "2.99 GB");
-        assert_eq!(memory(rule(2560, 16, 3, 4096).cts_mib), "640 MB");
+        assert_eq!(memory(rule(2560, 16, 3, 4096).cts_mib), "639.9 MB");
     }
 
     #[test]
     fn pimhe_fill_is_the_least_batch_the_placement_spreads_to_every_tasklet() {
         // Brute force: the smallest count of sub-polynomials per prime that the runtime's own
-        // split gives every DPU of every group at least `per_dpu` of.
+        // split gives every DPU of every group at least `per_dpu` of, each polynomial on one DPU
+        // (a single polynomial is replicated for broadcast, not spread).
         let least = |dpus: usize, moduli: usize, per_dpu: usize| {
             let plan = Plan::new(Mode::Parallel, dpus, moduli).unwrap();
             (1..)
                 .find(|&count| {
                     (0..moduli).all(|slot| {
                         let shares = split(count, plan.group(slot));
-                        shares.len() == plan.group(slot).len() && shares.iter().all(|s| s.len >= per_dpu)
+                        let spread = shares.iter().map(|s| s.len).sum::<usize>() == count;
+                        spread && shares.len() == plan.group(slot).len() && shares.iter().all(|s| s.len >= per_dpu)
                     })
                 })
                 .unwrap()
