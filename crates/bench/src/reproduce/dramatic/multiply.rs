@@ -89,6 +89,14 @@ const MODEL: &str = "UPMEM SDK __mulsi3/__muldi3 instruction counts (modeled)";
 
 impl MultiplyReport {
     /// The report: every width from 1 to 32 bits.
+    ///
+    /// ```
+    /// use pimhe_bench::reproduce::dramatic::MultiplyReport;
+    /// let fig3 = MultiplyReport::new();
+    /// assert_eq!(fig3.crossover_bits, 16);
+    /// let stated = fig3.comparison();
+    /// assert_eq!((stated[0].id.as_str(), stated[0].within()), ("fig3/crossover", Some(true)));
+    /// ```
     pub fn new() -> Self {
         let widths: Vec<WidthRow> = (1..=u32::BITS)
             .map(|bits| {

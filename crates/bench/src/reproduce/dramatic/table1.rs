@@ -130,6 +130,13 @@ pub struct Fill {
 
 /// Section 3.5's rule for `dpus` DPUs of `tasklets` threads, `moduli` moduli, degree `n`:
 /// `subpolys` is the whole batch's, and [`rule_memory_mib`] its memory column.
+///
+/// ```
+/// use pimhe_bench::reproduce::dramatic::{rule, rule_memory_mib};
+/// // Table 1: 2560 DPUs, N = 4096, 3 moduli: "6826 CTs 640 MB".
+/// let fill = rule(2560, 16, 3, 4096);
+/// assert_eq!((fill.subpolys, fill.cts, rule_memory_mib(fill.subpolys, 4096)), (40960, 6826, 640.0));
+/// ```
 pub fn rule(dpus: usize, tasklets: usize, moduli: usize, n: usize) -> Fill {
     let subpolys = dpus * tasklets;
     let cts = subpolys / 2 / moduli;
@@ -149,6 +156,13 @@ fn cts_mib(cts: usize, moduli: usize, n: usize) -> f64 {
 /// sub-polynomials of each prime it serves (`tasklets` for an NTT, one for an element-wise
 /// command): the largest prime group's size times `per_dpu` per prime, from [`Plan`], with
 /// [`split`] confirming that the least-loaded DPU then gets `per_dpu`.
+///
+/// ```
+/// use pimhe_bench::reproduce::dramatic::pimhe_fill;
+/// // 2560 DPUs for 3 primes: 853 each, one idle; 853 x 16 sub-polynomials per prime.
+/// let fill = pimhe_fill(2560, 16, 3, 4096).unwrap();
+/// assert_eq!((fill.subpolys, fill.cts, fill.used_dpus), (13648, 6824, 2559));
+/// ```
 pub fn pimhe_fill(dpus: usize, per_dpu: usize, moduli: usize, n: usize) -> Result<Fill> {
     let plan = Plan::new(Mode::Parallel, dpus, moduli).map_err(BenchError::usage)?;
     let subpolys = (0..moduli).map(|slot| plan.group(slot).len()).max().unwrap_or(0) * per_dpu;
@@ -213,6 +227,14 @@ const MODEL: &str = "section 3.5's rule and pimhe's parallel placement, computed
 
 impl Table1Report {
     /// The report, with pimhe's tasklets from the default timing model.
+    ///
+    /// ```
+    /// use pimhe_bench::reproduce::dramatic::Table1Report;
+    /// let table = Table1Report::new().unwrap();
+    /// let rows = table.comparison();
+    /// let cell = rows.iter().find(|r| r.id == "t1-4096-2560/cts-pimhe").unwrap();
+    /// assert_eq!((cell.published, cell.ours, cell.within()), (Some(6826.0), Some(6824.0), Some(false)));
+    /// ```
     pub fn new() -> Result<Self> {
         let tasklets = ModelVersion::default().model().tasklets as usize;
         let rule_tasklets = V1B_MAX_TASKLETS as usize;
