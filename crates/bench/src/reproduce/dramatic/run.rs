@@ -233,8 +233,8 @@ impl DramaticRun {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// The text before the rows: what is modeled, where the published values come from, a blank
-    /// line and the column headings.
+    /// The text before the rows: what is modeled, where the published values come from, and
+    /// when rows are selected a blank line and the column headings.
     pub fn intro(&self) -> String {
         let mut lines = vec![
             format!(
@@ -256,8 +256,10 @@ impl DramaticRun {
             Ok(_) => format!("  published values: {}", reference::default_path().display()),
             Err(e) => format!("  reference missing: {e}; printing our numbers only"),
         });
-        lines.push(String::new());
-        lines.push(header());
+        if !self.specs.is_empty() {
+            lines.push(String::new());
+            lines.push(header());
+        }
         lines.join("\n")
     }
 
