@@ -129,6 +129,48 @@ fn dramatic_rows_carry_the_csv_and_the_section5_text() {
 }
 
 #[test]
+fn dramatic_section72_fig3_and_table1_carry_the_texts_figures() {
+    let config = DramaticConfig { rows: Some("s72-ntt-509,fig3,table1".into()), ..DramaticConfig::default() };
+    let (report, rows) = rows_of::<Dramatic>(&config);
+    // 7.2: "using all 509 DPUs of our PIM test machine, DRAMatic's NTT time drops to 23 ms per
+    // polynomial" (4096 polynomials, 1241-bit coefficients, N = 2^16).
+    let s72 = row(&rows, "s72-ntt-509/ms-per-polynomial");
+    assert_eq!((s72["published"].as_f64(), s72["unit"].as_str()), (Some(23.0), Some("ms")));
+    assert_eq!((s72["verdict"].as_str(), s72["tolerance"].as_f64()), (Some("within"), Some(0.25)), "{s72}");
+    let run = &report.rows[0];
+    let line: Value = serde_json::from_str(&with_comparison(run, &run.comparison()).unwrap()).unwrap();
+    assert_eq!(
+        (line["n"].as_u64(), line["primes"].as_u64(), line["ciphertexts"].as_u64()),
+        (Some(65536), Some(42), Some(2048))
+    );
+    // The row's ms per polynomial is its modeled total over the 4096 polynomials.
+    let total_s = line["total_s"].as_f64().unwrap();
+    assert!(close(s72["ours"].as_f64().unwrap(), total_s * 1e3 / 4096.0), "{s72}");
+    let emulation = line["emulation"].as_str().unwrap();
+    assert!(
+        emulation.contains("bit-identical to the CPU backend") && emulation.contains("per prime's pass"),
+        "{emulation}"
+    );
+    // 3.1.1: the custom 32x32->32 is faster "when both factors are longer than 16 bits".
+    let crossover = row(&rows, "fig3/crossover");
+    assert_eq!((crossover["published"].as_f64(), crossover["ours"].as_f64()), (Some(16.0), Some(16.0)));
+    // Table 1, N = 4096 with 3 moduli on 2560 DPUs: "6826 CTs 640 MB"; pimhe's placement
+    // gives each prime 853 DPUs, so 6824 fill them.
+    let rule = row(&rows, "t1-4096-2560/cts-rule");
+    assert_eq!(
+        (rule["published"].as_f64(), rule["ours"].as_f64(), rule["verdict"].as_str()),
+        (Some(6826.0), Some(6826.0), Some("within"))
+    );
+    let pimhe = row(&rows, "t1-4096-2560/cts-pimhe");
+    assert_eq!((pimhe["ours"].as_f64(), pimhe["verdict"].as_str()), (Some(6824.0), Some("outside")));
+    assert!(pimhe["why_not"].as_str().unwrap().contains("floor(2560 / 3) DPUs (1 idle)"), "{pimhe}");
+    let memory = row(&rows, "t1-32768-2560/memory");
+    assert_eq!((memory["published"].as_f64(), memory["ours"].as_f64()), (Some(5.0 * 1024.0), Some(5.0 * 1024.0)));
+    let text = report_text::<Dramatic>(&report);
+    assert!(text.contains("Table 1 (DRAMatic 3.5)") && text.contains("Fig. 3 (DRAMatic 3.1.1)"), "{text}");
+}
+
+#[test]
 fn anaheim_rows_carry_section_vii_figures() {
     let (_, rows) = rows_of::<Anaheim>(&AnaheimConfig { workload_n: 0, threads: Some(1), ..AnaheimConfig::default() });
     // Section VII-C: "Especially high speedups are achieved for PAccum (7.26x 3.98x 3.63x) and

@@ -33,8 +33,8 @@ pub enum Paper {
     /// coefficient-wise multiplication over coefficient ranges of up to 1024 DPUs, modeled, beside
     /// a CPU loop measured here and scaled to the paper's 16 threads).
     Mhy(MhyArgs),
-    /// DRAMatic (Tables 2-5, section 5's what-ifs): NTT, iNTT, BGV multiplication and the
-    /// combined pipeline on the emulated UPMEM backend.
+    /// DRAMatic (Tables 1-5, Fig. 3, section 5's what-ifs, section 7.2): NTT, iNTT, BGV
+    /// multiplication and the combined pipeline on the emulated UPMEM backend.
     Dramatic(DramaticArgs),
     /// Gupta et al. (Fig. 1: BFV ciphertext vector addition and multiplication on 2,524 DPUs at
     /// 425 MHz, modeled from emulated counts, with a tasklet sweep, beside pimhe's cpu backend
@@ -97,7 +97,8 @@ pub struct DramaticArgs {
     pub json: bool,
 
     /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
-    /// t5-pipeline-128-seq, s5, s5-ntt), and `target` for the target summary.
+    /// t5-pipeline-128-seq, s5, s5-ntt, s72), `target` for the target summary, `fig3` for
+    /// Fig. 3's multiply costs and `table1` for Table 1's batch sizes.
     #[arg(long, hide = true)]
     pub rows: Option<String>,
 
@@ -293,9 +294,18 @@ fn run_dramatic(args: &DramaticArgs) -> Result<()> {
     if let Some(target) = reproduction.target(&progress)? {
         line(&if args.json { to_json(&target)? } else { target.render() });
     }
+    let mut rows: Vec<_> = reports.iter().flat_map(RowReport::comparison).collect();
+    if let Some(fig3) = reproduction.fig3() {
+        line(&if args.json { with_comparison(&fig3, &fig3.comparison())? } else { format!("\n{}", fig3.render()) });
+        rows.extend(fig3.comparison());
+    }
+    if let Some(table1) = reproduction.table1()? {
+        let table = table1.comparison();
+        line(&if args.json { with_comparison(&table1, &table)? } else { format!("\n{}", table1.render()) });
+        rows.extend(table);
+    }
     if !args.json {
         line(&format!("(emulation took {:.1} s on this host)", reproduction.elapsed_s()));
-        let rows: Vec<_> = reports.iter().flat_map(RowReport::comparison).collect();
         line(&format!("\n{}", comparison_text::<Dramatic>(&rows)));
     }
     Ok(())

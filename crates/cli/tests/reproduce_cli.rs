@@ -114,6 +114,29 @@ fn dramatic_rows_carry_their_comparison_in_text_and_json() {
 }
 
 #[test]
+fn dramatic_fig3_and_table1_print_as_one_object_each_with_their_comparison() {
+    let output = pimhe(&["bench", "reproduce", "dramatic", "--rows", "fig3,table1", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "Fig. 3, then Table 1");
+    // Fig. 3: UPMEM's __mulsi3 takes 5 + 32 instructions for two 32-bit factors.
+    assert_eq!(
+        (lines[0]["widths"][31]["bits"].as_u64(), lines[0]["widths"][31]["native"].as_u64()),
+        (Some(32), Some(37))
+    );
+    assert_common_rows(&lines[0]["comparison"]);
+    // Table 1, N = 1024 with 1 modulus on 512 DPUs: "4096 CTs 32 MB".
+    let cell = &lines[1]["rows"][0]["cells"][4];
+    assert_eq!(
+        (cell["dpus"].as_u64(), cell["published_cts"].as_u64(), cell["pimhe"]["cts"].as_u64()),
+        (Some(512), Some(4096), Some(4096))
+    );
+    assert_common_rows(&lines[1]["comparison"]);
+    let text = stdout(&pimhe(&["bench", "reproduce", "dramatic", "--rows", "table1"]));
+    assert!(text.lines().any(|l| l.starts_with("  t1-4096-2560/cts-pimhe ")), "{text}");
+}
+
+#[test]
 fn anaheim_ceram_and_mhy_add_the_comparison_to_their_report() {
     for (paper, extra, report_field) in [
         ("anaheim", &["--workload-n", "0"][..], "micro"),

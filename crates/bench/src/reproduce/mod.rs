@@ -244,7 +244,14 @@ pub fn report_text<R: Reproduction>(report: &R::Report) -> String {
 /// exponent form below 0.001 and from 10^5 (`2.4096e-4`): the published figures keep the
 /// digits the papers print, ours as many (the JSON has every digit).
 fn figure(x: Option<f64>) -> String {
-    let trim = |digits: String| digits.trim_end_matches('0').trim_end_matches('.').to_string();
+    // Only a fraction's zeros: 40960 keeps its zero.
+    let trim = |digits: String| {
+        if digits.contains('.') {
+            digits.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            digits
+        }
+    };
     match x {
         None => "-".to_string(),
         Some(0.0) => "0".to_string(),

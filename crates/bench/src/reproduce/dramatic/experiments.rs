@@ -1,5 +1,5 @@
-//! DRAMatic's experiments: the configuration of every row of its Tables 2-5 and section 5, and
-//! the target.
+//! DRAMatic's experiments: the configuration of every row of its Tables 2-5, section 5 and
+//! section 7.2, and the target.
 
 use pimhe_pim::layout::Variant;
 use pimhe_pim::model::reference::ReferenceRow;
@@ -41,7 +41,15 @@ pub struct RowSpec {
 }
 
 impl RowSpec {
-    fn new(table: u32, op: Op, n: usize, mod_bits: u32, primes: usize, ciphertexts: usize, dpus: usize) -> Self {
+    pub(super) fn new(
+        table: u32,
+        op: Op,
+        n: usize,
+        mod_bits: u32,
+        primes: usize,
+        ciphertexts: usize,
+        dpus: usize,
+    ) -> Self {
         let ranks = dpus.div_ceil(64);
         // DRAMatic 3.3: groups take whole ranks, so more primes than ranks run sequentially.
         let mode = if (dpus >= 64 && primes > ranks) || dpus < primes { Mode::Sequential } else { Mode::Parallel };
@@ -91,9 +99,19 @@ impl RowSpec {
         self.table == SECTION5_TABLE
     }
 
+    /// Whether this is one of section 7.2's rows.
+    pub(super) fn is_section72(&self) -> bool {
+        self.table == SECTION72_TABLE
+    }
+
+    /// Whether the row is one of the appendix tables' (2-5), the rows `--what-if` applies to.
+    pub(super) fn is_appendix(&self) -> bool {
+        !self.is_section5() && !self.is_section72()
+    }
+
     /// The published DRAMatic row with this configuration.
     pub(super) fn published<'a>(&self, reference: &'a [ReferenceRow]) -> Option<&'a ReferenceRow> {
-        if self.is_section5() || self.what_if.is_active() {
+        if !self.is_appendix() || self.what_if.is_active() {
             return None;
         }
         let operation = self.csv_operation()?;
@@ -180,6 +198,7 @@ pub fn dramatic_rows() -> Vec<RowSpec> {
         rows.push(RowSpec::with_mode(5, Op::Pipeline, 4096, 109, 3, 32768, dpus, mode));
     }
     rows.extend(section5_rows());
+    rows.extend(section72_rows());
     rows
 }
 
@@ -222,6 +241,45 @@ pub fn section5_rows() -> Vec<RowSpec> {
     rows
 }
 
+/// The `table` of section 7.2's rows: DRAMatic's NTT at BMP+'s test conditions.
+pub const SECTION72_TABLE: u32 = 72;
+
+/// DPU counts of section 7.2: BMP+'s 256, and all 509 of DRAMatic's machine.
+pub const SECTION72_DPUS: [usize; 2] = [256, 509];
+
+/// Polynomials section 7.2 transforms at once: 4096, i.e. 2048 ciphertexts.
+pub const SECTION72_POLYNOMIALS: usize = 4096;
+
+/// Bits of section 7.2's coefficients (BMP+'s 1241-bit modulus).
+pub const SECTION72_MOD_BITS: u32 = 1241;
+
+/// Largest prime our kernels take, in bits (`bench --prime-bits`, 2..=30).
+const MAX_PRIME_BITS: u32 = 30;
+
+/// DRAMatic 7.2's NTT at BMP+'s test conditions (rows `s72-ntt-{dpus}`): N = 2^16, the 1241-bit
+/// modulus as ceil(1241 / 30) = 42 primes of 30 bits (our kernels' limit; DRAMatic's 32-bit
+/// words hold residues of the same size, 1241 / 42 = 29.5 bits), 4096 polynomials on 256 and
+/// 509 DPUs. 42 primes cannot each take whole ranks of 4 or 8, so both run sequentially
+/// (DRAMatic 3.3): one prime after another on all DPUs, 16 (256 DPUs) or at most 9 (509)
+/// sub-polynomials of 256 KiB per DPU in each prime's pass. The whole batch, 4096 x 42
+/// sub-polynomials of 256 KiB (42 GiB), fits neither 256 nor 509 DPUs' 64 MiB at once (16 and
+/// 32 GiB), so the passes also stream the data: each prime's 4096 sub-polynomials are copied
+/// in, transformed and copied back, which the rows price as the same bytes in one copy each way
+/// (the per-pass copies add 41 copy latencies, which the row's note prices).
+pub fn section72_rows() -> Vec<RowSpec> {
+    let primes = SECTION72_MOD_BITS.div_ceil(MAX_PRIME_BITS) as usize;
+    SECTION72_DPUS
+        .iter()
+        .map(|&dpus| {
+            let ciphertexts = SECTION72_POLYNOMIALS / 2;
+            let mut spec =
+                RowSpec::new(SECTION72_TABLE, Op::Ntt, 1 << 16, SECTION72_MOD_BITS, primes, ciphertexts, dpus);
+            spec.id = format!("s72-ntt-{dpus}");
+            spec
+        })
+        .collect()
+}
+
 /// The target configuration: Table 4's largest / Table 5's 383-DPU pipeline.
 pub(super) fn target_spec() -> RowSpec {
     RowSpec::with_mode(5, Op::Pipeline, 4096, 109, 3, 32768, 383, Mode::Parallel)
@@ -242,7 +300,7 @@ mod tests {
     #[test]
     fn rows_follow_the_paper() {
         let rows = dramatic_rows();
-        assert_eq!(rows.len(), 16 + 18 + 3 + 5 + 14);
+        assert_eq!(rows.len(), 16 + 18 + 3 + 5 + 14 + 2);
         let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids.len(), rows.len(), "ids are unique");
         let t3 = |op: &str, n| rows.iter().find(|r| r.id == format!("t3-{op}-{n}")).unwrap();
@@ -260,6 +318,14 @@ mod tests {
         assert!(selected("t2-ntt-64", &Some(vec!["t2-ntt-64".into()])));
         assert!(!selected("t2-ntt-64", &Some(vec!["t2-ntt-6".into()])));
         assert!(!selected("target", &Some(vec!["t2".into()])));
+        // Section 7.2: 1241 bits as 42 primes of 30 bits, sequential on 4 and 8 ranks.
+        let s72: Vec<_> = rows.iter().filter(|r| r.is_section72()).map(|r| (r.id.as_str(), r.dpus)).collect();
+        assert_eq!(s72, [("s72-ntt-256", 256), ("s72-ntt-509", 509)]);
+        for r in rows.iter().filter(|r| r.is_section72()) {
+            assert_eq!((r.n, r.primes, r.prime_bits, r.ciphertexts), (65536, 42, 30, 2048));
+            assert!(r.primes as u32 * r.prime_bits >= 1241 && r.mode == Mode::Sequential);
+            assert!(!r.is_appendix() && !r.is_section5());
+        }
     }
 
     #[test]

@@ -28,23 +28,46 @@
 //! sequential configuration, as 3 primes cannot each take whole ranks of 8) and set the text's
 //! figures beside it ([`SECTION5_STATEMENTS`]). `--what-if` applies to the Tables 2-5 rows only.
 //!
+//! Section 7.2 (rows `s72-ntt-{256,509}`, [`section72_rows`]): the NTT at BMP+'s test
+//! conditions (N = 2^16, 1241 bits as 42 primes of 30 bits, 4096 polynomials, sequential), its
+//! copies priced per prime's pass and its NTT checked against the CPU backend (`large_n`),
+//! beside the 32.6 / 23 ms per polynomial and BMP+'s times the text states
+//! ([`SECTION72_STATEMENTS`]). Two sections without emulation: Table 1's batch sizes beside
+//! section 3.5's rule and pimhe's placement ([`Table1Report`], `--rows table1`) and Fig. 3's
+//! multiply costs by factor width ([`MultiplyReport`], `--rows fig3`).
+//!
 //! Primes have `round(mod_bits / primes)` bits, at most 30 (our kernels' limit; the 109-bit
 //! modulus gets 3 primes of 30 bits). "Ciphertexts" counts inputs: BGV mul and the pipeline
 //! multiply them in pairs (C/2 products). Table 3's 13- and 28-prime rows run sequentially:
 //! 6 ranks cannot hold 13 or 28 whole-rank groups (DRAMatic 3.3).
 //!
 //! The module's files: `experiments` (the rows of the paper and their configurations),
-//! `statements` (what section 5's text states), `run` (the emulation of the rows, row by row),
-//! `report` (the rows' reports and their text).
+//! `statements` (what sections 5 and 7.2 state), `run` (the emulation of the rows, row by row),
+//! `large_n` (section 7.2's per-pass copies and check), `report` (the rows' reports and their
+//! text), `table1` (Table 1) and `multiply` (Fig. 3).
 
 mod experiments;
+mod large_n;
+mod multiply;
 mod report;
 mod run;
 mod statements;
+mod table1;
 
 pub use experiments::{
-    dramatic_rows, section5_rows, RowSpec, CALL_CYCLES, SECTION5_DUMMY, SECTION5_TABLE, TARGET_COMPUTE_S,
+    dramatic_rows, section5_rows, section72_rows, RowSpec, CALL_CYCLES, SECTION5_DUMMY, SECTION5_TABLE, SECTION72_DPUS,
+    SECTION72_MOD_BITS, SECTION72_POLYNOMIALS, SECTION72_TABLE, TARGET_COMPUTE_S,
+};
+pub use multiply::{
+    native_mul32_cycles, MultiplyReport, WidthRow, CUSTOM_MUL32_CYCLES, CUSTOM_MUL64_CYCLES, NATIVE_MUL32_FIXED,
+    NATIVE_MUL64_CYCLES,
 };
 pub use report::{Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, STATEMENT_TOLERANCE};
 pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, DEFAULT_MAX_EMULATION_S};
-pub use statements::{Quantity, Statement, SECTION5_STATEMENTS};
+pub use statements::{
+    statements, Quantity, Statement, SECTION5_STATEMENTS, SECTION72_STATEMENTS, SINGLE_FIGURE_TOLERANCE,
+};
+pub use table1::{
+    pimhe_fill, rule, rule_memory_mib, Cell, Fill, PublishedRow, Table1Report, Table1Row, TABLE1, TABLE1_DPUS,
+    TABLE1_SUBPOLYS,
+};

@@ -11,9 +11,13 @@ use pimhe_workloads::progress::Progress;
 use serde::Deserialize;
 
 use super::experiments::{dramatic_rows, ntt_ratio_spec, selected, target_spec, RowSpec};
+use super::large_n::{check_against_cpu, price_per_pass};
+use super::multiply::MultiplyReport;
 use super::report::{footer, header, Claim, DramaticReport, RowReport, TargetReport};
-use super::statements::{Quantity, SECTION5_STATEMENTS};
+use super::statements::{statements, Quantity};
+use super::table1::Table1Report;
 use crate::error::{BenchError, Result};
+use crate::measure::kernels::pim::{operand_polys, Kernel};
 use crate::measure::kernels::{pim, Workload};
 use crate::reproduce::{Comparison, Reproduction};
 use crate::target::upmem::{self, PimOutcome, PimSettings};
@@ -31,7 +35,8 @@ pub struct DramaticConfig {
     /// (pimhe's: the speed-up) [default: barrett].
     pub kernel: String,
     /// Only these rows: comma-separated row ids or id prefixes ending at a '-' (t2, t3-ntt,
-    /// t5-pipeline-128-seq), and `target` for the target summary [default: all].
+    /// t5-pipeline-128-seq, s72), `target` for the target summary, `fig3` and `table1` for Fig. 3
+    /// and Table 1 [default: all].
     pub rows: Option<String>,
     /// Emulation budget of one row in seconds [default: [`DEFAULT_MAX_EMULATION_S`]].
     pub max_emulation_s: f64,
@@ -76,8 +81,12 @@ impl Runner {
                 let settings = PimSettings::new(spec.dpus, spec.mode, variant, spec.primes)?
                     .with_what_if(multiplier)
                     .with_model(self.model);
-                let outcome = pim::run_subset(&workload, &settings, Some(self.max_emulation_s))
+                let mut outcome = pim::run_subset(&workload, &settings, Some(self.max_emulation_s))
                     .map_err(|e| BenchError::Failed(format!("row {}: {e}", spec.id)))?;
+                if spec.is_section72() {
+                    outcome = price_per_pass(outcome, &workload, &settings)?;
+                    outcome.emulation.push_str(&check_against_cpu(&workload, &settings)?);
+                }
                 self.cache.insert(key, outcome.clone());
                 outcome
             }
@@ -85,11 +94,13 @@ impl Runner {
         Ok(if spec.what_if.zero_copy { zero_copy(outcome, spec, self.model) } else { outcome })
     }
 
-    /// What section 5's text states of `spec`, with ours from `outcome` (and the rows the
-    /// speed-ups are over, run or taken from the cache).
+    /// What the text (sections 5 and 7.2) states of `spec`, with ours from `outcome` (and the
+    /// rows the speed-ups are over, run or taken from the cache).
     fn claims(&mut self, spec: &RowSpec, variant: Variant, outcome: &PimOutcome) -> Result<Vec<Claim>> {
         let mut claims = Vec::new();
-        for statement in SECTION5_STATEMENTS.iter().filter(|s| s.row == spec.id) {
+        let polynomials = operand_polys(Kernel::of(spec.op)?, spec.ciphertexts) as f64;
+        let ms_per_polynomial = outcome.total_s * 1e3 / polynomials;
+        for statement in statements().filter(|s| s.row == spec.id) {
             let share = |x: f64| if outcome.compute_s > 0.0 { x / outcome.compute_s } else { 0.0 };
             let ours = match statement.quantity {
                 Quantity::SpeedupOver(id) => {
@@ -102,8 +113,12 @@ impl Runner {
                 Quantity::TransferOverCompute => share(outcome.transfer_s),
                 Quantity::RetrieveOverCompute => share(outcome.retrieve_s),
                 Quantity::OverheadOverCompute => share(outcome.transfer_s + outcome.retrieve_s),
+                Quantity::MsPerPolynomial => ms_per_polynomial,
+                Quantity::SpeedupOverPeer { ms, .. } => ms / ms_per_polynomial,
+                Quantity::PeerSpeedup { ms, .. } => ms_per_polynomial / ms,
             };
             claims.push(Claim {
+                kind: statement.quantity,
                 quantity: statement.quantity.name(),
                 ours,
                 published: statement.value,
@@ -137,6 +152,8 @@ pub struct DramaticRun {
     what_if: WhatIf,
     specs: Vec<RowSpec>,
     want_target: bool,
+    want_fig3: bool,
+    want_table1: bool,
     reference: std::result::Result<Vec<ReferenceRow>, String>,
     runner: Runner,
     start: Instant,
@@ -159,13 +176,16 @@ impl DramaticRun {
         let specs: Vec<RowSpec> = dramatic_rows()
             .into_iter()
             .filter(|s| s.selected(&filter))
-            .map(|s| if s.is_section5() { s } else { RowSpec { what_if, ..s } })
+            .map(|s| if s.is_appendix() { RowSpec { what_if, ..s } } else { s })
             .collect();
         let want_target = selected("target", &filter);
-        if specs.is_empty() && !want_target {
+        let want_fig3 = selected("fig3", &filter);
+        let want_table1 = selected("table1", &filter);
+        if specs.is_empty() && !want_target && !want_fig3 && !want_table1 {
             return Err(BenchError::usage(format!(
                 "--rows {} selects no row; ids look like t2-ntt-64, t3-bgv-mul-4096, t4-pipeline-8192, \
-                 t5-pipeline-128-seq, s5-ntt-4096-dummy (s5: section 5's what-ifs), or target",
+                 t5-pipeline-128-seq, s5-ntt-4096-dummy (s5: section 5's what-ifs), s72-ntt-256 (s72: section 7.2), \
+                 target, fig3 or table1",
                 config.rows.as_deref().unwrap_or("")
             )));
         }
@@ -175,6 +195,8 @@ impl DramaticRun {
             what_if,
             specs,
             want_target,
+            want_fig3,
+            want_table1,
             reference,
             runner: Runner { max_emulation_s: config.max_emulation_s, model, cache: HashMap::new() },
             start: Instant::now(),
@@ -196,13 +218,23 @@ impl DramaticRun {
         self.want_target
     }
 
+    /// Fig. 3's multiply costs and section 3.1.1's figures; `None` when `fig3` is not selected.
+    pub fn fig3(&self) -> Option<MultiplyReport> {
+        self.want_fig3.then(MultiplyReport::new)
+    }
+
+    /// Table 1 beside its rule and pimhe's placement; `None` when `table1` is not selected.
+    pub fn table1(&self) -> Result<Option<Table1Report>> {
+        self.want_table1.then(Table1Report::new).transpose()
+    }
+
     /// Seconds since [`DramaticRun::new`].
     pub fn elapsed_s(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// The text before the rows: what is modeled, where the published values come from, a blank
-    /// line and the column headings.
+    /// The text before the rows: what is modeled, where the published values come from, and
+    /// when rows are selected a blank line and the column headings.
     pub fn intro(&self) -> String {
         let mut lines = vec![
             format!(
@@ -224,8 +256,10 @@ impl DramaticRun {
             Ok(_) => format!("  published values: {}", reference::default_path().display()),
             Err(e) => format!("  reference missing: {e}; printing our numbers only"),
         });
-        lines.push(String::new());
-        lines.push(header());
+        if !self.specs.is_empty() {
+            lines.push(String::new());
+            lines.push(header());
+        }
         lines.join("\n")
     }
 
@@ -293,6 +327,8 @@ pub fn reproduce(config: &DramaticConfig, progress: &dyn Progress) -> Result<Dra
         footer: reproduction.footer(&rows),
         rows,
         target,
+        fig3: reproduction.fig3(),
+        table1: reproduction.table1()?,
         elapsed_s: reproduction.elapsed_s(),
     })
 }
@@ -311,9 +347,12 @@ impl Reproduction for Dramatic {
         reproduce(config, progress)
     }
 
-    /// Each row's [`RowReport::comparison`], in the paper's order.
+    /// Each row's [`RowReport::comparison`], in the paper's order, then Fig. 3's and Table 1's.
     fn comparison(report: &DramaticReport) -> Vec<Comparison> {
-        report.rows.iter().flat_map(RowReport::comparison).collect()
+        let mut rows: Vec<Comparison> = report.rows.iter().flat_map(RowReport::comparison).collect();
+        rows.extend(report.fig3.iter().flat_map(MultiplyReport::comparison));
+        rows.extend(report.table1.iter().flat_map(Table1Report::comparison));
+        rows
     }
 }
 
