@@ -196,7 +196,7 @@ impl Study {
         let Some(n) = spec.n else {
             let sized = AUTO_DEGREES.iter().find_map(|&n| {
                 let study = Self::new::<S>(&StudySpec { n: Some(n), ..spec.clone() }, id).ok()?;
-                let fits = super::sizing::fresh_sum_fits::<S>(&study).ok()?;
+                let fits = super::sizing::full_chain_fits::<S>(&study).ok()?;
                 fits.then_some(study)
             });
             return match sized {
