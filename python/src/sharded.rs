@@ -23,7 +23,6 @@ use pimhe_bench::measure::workers::{sum_task_costs, task_cost_json};
 use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
 use pimhe_exec::Backend as ExecBackend;
 use pimhe_math::Sampler;
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_workloads::batch_ops::{self, BatchOp};
 use pimhe_workloads::stats::sharded::{self, header_of};
 use pimhe_workloads::stats::{Dataset, StatsError, StatsPlan};

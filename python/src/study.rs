@@ -21,7 +21,6 @@ use pyo3::types::PyBytes;
 use pimhe_bench::measure::workers::task_cost_json;
 use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
 use pimhe_exec::Backend as ExecBackend;
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_workloads::progress::NoProgress;
 use pimhe_workloads::stats::study::{self, Overwrite, ServerInputs, Study, StudySpec};
 use pimhe_workloads::stats::StatsError;
