@@ -320,6 +320,20 @@ impl Study {
     /// The worst-case bound of this study's aggregate of [`Study::max_users`] users when a
     /// submission keeps `kept` primes (1 ..= the chain's data primes), for the plaintext modulus
     /// where it is tightest; `None` where no bound covers the study (BFV products).
+    ///
+    /// ```
+    /// use pimhe_math::Sampler;
+    /// use pimhe_schemes::bgv::BgvContext;
+    /// use pimhe_workloads::stats::study::{Identifier, Study, StudySpec};
+    /// use pimhe_workloads::stats::Statistic;
+    ///
+    /// // A variance of values up to 1000 over up to a million users, N picked.
+    /// let spec = StudySpec { n: None, ..StudySpec::new(Statistic::Variance, &["a"], 0, 1000, 1_000_000, 8192) };
+    /// let study = Study::new::<BgvContext>(&spec, Identifier::random(&mut Sampler::from_seed_u64(1))).unwrap();
+    /// let kept = study.submission_primes;
+    /// assert!(study.noise_bound::<BgvContext>(kept).unwrap().unwrap().holds());
+    /// assert!(!study.noise_bound::<BgvContext>(kept - 1).unwrap().unwrap().holds());
+    /// ```
     pub fn noise_bound<S: ExactScheme>(&self, kept: usize) -> Result<Option<NoiseBound>, StatsError> {
         let Some(work) = ServerWork::of::<S>(&self.layout()?) else { return Ok(None) };
         let mut tightest: Option<NoiseBound> = None;
