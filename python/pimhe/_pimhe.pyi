@@ -50,6 +50,7 @@ __all__ = [
     "study_read_submissions",
     "study_evaluate_shard",
     "study_combine",
+    "workers_cost",
     "study_write_aggregates",
     "reproduce_json",
     "bench_kernel",
@@ -253,24 +254,37 @@ def study_evaluate_shard(
     submissions: Sequence[Tuple[str, bytes]],
     backend: str = "cpu",
     threads: Optional[int] = None,
-) -> bytes:
-    """The partial aggregate of ``(name, bytes)`` submissions."""
+) -> Tuple[bytes, Optional[str]]:
+    """The partial aggregate of ``(name, bytes)`` submissions, and the backend's modeled cost of
+    it as JSON (``{"backend": ..., "report": ...}``; ``None`` on the CPU)."""
 
 def study_combine(
     study_json: str, public_keys: bytes, partials: Sequence[bytes], backend: str = "cpu", threads: Optional[int] = None
-) -> bytes:
-    """One partial of several: refused if two hold the same submission or they pass the study's most users."""
+) -> Tuple[bytes, Optional[str]]:
+    """One partial of several: refused if two hold the same submission or they pass the study's most users;
+    and its modeled cost, as ``study_evaluate_shard``'s."""
 
 def study_write_aggregates(
     study_json: str, public_keys: bytes, partial: bytes, expected: int, out: _PathArg, force: bool = False
 ) -> int:
     """Writes the final partial's aggregates to ``out`` if it holds ``expected`` submissions; the user count."""
 
-def stats_aggregate_shard(public: bytes, shard: bytes, backend: str = "cpu", threads: Optional[int] = None) -> bytes:
-    """The partial aggregate of a shard of users (``StatsDriver.encrypt_shard``)."""
+def stats_aggregate_shard(
+    public: bytes, shard: bytes, backend: str = "cpu", threads: Optional[int] = None
+) -> Tuple[bytes, Optional[str]]:
+    """The partial aggregate of a shard of users (``StatsDriver.encrypt_shard``), and the backend's
+    modeled cost of it as JSON (``{"backend": ..., "report": ...}``; ``None`` on the CPU)."""
 
-def stats_combine(public: bytes, partials: Sequence[bytes], backend: str = "cpu", threads: Optional[int] = None) -> bytes:
-    """One partial of several: refused if two hold the same user or come from another run."""
+def stats_combine(
+    public: bytes, partials: Sequence[bytes], backend: str = "cpu", threads: Optional[int] = None
+) -> Tuple[bytes, Optional[str]]:
+    """One partial of several: refused if two hold the same user or come from another run; and
+    its modeled cost, as ``stats_aggregate_shard``'s."""
+
+def workers_cost(costs: Sequence[Tuple[str, str]]) -> Optional[str]:
+    """The modeled costs ``(worker, JSON)`` of a distributed run's tasks added up: JSON of
+    ``{"upmem": ...}`` or ``{"nearbank": ...}``, each the one-process entry's fields and a
+    ``distributed`` entry (the basis, per-worker totals and their maximum); ``None`` without any."""
 
 def batch_apply_shard(
     params: bytes,

@@ -47,6 +47,7 @@ fn _pimhe(py: Python<'_>, m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::stats_aggregate_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::stats_combine, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::batch_apply_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::workers_cost, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_keygen, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_eval, m)?)?;

@@ -19,10 +19,10 @@ use pyo3::types::PyBytes;
 
 use pimhe_bench::format::{to_json, Render};
 use pimhe_bench::measure::stats::{self, StatsOutput};
+use pimhe_bench::measure::workers::{sum_task_costs, task_cost_json};
 use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
 use pimhe_exec::Backend as ExecBackend;
 use pimhe_math::Sampler;
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_workloads::batch_ops::{self, BatchOp};
 use pimhe_workloads::stats::sharded::{self, header_of};
 use pimhe_workloads::stats::{Dataset, StatsError, StatsPlan};
@@ -124,7 +124,13 @@ impl StatsDriver {
 
     /// Decrypts the last partial (refused unless it holds exactly every user) into `pimhe
     /// stats`'s output for a server on `backend` taking `server_s` seconds: `(json, text)`.
-    fn finish(&self, py: Python<'_>, partial: PyBackedBytes, server_s: f64, backend: &str) -> PyResult<(String, String)> {
+    fn finish(
+        &self,
+        py: Python<'_>,
+        partial: PyBackedBytes,
+        server_s: f64,
+        backend: &str,
+    ) -> PyResult<(String, String)> {
         let inner = &self.inner;
         let report = py.allow_threads(|| inner.finish(&partial, server_s)).map_err(stats_error)?;
         let output = StatsOutput::new(&self.scheme, backend, inner.header().n, (report, None), self.seeded);
@@ -132,7 +138,9 @@ impl StatsDriver {
     }
 }
 
-/// A worker's shard: the partial (bytes) of the users of `shard`, with the run's public bytes.
+/// A worker's shard: the partial (bytes) of the users of `shard`, with the run's public bytes,
+/// and the backend's modeled cost of it as JSON (`pimhe_bench::measure::workers::TaskCost`;
+/// `None` on the CPU).
 #[pyfunction]
 #[pyo3(signature = (public, shard, backend="cpu", threads=None))]
 pub fn stats_aggregate_shard(
@@ -141,11 +149,12 @@ pub fn stats_aggregate_shard(
     shard: PyBackedBytes,
     backend: &str,
     threads: Option<usize>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<(Py<PyBytes>, Option<String>)> {
     on_backend(py, &public, backend, threads, Step::Shard(&shard))
 }
 
-/// The partial (bytes) of every user of `partials`, refused if two hold the same user.
+/// The partial (bytes) of every user of `partials`, refused if two hold the same user, and its
+/// modeled cost as [`stats_aggregate_shard`]'s.
 #[pyfunction]
 #[pyo3(signature = (public, partials, backend="cpu", threads=None))]
 pub fn stats_combine(
@@ -154,7 +163,7 @@ pub fn stats_combine(
     partials: Vec<PyBackedBytes>,
     backend: &str,
     threads: Option<usize>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<(Py<PyBytes>, Option<String>)> {
     let partials: Vec<&[u8]> = partials.iter().map(|p| &p[..]).collect();
     on_backend(py, &public, backend, threads, Step::Combine(&partials))
 }
@@ -193,19 +202,29 @@ fn on_backend(
     backend: &str,
     threads: Option<usize>,
     step: Step<'_>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<(Py<PyBytes>, Option<String>)> {
     let header = header_of(public).map_err(stats_error)?;
     let target = match BackendKind::parse(&backend.replace('_', "-"), &BackendKind::ALL).py_err()? {
         BackendKind::Cpu => Target::Cpu { threads },
         BackendKind::UpmemEmu | BackendKind::Nearbank => Backend::named(backend)?.target().clone(),
     };
-    let needs = DeviceNeeds {
-        n: header.n,
-        primes: header.backend_primes().map_err(stats_error)?,
-    };
+    let needs = DeviceNeeds { n: header.n, primes: header.backend_primes().map_err(stats_error)? };
     let job = OnDevice { public, step };
-    let bytes = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?.output.map_err(stats_error)?;
-    Ok(PyBytes::new(py, &bytes).unbind())
+    let ran = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?;
+    let cost = task_cost_json(&ran.cost).map_err(bench_error)?;
+    Ok((PyBytes::new(py, &ran.output.map_err(stats_error)?).unbind(), cost))
+}
+
+/// The modeled costs of a distributed run's tasks, `(worker, cost JSON)` as the shard and
+/// combine functions return them, added up (`pimhe_bench::measure::workers::sum_task_costs`):
+/// JSON of the result's `upmem` or `nearbank` entry (`{"upmem": ...}`), `None` without any (a CPU
+/// run).
+#[pyfunction]
+pub fn workers_cost(costs: Vec<(String, String)>) -> PyResult<Option<String>> {
+    match sum_task_costs(&costs).map_err(bench_error)? {
+        Some(sum) => Ok(Some(to_json(&sum).map_err(bench_error)?)),
+        None => Ok(None),
+    }
 }
 
 /// A worker's shard of an element-wise operation (`pimhe_workloads::batch_ops`): `op`

@@ -18,9 +18,9 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
+use pimhe_bench::measure::workers::task_cost_json;
 use pimhe_bench::target::{BackendKind, Device, DeviceNeeds, Job, Target};
 use pimhe_exec::Backend as ExecBackend;
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_workloads::progress::NoProgress;
 use pimhe_workloads::stats::study::{self, Overwrite, ServerInputs, Study, StudySpec};
 use pimhe_workloads::stats::StatsError;
@@ -144,7 +144,8 @@ pub fn study_read_submissions(py: Python<'_>, study_json: &str, paths: Vec<PathB
 }
 
 /// A shard's partial aggregate (bytes) of `submissions`, `(name, bytes)` pairs, on the backend
-/// named `backend` (cpu with `threads`, upmem-emu or nearbank).
+/// named `backend` (cpu with `threads`, upmem-emu or nearbank), and the backend's modeled cost
+/// of it as JSON (`pimhe_bench::measure::workers::TaskCost`; `None` on the CPU).
 #[pyfunction]
 #[pyo3(signature = (study_json, public_keys, submissions, backend="cpu", threads=None))]
 pub fn study_evaluate_shard(
@@ -154,12 +155,13 @@ pub fn study_evaluate_shard(
     submissions: Vec<(String, PyBackedBytes)>,
     backend: &str,
     threads: Option<usize>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<(Py<PyBytes>, Option<String>)> {
     on_backend(py, study_json, &public_keys, backend, threads, Step::Shard(&submissions))
 }
 
 /// The partial (bytes) of every submission of `partials`, refused if two hold the same
-/// submission or together pass the study's most users.
+/// submission or together pass the study's most users, and its modeled cost as
+/// [`study_evaluate_shard`]'s.
 #[pyfunction]
 #[pyo3(signature = (study_json, public_keys, partials, backend="cpu", threads=None))]
 pub fn study_combine(
@@ -169,7 +171,7 @@ pub fn study_combine(
     partials: Vec<PyBackedBytes>,
     backend: &str,
     threads: Option<usize>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<(Py<PyBytes>, Option<String>)> {
     let partials: Vec<&[u8]> = partials.iter().map(|p| &p[..]).collect();
     on_backend(py, study_json, &public_keys, backend, threads, Step::Combine(&partials))
 }
@@ -248,16 +250,16 @@ fn on_backend(
     backend: &str,
     threads: Option<usize>,
     step: Step<'_>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<(Py<PyBytes>, Option<String>)> {
     let study = Study::from_json(study_json).map_err(stats_error)?;
     // The CPU with the worker's own thread count; another backend with its defaults.
     let target = match BackendKind::parse(&backend.replace('_', "-"), &BackendKind::ALL).py_err()? {
         BackendKind::Cpu => Target::Cpu { threads },
         BackendKind::UpmemEmu | BackendKind::Nearbank => Backend::named(backend)?.target().clone(),
     };
-    let needs =
-        DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(stats_error)? };
+    let needs = DeviceNeeds { n: study.n, primes: study.backend_primes().map_err(stats_error)? };
     let job = OnDevice { study: &study, public_keys, step };
-    let bytes = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?.output.map_err(stats_error)?;
-    Ok(PyBytes::new(py, &bytes).unbind())
+    let ran = py.allow_threads(|| target.run(&needs, job)).map_err(bench_error)?;
+    let cost = task_cost_json(&ran.cost).map_err(bench_error)?;
+    Ok((PyBytes::new(py, &ran.output.map_err(stats_error)?).unbind(), cost))
 }

@@ -239,6 +239,63 @@ def test_the_command_line_prints_pimhe_evals_output(cluster, setup, tmp_path, ca
     assert "shards=0 for 23 submissions" in capsys.readouterr().err
 
 
+# Per backend: the entry's name, its additive modeled fields (deterministic for the same work;
+# upmem-emu's host_fallback_s is measured wall time, so it is left out), its counts, and a
+# task's modeled seconds.
+SUMMED = {
+    "upmem-emu": (
+        "upmem",
+        ("transfer_s", "compute_s", "retrieve_s", "energy_j", "host_fallback_modeled_s"),
+        ("launches", "rounds", "fallbacks", "bytes_to_dpus", "bytes_from_dpus"),
+        lambda r: r["transfer_s"] + r["compute_s"] + r["retrieve_s"],
+    ),
+    "nearbank": (
+        "nearbank",
+        ("gpu_s", "pim_s", "transition_s", "total_s", "energy_j", "without_pim_s", "without_pim_energy_j"),
+        ("pim_instructions", "gpu_kernels", "gpu_fallbacks", "transitions"),
+        lambda r: r["total_s"],
+    ),
+}
+
+
+@pytest.mark.parametrize("backend", sorted(SUMMED))
+def test_pim_workers_modeled_costs_add_up_to_the_in_process_shards(cluster, tmp_path, backend):
+    # A tiny mean (N = 4096), 4 users in 2 shards: 2 shard tasks and 1 combination.
+    from pimhe._pimhe import study_combine, study_evaluate_shard, study_read_submissions, study_server_inputs
+
+    entry, modeled, counted, task_s = SUMMED[backend]
+    pub, secret, subs = tmp_path / "pub", tmp_path / "secret", tmp_path / "subs"
+    study.keygen("mean", ["x"], max_value=100, max_users=10, public_dir=pub, secret_dir=secret, seed=1)
+    csv = tmp_path / "rows.csv"
+    csv.write_text("x\n7\n-3\n100\n12\n")
+    study.encrypt(pub, csv, subs, seed=2)
+    result = dist.evaluate(pub, subs, tmp_path / "agg.pimhe", shards=2, backend=backend)
+    assert study.decrypt(pub, secret, tmp_path / "agg.pimhe")["estimates"][0]["value"] == 29.0
+    summed = result.to_json()[entry]
+    # The same shards and combination evaluated one by one in this process, added up here.
+    study_json, keys, files, _ = study_server_inputs(pub, subs, tmp_path / "unused.pimhe")
+    named = list(zip(map(str, files), study_read_submissions(study_json, files)))
+    parts = [study_evaluate_shard(study_json, keys, named[lo:hi], backend) for lo, hi in dist.shard_bounds(4, 2)]
+    _, combined = study_combine(study_json, keys, [p for p, _ in parts], backend)
+    tasks = [json.loads(cost) for _, cost in parts] + [json.loads(combined)]
+    assert {t["backend"] for t in tasks} == {backend}
+    reports = [t["report"] for t in tasks]
+    for name in modeled:
+        assert summed[name] == pytest.approx(sum(r[name] for r in reports), rel=1e-9), name
+    for name in counted:
+        assert summed[name] == sum(r[name] for r in reports), name
+    assert summed["model"] == reports[0]["model"] and "(modeled)" in summed["model"]
+    if backend == "nearbank":
+        assert summed["speedup"] == pytest.approx(summed["without_pim_s"] / summed["total_s"], rel=1e-12)
+    spread = summed["distributed"]
+    assert spread["tasks"] == 3 and "modeled work" in spread["basis"]
+    totals = spread["worker_total_s"]
+    assert spread["max_worker_total_s"] == max(totals.values())
+    assert sum(totals.values()) == pytest.approx(sum(map(task_s, reports)), rel=1e-9)
+    # On the CPU nothing is modeled.
+    assert dist.evaluate(pub, subs, tmp_path / "cpu.pimhe", shards=2).to_json()["upmem"] is None
+
+
 # --- pimhe stats over Ray (pimhe.distributed.stats): this process is the client ---------------
 
 
@@ -278,8 +335,8 @@ def test_distributed_stats_equal_the_one_process_ones(cluster, rows_csv, statist
     statuses = [o for o in objects if isinstance(o, tuple)]
     store = result.object_store
     assert sum(map(len, blobs)) == store["public"] + store["shards"] + store["partials"]
-    assert sum(size for _, size, _ in statuses) == store["partials"]
-    assert sum(users for users, _, _ in statuses) == USERS
+    assert sum(status[1] for status in statuses) == store["partials"]
+    assert sum(status[0] for status in statuses) == USERS
 
 
 def test_a_corrupted_stats_shard_fails_by_its_index(cluster, rows_csv):

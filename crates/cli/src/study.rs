@@ -51,8 +51,8 @@ pub struct KeygenArgs {
     /// Scheme: bgv or bfv.
     #[arg(long, default_value = "bgv")]
     scheme: String,
-    /// Ring degree (a 128-bit preset) [default: the smallest the bounds allow where the server
-    /// only adds (BGV mean), else 8192; keygen says which and why].
+    /// Ring degree (a 128-bit preset) [default: the smallest whose worst-case noise bound holds
+    /// the bounds (BGV; BFV mean), else 8192; keygen says which and why].
     #[arg(long)]
     n: Option<usize>,
     /// Where the study and the public keys go (for the users and the server).

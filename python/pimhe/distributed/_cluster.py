@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import socket
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -131,15 +134,31 @@ def shard_error(covered: Sequence[int], total: int, describe: Callable[[int], st
     return ShardError(covered, what, message, usage=isinstance(cause, ValueError))
 
 
+#: What a task returns beside its partial: (items: its shard's, 0 for a combination; bytes of
+#: the partial; the worker's seconds; the worker, ``host:pid``; the backend's modeled cost of the
+#: task as JSON, ``None`` on the CPU).
+TaskStatus = Tuple[int, int, float, str, Optional[str]]
+
+
+def task_status(items: int, partial_and_cost: Tuple[bytes, Optional[str]], start: float) -> Tuple[TaskStatus, bytes]:
+    """A task's :data:`TaskStatus` and partial, from the library's ``(partial, cost)`` and the
+    task's ``time.perf_counter()`` at its start."""
+    partial, cost = partial_and_cost
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    return (items, len(partial), time.perf_counter() - start, worker, cost), partial
+
+
 @dataclass
 class TreeReduction:
     """What :func:`tree_reduce` returns: the last partial (fetched), the bytes of every partial
-    returned through the object store, and the workers' seconds per shard and per combination."""
+    returned through the object store, the workers' seconds per shard and per combination, and
+    every task's modeled cost ``(worker, JSON)`` where its backend models one."""
 
     final: Any
     partial_bytes: int
     shard_s: List[float]
     combine_s: List[float]
+    costs: List[Tuple[str, str]]
 
 
 def tree_reduce(
@@ -155,8 +174,7 @@ def tree_reduce(
     """Runs ``shards`` shard tasks and combines their partials in a tree, on the running Ray
     cluster. ``submit_shard(i)`` ships shard ``i`` and starts its task, ``submit_combine(a, b)``
     starts the combination of two partials' references; both return the task's two references:
-    its status ``(items, bytes of the partial, seconds)`` (items 0 for a combination) and its
-    partial. Shards are submitted as workers free up (at most ``IN_FLIGHT_PER_WORKER`` per
+    its status (:data:`TaskStatus`, made by :func:`task_status`) and its partial. Shards are submitted as workers free up (at most ``IN_FLIGHT_PER_WORKER`` per
     worker in the store), any two partials ready are combined at once, and the first task that
     fails for good raises :func:`shard_error` (the others are cancelled). ``ledger`` receives
     every status and partial reference; ``progress``: a bar of shards done."""
@@ -170,6 +188,7 @@ def tree_reduce(
     next_shard, shards_running, partial_bytes = 0, 0, 0
     shard_s: List[float] = []
     combine_s: List[float] = []
+    costs: List[Tuple[str, str]] = []
     try:
         while next_shard < shards or pending or len(ready) > 1:
             while next_shard < shards and shards_running < IN_FLIGHT_PER_WORKER * workers:
@@ -186,7 +205,7 @@ def tree_reduce(
             for status in done:
                 covered, partial = pending.pop(status)
                 try:
-                    count, size, seconds = ray.get(status)
+                    count, size, seconds, worker, cost = ray.get(status)
                 except ray.exceptions.RayError as e:
                     # The partial failed with the status; fetching it marks its error handled
                     # (Ray logs an error nobody fetched).
@@ -198,6 +217,8 @@ def tree_reduce(
                 partial_bytes += size
                 ready.append((covered, partial))
                 (shard_s if count else combine_s).append(seconds)
+                if cost is not None:
+                    costs.append((worker, cost))
                 if count:
                     shards_running -= 1
                     if bar is not None:
@@ -211,4 +232,4 @@ def tree_reduce(
                 # Best effort: the run has failed already.
                 with contextlib.suppress(Exception):
                     ray.cancel(ref, force=True)
-    return TreeReduction(final, partial_bytes, shard_s, combine_s)
+    return TreeReduction(final, partial_bytes, shard_s, combine_s, costs)

@@ -15,26 +15,24 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .._pimhe import StatsDriver, stats_aggregate_shard, stats_combine
-from ._cluster import cluster_workers, default_shards, ray_module, shard_bounds, tree_reduce
+from .._pimhe import StatsDriver, stats_aggregate_shard, stats_combine, workers_cost
+from ._cluster import TaskStatus, cluster_workers, default_shards, ray_module, shard_bounds, task_status, tree_reduce
 
 # Users per shard by default: a two-column mean's user is about 0.6 MB of ciphertexts at
 # N = 8192, so a shard is at most about 150 MB of the object store.
 SHARD_USERS = 256
 
 
-def _aggregate(public: bytes, shard: bytes, users: int, backend: str, threads: Optional[int]) -> Tuple[Tuple[int, int, float], bytes]:
-    """A worker: the partial of one shard, and (its users, its bytes, the worker's seconds)."""
+def _aggregate(public: bytes, shard: bytes, users: int, backend: str, threads: Optional[int]) -> Tuple[TaskStatus, bytes]:
+    """A worker: its status (with its users) and the partial of one shard."""
     start = time.perf_counter()
-    partial = stats_aggregate_shard(public, shard, backend, threads)
-    return (users, len(partial), time.perf_counter() - start), partial
+    return task_status(users, stats_aggregate_shard(public, shard, backend, threads), start)
 
 
-def _combine(public: bytes, backend: str, threads: Optional[int], *partials: bytes) -> Tuple[Tuple[int, int, float], bytes]:
+def _combine(public: bytes, backend: str, threads: Optional[int], *partials: bytes) -> Tuple[TaskStatus, bytes]:
     """A worker: one partial of several (a node of the reduction tree)."""
     start = time.perf_counter()
-    partial = stats_combine(public, list(partials), backend, threads)
-    return (0, len(partial), time.perf_counter() - start), partial
+    return task_status(0, stats_combine(public, list(partials), backend, threads), start)
 
 
 @dataclass
@@ -157,8 +155,13 @@ def run(
     # between submissions (pimhe stats reports it apart too).
     server_s = time.monotonic() - start - encrypt_s
     report_json, text = driver.finish(tree.final, server_s, backend)
+    report = json.loads(report_json)
+    summed = workers_cost(tree.costs)
+    if summed is not None:
+        # The workers' modeled costs added up (docs/DISTRIBUTED.md): the driver ran no model.
+        report.update(json.loads(summed))
     return StatsRunResult(
-        report=json.loads(report_json),
+        report=report,
         text=text,
         workers=workers,
         shards=len(bounds),

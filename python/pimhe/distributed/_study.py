@@ -13,6 +13,7 @@ written only if they hold exactly the submissions that were sharded.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -26,8 +27,18 @@ from .._pimhe import (
     study_read_submissions,
     study_server_inputs,
     study_write_aggregates,
+    workers_cost,
 )
-from ._cluster import cluster_nodes, cluster_workers, default_shards, ray_module, shard_bounds, tree_reduce
+from ._cluster import (
+    TaskStatus,
+    cluster_nodes,
+    cluster_workers,
+    default_shards,
+    ray_module,
+    shard_bounds,
+    task_status,
+    tree_reduce,
+)
 
 # Submissions per shard by default: a two-column mean's submission is about 0.6 MB at N = 8192,
 # so a shard is at most about 150 MB of the object store, and at most two per worker are in
@@ -58,25 +69,25 @@ def _evaluate_shard(
     payload: Tuple[List[str], Optional[List[bytes]]],
     backend: str,
     threads: Optional[int],
-) -> Tuple[Tuple[int, int, float], bytes]:
-    """A worker: the partial aggregate of one shard, and (its submissions, its bytes, the
-    worker's seconds). ``payload`` is the shard's file names and their bytes, or ``None`` for
-    the bytes where the worker reads the files itself."""
+) -> Tuple[TaskStatus, bytes]:
+    """A worker: its status (with its submissions) and the partial aggregate of one shard.
+    ``payload`` is the shard's file names and their bytes, or ``None`` for the bytes where the
+    worker reads the files itself."""
     start = time.perf_counter()
     names, blobs = payload
     if blobs is None:
         blobs = _read_shard(study_json, names)
-    partial = study_evaluate_shard(study_json, public_keys, list(zip(names, blobs)), backend, threads)
-    return (len(names), len(partial), time.perf_counter() - start), partial
+    return task_status(
+        len(names), study_evaluate_shard(study_json, public_keys, list(zip(names, blobs)), backend, threads), start
+    )
 
 
 def _combine(
     study_json: str, public_keys: bytes, backend: str, threads: Optional[int], *partials: bytes
-) -> Tuple[Tuple[int, int, float], bytes]:
+) -> Tuple[TaskStatus, bytes]:
     """A worker: one partial of several (a node of the reduction tree), as ``_evaluate_shard``."""
     start = time.perf_counter()
-    partial = study_combine(study_json, public_keys, list(partials), backend, threads)
-    return (0, len(partial), time.perf_counter() - start), partial
+    return task_status(0, study_combine(study_json, public_keys, list(partials), backend, threads), start)
 
 
 @dataclass
@@ -102,6 +113,10 @@ class EvalResult:
     shard_s: List[float] = field(default_factory=list)
     combine_s: List[float] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    #: The workers' modeled costs added up (``workers_cost``): ``{"upmem": ...}`` on upmem-emu,
+    #: ``{"nearbank": ...}`` on nearbank (the one-process entry's fields and a ``distributed``
+    #: entry saying how), empty on the CPU.
+    cost: Dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {
@@ -112,7 +127,9 @@ class EvalResult:
         }
         if self.warnings:
             out["warnings"] = self.warnings
-        out.update(backend=self.backend, upmem=None)
+        out.update(backend=self.backend, upmem=self.cost.get("upmem"))
+        if "nearbank" in self.cost:
+            out["nearbank"] = self.cost["nearbank"]
         out["distributed"] = {
             "workers": self.workers,
             "shards": self.shards,
@@ -227,6 +244,7 @@ def evaluate(
     )
     shipped["partials"] = tree.partial_bytes
     users = study_write_aggregates(study_json, public_keys, tree.final, len(files), os.fspath(out), force)
+    summed = workers_cost(tree.costs)
     return EvalResult(
         users=users,
         out=os.fspath(out),
@@ -241,6 +259,7 @@ def evaluate(
         shard_s=tree.shard_s,
         combine_s=tree.combine_s,
         warnings=list(warnings),
+        cost={} if summed is None else json.loads(summed),
     )
 
 

@@ -14,3 +14,4 @@ pub mod machine;
 pub mod scheme;
 pub mod stats;
 pub mod study;
+pub mod workers;

@@ -13,7 +13,7 @@ use pimhe_nearbank::model::{Model, ProgramCost, System};
 use pimhe_nearbank::planner::plan;
 use pimhe_nearbank::trace::Trace;
 use pimhe_nearbank::NearbankBackend;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{on, Cost, Job, NearbankTarget, Ran};
 use crate::error::{BenchError, Result};
@@ -54,7 +54,7 @@ impl NearbankTarget {
 }
 
 /// A program's modeled cost on one system, beside "w/o PIM" (`--json` serialises it flat).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NearbankOutcome {
     /// The model's label: name, version, system, B, "(modeled)".
     pub model: String,
@@ -91,6 +91,15 @@ impl NearbankOutcome {
             edp_ratio: cost.edp_ratio(),
             cost,
         }
+    }
+
+    /// Adds `other`'s cost to this one ([`ProgramCost::accumulate`]: programs on separate
+    /// systems, their work summed) and recomputes the ratios; the model stays this one's.
+    pub fn accumulate(&mut self, other: &NearbankOutcome) {
+        self.cost.accumulate(&other.cost);
+        self.speedup = self.cost.speedup();
+        self.energy_ratio = self.cost.energy_ratio();
+        self.edp_ratio = self.cost.edp_ratio();
     }
 
     /// The header of [`NearbankOutcome::table_row`]s whose first column is `name`'s width.

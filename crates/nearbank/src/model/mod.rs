@@ -48,7 +48,7 @@ pub mod pim;
 pub mod system;
 pub mod timing;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use gpu::GpuCost;
 pub use layout::DataLayout;
@@ -115,7 +115,7 @@ pub struct Model {
 }
 
 /// Time and energy of one kind of kernel over a program.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KindCost {
     /// Opcode name (Table II) or GPU op name.
     pub kind: String,
@@ -128,7 +128,7 @@ pub struct KindCost {
 }
 
 /// Cost of a program with PIM, and of the same program all on the GPU.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgramCost {
     /// GPU kernel time (fallbacks included, launch overheads included).
     pub gpu_s: f64,
@@ -164,6 +164,36 @@ pub struct ProgramCost {
 }
 
 impl ProgramCost {
+    /// Adds `other`'s times, energies and counts to these (programs run one after the other, or
+    /// on separate systems whose work is summed); the kinds merge by name, in first-seen order,
+    /// and each energy-delay product is recomputed from the summed energy and time.
+    pub fn accumulate(&mut self, other: &ProgramCost) {
+        self.gpu_s += other.gpu_s;
+        self.pim_s += other.pim_s;
+        self.transition_s += other.transition_s;
+        self.overlap_s += other.overlap_s;
+        self.total_s += other.total_s;
+        self.energy_j += other.energy_j;
+        self.edp_js = self.energy_j * self.total_s;
+        self.without_pim_s += other.without_pim_s;
+        self.without_pim_energy_j += other.without_pim_energy_j;
+        self.without_pim_edp_js = self.without_pim_energy_j * self.without_pim_s;
+        self.pim_instructions += other.pim_instructions;
+        self.gpu_kernels += other.gpu_kernels;
+        self.gpu_fallbacks += other.gpu_fallbacks;
+        self.transitions += other.transitions;
+        for kind in &other.kinds {
+            match self.kinds.iter_mut().find(|k| k.kind == kind.kind) {
+                Some(k) => {
+                    k.count += kind.count;
+                    k.seconds += kind.seconds;
+                    k.without_pim_seconds += kind.without_pim_seconds;
+                }
+                None => self.kinds.push(kind.clone()),
+            }
+        }
+    }
+
     /// Baseline time over time with PIM.
     pub fn speedup(&self) -> f64 {
         self.without_pim_s / self.total_s

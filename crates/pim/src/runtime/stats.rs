@@ -1,13 +1,13 @@
 //! What an offloaded computation cost: modeled seconds and joules, and what ran where.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::counts::TaskletCounts;
 
 /// Accumulated cost of everything a [`crate::runtime::PimBackend`] did since it was created or
 /// last reset. All times except `host_fallback_s` are *modeled* by the named model; the
 /// fallback time is measured wall time of the CPU doing what the DPUs cannot.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OffloadReport {
     /// Model that produced the modeled figures, e.g. `upmem-v1b@1 (modeled)`.
     pub model: String,
@@ -33,10 +33,10 @@ pub struct OffloadReport {
     pub fallbacks: u64,
     /// Buffers evicted from MRAM to the host to make room (each a retrieval, included above).
     /// Not serialized while 0, so reports of runs that never ran short read as before.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub evictions: u64,
     /// Evicted buffers pushed back into MRAM when used (each a transfer, included above).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub restores: u64,
     /// Bytes pushed to the DPUs and pulled back.
     pub bytes_to_dpus: u64,

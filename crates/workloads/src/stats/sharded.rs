@@ -525,7 +525,7 @@ fn ranges_bytes(ranges: &[(u64, u64)]) -> Vec<u8> {
 
 /// Sorted, disjoint, non-empty, non-adjacent ranges within `0..users`.
 fn parse_ranges(bytes: &[u8], users: usize) -> Result<Vec<(u64, u64)>, StatsError> {
-    if bytes.is_empty() || bytes.len() % 16 != 0 {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(16) {
         return Err(StatsError::Input(format!("a rows entry of {} bytes is not a list of ranges", bytes.len())));
     }
     let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8 bytes"));

@@ -12,8 +12,9 @@ use crate::stats::dataset::MAX_DECIMALS;
 use crate::stats::layout::Layout;
 use crate::stats::{balanced_plain_moduli, Statistic, StatsError};
 
-/// The ring degree of a study whose bounds the worst-case bound does not cover (products,
-/// BFV), as before N was chosen: its noise budget is measured at keygen.
+/// The ring degree of a study that no worst-case bound covers (BFV variance and linreg) or
+/// whose bound no preset's chain holds, as before N was chosen: its noise budget is measured
+/// at keygen.
 pub const DEFAULT_N: usize = 8192;
 
 /// The degrees a study may pick, smallest first: the 128-bit presets with special primes (so
@@ -174,9 +175,9 @@ pub struct Study {
     /// The plaintext moduli: one key set and one computation each, combined by CRT.
     pub plain_moduli: Vec<u32>,
     /// The ciphertext primes a submission keeps (the lowest of the chain): a client switches
-    /// its ciphertexts down to them before writing, so that the sum of the most users still
-    /// decrypts ([`Study::sizing`] says why this many). All the data primes unless the scheme
-    /// is BGV and the server only adds.
+    /// its ciphertexts down to them before writing, so that the aggregate of the most users
+    /// still decrypts ([`Study::sizing`] says why this many). All the data primes for BFV (no
+    /// modulus chain) and where no worst-case bound covers the study.
     #[serde(default)]
     pub submission_primes: usize,
     /// Whether the keys come from a fixed seed (tests only: anyone with the seed can make the
@@ -189,14 +190,14 @@ impl Study {
     /// [`Identifier::random`]): chooses the plaintext moduli that keep every aggregate exact.
     ///
     /// Without a declared N, the smallest 128-bit preset whose slots, plaintext moduli and
-    /// worst-case noise bound ([`super::sizing`]) hold the bounds, where that bound applies (BGV,
-    /// a server that only adds); else [`DEFAULT_N`], whose budget keygen measures.
+    /// worst-case noise bound ([`super::sizing`]) hold the bounds, where a bound covers the study
+    /// (BGV; a BFV mean); else [`DEFAULT_N`], whose budget keygen measures.
     pub fn new<S: ExactScheme>(spec: &StudySpec, id: Identifier) -> Result<Self, StatsError> {
         spec.check()?;
         let Some(n) = spec.n else {
             let sized = AUTO_DEGREES.iter().find_map(|&n| {
                 let study = Self::new::<S>(&StudySpec { n: Some(n), ..spec.clone() }, id).ok()?;
-                let fits = super::sizing::fresh_sum_fits::<S>(&study).ok()?;
+                let fits = super::sizing::full_chain_fits::<S>(&study).ok()?;
                 fits.then_some(study)
             });
             return match sized {

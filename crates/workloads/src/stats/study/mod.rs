@@ -75,7 +75,7 @@ pub use directory::{
 };
 pub use files::{EXTENSION, PUBLIC_KEYS_FILE, SECRET_KEYS_FILE, STUDY_FILE};
 pub use partial::{combine_shards, evaluate_shard, write_aggregates, Partial};
-pub use sizing::{worst_sum_bits, Sizing, StudyScheme, MARGIN_BITS};
+pub use sizing::{worst_submission_bits, worst_sum_bits, NoiseBound, Sizing, StudyScheme, MARGIN_BITS};
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,20 +1,49 @@
-//! How small a study's submissions can be, decided at declaration from its bounds alone.
+//! How small a study's submissions can be, decided at declaration from its bounds alone: the
+//! smallest 128-bit preset and, for BGV, the fewest primes of its chain a submission keeps.
 //!
-//! The server of a study whose aggregates are all sums (the mean) only adds submissions, so an
-//! aggregate needs the noise room of a sum of [`Study::max_users`] submissions and nothing
-//! more. A BGV client can then switch its ciphertexts down to the lowest primes of the chain
-//! before writing them (modulus switching keeps the message, scaled by a factor the ciphertext
-//! carries), and the file shrinks with the primes dropped. Products (variance, linreg) and
-//! BFV keep every prime: their budget is measured at keygen instead.
+//! A BGV client switches its ciphertexts down to the lowest primes of the chain before writing
+//! them (modulus switching keeps the message, scaled by a factor the ciphertext carries), and
+//! the file shrinks with the primes dropped. The server computes at that level: it adds the
+//! submissions (the mean), or multiplies each user's pair, relinearizes and adds (variance,
+//! linreg), and never switches further. BFV has no modulus chain in pimhe (every ciphertext at
+//! the top level), so a BFV study keeps every prime and only N is chosen.
 //!
-//! ## The bound (worst case, not heuristic)
-//! With ternary s and u (`||s||_1 <= N`), errors cut at `B = ceil(6 sigma)`, a fresh BGV
-//! public-key encryption has `c0 + c1 s = M + t (e0 + e u + e1 s)`, so
-//! `|c0 + c1 s| <= t + t B (2N + 1)` (with M's lift below t). Switching down by primes of
-//! product P divides that by P and adds at most `(t + 1)(N + 1)` (each dropped prime p adds
-//! `|delta0 + delta1 s| / p <= (t + 1)(N + 1) / 2`, a geometric sum over the primes). The sum of
-//! U submissions is at most U times one, and decrypts exactly while it is below `q_l / 2`; a
-//! submission keeps the fewest primes `q_l` with `log2 q_l >= log2(U * one) + 1 + MARGIN_BITS`.
+//! ## The bounds (worst case, not heuristic)
+//! Notation: ternary s and u (`||s||_1 <= N`), errors cut at `B = ceil(6 sigma)`, infinity
+//! norms of centred coefficients; a product of two ring elements has
+//! `||a b|| <= N ||a|| ||b||` (the ring expansion of `Z[X]/(X^N + 1)`).
+//!
+//! **One BGV submission.** A fresh public-key encryption has
+//! `c0 + c1 s = M + t (e0 + e u + e1 s)`, so `V_fresh = t + t B (2N + 1)` (M's lift below t).
+//! Switching down by primes of product D divides that by D and adds at most `(t + 1)(N + 1)`
+//! (each dropped prime p adds `|delta0 + delta1 s| / p <= (t + 1)(N + 1) / 2`, a geometric sum
+//! over the primes): `V = V_fresh / D + (t + 1)(N + 1)`.
+//!
+//! **Sums (BGV).** The sum of U submissions has `|c0 + c1 s| <= U V`.
+//!
+//! **Products (BGV, depth 1).** The tensor product of two submissions at level l decrypts under
+//! `(1, s, s^2)` to `v_a v_b` exactly modulo `q_l`, so `||v_a v_b|| <= N V^2`. Relinearization
+//! key-switches the `s^2` component with the hybrid key (`dnum` digits of at most
+//! `alpha = ceil(L / dnum)` data primes, special primes of product P, K of them): each digit
+//! `d_j`, lifted by FastBConv, is below `alpha Q_j` with `Q_j <= p_max^alpha`, and meets the
+//! key's `t e_j`, so the inner product adds at most `dnum alpha p_max^alpha N t B`; ModDown
+//! divides that by P and adds `|delta0 + delta1 s| / P <= t K (N + 1) / 2` (delta a multiple of
+//! t below `t K P / 2`, [`pimhe_exec::Backend::mod_down`]). So one user's relinearized product
+//! has `R = N V^2 + dnum alpha p_max^alpha N t B / P + t K (N + 1) / 2`. The server
+//! relinearizes once per round of users (and each shard of a distributed run once), then adds
+//! rounds: the worst case is one relinearization per user, `U R`, linear in U. A variance also
+//! sums the values (`U V <= U R`).
+//!
+//! **BFV sums.** A fresh encryption has `c0 + c1 s = Delta m + e`, `Delta = floor(q / t)`,
+//! `||e|| <= B (2N + 1)`. The sum of U of them is `Delta M' + e'` with `M' = M mod t` and
+//! `||e'|| <= U (B (2N + 1) + t)` (each wrap of the messages past t adds `Delta t = q - (q mod t)`,
+//! `q mod t < t`). Decryption `round(t (c0 + c1 s) / q)` is exact while
+//! `t ||e'|| + t^2 < q / 2` (the second term: `(q mod t) M' / q`). BFV products are not bounded
+//! here: their N stays [`DEFAULT_N`] and keygen measures the noise budget.
+//!
+//! In every case the aggregate's bound W must satisfy `log2 q_l >= log2 W + 1 + MARGIN_BITS`
+//! (decryption centres below `q_l / 2`). Keygen still measures the noise budget of a fresh
+//! worst-case aggregate on the full chain (a second line of defence).
 
 use std::sync::Arc;
 
@@ -76,34 +105,135 @@ impl StudyScheme for BfvContext {
     }
 }
 
-/// Whether the worst-case bound applies: BGV, and a server that only adds.
-fn applies<S: ExactScheme>(layout: &Layout) -> bool {
-    S::NAME == "bgv" && layout.aggregates().iter().all(|a| matches!(a, Aggregate::Sum(_)))
+/// What the server computes from submissions, as far as the bounds go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ServerWork {
+    /// BGV, sums only (the mean).
+    BgvSums,
+    /// BGV, sums of relinearized products (variance, linreg).
+    BgvProducts,
+    /// BFV, sums only.
+    BfvSums,
 }
 
-/// log2 of the worst-case |c0 + c1 s| of a sum of `users` submissions (plaintext modulus `t`,
-/// degree `n`), fresh or switched down by primes of `dropped_bits` bits in all.
-pub fn worst_sum_bits(t: u32, n: usize, users: usize, dropped_bits: Option<f64>) -> f64 {
+impl ServerWork {
+    /// The work of `layout` with scheme `S`; `None` where no bound covers it (BFV products).
+    fn of<S: ExactScheme>(layout: &Layout) -> Option<Self> {
+        let multiplies = layout.aggregates().iter().any(|a| matches!(a, Aggregate::Product(_, _)));
+        match (S::NAME, multiplies) {
+            ("bgv", false) => Some(Self::BgvSums),
+            ("bgv", true) => Some(Self::BgvProducts),
+            ("bfv", false) => Some(Self::BfvSums),
+            _ => None,
+        }
+    }
+
+    /// What the server does, for keygen's "why".
+    fn describe(self) -> &'static str {
+        match self {
+            Self::BgvSums => "the server only adds",
+            Self::BgvProducts => "the server multiplies each user's pair, relinearizes and adds",
+            Self::BfvSums => "the server only adds (BFV: every prime kept)",
+        }
+    }
+}
+
+/// `6 sigma`, rounded up: where the error distribution is cut.
+fn error_bound() -> f64 {
+    (6.0 * DEFAULT_SIGMA).ceil()
+}
+
+/// log2 of the worst-case |c0 + c1 s| of one BGV submission (plaintext modulus `t`, degree
+/// `n`), fresh or switched down by primes of `dropped_bits` bits in all.
+pub fn worst_submission_bits(t: u32, n: usize, dropped_bits: Option<f64>) -> f64 {
     let (t, n) = (f64::from(t), n as f64);
-    let fresh = t + t * (6.0 * DEFAULT_SIGMA).ceil() * (2.0 * n + 1.0);
-    let one = match dropped_bits {
-        None => fresh,
-        Some(bits) => fresh / bits.exp2() + (t + 1.0) * (n + 1.0),
-    };
-    (users.max(1) as f64 * one).log2()
+    let fresh = t + t * error_bound() * (2.0 * n + 1.0);
+    match dropped_bits {
+        None => fresh.log2(),
+        Some(bits) => (fresh / bits.exp2() + (t + 1.0) * (n + 1.0)).log2(),
+    }
 }
 
-/// The data primes of the preset of degree `n` with plaintext modulus `t`, bottom first.
-fn data_primes<S: ExactScheme>(n: usize, t: u32) -> Result<Vec<u32>, StatsError> {
-    let ctx = S::from_params(S::preset_with_plain_modulus(n, t)?)?;
-    Ok(ctx.rlwe().params().data_primes().to_vec())
+/// log2 of the worst-case |c0 + c1 s| of a sum of `users` BGV submissions (plaintext modulus
+/// `t`, degree `n`), fresh or switched down by primes of `dropped_bits` bits in all.
+pub fn worst_sum_bits(t: u32, n: usize, users: usize, dropped_bits: Option<f64>) -> f64 {
+    (users.max(1) as f64).log2() + worst_submission_bits(t, n, dropped_bits)
+}
+
+/// The primes of the preset of degree `n` with plaintext modulus `t`, as the bounds need them.
+#[derive(Debug, Clone)]
+struct Chain {
+    n: usize,
+    t: u32,
+    /// Data primes, bottom first.
+    data: Vec<u32>,
+    special: Vec<u32>,
+    dnum: usize,
+}
+
+impl Chain {
+    fn of<S: ExactScheme>(n: usize, t: u32) -> Result<Self, StatsError> {
+        let ctx = S::from_params(S::preset_with_plain_modulus(n, t)?)?;
+        let params = ctx.rlwe().params();
+        let (data, special) = (params.data_primes().to_vec(), params.special_primes().to_vec());
+        Ok(Self { n, t, data, special, dnum: params.dnum() })
+    }
+
+    /// log2 of the product of the lowest `kept` data primes.
+    fn kept_bits(&self, kept: usize) -> f64 {
+        bits(&self.data[..kept])
+    }
+
+    /// log2 of the noise one relinearization adds at any level (the module doc's bound);
+    /// `None` without special primes (no relinearization: a sum of 3-component products).
+    fn relinearization_bits(&self) -> Option<f64> {
+        if self.special.is_empty() {
+            return None;
+        }
+        let (t, n) = (f64::from(self.t), self.n as f64);
+        let alpha = self.data.len().div_ceil(self.dnum) as f64;
+        let p_max = self.data.iter().map(|&p| f64::from(p).log2()).fold(0.0, f64::max);
+        let digits = (self.dnum as f64 * alpha * n * t * error_bound()).log2() + alpha * p_max - bits(&self.special);
+        let rounding = (t * self.special.len() as f64 * (n + 1.0) / 2.0).log2();
+        Some(log2_sum(digits, rounding))
+    }
+
+    /// log2 of the worst-case aggregate of `users` users' `work` with submissions of `kept`
+    /// primes (the module doc's bounds).
+    fn worst_bits(&self, work: ServerWork, users: usize, kept: usize) -> f64 {
+        let dropped = (kept < self.data.len()).then(|| bits(&self.data[kept..]));
+        let (t, n, u) = (f64::from(self.t), self.n as f64, (users.max(1) as f64).log2());
+        match work {
+            ServerWork::BgvSums => worst_sum_bits(self.t, self.n, users, dropped),
+            ServerWork::BgvProducts => {
+                let product = n.log2() + 2.0 * worst_submission_bits(self.t, self.n, dropped);
+                u + self.relinearization_bits().map_or(product, |relin| log2_sum(product, relin))
+            }
+            ServerWork::BfvSums => {
+                let noise = u + (error_bound() * (2.0 * n + 1.0) + t).log2();
+                log2_sum(t.log2() + noise, 2.0 * t.log2())
+            }
+        }
+    }
+
+    /// Whether the bound holds with `kept` primes.
+    fn holds(&self, work: ServerWork, users: usize, kept: usize) -> bool {
+        self.kept_bits(kept) >= self.worst_bits(work, users, kept) + 1.0 + MARGIN_BITS
+    }
+}
+
+/// log2(2^a + 2^b).
+fn log2_sum(a: f64, b: f64) -> f64 {
+    let (high, low) = (a.max(b), a.min(b));
+    high + (1.0 + (low - high).exp2()).log2()
 }
 
 fn bits(primes: &[u32]) -> f64 {
     primes.iter().map(|&p| f64::from(p).log2()).sum()
 }
 
-/// The fewest data primes a submission keeps (all of them where the bound does not apply).
+/// The fewest data primes a submission keeps: every prime for BFV (no modulus chain) and where
+/// no bound applies or even every prime falls short of it (keygen's measurement decides).
 pub(super) fn submission_primes<S: ExactScheme>(
     layout: &Layout,
     n: usize,
@@ -112,33 +242,50 @@ pub(super) fn submission_primes<S: ExactScheme>(
 ) -> Result<usize, StatsError> {
     let mut kept = 1;
     for &t in moduli {
-        let primes = data_primes::<S>(n, t)?;
-        if !applies::<S>(layout) {
-            return Ok(primes.len());
-        }
-        let fits = |l: usize| {
-            let dropped = (l < primes.len()).then(|| bits(&primes[l..]));
-            bits(&primes[..l]) >= worst_sum_bits(t, n, users, dropped) + 1.0 + MARGIN_BITS
+        let chain = Chain::of::<S>(n, t)?;
+        let all = chain.data.len();
+        let Some(work @ (ServerWork::BgvSums | ServerWork::BgvProducts)) = ServerWork::of::<S>(layout) else {
+            return Ok(all);
         };
-        // Where even every prime falls short of the worst case, keygen's measurement decides.
-        kept = kept.max((1..=primes.len()).find(|&l| fits(l)).unwrap_or(primes.len()));
+        kept = kept.max((1..=all).find(|&l| chain.holds(work, users, l)).unwrap_or(all));
     }
     Ok(kept)
 }
 
-/// Whether `study`'s fresh sum fits its chain by the worst-case bound (false where the bound
-/// does not apply): the test of a degree chosen without being declared.
-pub(super) fn fresh_sum_fits<S: ExactScheme>(study: &Study) -> Result<bool, StatsError> {
-    if !applies::<S>(&study.layout()?) {
-        return Ok(false);
-    }
+/// Whether `study`'s aggregate of the most users fits its chain, with every prime, by the
+/// worst-case bound (false where no bound applies): the test of a degree chosen without being
+/// declared.
+pub(super) fn full_chain_fits<S: ExactScheme>(study: &Study) -> Result<bool, StatsError> {
+    let Some(work) = ServerWork::of::<S>(&study.layout()?) else { return Ok(false) };
     for &t in &study.plain_moduli {
-        let primes = data_primes::<S>(study.n, t)?;
-        if bits(&primes) < worst_sum_bits(t, study.n, study.max_users, None) + 1.0 + MARGIN_BITS {
+        let chain = Chain::of::<S>(study.n, t)?;
+        if !chain.holds(work, study.max_users, chain.data.len()) {
             return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// The worst-case bound of a study's aggregate at a number of kept primes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoiseBound {
+    /// log2 of the worst-case aggregate of the most users (the module doc's bound), for the
+    /// plaintext modulus where it is tightest.
+    pub worst_bits: f64,
+    /// log2 of the kept primes' product, for that modulus.
+    pub kept_bits: f64,
+}
+
+impl NoiseBound {
+    /// Whether the aggregate decrypts exactly: `kept_bits >= worst_bits + 1 + MARGIN_BITS`.
+    pub fn holds(&self) -> bool {
+        self.kept_bits >= self.worst_bits + 1.0 + MARGIN_BITS
+    }
+
+    /// Bits to spare above `worst_bits + 1` (negative where the bound fails).
+    pub fn spare_bits(&self) -> f64 {
+        self.kept_bits - 1.0 - self.worst_bits
+    }
 }
 
 /// What keygen picked for a study's submissions, and why.
@@ -146,8 +293,8 @@ pub(super) fn fresh_sum_fits<S: ExactScheme>(study: &Study) -> Result<bool, Stat
 pub struct Sizing {
     /// The ring degree, and whether it was declared or picked.
     pub n: usize,
-    /// `declared`, `smallest` (the least the bounds allow) or `default` (products or BFV,
-    /// without a declared N: [`DEFAULT_N`]).
+    /// `declared`, `smallest` (the least the bounds allow) or `default` (no bound covers the
+    /// study, or no preset's chain holds it, without a declared N: [`DEFAULT_N`]).
     pub n_from: &'static str,
     /// The plaintext moduli and their bits.
     pub plain_moduli: Vec<u32>,
@@ -155,7 +302,8 @@ pub struct Sizing {
     pub data_primes: usize,
     /// Kept by a submission.
     pub submission_primes: usize,
-    /// log2 of the worst-case sum of the most users at the kept primes (where the bound applies).
+    /// log2 of the worst-case aggregate of the most users at the kept primes (a sum, or a sum
+    /// of relinearized products: [`Study::noise_bound`]), where a bound covers the study.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worst_sum_bits: Option<f64>,
     /// log2 of the kept primes' product.
@@ -169,6 +317,46 @@ pub struct Sizing {
 }
 
 impl Study {
+    /// The worst-case bound of this study's aggregate of [`Study::max_users`] users when a
+    /// submission keeps `kept` primes (1 ..= the chain's data primes), for the plaintext modulus
+    /// where it is tightest; `None` where no bound covers the study (BFV products).
+    ///
+    /// ```
+    /// use pimhe_math::Sampler;
+    /// use pimhe_schemes::bgv::BgvContext;
+    /// use pimhe_workloads::stats::study::{Identifier, Study, StudySpec};
+    /// use pimhe_workloads::stats::Statistic;
+    ///
+    /// // A variance of values up to 1000 over up to a million users, N picked.
+    /// let spec = StudySpec { n: None, ..StudySpec::new(Statistic::Variance, &["a"], 0, 1000, 1_000_000, 8192) };
+    /// let study = Study::new::<BgvContext>(&spec, Identifier::random(&mut Sampler::from_seed_u64(1))).unwrap();
+    /// let kept = study.submission_primes;
+    /// assert!(study.noise_bound::<BgvContext>(kept).unwrap().unwrap().holds());
+    /// assert!(!study.noise_bound::<BgvContext>(kept - 1).unwrap().unwrap().holds());
+    /// ```
+    pub fn noise_bound<S: ExactScheme>(&self, kept: usize) -> Result<Option<NoiseBound>, StatsError> {
+        let Some(work) = ServerWork::of::<S>(&self.layout()?) else { return Ok(None) };
+        let mut tightest: Option<NoiseBound> = None;
+        for &t in &self.plain_moduli {
+            let chain = Chain::of::<S>(self.n, t)?;
+            if !(1..=chain.data.len()).contains(&kept) {
+                return Err(StatsError::Input(format!(
+                    "{kept} kept primes; the chain of N = {} has 1 ..= {}",
+                    self.n,
+                    chain.data.len()
+                )));
+            }
+            let bound = NoiseBound {
+                worst_bits: chain.worst_bits(work, self.max_users, kept),
+                kept_bits: chain.kept_bits(kept),
+            };
+            if tightest.is_none_or(|b| bound.spare_bits() < b.spare_bits()) {
+                tightest = Some(bound);
+            }
+        }
+        Ok(tightest)
+    }
+
     /// What was picked for this study (`declared_n`: whether N came from the declaration).
     pub fn sizing<S: ExactScheme>(&self, declared_n: bool) -> Result<Sizing, StatsError> {
         let layout = self.layout()?;
@@ -177,28 +365,26 @@ impl Study {
             let bits: u64 = primes_per_modulus.iter().flatten().map(|&p| u64::from(32 - p.leading_zeros())).sum();
             encodings * 2 * n as u64 * bits / 8
         };
-        let kept: Vec<Vec<u32>> = self
-            .plain_moduli
-            .iter()
-            .map(|&t| Ok(data_primes::<S>(self.n, t)?[..self.submission_primes].to_vec()))
-            .collect::<Result<_, StatsError>>()?;
-        let all = data_primes::<S>(self.n, self.plain_moduli[0])?.len();
+        let chains: Vec<Chain> =
+            self.plain_moduli.iter().map(|&t| Chain::of::<S>(self.n, t)).collect::<Result<_, _>>()?;
+        let kept: Vec<Vec<u32>> = chains.iter().map(|c| c.data[..self.submission_primes].to_vec()).collect();
+        let all = chains[0].data.len();
         let old = Study::new::<S>(&StudySpec { n: Some(DEFAULT_N), ..self.spec() }, self.id);
         let default_ciphertext_bytes = match old {
             Ok(old) => {
-                let full: Vec<Vec<u32>> =
-                    old.plain_moduli.iter().map(|&t| data_primes::<S>(DEFAULT_N, t)).collect::<Result<_, _>>()?;
+                let full: Vec<Vec<u32>> = old
+                    .plain_moduli
+                    .iter()
+                    .map(|&t| Chain::of::<S>(DEFAULT_N, t).map(|c| c.data))
+                    .collect::<Result<_, _>>()?;
                 payload(DEFAULT_N, &full)
             }
             Err(_) => 0,
         };
         let kept_bits = kept.iter().map(|p| bits(p)).fold(f64::INFINITY, f64::min);
-        let worst = applies::<S>(&layout).then(|| {
-            let t = *self.plain_moduli.iter().max().expect("a study has a plaintext modulus");
-            let dropped = data_primes::<S>(self.n, t).ok().map(|p| bits(&p[self.submission_primes..]));
-            worst_sum_bits(t, self.n, self.max_users, dropped.filter(|&b| b > 0.0))
-        });
-        let n_from = match (declared_n, worst.is_some()) {
+        let work = ServerWork::of::<S>(&layout);
+        let bound = self.noise_bound::<S>(self.submission_primes)?;
+        let n_from = match (declared_n, bound.is_some_and(|b| b.holds())) {
             (true, _) => "declared",
             (false, true) => "smallest",
             (false, false) => "default",
@@ -211,20 +397,28 @@ impl Study {
             match n_from {
                 "declared" => "as declared".to_string(),
                 "smallest" => "the smallest 128-bit preset whose slots, moduli and noise bound hold the bounds".into(),
-                _ => format!("the default: the server multiplies or the scheme is {}, so keygen measures", self.scheme),
+                _ => format!(
+                    "the default: no worst-case bound covers {} with these bounds, so keygen measures",
+                    match work {
+                        Some(_) => "any smaller preset's chain",
+                        None => "a BFV server that multiplies",
+                    }
+                ),
             },
             self.plain_moduli.len(),
             moduli_bits.join("+"),
             self.max_users,
             self.max_value,
-            match worst {
-                Some(w) => format!(
-                    "the server only adds, so a submission keeps {} of {all} primes ({kept_bits:.1} bits) for a \
-                     worst-case sum of 2^{w:.1} ({:.1} bits to spare)",
+            match (work, bound) {
+                (Some(work), Some(b)) => format!(
+                    "{}, so a submission keeps {} of {all} primes ({kept_bits:.1} bits) for a worst-case aggregate of \
+                     2^{:.1} ({:.1} bits to spare)",
+                    work.describe(),
                     self.submission_primes,
-                    kept_bits - 1.0 - w
+                    b.worst_bits,
+                    b.spare_bits()
                 ),
-                None => format!("a submission keeps all {all} primes (the server multiplies, or BFV)"),
+                _ => format!("a submission keeps all {all} primes (a BFV server that multiplies)"),
             }
         );
         Ok(Sizing {
@@ -233,7 +427,7 @@ impl Study {
             plain_moduli: self.plain_moduli.clone(),
             data_primes: all,
             submission_primes: self.submission_primes,
-            worst_sum_bits: worst.map(|w| (w * 10.0).round() / 10.0),
+            worst_sum_bits: bound.map(|b| (b.worst_bits * 10.0).round() / 10.0),
             kept_bits: (kept_bits * 10.0).round() / 10.0,
             ciphertext_bytes: payload(self.n, &kept),
             default_ciphertext_bytes,
