@@ -52,7 +52,8 @@ pub struct KeygenArgs {
     #[arg(long, default_value = "bgv")]
     scheme: String,
     /// Ring degree (a 128-bit preset) [default: the smallest whose worst-case noise bound holds
-    /// the bounds (BGV; BFV mean), else 8192; keygen says which and why].
+    /// the bounds (BGV; BFV mean), or whose measured noise budget does (BFV variance, linreg),
+    /// else 8192; keygen says which and why].
     #[arg(long)]
     n: Option<usize>,
     /// Where the study and the public keys go (for the users and the server).

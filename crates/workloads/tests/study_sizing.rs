@@ -246,3 +246,28 @@ fn a_submission_that_keeps_other_primes_is_refused() {
     let message = full.validate::<BgvContext>().unwrap_err().to_string();
     assert!(message.contains("submissions of 3 ciphertext primes"), "{message}");
 }
+
+#[test]
+fn a_bfv_product_study_picks_the_smallest_preset_its_measured_noise_budget_allows() {
+    use pimhe_workloads::stats::study::{keygen_files, Overwrite};
+    let cpu = CpuBackend::new(Some(2)).unwrap();
+    let keygen = |spec: &StudySpec, name: &str| {
+        let dir = std::env::temp_dir().join(format!("pimhe-measured-{}-{name}", std::process::id()));
+        let (public, secret) = (dir.join("public"), dir.join("secret"));
+        let outcome = keygen_files(&cpu, spec, "bfv", &public, &secret, Some(3), Overwrite::Force).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        outcome
+    };
+    // Small bounds: N = 4096 keeps budget for the products, and the worst case decrypts exactly.
+    let small = StudySpec { n: None, ..StudySpec::new(Statistic::Variance, &["a", "b"], 0, 10, 100, 8192) };
+    let outcome = keygen(&small, "small");
+    assert_eq!((outcome.study.n, outcome.sizing.n_from), (4096, "measured"), "{}", outcome.sizing.why);
+    let rows = [vec![10, -10], vec![-10, 10]];
+    assert_eq!(worst_case_estimates::<BfvContext>(&outcome.study, &rows), vec![100.0, 100.0]);
+    // The paper-sized bounds: N = 4096 fails keygen's check, so the default stays.
+    let outcome = keygen(&picked(Statistic::Variance, &["a", "b"]), "large");
+    assert_eq!((outcome.study.n, outcome.sizing.n_from), (8192, "default"), "{}", outcome.sizing.why);
+    // A declared N is kept as declared.
+    let declared = StudySpec { n: Some(8192), ..small };
+    assert_eq!(keygen(&declared, "declared").study.n, 8192);
+}

@@ -14,12 +14,12 @@ use crate::stats::{balanced_plain_moduli, Statistic, StatsError};
 
 /// The ring degree of a study that no worst-case bound covers (BFV variance and linreg) or
 /// whose bound no preset's chain holds, as before N was chosen: its noise budget is measured
-/// at keygen.
+/// at keygen, which first tries the smaller presets by that measurement (BFV products).
 pub const DEFAULT_N: usize = 8192;
 
 /// The degrees a study may pick, smallest first: the 128-bit presets with special primes (so
 /// that every study has relinearization keys).
-const AUTO_DEGREES: [usize; 4] = [4096, 8192, 16384, 32768];
+pub(super) const AUTO_DEGREES: [usize; 4] = [4096, 8192, 16384, 32768];
 
 /// A random 128-bit identifier: of a study (bound to its keys and carried by every file made
 /// for it) or of one submission. Written as 32 hexadecimal digits.

@@ -18,6 +18,7 @@ use pimhe_exec::Backend;
 use pimhe_math::Sampler;
 use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
+use pimhe_schemes::encoder::ExactScheme;
 use pimhe_schemes::rlwe::RlweScheme;
 use pimhe_schemes::serial::{self, Access, Existing, SerialScheme};
 use serde::Serialize;
@@ -25,7 +26,7 @@ use zeroize::Zeroizing;
 
 use super::files::StudyFile;
 use super::{
-    Identifier, Sizing, Study, StudyKeys, StudyResult, StudySpec, Submission, EXTENSION, PUBLIC_KEYS_FILE,
+    Identifier, Sizing, Study, StudyKeys, StudyResult, StudySecret, StudySpec, Submission, EXTENSION, PUBLIC_KEYS_FILE,
     SECRET_KEYS_FILE, STUDY_FILE,
 };
 use crate::progress::Progress;
@@ -116,6 +117,29 @@ pub struct DecryptOutcome {
     pub warnings: Vec<&'static str>,
 }
 
+/// `study`'s keys, made at the smallest preset keygen's noise check accepts among
+/// [`Study::measured_smaller_degrees`] (a failed check, a refusal for capacity, moves on to the
+/// next), or at `study`'s own N; with the study they were made for.
+fn smallest_measured<S: ExactScheme, B: Backend>(
+    backend: &B,
+    study: Study,
+    spec: &StudySpec,
+    mut sampler: Sampler,
+) -> Result<(Study, StudySecret<S>, StudyKeys<S>), StatsError> {
+    for n in study.measured_smaller_degrees::<S>(spec.n.is_some())? {
+        // A layout that does not fit the smaller ring is refused by the declaration: skip it.
+        let Ok(smaller) = Study::new::<S>(&StudySpec { n: Some(n), ..spec.clone() }, study.id) else { continue };
+        let smaller = if study.seeded_keys { smaller.with_seeded_keys() } else { smaller };
+        match smaller.keygen::<S, _>(backend, sampler.fork()) {
+            Ok((secret, keys)) => return Ok((smaller, secret, keys)),
+            Err(StatsError::Capacity(_)) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let (secret, keys) = study.keygen::<S, _>(backend, sampler)?;
+    Ok((study, secret, keys))
+}
+
 /// The analyst's first step: declares `spec` with `scheme` (`bgv` or `bfv`), makes the keys on
 /// `backend` and writes `study.json` and the public keys to `public_dir` and the secret keys
 /// (with the analyst's copy of the declaration) to `secret_dir`. `seed` makes the keys
@@ -154,13 +178,14 @@ pub fn keygen_files<B: Backend>(
             )));
         }
     }
-    let (secret_bytes, public_bytes, sizing, submission_bytes) = with_scheme!(study, S => {
-        let (secret, keys) = study.keygen::<S, _>(backend, sampler)?;
+    let (study, secret_bytes, public_bytes, sizing, submission_bytes) = with_scheme!(study, S => {
+        let (study, secret, keys) = smallest_measured::<S, _>(backend, study, spec, sampler)?;
         // A submission of zeros, thrown away: its size is every submission's.
         let zeros = vec![0; study.columns.len()];
         let dummy = study.encrypt_row::<S, _>(backend, &keys, &zeros, Sampler::from_seed_u64(0))?;
         let sizing = study.sizing::<S>(spec.n.is_some())?;
-        Ok((Zeroizing::new(secret.to_bytes()?), keys.to_bytes()?, sizing, dummy.to_bytes(backend)?.len() as u64))
+        let submission_bytes = dummy.to_bytes(backend)?.len() as u64;
+        Ok((study, Zeroizing::new(secret.to_bytes()?), keys.to_bytes()?, sizing, submission_bytes))
     })?;
     write(&secret_keys, &secret_bytes, Access::Secret, overwrite)?;
     write(&public_keys, &public_bytes, Access::Public, overwrite)?;

@@ -357,6 +357,16 @@ impl Study {
         Ok(tightest)
     }
 
+    /// The presets below this study's N that keygen tries by measurement, smallest first: where N
+    /// was not declared and no worst-case bound covers the study (a BFV server that multiplies),
+    /// its default N may be more than the bounds need, and only keygen's noise check can tell.
+    pub fn measured_smaller_degrees<S: ExactScheme>(&self, declared_n: bool) -> Result<Vec<usize>, StatsError> {
+        if declared_n || ServerWork::of::<S>(&self.layout()?).is_some() {
+            return Ok(Vec::new());
+        }
+        Ok(super::declaration::AUTO_DEGREES.iter().copied().filter(|&n| n < self.n).collect())
+    }
+
     /// What was picked for this study (`declared_n`: whether N came from the declaration).
     pub fn sizing<S: ExactScheme>(&self, declared_n: bool) -> Result<Sizing, StatsError> {
         let layout = self.layout()?;
@@ -387,6 +397,7 @@ impl Study {
         let n_from = match (declared_n, bound.is_some_and(|b| b.holds())) {
             (true, _) => "declared",
             (false, true) => "smallest",
+            (false, false) if bound.is_none() && self.n < DEFAULT_N => "measured",
             (false, false) => "default",
         };
         let moduli_bits: Vec<String> =
@@ -397,6 +408,9 @@ impl Study {
             match n_from {
                 "declared" => "as declared".to_string(),
                 "smallest" => "the smallest 128-bit preset whose slots, moduli and noise bound hold the bounds".into(),
+                "measured" => "the smallest 128-bit preset whose measured noise budget (keygen's worst-case check) \
+                               holds the bounds: no worst-case bound covers a BFV server that multiplies"
+                    .into(),
                 _ => format!(
                     "the default: no worst-case bound covers {} with these bounds, so keygen measures",
                     match work {
