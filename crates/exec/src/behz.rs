@@ -20,7 +20,7 @@ use std::sync::Arc;
 use pimhe_math::Modulus;
 use pimhe_ring::{Representation, RingBasis};
 
-use crate::backend::{Backend, Shape};
+use crate::backend::Backend;
 use crate::error::{ExecError, Result};
 use crate::operands::{require, same_shape};
 
@@ -154,14 +154,19 @@ impl BehzPlan {
     }
 }
 
-/// The shape of a BEHZ product's operands, checked alike on every backend: every operand in
-/// NTT form over the plan's q, all of one shape.
-pub(crate) fn check<B: Backend + ?Sized>(
+/// The operands of a BEHZ product (`a`'s two parts, then `b`'s; `b = None` for a square),
+/// checked alike on every backend: every operand in NTT form over the plan's q, all of one
+/// shape.
+pub(crate) fn operands<'a, B: Backend + ?Sized>(
     backend: &B,
-    operation: &'static str,
     plan: &BehzPlan,
-    operands: &[&B::Buffer],
-) -> Result<Shape> {
+    a: [&'a B::Buffer; 2],
+    b: Option<[&'a B::Buffer; 2]>,
+) -> Result<Vec<&'a B::Buffer>> {
+    let (operation, operands) = match b {
+        Some(b) => ("behz_multiply", vec![a[0], a[1], b[0], b[1]]),
+        None => ("behz_square", vec![a[0], a[1]]),
+    };
     let shape = backend.shape(operands[0]);
     require(operation, &shape, Representation::Ntt)?;
     if shape.basis.degree() != plan.q.degree() || shape.basis.primes() != plan.q.primes() {
@@ -179,7 +184,7 @@ pub(crate) fn check<B: Backend + ?Sized>(
     for other in &operands[1..] {
         same_shape(operation, &shape, &backend.shape(other))?;
     }
-    Ok(shape)
+    Ok(operands)
 }
 
 /// Steps 1-2 of Algorithm 2: `x` (NTT form over q) to Bsk, NTT form. FastBConv of m~ x
@@ -237,11 +242,7 @@ pub fn composed<B: Backend + ?Sized>(
     a: [&B::Buffer; 2],
     b: Option<[&B::Buffer; 2]>,
 ) -> Result<[B::Buffer; 3]> {
-    let (operation, operands) = match b {
-        Some(b) => ("behz_multiply", vec![a[0], a[1], b[0], b[1]]),
-        None => ("behz_square", vec![a[0], a[1]]),
-    };
-    check(backend, operation, plan, &operands)?;
+    operands(backend, plan, a, b)?;
     let (a0, a1) = (extend(backend, plan, a[0])?, extend(backend, plan, a[1])?);
     let (in_bsk, in_q) = match b {
         None => (backend.tensor_square(&a0, &a1)?, backend.tensor_square(a[0], a[1])?),

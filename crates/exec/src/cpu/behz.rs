@@ -28,7 +28,7 @@ use pimhe_ring::{PolyBatch, Representation};
 
 use super::fresh::Start;
 use super::{pool, CpuBackend};
-use crate::behz::{check, BehzPlan};
+use crate::behz::{operands, BehzPlan};
 use crate::error::Result;
 
 /// `dst = src mod p` for residues `src` modulo the prime `from`: FastBConv from the one-prime
@@ -58,11 +58,7 @@ impl CpuBackend {
         a: [&PolyBatch; 2],
         b: Option<[&PolyBatch; 2]>,
     ) -> Result<[PolyBatch; 3]> {
-        let (operation, inputs) = match b {
-            Some(b) => ("behz_multiply", vec![a[0], a[1], b[0], b[1]]),
-            None => ("behz_square", vec![a[0], a[1]]),
-        };
-        check(self, operation, plan, &inputs)?;
+        let inputs = operands(self, plan, a, b)?;
         let isa = Isa::active();
         let (q, bsk) = (plan.q(), plan.bsk());
         let (n, count, l, k) = (q.degree(), a[0].count(), q.len(), bsk.len());
