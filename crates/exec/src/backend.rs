@@ -5,6 +5,7 @@ use std::sync::Arc;
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
+use crate::behz::BehzPlan;
 use crate::error::Result;
 use crate::key_switch::KeySwitchPlan;
 
@@ -114,6 +115,32 @@ pub trait Backend: Send + Sync {
     /// The default calls [`Backend::tensor`]; the CPU and UPMEM backends fuse it.
     fn tensor_square(&self, a0: &Self::Buffer, a1: &Self::Buffer) -> Result<[Self::Buffer; 3]> {
         self.tensor(a0, a1, a0, a1)
+    }
+
+    /// BFV's product of ciphertext batches `a = (a0, a1)` and `b = (b0, b1)` (NTT form over
+    /// `plan.q()`, all of one shape) by BEHZ's Algorithm 2: both extended to Bsk, the tensor
+    /// product in q and in Bsk, scaled by t/q (fast floor) and brought back to q
+    /// (Shenoy-Kumaresan): the three parts of the product ciphertext, NTT form over q. See
+    /// [`crate::behz`] for the steps.
+    ///
+    /// The default runs [`crate::behz::composed`], each step a batch-wide backend call; the CPU
+    /// backend runs the steps limb by limb in cache. Every implementation returns the same
+    /// residues.
+    fn behz_multiply(
+        &self,
+        plan: &BehzPlan,
+        a: [&Self::Buffer; 2],
+        b: [&Self::Buffer; 2],
+    ) -> Result<[Self::Buffer; 3]> {
+        crate::behz::composed(self, plan, a, Some(b))
+    }
+
+    /// [`Backend::behz_multiply`] of `a` by itself: `a` extended once and three products per
+    /// tensor instead of four. The same residues as `behz_multiply(plan, a, a)`.
+    ///
+    /// The default runs [`crate::behz::composed`]; the CPU backend fuses it.
+    fn behz_square(&self, plan: &BehzPlan, a: [&Self::Buffer; 2]) -> Result<[Self::Buffer; 3]> {
+        crate::behz::composed(self, plan, a, None)
     }
 
     /// A constant linear combination `offset + sum_j c_j * a_j` (Anaheim's CAccum): `terms[j]`

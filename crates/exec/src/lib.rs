@@ -6,12 +6,14 @@
 //! PIM backends.
 
 pub mod backend;
+pub mod behz;
 pub mod cpu;
 pub mod error;
 pub mod key_switch;
 pub mod operands;
 
 pub use backend::{Backend, Shape};
+pub use behz::BehzPlan;
 pub use cpu::CpuBackend;
 pub use error::{ExecError, Result};
 pub use key_switch::KeySwitchPlan;

@@ -34,31 +34,80 @@ impl CpuBackend {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, usize, &mut [u32]) + Sync + Send,
     ) -> PolyBatch {
-        let n = basis.degree();
-        let len = basis.len() * count * n;
+        let len = basis.len() * count * basis.degree();
+        let Ok(data) = self.fresh_data(len, basis.degree(), start, cost, init, |scratch, index, chunk| {
+            f(scratch, index, chunk);
+            Ok::<_, std::convert::Infallible>(())
+        });
+        PolyBatch::from_reduced_data(basis, count, representation, data).expect("the data has the batch's length")
+    }
+
+    /// `len` residues (a multiple of `n`) whose `n`-residue chunk `index` is set by
+    /// `f(scratch, index, chunk)` as in [`CpuBackend::fresh`]: an intermediate that is not a
+    /// batch (a fused operation's scaled residues). Stops at the first error.
+    pub(super) fn fresh_data<S, E: Send>(
+        &self,
+        len: usize,
+        n: usize,
+        start: Start<'_>,
+        cost: usize,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, usize, &mut [u32]) -> Result<(), E> + Sync + Send,
+    ) -> Result<Vec<u32>, E> {
         let mut data: Vec<u32> = Vec::with_capacity(len);
-        let Ok(()) =
-            self.each_chunk_with(&mut data.spare_capacity_mut()[..len], n, cost, init, |scratch, index, chunk| {
-                match start {
-                    Start::Zeros => chunk.iter_mut().for_each(|x| {
-                        x.write(0);
-                    }),
-                    Start::CopyOf(source) => {
-                        let from = &source.data()[index * n..(index + 1) * n];
-                        chunk.iter_mut().zip(from).for_each(|(x, &value)| {
-                            x.write(value);
-                        });
-                    }
+        self.each_chunk_with(&mut data.spare_capacity_mut()[..len], n, cost, init, |scratch, index, chunk| {
+            match start {
+                Start::Zeros => chunk.iter_mut().for_each(|x| {
+                    x.write(0);
+                }),
+                Start::CopyOf(source) => {
+                    let from = &source.data()[index * n..(index + 1) * n];
+                    chunk.iter_mut().zip(from).for_each(|(x, &value)| {
+                        x.write(value);
+                    });
                 }
+            }
+            // SAFETY: every element of `chunk` was written just above, and MaybeUninit<u32>
+            // has the layout of u32.
+            let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<u32>] as *mut [u32]) };
+            f(scratch, index, chunk)
+        })?;
+        // SAFETY: the chunks of n residues cover all `len` elements (len is a multiple of n),
+        // and each was initialised above; no call failed (an error returned above), so none
+        // was skipped.
+        unsafe { data.set_len(len) };
+        Ok(data)
+    }
+
+    /// Three fresh vectors of `len` residues (a multiple of `n`) whose chunks `index` are set
+    /// together by `f(scratch, index, [chunk0, chunk1, chunk2])`, each chunk zeroed first by the
+    /// task that computes it (the three parts of a tensor product). Stops at the first error.
+    pub(super) fn fresh_triple<S, E: Send>(
+        &self,
+        len: usize,
+        n: usize,
+        cost: usize,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, usize, [&mut [u32]; 3]) -> Result<(), E> + Sync + Send,
+    ) -> Result<[Vec<u32>; 3], E> {
+        let mut data: [Vec<u32>; 3] = [(); 3].map(|_| Vec::with_capacity(len));
+        let [d0, d1, d2] = &mut data;
+        let spare = [d0, d1, d2].map(|d| &mut d.spare_capacity_mut()[..len]);
+        self.each_triple_with(spare, n, cost, init, |scratch, index, chunks| {
+            let chunks = chunks.map(|chunk| {
+                chunk.iter_mut().for_each(|x| {
+                    x.write(0);
+                });
                 // SAFETY: every element of `chunk` was written just above, and MaybeUninit<u32>
                 // has the layout of u32.
-                let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<u32>] as *mut [u32]) };
-                f(scratch, index, chunk);
-                Ok::<_, std::convert::Infallible>(())
+                unsafe { &mut *(chunk as *mut [MaybeUninit<u32>] as *mut [u32]) }
             });
-        // SAFETY: the chunks of n residues cover all `len` elements (len is a multiple of n),
-        // and each was initialised above; `f` cannot fail, so none was skipped.
-        unsafe { data.set_len(len) };
-        PolyBatch::from_reduced_data(basis, count, representation, data).expect("the data has the batch's length")
+            f(scratch, index, chunks)
+        })?;
+        for d in &mut data {
+            // SAFETY: as in `fresh_data`: every chunk of every vector was initialised above.
+            unsafe { d.set_len(len) };
+        }
+        Ok(data)
     }
 }

@@ -4,6 +4,7 @@
 //! (transforms), which run on the best instruction set of the CPU ([`Isa::active`]: AVX-512,
 //! AVX2 or scalar, all giving the same residues).
 
+mod behz;
 mod fresh;
 mod key_switch;
 mod memory;
@@ -16,9 +17,9 @@ use std::sync::{Arc, Mutex};
 use pimhe_math::simd::elementwise as kernels;
 use pimhe_math::{BaseConverter, Isa, Modulus, RnsBase};
 use pimhe_ring::{GaloisPermutation, PolyBatch, Representation, RingBasis};
-use rayon::prelude::*;
 
 use crate::backend::{Backend, Shape};
+use crate::behz::BehzPlan;
 use crate::error::{ExecError, Result};
 use crate::key_switch::KeySwitchPlan;
 use fresh::Start;
@@ -31,9 +32,6 @@ use crate::operands::{
 
 /// [`BaseConverter`]s by (from primes, to primes).
 type ConverterCache = HashMap<(Vec<u32>, Vec<u32>), Arc<BaseConverter>>;
-
-/// One (limb, poly) chunk of three outputs, as the zipped iterators give it.
-type ThreeChunks<'a> = (usize, ((&'a mut [u32], &'a mut [u32]), &'a mut [u32]));
 
 /// [`GaloisPermutation`]s by (degree, Galois element modulo 2N, representation).
 type PermutationCache = HashMap<(usize, usize, Representation), Arc<GaloisPermutation>>;
@@ -120,25 +118,22 @@ impl CpuBackend {
         a: &PolyBatch,
         cost: usize,
         f: impl Fn(usize, usize, &Modulus, [&mut [u32]; 3]) + Sync,
-    ) -> [PolyBatch; 3] {
-        let n = a.degree();
-        let zeros = || PolyBatch::zeros(a.basis(), a.count(), Representation::Ntt);
-        let (mut d0, mut d1, mut d2) = (zeros(), zeros(), zeros());
-        let count = a.count();
-        let chunk = |(index, ((o0, o1), o2)): ThreeChunks<'_>| {
-            let (limb, poly) = (index / count, index % count);
-            f(limb, poly, a.basis().modulus(limb), [o0, o1, o2]);
-        };
-        let in_pool = self.in_pool(d0.data().len(), cost);
-        let (o0, o1, o2) = (d0.data_mut(), d1.data_mut(), d2.data_mut());
-        if in_pool {
-            self.pool.install(|| {
-                o0.par_chunks_mut(n).zip(o1.par_chunks_mut(n)).zip(o2.par_chunks_mut(n)).enumerate().for_each(chunk)
-            });
-        } else {
-            o0.chunks_mut(n).zip(o1.chunks_mut(n)).zip(o2.chunks_mut(n)).enumerate().for_each(chunk);
-        }
-        [d0, d1, d2]
+    ) -> Result<[PolyBatch; 3]> {
+        let (n, count) = (a.degree(), a.count());
+        let Ok(data) = self.fresh_triple(
+            a.data().len(),
+            n,
+            cost,
+            || (),
+            |_, index, out| {
+                let (limb, poly) = (index / count, index % count);
+                f(limb, poly, a.basis().modulus(limb), out);
+                Ok::<_, std::convert::Infallible>(())
+            },
+        );
+        let batch = |data| PolyBatch::from_reduced_data(a.basis(), count, Representation::Ntt, data);
+        let [d0, d1, d2] = data;
+        Ok([batch(d0)?, batch(d1)?, batch(d2)?])
     }
 
     /// Calls `f(limb, poly, modulus, residues)` on every N-residue chunk of `batch`, in parallel
@@ -444,11 +439,11 @@ impl Backend for CpuBackend {
             same_shape("tensor", &shape, &Shape::of(other))?;
         }
         // Four products per coefficient.
-        Ok(self.three_outputs(a0, 4 * pool::ELEMENTWISE, |limb, poly, q, out| {
+        self.three_outputs(a0, 4 * pool::ELEMENTWISE, |limb, poly, q, out| {
             let x = [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)];
             let y = [b0.poly_limb(limb, poly), b1.poly_limb(limb, poly)];
             kernels::tensor(Isa::active(), q, out, x, y);
-        }))
+        })
     }
 
     fn tensor_square(&self, a0: &PolyBatch, a1: &PolyBatch) -> Result<[PolyBatch; 3]> {
@@ -456,9 +451,17 @@ impl Backend for CpuBackend {
         require("tensor_square", &shape, Representation::Ntt)?;
         same_shape("tensor_square", &shape, &Shape::of(a1))?;
         // Three products per coefficient.
-        Ok(self.three_outputs(a0, 3 * pool::ELEMENTWISE, |limb, poly, q, out| {
+        self.three_outputs(a0, 3 * pool::ELEMENTWISE, |limb, poly, q, out| {
             kernels::tensor_square(Isa::active(), q, out, [a0.poly_limb(limb, poly), a1.poly_limb(limb, poly)]);
-        }))
+        })
+    }
+
+    fn behz_multiply(&self, plan: &BehzPlan, a: [&PolyBatch; 2], b: [&PolyBatch; 2]) -> Result<[PolyBatch; 3]> {
+        self.fused_behz(plan, a, Some(b))
+    }
+
+    fn behz_square(&self, plan: &BehzPlan, a: [&PolyBatch; 2]) -> Result<[PolyBatch; 3]> {
+        self.fused_behz(plan, a, None)
     }
 
     fn constant_accumulate(&self, terms: &[(&PolyBatch, &[u64])], offset: Option<&[u64]>) -> Result<PolyBatch> {

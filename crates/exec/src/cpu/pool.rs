@@ -59,6 +59,36 @@ impl CpuBackend {
         }
     }
 
+    /// [`CpuBackend::each_chunk_with`] over three slices of one length at once:
+    /// `f(scratch, index, [chunk0, chunk1, chunk2])` gets chunk `index` of each (an operation
+    /// with three outputs, as the tensor product), in parallel when `cost` per element of one
+    /// slice makes the work large enough.
+    pub(super) fn each_triple_with<T: Send, S, E: Send>(
+        &self,
+        [d0, d1, d2]: [&mut [T]; 3],
+        n: usize,
+        cost: usize,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, usize, [&mut [T]; 3]) -> Result<(), E> + Sync + Send,
+    ) -> Result<(), E> {
+        if self.in_pool(d0.len(), cost) {
+            self.pool.install(|| {
+                d0.par_chunks_mut(n)
+                    .zip(d1.par_chunks_mut(n))
+                    .zip(d2.par_chunks_mut(n))
+                    .enumerate()
+                    .try_for_each_init(&init, |scratch, (index, ((c0, c1), c2))| f(scratch, index, [c0, c1, c2]))
+            })
+        } else {
+            let mut scratch = init();
+            d0.chunks_mut(n)
+                .zip(d1.chunks_mut(n))
+                .zip(d2.chunks_mut(n))
+                .enumerate()
+                .try_for_each(|(index, ((c0, c1), c2))| f(&mut scratch, index, [c0, c1, c2]))
+        }
+    }
+
     /// Whether `residues` elements at `cost` each are worth handing to the pool.
     pub(super) fn in_pool(&self, residues: usize, cost: usize) -> bool {
         self.threads > 1 && residues.saturating_mul(cost) >= MIN_POOL_WORK

@@ -1,9 +1,10 @@
 //! The integer-only RNS tools of full-RNS BFV (Bajard, Eynard, Hasan and Zucca, "A Full RNS
-//! Variant of FV like Somewhat Homomorphic Encryption Schemes", SAC 2016; seed 004): base
-//! extension with the small Montgomery reduction, the fast floor, the Shenoy-Kumaresan
-//! conversion back to q, and the gamma-corrected decryption scaling. Every step is a
-//! [`Backend`] call (FastBConv is [`Backend::base_convert`]), with no floating point, so the
-//! whole BFV product can run on cores without an FPU.
+//! Variant of FV like Somewhat Homomorphic Encryption Schemes", SAC 2016; seed 004): the choice
+//! of the auxiliary bases, the product's plan ([`BehzPlan`]: base extension with the small
+//! Montgomery reduction, the fast floor, the Shenoy-Kumaresan conversion back to q, run by
+//! [`Backend::behz_multiply`], see [`pimhe_exec::behz`]), and the gamma-corrected decryption
+//! scaling. Every step is integer-only, with no floating point, so the whole BFV product can run
+//! on cores without an FPU.
 //!
 //! Bases (all NTT-friendly primes below 2^30, distinct from q, P and t):
 //! - q: the ciphertext primes;
@@ -21,7 +22,7 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use pimhe_exec::Backend;
+use pimhe_exec::{Backend, BehzPlan};
 use pimhe_math::{ntt_primes, Modulus, RnsBase};
 use pimhe_ring::RingBasis;
 use zeroize::Zeroizing;
@@ -35,31 +36,14 @@ use crate::rlwe::noise::{upload_signed, WipeOnDrop};
 /// bits for the bound, two of slack.
 const EXTRA_BITS: f64 = 5.0;
 
-/// Precomputed bases and constants for one BFV parameter set.
+/// Precomputed bases and constants for one BFV parameter set: the product's plan (owned by the
+/// execution layer, whose backends run the product) and what encoding and decryption need.
 #[derive(Debug)]
 pub(crate) struct Behz {
-    q: Arc<RingBasis>,
-    b: Arc<RingBasis>,
-    bsk: Arc<RingBasis>,
-    msk: Arc<RingBasis>,
-    bsk_mtilde: Arc<RingBasis>,
-    mtilde: Arc<RingBasis>,
-    q_msk: Arc<RingBasis>,
+    plan: BehzPlan,
     t_gamma: Arc<RingBasis>,
     t: Modulus,
     gamma: Modulus,
-    /// m~ (the scale before extension).
-    mtilde_value: u64,
-    /// -q^{-1} mod m~.
-    neg_q_inv_mtilde: u64,
-    /// m~^{-1} and q m~^{-1} modulo each prime of Bsk.
-    mtilde_inv_bsk: Vec<u64>,
-    q_mtilde_inv_bsk: Vec<u64>,
-    /// q^{-1} modulo each prime of Bsk (fast floor).
-    q_inv_bsk: Vec<u64>,
-    /// M_B^{-1} mod m_sk and -M_B modulo each prime of q (Shenoy-Kumaresan).
-    mb_inv_msk: u64,
-    neg_mb_q: Vec<u64>,
     /// -q^{-1} modulo t and gamma, and gamma^{-1} mod t (decryption).
     neg_q_inv_t_gamma: Vec<u64>,
     gamma_inv_t: u32,
@@ -95,81 +79,47 @@ impl Behz {
             ))
         })?;
         let (mtilde_prime, msk_prime, gamma_prime) = (aux[0], aux[1], aux[2]);
-        let mut bsk_primes = Vec::with_capacity(candidates + 1);
+        let mut b_primes = Vec::with_capacity(candidates + 1);
         let mut bits = 0.0;
         for &p in &aux[3..] {
             if bits >= needed_bits {
                 break;
             }
-            bsk_primes.push(p);
+            b_primes.push(p);
             bits += (p as f64).log2();
         }
-        let b_count = bsk_primes.len();
-        bsk_primes.push(msk_prime);
-        let bsk = RingBasis::new(n, &bsk_primes)?;
-        let b = bsk.prefix(b_count)?;
-        let msk = bsk.select(&[b_count])?;
-        let mtilde = RingBasis::new(n, &[mtilde_prime])?;
-        let bsk_mtilde = bsk.concat(&mtilde)?;
-        let q_msk = q.concat(&msk)?;
+        let plan = BehzPlan::new(q, t, &b_primes, msk_prime, mtilde_prime)?;
         let t_gamma = RingBasis::new(n, &[t, gamma_prime])?;
-
         let q_rns = RnsBase::new(&q.moduli())?;
-        let bsk_rns = RnsBase::new(&bsk.moduli())?;
-        let b_rns = RnsBase::new(&b.moduli())?;
         let q_big = q_rns.product().clone();
-        let mtilde_mod = *mtilde.modulus(0);
-        let msk_mod = *msk.modulus(0);
         let (t_mod, gamma) = (*t_gamma.modulus(0), *t_gamma.modulus(1));
-        let mtilde_inv_bsk = inverses(&bsk_rns, &BigUint::from(mtilde_prime))?;
-        let q_mod_bsk = residues(&bsk_rns, &q_big);
-        let q_mtilde_inv_bsk = bsk_rns
-            .moduli()
-            .iter()
-            .zip(q_mod_bsk.iter().zip(&mtilde_inv_bsk))
-            .map(|(p, (&x, &y))| p.mul(x as u32, y as u32) as u64)
-            .collect();
-        let q_mod_mtilde = q_rns.moduli().iter().fold(1u32, |acc, qi| mtilde_mod.mul(acc, qi.value() % mtilde_prime));
         let neg_q_inv_t_gamma = inverses(&RnsBase::new(&t_gamma.moduli())?, &q_big)?
             .into_iter()
             .zip(t_gamma.moduli())
             .map(|(inv, p)| p.neg(inv as u32) as u64)
             .collect();
-        let mb_mod_msk = b_rns.moduli().iter().fold(1u32, |acc, p| msk_mod.mul(acc, p.value() % msk_prime));
-        let neg_mb_q = residues(&q_rns, b_rns.product())
-            .into_iter()
-            .zip(q.moduli())
-            .map(|(r, qi)| qi.neg(r as u32) as u64)
-            .collect();
         Ok(Self {
-            mtilde_value: mtilde_prime as u64,
-            neg_q_inv_mtilde: mtilde_mod.neg(mtilde_mod.inv(q_mod_mtilde)?) as u64,
-            mtilde_inv_bsk,
-            q_mtilde_inv_bsk,
-            q_inv_bsk: inverses(&bsk_rns, &q_big)?,
-            mb_inv_msk: msk_mod.inv(mb_mod_msk)? as u64,
-            neg_mb_q,
+            plan,
             neg_q_inv_t_gamma,
             gamma_inv_t: t_mod.inv(gamma_prime % t)?,
             delta_q: residues(&q_rns, &(&q_big / t)),
             q_mod_t: residues(&RnsBase::new(&[t_mod])?, &q_big)[0],
             t: t_mod,
             gamma,
-            q: q.clone(),
-            b,
-            bsk,
-            msk,
-            bsk_mtilde,
-            mtilde,
-            q_msk,
             t_gamma,
         })
     }
 
+    /// The product's bases and constants, for [`Backend::behz_multiply`].
+    pub(crate) fn plan(&self) -> &BehzPlan {
+        &self.plan
+    }
+
     /// The auxiliary primes: m~, m_sk, gamma and the primes of B.
     pub(crate) fn auxiliary_primes(&self) -> Vec<u32> {
-        let mut primes = vec![self.mtilde.modulus(0).value(), self.msk.modulus(0).value(), self.gamma.value()];
-        primes.extend(self.b.primes());
+        let plan = &self.plan;
+        let mut primes = vec![plan.mtilde().modulus(0).value(), plan.msk().modulus(0).value(), self.gamma.value()];
+        primes.extend(plan.b().primes());
         primes
     }
 
@@ -186,56 +136,15 @@ impl Behz {
             .map(|m| m.iter().map(|&m| ((2 * self.q_mod_t * m as u64 + t) / (2 * t)) as i64).collect())
             .collect();
         // Both are the message in the clear: the host copies and device temporaries are wiped.
-        let mut plain = upload_signed(backend, &self.q, &mut values)?;
+        let mut plain = upload_signed(backend, self.plan.q(), &mut values)?;
         let scaled = backend.mul_limb_constants(&plain, &self.delta_q);
         backend.zeroize(&mut plain);
         let mut scaled = scaled?;
-        let mut correction = upload_signed(backend, &self.q, &mut rounding)?;
+        let mut correction = upload_signed(backend, self.plan.q(), &mut rounding)?;
         let added = backend.add_assign(&mut scaled, &correction);
         backend.zeroize(&mut correction);
         added?;
         Ok(scaled)
-    }
-
-    /// Steps 1-2 of Algorithm 2: `x` (NTT form over q) to Bsk, NTT form. FastBConv of m~ x
-    /// into Bsk u {m~} carries an overflow alpha q (0 <= alpha < L); the small Montgomery
-    /// reduction by m~ adds q r with r = -x' q^{-1} mod m~ in [0, m~) and divides by m~, which
-    /// leaves x + u q with u in {0, 1}: the same integer modulo q, small enough for the tensor.
-    /// (The sum is below q (1 + L - 1 + m~ - 1), so the result is in [0, q (1 + (L - 1) / m~))
-    /// and L <= m~.)
-    pub(crate) fn extend<B: Backend>(&self, backend: &B, x: &B::Buffer) -> Result<B::Buffer> {
-        let mut coefficients = backend.copy(x)?;
-        backend.intt(&mut coefficients)?;
-        let scaled = backend.mul_scalar(&coefficients, self.mtilde_value)?;
-        let extended = backend.base_convert(&scaled, &self.bsk_mtilde)?;
-        let r = backend.mul_scalar(&backend.restrict(&extended, &self.mtilde)?, self.neg_q_inv_mtilde)?;
-        let r_bsk = backend.base_convert(&r, &self.bsk)?;
-        let x_part = backend.mul_limb_constants(&backend.restrict(&extended, &self.bsk)?, &self.mtilde_inv_bsk)?;
-        let mut out = backend.mul_limb_constants(&r_bsk, &self.q_mtilde_inv_bsk)?;
-        backend.add_assign(&mut out, &x_part)?;
-        backend.ntt(&mut out)?;
-        Ok(out)
-    }
-
-    /// Step 4: the fast floor. `d_q` and `d_bsk` (coefficient form) hold one integer D over
-    /// q u Bsk; the result over Bsk is floor(t D / q) - alpha for some 0 <= alpha < L:
-    /// (t D - FastBConv([t D]_q, q, Bsk)) q^{-1}, an exact division in Bsk.
-    pub(crate) fn fast_floor<B: Backend>(&self, backend: &B, d_q: &B::Buffer, d_bsk: &B::Buffer) -> Result<B::Buffer> {
-        let t = self.t.value() as u64;
-        let converted = backend.base_convert(&backend.mul_scalar(d_q, t)?, &self.bsk)?;
-        Ok(backend.mod_down_epilogue(&backend.mul_scalar(d_bsk, t)?, &converted, &self.q_inv_bsk)?)
-    }
-
-    /// Step 5: Shenoy-Kumaresan. `x` over Bsk (coefficient form), |x| < M_B, to q exactly:
-    /// FastBConv from B gives x + alpha M_B; the m_sk residue gives
-    /// alpha = (FastBConv(x, B, m_sk) - x_msk) M_B^{-1} mod m_sk, which is then subtracted.
-    pub(crate) fn to_q<B: Backend>(&self, backend: &B, x: &B::Buffer) -> Result<B::Buffer> {
-        let converted = backend.base_convert(&backend.restrict(x, &self.b)?, &self.q_msk)?;
-        let difference = backend.sub(&backend.restrict(&converted, &self.msk)?, &backend.restrict(x, &self.msk)?)?;
-        let alpha = backend.base_convert(&backend.mul_scalar(&difference, self.mb_inv_msk)?, &self.q)?;
-        let mut out = backend.mul_limb_constants(&alpha, &self.neg_mb_q)?;
-        backend.add_assign(&mut out, &backend.restrict(&converted, &self.q)?)?;
-        Ok(out)
     }
 
     /// Algorithm 1 (decryption with the gamma correction): `v` = c0 + c1 s (coefficient form
@@ -351,9 +260,9 @@ mod tests {
             let q = RingBasis::new(n, &q_primes).unwrap();
             let behz = Behz::new(&q, T, &[q_primes.as_slice(), &[T]].concat()).unwrap();
             let bound = product(&q) * T * n * 81u32 / 10u32;
-            let m_b = product(&behz.b);
+            let m_b = product(behz.plan.b());
             assert!(m_b > bound, "N={n}: M_B has {} bits, the bound {}", m_b.bits(), bound.bits());
-            let smaller = &m_b / BigInt::from(*behz.b.primes().last().unwrap());
+            let smaller = &m_b / BigInt::from(*behz.plan.b().primes().last().unwrap());
             assert!(smaller < &bound << 8u32, "N={n}: B has a prime to spare");
             let all = [q_primes, behz.auxiliary_primes(), vec![T]].concat();
             assert!(all.iter().enumerate().all(|(i, p)| !all[..i].contains(p)), "N={n}: a prime is used twice");
@@ -368,9 +277,9 @@ mod tests {
         let x: Vec<BigInt> = random_values(&mut sampler, &q_big).into_iter().map(|v| v.mod_floor(&q_big)).collect();
         let mut device = batch_of(&q, &x);
         backend.ntt(&mut device).unwrap();
-        let mut extended = behz.extend(&backend, &device).unwrap();
+        let mut extended = pimhe_exec::behz::extend(&backend, &behz.plan, &device).unwrap();
         backend.intt(&mut extended).unwrap();
-        assert_eq!(extended.basis().primes(), behz.bsk.primes());
+        assert_eq!(extended.basis().primes(), behz.plan.bsk().primes());
         for (got, want) in values_of(&extended).iter().zip(&x) {
             let (u, rest) = (got - want).div_rem(&q_big);
             assert_eq!(rest, BigInt::from(0), "{got} is not {want} modulo q");
@@ -385,7 +294,9 @@ mod tests {
         let mut sampler = Sampler::from_seed_u64(2);
         // As large as a tensor product gets: 2N q^2.
         let d = random_values(&mut sampler, &(&q_big * &q_big * (2 * N)));
-        let floor = behz.fast_floor(&backend, &batch_of(&q, &d), &batch_of(&behz.bsk, &d)).unwrap();
+        let floor =
+            pimhe_exec::behz::fast_floor(&backend, &behz.plan, &batch_of(&q, &d), &batch_of(behz.plan.bsk(), &d))
+                .unwrap();
         for (got, d) in values_of(&floor).iter().zip(&d) {
             let alpha = (d * T).div_floor(&q_big) - got;
             assert!((0..limbs).contains(&i64::try_from(&alpha).unwrap()), "alpha {alpha} for D = {d}");
@@ -397,8 +308,8 @@ mod tests {
         let (backend, q, behz) = setup(4);
         let q_big = product(&q);
         let mut sampler = Sampler::from_seed_u64(3);
-        let x = random_values(&mut sampler, &(product(&behz.b) / 2));
-        let converted = behz.to_q(&backend, &batch_of(&behz.bsk, &x)).unwrap();
+        let x = random_values(&mut sampler, &(product(behz.plan.b()) / 2));
+        let converted = pimhe_exec::behz::to_q(&backend, &behz.plan, &batch_of(behz.plan.bsk(), &x)).unwrap();
         assert_eq!(converted.basis().primes(), q.primes());
         for (got, x) in values_of(&converted).iter().zip(&x) {
             assert_eq!((got - x).mod_floor(&q_big), BigInt::from(0), "{got} differs from {x} modulo q");

@@ -9,35 +9,23 @@ use crate::encoder::{PlainContext, Plaintext};
 use crate::error::Result;
 use crate::rlwe::{CiphertextBatch, Evaluator, PlainOperation};
 
-/// Slot-wise `a * b` by BEHZ's Algorithm 2: both operands extended to Bsk, the tensor product in
-/// q and in Bsk, scaled by t/q (fast floor) and brought back to q (Shenoy-Kumaresan).
+/// Slot-wise `a * b` by BEHZ's Algorithm 2 ([`Backend::behz_multiply`]): both operands extended
+/// to Bsk, the tensor product in q and in Bsk, scaled by t/q (fast floor) and brought back to q
+/// (Shenoy-Kumaresan). A square (the same batch twice) extends its operand once and takes three
+/// products per tensor ([`Backend::behz_square`]).
 pub(crate) fn multiply<B: Backend>(
     evaluator: &Evaluator<'_, B, BfvContext>,
     a: &CiphertextBatch<B, BfvContext>,
     b: &CiphertextBatch<B, BfvContext>,
 ) -> Result<CiphertextBatch<B, BfvContext>> {
-    let backend = evaluator.backend;
-    let behz = evaluator.ctx.behz();
-    let (a0, a1) = (behz.extend(backend, &a.parts[0])?, behz.extend(backend, &a.parts[1])?);
-    // A square (the same batch twice) extends its operand once and takes three products.
-    let (in_bsk, in_q) = if std::ptr::eq(a, b) {
-        (backend.tensor_square(&a0, &a1)?, backend.tensor_square(&a.parts[0], &a.parts[1])?)
+    let (backend, plan) = (evaluator.backend, evaluator.ctx.behz().plan());
+    let a_parts = [&a.parts[0], &a.parts[1]];
+    let parts = if std::ptr::eq(a, b) {
+        backend.behz_square(plan, a_parts)?
     } else {
-        let (b0, b1) = (behz.extend(backend, &b.parts[0])?, behz.extend(backend, &b.parts[1])?);
-        (backend.tensor(&a0, &a1, &b0, &b1)?, backend.tensor(&a.parts[0], &a.parts[1], &b.parts[0], &b.parts[1])?)
+        backend.behz_multiply(plan, a_parts, [&b.parts[0], &b.parts[1]])?
     };
-    let parts = in_q
-        .into_iter()
-        .zip(in_bsk)
-        .map(|(mut d_q, mut d_bsk)| {
-            backend.intt(&mut d_q)?;
-            backend.intt(&mut d_bsk)?;
-            let mut scaled = behz.to_q(backend, &behz.fast_floor(backend, &d_q, &d_bsk)?)?;
-            backend.ntt(&mut scaled)?;
-            Ok(scaled)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(a.derive(parts, a.level, ()))
+    Ok(a.derive(parts.into(), a.level, ()))
 }
 
 /// round(q m / t) for each plaintext, over q in NTT form, after checking each plaintext
