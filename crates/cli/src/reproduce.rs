@@ -295,14 +295,9 @@ fn run_dramatic(args: &DramaticArgs) -> Result<()> {
         line(&if args.json { to_json(&target)? } else { target.render() });
     }
     let mut rows: Vec<_> = reports.iter().flat_map(RowReport::comparison).collect();
-    if let Some(fig3) = reproduction.fig3() {
-        line(&if args.json { with_comparison(&fig3, &fig3.comparison())? } else { format!("\n{}", fig3.render()) });
-        rows.extend(fig3.comparison());
-    }
-    if let Some(table1) = reproduction.table1()? {
-        let table = table1.comparison();
-        line(&if args.json { with_comparison(&table1, &table)? } else { format!("\n{}", table1.render()) });
-        rows.extend(table);
+    for section in reproduction.sections()? {
+        line(if args.json { &section.json } else { &section.text });
+        rows.extend(section.comparison);
     }
     if !args.json {
         line(&format!("(emulation took {:.1} s on this host)", reproduction.elapsed_s()));

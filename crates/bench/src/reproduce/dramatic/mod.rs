@@ -63,7 +63,7 @@ pub use multiply::{
     NATIVE_MUL64_CYCLES,
 };
 pub use report::{Claim, DramaticReport, RowReport, TargetReport, COMPUTE_TOLERANCE, STATEMENT_TOLERANCE};
-pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, DEFAULT_MAX_EMULATION_S};
+pub use run::{reproduce, Dramatic, DramaticConfig, DramaticRun, Section, DEFAULT_MAX_EMULATION_S};
 pub use statements::{
     statements, Quantity, Statement, SECTION5_STATEMENTS, SECTION72_STATEMENTS, SINGLE_FIGURE_TOLERANCE,
 };

@@ -8,7 +8,7 @@ use pimhe_pim::layout::Variant;
 use pimhe_pim::model::reference::{self, ReferenceRow};
 use pimhe_pim::model::ModelVersion;
 use pimhe_workloads::progress::Progress;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::experiments::{dramatic_rows, ntt_ratio_spec, selected, target_spec, RowSpec};
 use super::large_n::{check_against_cpu, price_per_pass};
@@ -17,9 +17,10 @@ use super::report::{footer, header, Claim, DramaticReport, RowReport, TargetRepo
 use super::statements::{statements, Quantity};
 use super::table1::Table1Report;
 use crate::error::{BenchError, Result};
+use crate::format::Render;
 use crate::measure::kernels::pim::{operand_polys, Kernel};
 use crate::measure::kernels::{pim, Workload};
-use crate::reproduce::{Comparison, Reproduction};
+use crate::reproduce::{with_comparison, Comparison, Reproduction};
 use crate::target::upmem::{self, PimOutcome, PimSettings};
 use crate::target::what_if::WhatIf;
 
@@ -228,6 +229,19 @@ impl DramaticRun {
         self.want_table1.then(Table1Report::new).transpose()
     }
 
+    /// The selected sections after the rows (Fig. 3, Table 1), each as its text, its JSON with
+    /// its comparison rows, and those rows, in print order.
+    pub fn sections(&self) -> Result<Vec<Section>> {
+        let mut out = Vec::new();
+        if let Some(fig3) = self.fig3() {
+            out.push(Section::of(&fig3, fig3.comparison())?);
+        }
+        if let Some(table1) = self.table1()? {
+            out.push(Section::of(&table1, table1.comparison())?);
+        }
+        Ok(out)
+    }
+
     /// Seconds since [`DramaticRun::new`].
     pub fn elapsed_s(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
@@ -367,4 +381,20 @@ fn target_report(runner: &mut Runner) -> Result<TargetReport> {
         &runner.outcome(&ntt, Variant::Best)?,
         &runner.outcome(&ntt, Variant::Barrett)?,
     ))
+}
+
+/// One section of a run after its rows: what `pimhe bench reproduce dramatic` prints for it.
+pub struct Section {
+    /// Its text (a blank line first).
+    pub text: String,
+    /// Its JSON object with its comparison rows.
+    pub json: String,
+    /// Its comparison rows, for the run's comparison table.
+    pub comparison: Vec<Comparison>,
+}
+
+impl Section {
+    fn of(report: &(impl Render + Serialize), comparison: Vec<Comparison>) -> Result<Self> {
+        Ok(Self { text: format!("\n{}", report.render()), json: with_comparison(report, &comparison)?, comparison })
+    }
 }

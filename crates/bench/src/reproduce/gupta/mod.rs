@@ -220,7 +220,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         .find_map(|r| r.textbook.as_ref().filter(|_| r.coefficient_bits == widest.coefficient_bits))
         .map(|t| t.product_cycles)
         .ok_or_else(|| BenchError::Failed("internal error: no 109-bit textbook product was priced".into()))?;
-    let widest_q = multiword::paper_modulus(widest.coefficient_bits)?;
+    let widest_q = multiword::modulus(widest.coefficient_bits)?;
     let stats_model = ModelVersion::default();
     let setup = Fig2Setup {
         dpus,

@@ -97,7 +97,7 @@ pub struct TextbookProduct {
 
 /// The modulus of a width: the largest odd value of its bits (Barrett takes any q, and the
 /// kernels' counts do not depend on it, only on its words).
-fn modulus(coefficient_bits: u32) -> Result<MultiwordModulus> {
+pub fn modulus(coefficient_bits: u32) -> Result<MultiwordModulus> {
     MultiwordModulus::new((1u128 << coefficient_bits) - 1).map_err(|e| BenchError::Failed(e.to_string()))
 }
 
@@ -165,11 +165,6 @@ pub fn textbook_kernel_s(
     let (add_cycles, _) = priced(model, MwOp::Add, q, add_len, tasklets, Variant::Best)?;
     let cycles = products_per_dpu as f64 * product_cycles + add_cycles as f64;
     Ok((cycles / model.dpu_hz + model.launch_overhead_s, products_per_dpu))
-}
-
-/// The paper's modulus of `coefficient_bits` (as the multi-word rows use).
-pub fn paper_modulus(coefficient_bits: u32) -> Result<MultiwordModulus> {
-    modulus(coefficient_bits)
 }
 
 /// The multi-word rows beside the RNS `rows` (same operations, widths and counts) on `dpus`
