@@ -8,6 +8,7 @@ use pimhe_math::Modulus;
 
 use crate::basis::RingBasis;
 use crate::error::{Result, RingError};
+use crate::recycle;
 use crate::representation::Representation;
 
 /// `count` polynomials of degree N over an RNS basis of L primes, stored limb-major: all
@@ -36,7 +37,7 @@ use crate::representation::Representation;
 /// batch.to_coefficient().unwrap();
 /// assert_eq!(batch.poly_limb(1, 0)[1], 2);
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub struct PolyBatch {
     basis: Arc<RingBasis>,
     count: usize,
@@ -54,11 +55,26 @@ impl std::fmt::Debug for PolyBatch {
     }
 }
 
+/// A batch's storage goes back to the [`recycle`] pool, for the next batch of its size.
+impl Drop for PolyBatch {
+    fn drop(&mut self) {
+        recycle::give(std::mem::take(&mut self.data));
+    }
+}
+
+impl Clone for PolyBatch {
+    fn clone(&self) -> Self {
+        let mut data = recycle::take(self.data.len());
+        data.extend_from_slice(&self.data);
+        Self { basis: self.basis.clone(), count: self.count, representation: self.representation, data }
+    }
+}
+
 impl PolyBatch {
     /// `count` zero polynomials.
     pub fn zeros(basis: &Arc<RingBasis>, count: usize, representation: Representation) -> Self {
         let len = basis.len() * count * basis.degree();
-        Self { basis: basis.clone(), count, representation, data: vec![0; len] }
+        Self { basis: basis.clone(), count, representation, data: recycle::take_zeroed(len) }
     }
 
     /// Wraps limb-major residues, checking their number and that each is reduced.
@@ -179,8 +195,8 @@ impl PolyBatch {
     }
 
     /// Takes the residues out.
-    pub fn into_data(self) -> Vec<u32> {
-        self.data
+    pub fn into_data(mut self) -> Vec<u32> {
+        std::mem::take(&mut self.data)
     }
 
     /// The residues of every polynomial modulo prime `limb`: one contiguous slice.
@@ -235,7 +251,7 @@ impl PolyBatch {
             p.expect_compatible(first)?;
         }
         let count = parts.iter().map(|p| p.count).sum();
-        let mut data = Vec::with_capacity(first.basis.len() * count * first.degree());
+        let mut data = recycle::take(first.basis.len() * count * first.degree());
         for limb in 0..first.basis.len() {
             for p in parts {
                 data.extend_from_slice(p.limb(limb));
@@ -248,7 +264,7 @@ impl PolyBatch {
     /// (dropping limbs, reordering them, or both).
     pub fn restrict(&self, target: &Arc<RingBasis>) -> Result<PolyBatch> {
         let positions = target.limb_positions_in(&self.basis)?;
-        let mut data = Vec::with_capacity(target.len() * self.count * self.degree());
+        let mut data = recycle::take(target.len() * self.count * self.degree());
         for &limb in &positions {
             data.extend_from_slice(self.limb(limb));
         }
@@ -333,10 +349,13 @@ impl PolyBatch {
         self.representation = representation;
     }
 
-    /// Overwrites every residue with zero (for secret material).
+    /// Overwrites every residue with zero (for secret material), and the storage past them
+    /// (limbs dropped by [`PolyBatch::truncate_limbs`]), so that nothing of it reaches the
+    /// [`recycle`] pool.
     pub fn zeroize(&mut self) {
         // Zero the residues in place: `Vec::zeroize` would also truncate, breaking the shape.
         self.data.as_mut_slice().zeroize();
+        self.data.spare_capacity_mut().zeroize();
     }
 }
 

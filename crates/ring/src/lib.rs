@@ -10,6 +10,7 @@ pub mod basis;
 pub mod batch;
 pub mod error;
 pub mod memory;
+pub mod recycle;
 pub mod representation;
 
 pub use automorphism::GaloisPermutation;

@@ -8,7 +8,7 @@
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_ring::{recycle, PolyBatch, Representation, RingBasis};
 
 use super::CpuBackend;
 
@@ -54,7 +54,7 @@ impl CpuBackend {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, usize, &mut [u32]) -> Result<(), E> + Sync + Send,
     ) -> Result<Vec<u32>, E> {
-        let mut data: Vec<u32> = Vec::with_capacity(len);
+        let mut data: Vec<u32> = recycle::take(len);
         self.each_chunk_with(&mut data.spare_capacity_mut()[..len], n, cost, init, |scratch, index, chunk| {
             match start {
                 Start::Zeros => chunk.iter_mut().for_each(|x| {
@@ -90,7 +90,7 @@ impl CpuBackend {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, usize, [&mut [u32]; 3]) -> Result<(), E> + Sync + Send,
     ) -> Result<[Vec<u32>; 3], E> {
-        let mut data: [Vec<u32>; 3] = [(); 3].map(|_| Vec::with_capacity(len));
+        let mut data: [Vec<u32>; 3] = [(); 3].map(|_| recycle::take(len));
         let [d0, d1, d2] = &mut data;
         let spare = [d0, d1, d2].map(|d| &mut d.spare_capacity_mut()[..len]);
         self.each_triple_with(spare, n, cost, init, |scratch, index, chunks| {

@@ -236,7 +236,7 @@ impl SwitchingKey {
                 let term = WipeOnDrop::new(backend, backend.mul_limb_constants(source, &constants)?);
                 backend.add_assign(&mut b, &term)?;
                 // The whole b_j is the public half of the key: no longer wiped.
-                Ok(((backend.download(&b.into_inner())?, backend.download(&a)?), seed))
+                Ok(((backend.download_owned(b.into_inner())?, backend.download_owned(a)?), seed))
             })
             .collect::<Result<Vec<_>>>()?;
         let (pairs, seeds) = digits.into_iter().unzip();

@@ -24,6 +24,8 @@ pub(crate) mod noise;
 mod params;
 pub(crate) mod phase;
 mod scheme;
+#[cfg(test)]
+mod wipe_tests;
 
 use std::sync::Arc;
 

@@ -111,7 +111,7 @@ pub(crate) type Seed = [u8; 32];
 pub(crate) fn expand_uniform(seed: &Seed, basis: &Arc<RingBasis>, count: usize) -> Result<PolyBatch> {
     let mut sampler = Sampler::from_seed(*seed);
     let per_limb = count * basis.degree();
-    let mut data = Vec::with_capacity(basis.len() * per_limb);
+    let mut data = pimhe_ring::recycle::take(basis.len() * per_limb);
     for q in basis.moduli() {
         sampler.extend_uniform(&q, per_limb, &mut data);
     }
@@ -223,7 +223,7 @@ pub(crate) fn public_pair<B: Backend>(
     let s = WipeOnDrop::new(backend, backend.upload(secret.clone())?);
     let a_times_s = WipeOnDrop::new(backend, backend.mul(&a_device, &s)?);
     let b = backend.sub(&error, &a_times_s)?;
-    Ok((backend.download(&b)?, backend.download(&a_device)?, seed))
+    Ok((backend.download_owned(b)?, backend.download_owned(a_device)?, seed))
 }
 
 /// Refuses, before anything is allocated, an encryption of `count` plaintexts over `basis`
