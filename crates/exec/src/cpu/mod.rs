@@ -149,6 +149,29 @@ impl CpuBackend {
         });
     }
 
+    /// A fresh batch of `layout` whose (limb, polynomial) chunk is set by `f(limb, poly, q,
+    /// chunk)`, each chunk first holding what `start` says, written by the worker that computes
+    /// it: no zero-fill or copy pass over the whole batch on the calling thread.
+    fn fresh_chunks(
+        &self,
+        layout: (&Arc<RingBasis>, usize, Representation),
+        start: Start<'_>,
+        cost: usize,
+        f: impl Fn(usize, usize, &Modulus, &mut [u32]) + Sync + Send,
+    ) -> PolyBatch {
+        let (basis, count) = (layout.0, layout.1);
+        self.fresh(
+            layout,
+            start,
+            cost,
+            || (),
+            |_, index, chunk| {
+                let (limb, poly) = (index / count, index % count);
+                f(limb, poly, basis.modulus(limb), chunk)
+            },
+        )
+    }
+
     /// The cached converter from `from`'s primes to `to`'s.
     fn converter(&self, from: &RingBasis, to: &RingBasis) -> Result<Arc<BaseConverter>> {
         let key = (from.primes(), to.primes());
@@ -410,9 +433,9 @@ impl Backend for CpuBackend {
     }
 
     fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
-        let mut out = a.clone();
-        self.for_chunks(&mut out, pool::ELEMENTWISE, |_, _, q, chunk| kernels::neg(Isa::active(), q, chunk));
-        Ok(out)
+        Ok(self.fresh_chunks(layout_of(a), Start::CopyOf(a), pool::ELEMENTWISE, |_, _, q, chunk| {
+            kernels::neg(Isa::active(), q, chunk)
+        }))
     }
 
     fn mul(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
@@ -429,11 +452,9 @@ impl Backend for CpuBackend {
     }
 
     fn mul_scalar(&self, a: &PolyBatch, c: u64) -> Result<PolyBatch> {
-        let mut out = a.clone();
-        self.for_chunks(&mut out, pool::ELEMENTWISE, |_, _, q, chunk| {
+        Ok(self.fresh_chunks(layout_of(a), Start::CopyOf(a), pool::ELEMENTWISE, |_, _, q, chunk| {
             kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(c))
-        });
-        Ok(out)
+        }))
     }
 
     fn tensor(&self, a0: &PolyBatch, a1: &PolyBatch, b0: &PolyBatch, b1: &PolyBatch) -> Result<[PolyBatch; 3]> {
@@ -470,26 +491,17 @@ impl Backend for CpuBackend {
 
     fn constant_accumulate(&self, terms: &[(&PolyBatch, &[u64])], offset: Option<&[u64]>) -> Result<PolyBatch> {
         let shape = check_constant_terms(self, terms, offset)?;
-        let mut out = match offset {
-            Some(offset) => {
-                let constant = constant_polynomial(&shape, offset);
-                let mut out = PolyBatch::zeros(&shape.basis, shape.count, shape.representation);
-                for poly in 0..shape.count {
-                    for limb in 0..shape.basis.len() {
-                        out.poly_limb_mut(limb, poly).copy_from_slice(constant.poly_limb(limb, 0));
-                    }
-                }
-                out
-            }
-            None => PolyBatch::zeros(&shape.basis, shape.count, shape.representation),
-        };
+        let constant = offset.map(|offset| constant_polynomial(&shape, offset));
         // One product and one addition per term and coefficient, the sum kept in cache.
-        self.for_chunks(&mut out, terms.len() * pool::ELEMENTWISE, |limb, poly, q, chunk| {
+        let layout = (&shape.basis, shape.count, shape.representation);
+        Ok(self.fresh_chunks(layout, Start::Zeros, terms.len() * pool::ELEMENTWISE, |limb, poly, q, chunk| {
+            if let Some(constant) = &constant {
+                chunk.copy_from_slice(constant.poly_limb(limb, 0));
+            }
             for &(a, constants) in terms {
                 kernels::mac_scalar(Isa::active(), q, chunk, a.poly_limb(limb, poly), q.reduce_u64(constants[limb]));
             }
-        });
-        Ok(out)
+        }))
     }
 
     fn mod_down_epilogue(&self, a: &PolyBatch, b: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
@@ -500,13 +512,12 @@ impl Backend for CpuBackend {
     }
 
     fn sum(&self, a: &PolyBatch) -> Result<PolyBatch> {
-        let mut out = PolyBatch::zeros(a.basis(), 1, a.representation());
-        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, _, q, chunk| {
+        let layout = (a.basis(), 1, a.representation());
+        Ok(self.fresh_chunks(layout, Start::Zeros, a.count() * pool::ELEMENTWISE, |limb, _, q, chunk| {
             for poly in 0..a.count() {
                 kernels::add_assign(Isa::active(), q, chunk, a.poly_limb(limb, poly));
             }
-        });
-        Ok(out)
+        }))
     }
 
     fn ntt(&self, a: &mut PolyBatch) -> Result<()> {
@@ -583,11 +594,9 @@ impl Backend for CpuBackend {
 
     fn mul_limb_constants(&self, a: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
         check_limb_constants(&Shape::of(a), constants)?;
-        let mut out = a.clone();
-        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, _, q, chunk| {
+        Ok(self.fresh_chunks(layout_of(a), Start::CopyOf(a), pool::ELEMENTWISE, |limb, _, q, chunk| {
             kernels::mul_scalar(Isa::active(), q, chunk, q.reduce_u64(constants[limb]))
-        });
-        Ok(out)
+        }))
     }
 
     fn mod_down(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
@@ -601,11 +610,9 @@ impl Backend for CpuBackend {
     fn automorphism(&self, a: &PolyBatch, k: usize) -> Result<PolyBatch> {
         let k = galois_element(&Shape::of(a), k)?;
         let permutation = self.permutation(a.degree(), k, a.representation())?;
-        let mut out = PolyBatch::zeros(a.basis(), a.count(), a.representation());
-        self.for_chunks(&mut out, pool::ELEMENTWISE, |limb, poly, q, chunk| {
+        Ok(self.fresh_chunks(layout_of(a), Start::Zeros, pool::ELEMENTWISE, |limb, poly, q, chunk| {
             permutation.apply(q, chunk, a.poly_limb(limb, poly))
-        });
-        Ok(out)
+        }))
     }
 
     fn key_switch(
@@ -640,4 +647,9 @@ impl Backend for CpuBackend {
     ) -> Result<(PolyBatch, PolyBatch)> {
         self.fused_key_switch_decomposed_lazy(digits, keys, galois_element, plan)
     }
+}
+
+/// The basis, count and representation of `a`: the layout of an output shaped like it.
+fn layout_of(a: &PolyBatch) -> (&Arc<RingBasis>, usize, Representation) {
+    (a.basis(), a.count(), a.representation())
 }
