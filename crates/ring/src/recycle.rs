@@ -68,64 +68,41 @@ fn pool() -> &'static Mutex<Pool> {
 /// An empty vector with room for at least `len` residues: a pooled buffer where one fits (the
 /// smallest whose capacity is `len` to twice `len`), else a new allocation.
 pub fn take(len: usize) -> Vec<u32> {
-    if len >= MIN_POOLED_WORDS {
-        // A poisoned lock only means another thread panicked while holding it; the list of
-        // buffers is still consistent (each push and removal is one step).
-        let mut pool = pool().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let best = pool
-            .buffers
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.capacity() >= len && b.capacity() / LARGEST_FIT <= len)
-            .min_by_key(|(_, b)| b.capacity())
-            .map(|(index, _)| index);
-        if let Some(index) = best {
-            let mut buffer = pool.buffers.swap_remove(index);
-            pool.held_bytes -= capacity_bytes(&buffer);
-            drop(pool);
-            buffer.clear();
-            return buffer;
-        }
-        let buffer = Vec::with_capacity(len);
-        advise_huge_pages(&buffer);
-        return buffer;
-    }
-    Vec::with_capacity(len)
-}
-
-/// Asks the kernel to back `buffer`'s whole 2 MiB pages with transparent huge pages, so that
-/// first touching it takes one fault per 2 MiB instead of one per 4 KiB. Where THP is in
-/// `madvise` mode (the default of many distributions), faulting in fresh 4 KiB pages was the
-/// larger part of key generation at N = 2^16: 440,000 faults for five 264 MiB keys, about
-/// 10 us each on this machine's virtual machine (`perf stat -e page-faults pimhe bench keygen
-/// --n 65536`). Advice only: a kernel without THP, or out of huge pages, ignores it.
-fn advise_huge_pages(buffer: &Vec<u32>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE_PAGE: usize = 2 << 20;
-        let start = buffer.as_ptr() as usize;
-        let end = start + capacity_bytes(buffer) as usize;
-        let aligned_start = start.next_multiple_of(HUGE_PAGE);
-        let aligned_end = end - end % HUGE_PAGE;
-        if aligned_end > aligned_start {
-            // SAFETY: the range lies inside `buffer`'s allocation, which this process owns;
-            // MADV_HUGEPAGE changes how its pages are backed, never their contents.
-            unsafe {
-                libc::madvise(aligned_start as *mut libc::c_void, aligned_end - aligned_start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
+    take_pooled(len).unwrap_or_else(|| Vec::with_capacity(len))
 }
 
 /// `len` zeros, in a pooled buffer where one fits ([`take`]).
 pub fn take_zeroed(len: usize) -> Vec<u32> {
-    if len < MIN_POOLED_WORDS {
+    match take_pooled(len) {
+        Some(mut buffer) => {
+            buffer.resize(len, 0);
+            buffer
+        }
         // calloc: fresh pages from the kernel are zero already.
-        return vec![0; len];
+        None => vec![0; len],
     }
-    let mut buffer = take(len);
-    buffer.resize(len, 0);
-    buffer
+}
+
+/// The pooled buffer [`take`] hands out, emptied, if one fits.
+fn take_pooled(len: usize) -> Option<Vec<u32>> {
+    if len < MIN_POOLED_WORDS {
+        return None;
+    }
+    // A poisoned lock only means another thread panicked while holding it; the list of
+    // buffers is still consistent (each push and removal is one step).
+    let mut pool = pool().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let best = pool
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.capacity() >= len && b.capacity() / LARGEST_FIT <= len)
+        .min_by_key(|(_, b)| b.capacity())
+        .map(|(index, _)| index)?;
+    let mut buffer = pool.buffers.swap_remove(best);
+    pool.held_bytes -= capacity_bytes(&buffer);
+    drop(pool);
+    buffer.clear();
+    Some(buffer)
 }
 
 /// Gives `buffer` to the pool (or frees it: too small, or the pool is full or off).
