@@ -26,6 +26,7 @@ use pimhe_math::{BaseConverter, Isa, Modulus};
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use rayon::prelude::*;
 
+use super::division::Division;
 use super::{b_chunk, CpuBackend};
 use crate::backend::Shape;
 use crate::error::{ExecError, Result};
@@ -125,15 +126,18 @@ enum Order {
     ByLimb,
 }
 
-/// The tasks of an inner product: (poly, limb, acc0 chunk, acc1 chunk) for every (polynomial,
-/// extended limb), in `order`.
-fn tasks((acc0, acc1): &mut Accumulators, polys: usize, order: Order) -> Vec<(usize, usize, &mut [u32], &mut [u32])> {
-    let n = acc0.degree();
-    // The accumulators are limb-major, so their chunks come limb by limb.
-    let mut tasks: Vec<_> = acc0
-        .data_mut()
+/// The tasks of an inner product: (poly, limb, chunk of sum 0, chunk of sum 1) for every
+/// (polynomial, limb) of the two sums (limb-major data, `polys` polynomials of `n` residues), in
+/// `order`.
+fn tasks<'a>(
+    [sum0, sum1]: [&'a mut [u32]; 2],
+    n: usize,
+    polys: usize,
+    order: Order,
+) -> Vec<(usize, usize, &'a mut [u32], &'a mut [u32])> {
+    let mut tasks: Vec<_> = sum0
         .chunks_mut(n)
-        .zip(acc1.data_mut().chunks_mut(n))
+        .zip(sum1.chunks_mut(n))
         .enumerate()
         .map(|(index, (a0, a1))| (index % polys, index / polys, a0, a1))
         .collect();
@@ -186,30 +190,57 @@ impl CpuBackend {
         let layout = check(&Shape::of(c), &key_shapes, plan)?;
         let mod_up = ModUp::new(self, c, &layout, plan)?;
         let product = InnerProduct { isa: mod_up.isa, layout: &layout, keys };
-        let (n, polys) = (c.degree(), c.count());
-        let extended = plan.extended;
-        // ModUp and the inner product with the key, one (polynomial, extended limb) at a time.
-        let mut sums = accumulators(extended, polys);
-        self.pool.install(|| {
-            tasks(&mut sums, polys, Order::ByPolynomial).into_par_iter().try_for_each_init(
-                || vec![0u32; n],
-                |term, (poly, limb, acc0, acc1)| {
-                    let q = extended.modulus(limb);
-                    for j in 0..layout.digits.len() {
-                        let digit: &[u32] = match mod_up.own(j, limb, poly) {
-                            Some(own) => own,
-                            None => {
-                                mod_up.convert(j, limb, poly, term)?;
-                                term
-                            }
-                        };
-                        product.add(j, (poly, limb), q, acc0, acc1, digit);
+        let division = Division::new(self, plan.extended, layout.special, plan.plain_modulus, Representation::Ntt)?;
+        let (n, polys, kept, count) = (c.degree(), c.count(), division.kept(), layout.special);
+        // ModUp and the inner product with the key on one (polynomial, extended limb): both sums
+        // there, NTT form, fully written (the first digit's product starts them).
+        let sums = |term: &mut [u32], poly: usize, limb: usize, acc0: &mut [u32], acc1: &mut [u32]| {
+            let q = plan.extended.modulus(limb);
+            for j in 0..layout.digits.len() {
+                let digit: &[u32] = match mod_up.own(j, limb, poly) {
+                    Some(own) => own,
+                    None => {
+                        mod_up.convert(j, limb, poly, term)?;
+                        term
                     }
-                    Ok::<_, ExecError>(())
+                };
+                product.add(j, (poly, limb), q, acc0, acc1, digit);
+            }
+            Ok::<_, ExecError>(())
+        };
+        // The sums on the special primes first, each made into ModDown's scaled residues while
+        // in cache (polynomial-major, as the division reads them): the kept limbs need all of
+        // a polynomial's.
+        let mut scaled = [vec![0u32; polys * count * n], vec![0u32; polys * count * n]];
+        let [scaled0, scaled1] = &mut scaled;
+        self.pool.install(|| {
+            scaled0.par_chunks_mut(n).zip(scaled1.par_chunks_mut(n)).enumerate().try_for_each_init(
+                || vec![0u32; n],
+                |term, (index, (acc0, acc1))| {
+                    let (poly, k) = (index / count, index % count);
+                    sums(term, poly, kept + k, acc0, acc1)?;
+                    division.scale(k, acc0)?;
+                    division.scale(k, acc1)
                 },
             )
         })?;
-        self.mod_down_sums(sums, &layout, plan)
+        let [scaled0, scaled1] = &scaled;
+        let of_poly = |poly: usize| poly * count * n..(poly + 1) * count * n;
+        // Then the kept limbs: the sums there go straight into the quotients.
+        let len = kept * polys * n;
+        let (mut out0, mut out1) = (vec![0u32; len], vec![0u32; len]);
+        self.pool.install(|| {
+            tasks([&mut out0, &mut out1], n, polys, Order::ByPolynomial).into_par_iter().try_for_each_init(
+                || (vec![0u32; n], vec![0u32; n]),
+                |(term, delta), (poly, limb, acc0, acc1)| {
+                    sums(term, poly, limb, acc0, acc1)?;
+                    division.divide(limb, acc0, &scaled0[of_poly(poly)], delta)?;
+                    division.divide(limb, acc1, &scaled1[of_poly(poly)], delta)
+                },
+            )
+        })?;
+        let quotient = |data| PolyBatch::from_reduced_data(&division.target, polys, Representation::Ntt, data);
+        Ok((quotient(out0)?, quotient(out1)?))
     }
 
     /// [`crate::Backend::mod_up`], fused: every (digit, extended limb, polynomial) chunk of the
@@ -291,9 +322,9 @@ impl CpuBackend {
             .transpose()?;
         let product = InnerProduct { isa: Isa::active(), layout: &layout, keys };
         let extended = plan.extended;
-        let mut sums = accumulators(extended, polys);
+        let (mut sum0, mut sum1) = accumulators(extended, polys);
         self.pool.install(|| {
-            tasks(&mut sums, polys, Order::ByLimb).into_par_iter().for_each_init(
+            tasks([sum0.data_mut(), sum1.data_mut()], n, polys, Order::ByLimb).into_par_iter().for_each_init(
                 || vec![0u32; n],
                 |term, (poly, limb, acc0, acc1)| {
                     let q = extended.modulus(limb);
@@ -311,7 +342,7 @@ impl CpuBackend {
                 },
             )
         });
-        Ok((sums, layout))
+        Ok(((sum0, sum1), layout))
     }
 
     /// ModDown of both sums of an inner product, in place.
