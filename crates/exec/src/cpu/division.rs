@@ -85,6 +85,11 @@ impl Division {
         self.target.len()
     }
 
+    /// Number of dropped primes.
+    pub fn count(&self) -> usize {
+        self.dropped.len()
+    }
+
     /// FastBConv's first half on dropped limb `k` of one polynomial, in place: `chunk` holds
     /// the input's residues there and ends as [a]_{p_k} (BGV: [a t^{-1}]_{p_k}) in coefficient
     /// form, scaled by (P/p_k)^{-1}.
