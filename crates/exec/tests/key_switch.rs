@@ -207,9 +207,9 @@ proptest! {
         let extended = level.concat(&limbs(&key_basis, data, data + special)).unwrap();
         // A digit ends after data prime i where cuts[i] says so, and after the last.
         let mut sizes = vec![0];
-        for i in 0..data {
+        for (i, &cut) in cuts.iter().enumerate().take(data) {
             *sizes.last_mut().unwrap() += 1;
-            if cuts[i] && i + 1 < data {
+            if cut && i + 1 < data {
                 sizes.push(0);
             }
         }
