@@ -1,9 +1,10 @@
 //! key_switch: the CPU backend's fused switch against the composition of element-wise
 //! operations (`key_switch::composed`, on the same backend), residue for residue, on random
 //! operands at every level and grouping of digits; and the refusal of operands that do not line
-//! up. Both switches end in the CPU backend's ModDown, so this test does not tell its bugs
-//! apart: `mod_down_many.rs` checks ModDown against big integers, and pimhe-schemes checks that
-//! a switch decrypts to `c s'` against big integers.
+//! up. Both switches divide by P with the CPU backend's ModDown steps (`cpu/division.rs`; the
+//! fused ones on their sums as they make them), so this test does not tell their bugs apart:
+//! `mod_down_many.rs` checks ModDown against big integers, and pimhe-schemes checks that a
+//! switch decrypts to `c s'` against big integers.
 
 mod common;
 
@@ -14,6 +15,7 @@ use pimhe_exec::{key_switch, Backend, CpuBackend, KeySwitchPlan};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use pimhe_testkit::inputs::{basis_of, distinct_primes, random_batch, rng};
+use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 
 const DATA: usize = 6;
@@ -143,6 +145,102 @@ fn fused_hoisting_halves_equal_the_composed_ones() {
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// The whole switch and both hoisting halves of `backend` against their compositions, residue
+/// for residue (the whole switch also against the halves with no automorphism), for the
+/// Galois element `element` of the decomposed switch.
+fn assert_fused_switches_are_composed(
+    backend: &CpuBackend,
+    c: &PolyBatch,
+    keys: &[(PolyBatch, PolyBatch)],
+    element: usize,
+    plan: &KeySwitchPlan,
+) -> Result<(), TestCaseError> {
+    let whole = backend.key_switch(c, keys, plan).unwrap();
+    let composed = key_switch::composed(backend, c, keys, plan).unwrap();
+    prop_assert!(whole.0 == composed.0 && whole.1 == composed.1, "key_switch");
+    let digits = backend.mod_up(c, plan).unwrap();
+    prop_assert!(digits == key_switch::composed_mod_up(backend, c, plan).unwrap(), "mod_up");
+    for element in [None, Some(element)] {
+        let fused = backend.key_switch_decomposed(&digits, keys, element, plan).unwrap();
+        let composed = key_switch::composed_decomposed(backend, &digits, keys, element, plan).unwrap();
+        prop_assert!(fused.0 == composed.0 && fused.1 == composed.1, "key_switch_decomposed, k {:?}", element);
+        let lazy = backend.key_switch_decomposed_lazy(&digits, keys, element, plan).unwrap();
+        let composed = key_switch::composed_decomposed_lazy(backend, &digits, keys, element, plan).unwrap();
+        prop_assert!(lazy.0 == composed.0 && lazy.1 == composed.1, "key_switch_decomposed_lazy, k {:?}", element);
+        if element.is_none() {
+            prop_assert!(fused.0 == whole.0 && fused.1 == whole.1, "halves against the whole");
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The fused switches (the whole one, and the decomposed one of hoisting, which divide by P
+    /// as they make their sums) equal the compositions on random shapes: ring degree, data and
+    /// special primes of mixed sizes, any grouping of the data primes into digits, batch sizes
+    /// with a broadcast key or one per input, BGV's plain modulus or none, any Galois element,
+    /// and 1 to 3 threads.
+    #[test]
+    fn fused_switches_equal_the_composed_ones_on_random_shapes(
+        log_n in 4usize..=10,
+        data in 1usize..=7,
+        special in 1usize..=3,
+        cuts in prop::collection::vec(any::<bool>(), 7),
+        polys in 1usize..=4,
+        broadcast_key in any::<bool>(),
+        bgv in any::<bool>(),
+        element in (0usize..2048).prop_map(|k| 2 * k + 1),
+        threads in 1usize..=3,
+        seed in any::<u64>(),
+    ) {
+        let n = 1 << log_n;
+        let bits: Vec<u32> = (0..data + special).map(|i| [30, 29, 28, 27][i % 4]).collect();
+        let key_basis = basis_of(n, &distinct_primes(n, &bits));
+        let level = key_basis.prefix(data).unwrap();
+        let extended = level.concat(&limbs(&key_basis, data, data + special)).unwrap();
+        // A digit ends after data prime i where cuts[i] says so, and after the last.
+        let mut sizes = vec![0];
+        for (i, &cut) in cuts.iter().enumerate().take(data) {
+            *sizes.last_mut().unwrap() += 1;
+            if cut && i + 1 < data {
+                sizes.push(0);
+            }
+        }
+        let digits = digits(&key_basis, &sizes);
+        let mut rng = rng(seed);
+        let c = random_batch(&mut rng, &level, polys, Representation::Ntt);
+        let keys = random_keys(&mut rng, &extended, digits.len(), if broadcast_key { 1 } else { polys });
+        let plain_modulus = bgv.then(|| Modulus::new(65537).unwrap());
+        let plan = KeySwitchPlan { digits: &digits, extended: &extended, plain_modulus };
+        assert_fused_switches_are_composed(&CpuBackend::new(Some(threads)).unwrap(), &c, &keys, element, &plan)?;
+    }
+}
+
+/// The same at the BFV preset's shape at N = 8192 (5 data primes, 2 special, 3 digits), batch 1
+/// and 2, where the composed ModDown's passes run on the pool or on the calling thread by the
+/// sizes of a real switch.
+#[test]
+fn fused_switches_equal_the_composed_ones_at_a_preset_size() {
+    let n = 8192;
+    let key_basis = basis_of(n, &distinct_primes(n, &[30; 7]));
+    let level = key_basis.prefix(5).unwrap();
+    let extended = level.concat(&limbs(&key_basis, 5, 7)).unwrap();
+    let digits = digits(&key_basis, &[2, 2, 1]);
+    let mut rng = rng(95);
+    for polys in [1, 2] {
+        let c = random_batch(&mut rng, &level, polys, Representation::Ntt);
+        let keys = random_keys(&mut rng, &extended, digits.len(), 1);
+        for plain_modulus in [None, Some(Modulus::new(65537).unwrap())] {
+            let plan = KeySwitchPlan { digits: &digits, extended: &extended, plain_modulus };
+            for backend in backends() {
+                assert_fused_switches_are_composed(&backend, &c, &keys, 5, &plan).unwrap();
             }
         }
     }

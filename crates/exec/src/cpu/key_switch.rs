@@ -2,33 +2,37 @@
 //! hoisting ([`crate::Backend::mod_up`], [`crate::Backend::key_switch_decomposed`]).
 //!
 //! The composed switch ([`crate::key_switch::composed`]) makes every digit's ModUp a batch over
-//! the whole extended basis, then multiplies and accumulates those batches with the key: each
-//! step streams megabytes through memory and allocates a fresh batch. Here each (polynomial,
-//! extended prime) pair is one task that converts one digit at a time to that prime (from the
-//! digits' scaled residues, kept per polynomial), transforms it and accumulates it against the
-//! key while the limb is in cache, so the only batch-sized buffers are the scaled input and
-//! the two accumulators, which ModDown then divides in place. The residues are those of the
-//! composed switch, which the tests check.
+//! the whole extended basis, then multiplies and accumulates those batches with the key and
+//! divides the two sums by P: each step streams megabytes through memory and allocates a fresh
+//! batch. Here each (polynomial, extended prime) pair is one task that converts one digit at a
+//! time to that prime (from the digits' scaled residues, kept per polynomial), transforms it
+//! and accumulates it against the key while the limb is in cache, and ModDown takes the sums
+//! there too ([`Division`], the steps of [`crate::Backend::mod_down`]): a special prime's sums
+//! become its scaled residues in place, a kept prime's are divided straight into the quotients
+//! (`CpuBackend::divided_sums`). The only batch-sized buffers are the scaled input, the scaled
+//! special sums and the two quotients. The residues are those of the composed switch, which
+//! the tests check.
 //!
 //! Hoisting needs the extended digits themselves (they are shared by several keys), so
 //! [`CpuBackend::fused_mod_up`] writes them out, from the same scaled residues ([`ModUp`]) in one
 //! parallel pass. [`CpuBackend::fused_key_switch_decomposed`] then works as the fused switch
-//! does, one (polynomial, extended prime) task at a time, except that each digit's limb is
-//! gathered through the automorphism's slot permutation (NTT form: no arithmetic) into a
-//! cache-resident scratch limb instead of being converted: per rotation no batch is allocated
-//! but the two accumulators, and no digit is read twice.
+//! does, one (polynomial, extended prime) task at a time and ModDown on the way, except that
+//! each digit's limb is gathered through the automorphism's slot permutation (NTT form: no
+//! arithmetic) into a cache-resident scratch limb instead of being converted: per rotation no
+//! batch is allocated but the quotients and the scaled special sums, and no digit is read twice.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use pimhe_math::simd::elementwise as kernels;
 use pimhe_math::{BaseConverter, Isa, Modulus};
-use pimhe_ring::{PolyBatch, Representation, RingBasis};
+use pimhe_ring::{GaloisPermutation, PolyBatch, Representation, RingBasis};
 use rayon::prelude::*;
 
+use super::division::Division;
 use super::{b_chunk, CpuBackend};
 use crate::backend::Shape;
-use crate::error::{ExecError, Result};
+use crate::error::Result;
 use crate::key_switch::{check, check_decomposed, check_mod_up, KeySwitchLayout, KeySwitchPlan};
 use crate::operands::galois_element;
 
@@ -105,14 +109,6 @@ impl<'a> ModUp<'a> {
     }
 }
 
-/// The two sums of an inner product with a key, over the extended basis, NTT form.
-type Accumulators = (PolyBatch, PolyBatch);
-
-fn accumulators(extended: &Arc<RingBasis>, polys: usize) -> Accumulators {
-    let zeros = || PolyBatch::zeros(extended, polys, Representation::Ntt);
-    (zeros(), zeros())
-}
-
 /// In which order the tasks of an inner product run (rayon hands them out roughly in order).
 #[derive(Clone, Copy)]
 enum Order {
@@ -125,20 +121,29 @@ enum Order {
     ByLimb,
 }
 
-/// The tasks of an inner product: (poly, limb, acc0 chunk, acc1 chunk) for every (polynomial,
-/// extended limb), in `order`.
-fn tasks((acc0, acc1): &mut Accumulators, polys: usize, order: Order) -> Vec<(usize, usize, &mut [u32], &mut [u32])> {
-    let n = acc0.degree();
-    // The accumulators are limb-major, so their chunks come limb by limb.
-    let mut tasks: Vec<_> = acc0
-        .data_mut()
+/// One task of an inner product: (poly, limb, chunk of sum 0, chunk of sum 1).
+type Task<'a> = (usize, usize, &'a mut [u32], &'a mut [u32]);
+
+/// The tasks over every `n`-residue chunk of two sums, chunk `index` being (polynomial, limb)
+/// `at(index)`, in `order`.
+fn tasks<'a>(
+    [sum0, sum1]: [&'a mut [u32]; 2],
+    n: usize,
+    at: impl Fn(usize) -> (usize, usize),
+    order: Order,
+) -> Vec<Task<'a>> {
+    let mut tasks: Vec<Task<'a>> = sum0
         .chunks_mut(n)
-        .zip(acc1.data_mut().chunks_mut(n))
+        .zip(sum1.chunks_mut(n))
         .enumerate()
-        .map(|(index, (a0, a1))| (index % polys, index / polys, a0, a1))
+        .map(|(index, (a0, a1))| {
+            let (poly, limb) = at(index);
+            (poly, limb, a0, a1)
+        })
         .collect();
-    if let Order::ByPolynomial = order {
-        tasks.sort_by_key(|&(poly, limb, ..)| (poly, limb));
+    match order {
+        Order::ByPolynomial => tasks.sort_by_key(|&(poly, limb, ..)| (poly, limb)),
+        Order::ByLimb => tasks.sort_by_key(|&(poly, limb, ..)| (limb, poly)),
     }
     tasks
 }
@@ -186,30 +191,75 @@ impl CpuBackend {
         let layout = check(&Shape::of(c), &key_shapes, plan)?;
         let mod_up = ModUp::new(self, c, &layout, plan)?;
         let product = InnerProduct { isa: mod_up.isa, layout: &layout, keys };
-        let (n, polys) = (c.degree(), c.count());
-        let extended = plan.extended;
-        // ModUp and the inner product with the key, one (polynomial, extended limb) at a time.
-        let mut sums = accumulators(extended, polys);
+        let division = Division::new(self, plan.extended, layout.special, plan.plain_modulus, Representation::Ntt)?;
+        // ModUp and the inner product with the key on one (polynomial, extended limb).
+        let sums = |term: &mut [u32], poly: usize, limb: usize, acc0: &mut [u32], acc1: &mut [u32]| {
+            let q = plan.extended.modulus(limb);
+            for j in 0..layout.digits.len() {
+                let digit: &[u32] = match mod_up.own(j, limb, poly) {
+                    Some(own) => own,
+                    None => {
+                        mod_up.convert(j, limb, poly, term)?;
+                        term
+                    }
+                };
+                product.add(j, (poly, limb), q, acc0, acc1, digit);
+            }
+            Ok(())
+        };
+        self.divided_sums(c.count(), &division, Order::ByPolynomial, sums)
+    }
+
+    /// The two sums of an inner product, `sums(term, poly, limb, acc0, acc1)` writing every
+    /// residue of both on chunk (poly, limb) of the extended basis (`term`: one limb of
+    /// scratch), divided by P as they are made ([`Division`]), so no sum over the whole
+    /// extended basis is ever held: the special primes' chunks first, each made into ModDown's
+    /// scaled residues while in cache (polynomial-major, as the division reads them), then the
+    /// kept primes' chunks, each divided into the quotient right after its sums, which a kept
+    /// chunk can only be once all of its polynomial's scaled residues are made.
+    fn divided_sums<S>(
+        &self,
+        polys: usize,
+        division: &Division,
+        order: Order,
+        sums: S,
+    ) -> Result<(PolyBatch, PolyBatch)>
+    where
+        S: Fn(&mut [u32], usize, usize, &mut [u32], &mut [u32]) -> Result<()> + Sync,
+    {
+        let (n, kept) = (division.target.degree(), division.kept());
+        let count = division.count();
+        let mut scaled = [vec![0u32; polys * count * n], vec![0u32; polys * count * n]];
+        let [scaled0, scaled1] = &mut scaled;
+        let special = tasks([scaled0, scaled1], n, |index| (index / count, kept + index % count), order);
         self.pool.install(|| {
-            tasks(&mut sums, polys, Order::ByPolynomial).into_par_iter().try_for_each_init(
+            special.into_par_iter().try_for_each_init(
                 || vec![0u32; n],
                 |term, (poly, limb, acc0, acc1)| {
-                    let q = extended.modulus(limb);
-                    for j in 0..layout.digits.len() {
-                        let digit: &[u32] = match mod_up.own(j, limb, poly) {
-                            Some(own) => own,
-                            None => {
-                                mod_up.convert(j, limb, poly, term)?;
-                                term
-                            }
-                        };
-                        product.add(j, (poly, limb), q, acc0, acc1, digit);
-                    }
-                    Ok::<_, ExecError>(())
+                    sums(term, poly, limb, acc0, acc1)?;
+                    division.scale(limb - kept, acc0)?;
+                    division.scale(limb - kept, acc1)
                 },
             )
         })?;
-        self.mod_down_sums(sums, &layout, plan)
+        let [scaled0, scaled1] = &scaled;
+        let of_poly = |poly: usize| poly * count * n..(poly + 1) * count * n;
+        // The quotients are fully written: each chunk by the division of its sums.
+        let len = kept * polys * n;
+        let (mut out0, mut out1) = (vec![0u32; len], vec![0u32; len]);
+        let kept_tasks = tasks([&mut out0, &mut out1], n, |index| (index % polys, index / polys), order);
+        self.pool.install(|| {
+            kept_tasks.into_par_iter().try_for_each_init(
+                || (vec![0u32; n], vec![0u32; n]),
+                |(term, delta), (poly, limb, acc0, acc1)| {
+                    sums(term, poly, limb, acc0, acc1)?;
+                    division.divide(limb, acc0, &scaled0[of_poly(poly)], delta)?;
+                    division.divide(limb, acc1, &scaled1[of_poly(poly)], delta)
+                },
+            )
+        })?;
+        let quotient = |data| PolyBatch::from_reduced_data(&division.target, polys, Representation::Ntt, data);
+        Ok((quotient(out0)?, quotient(out1)?))
     }
 
     /// [`crate::Backend::mod_up`], fused: every (digit, extended limb, polynomial) chunk of the
@@ -253,12 +303,15 @@ impl CpuBackend {
         element: Option<usize>,
         plan: &KeySwitchPlan,
     ) -> Result<(PolyBatch, PolyBatch)> {
-        let (sums, layout) = self.fused_inner_product(digits, keys, element, plan)?;
-        self.mod_down_sums(sums, &layout, plan)
+        let (layout, permutation) = self.check_decomposed(digits, keys, element, plan)?;
+        let division = Division::new(self, plan.extended, layout.special, plan.plain_modulus, Representation::Ntt)?;
+        let product = InnerProduct { isa: Isa::active(), layout: &layout, keys };
+        let sums = mapped_sums(digits, permutation.as_deref(), &product, plan.extended);
+        self.divided_sums(digits[0].count(), &division, Order::ByLimb, sums)
     }
 
     /// [`crate::Backend::key_switch_decomposed_lazy`], fused: the inner product of
-    /// [`CpuBackend::fused_key_switch_decomposed`] without its ModDown.
+    /// [`CpuBackend::fused_key_switch_decomposed`] without its ModDown, over the extended basis.
     pub(super) fn fused_key_switch_decomposed_lazy(
         &self,
         digits: &[PolyBatch],
@@ -266,64 +319,66 @@ impl CpuBackend {
         element: Option<usize>,
         plan: &KeySwitchPlan,
     ) -> Result<(PolyBatch, PolyBatch)> {
-        Ok(self.fused_inner_product(digits, keys, element, plan)?.0)
+        let (layout, permutation) = self.check_decomposed(digits, keys, element, plan)?;
+        let product = InnerProduct { isa: Isa::active(), layout: &layout, keys };
+        let sums = mapped_sums(digits, permutation.as_deref(), &product, plan.extended);
+        let (n, polys) = (plan.extended.degree(), digits[0].count());
+        let zeros = || PolyBatch::zeros(plan.extended, polys, Representation::Ntt);
+        let (mut sum0, mut sum1) = (zeros(), zeros());
+        let all = tasks([sum0.data_mut(), sum1.data_mut()], n, |index| (index % polys, index / polys), Order::ByLimb);
+        self.pool.install(|| {
+            all.into_par_iter().try_for_each_init(
+                || vec![0u32; n],
+                |term, (poly, limb, acc0, acc1)| sums(term, poly, limb, acc0, acc1),
+            )
+        })?;
+        Ok((sum0, sum1))
     }
 
-    /// The checked inner product of the digits, each limb mapped by X -> X^k into cache, with
-    /// the key's pairs, over the extended basis.
-    fn fused_inner_product(
+    /// The checks of the decomposed switch's operands, and the permutation of X -> X^k for
+    /// `element` (none for the identity, k = 1: the digits are used where they are).
+    fn check_decomposed(
         &self,
         digits: &[PolyBatch],
         keys: &[(PolyBatch, PolyBatch)],
         element: Option<usize>,
         plan: &KeySwitchPlan,
-    ) -> Result<(Accumulators, KeySwitchLayout)> {
+    ) -> Result<(KeySwitchLayout, Option<Arc<GaloisPermutation>>)> {
         let digit_shapes: Vec<Shape> = digits.iter().map(Shape::of).collect();
         let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (Shape::of(b), Shape::of(a))).collect();
         let layout = check_decomposed(&digit_shapes, &key_shapes, plan)?;
-        let (n, polys) = (plan.extended.degree(), digits[0].count());
-        // X -> X^1 is the identity: the digits are used where they are.
         let permutation = element
             .map(|k| galois_element(&digit_shapes[0], k))
             .transpose()?
             .filter(|&k| k != 1)
-            .map(|k| self.permutation(n, k, Representation::Ntt))
+            .map(|k| self.permutation(plan.extended.degree(), k, Representation::Ntt))
             .transpose()?;
-        let product = InnerProduct { isa: Isa::active(), layout: &layout, keys };
-        let extended = plan.extended;
-        let mut sums = accumulators(extended, polys);
-        self.pool.install(|| {
-            tasks(&mut sums, polys, Order::ByLimb).into_par_iter().for_each_init(
-                || vec![0u32; n],
-                |term, (poly, limb, acc0, acc1)| {
-                    let q = extended.modulus(limb);
-                    for (j, digit) in digits.iter().enumerate() {
-                        let limb_residues = digit.poly_limb(limb, poly);
-                        let mapped: &[u32] = match &permutation {
-                            Some(permutation) => {
-                                permutation.apply(q, term, limb_residues);
-                                term
-                            }
-                            None => limb_residues,
-                        };
-                        product.add(j, (poly, limb), q, acc0, acc1, mapped);
-                    }
-                },
-            )
-        });
-        Ok((sums, layout))
+        Ok((layout, permutation))
     }
+}
 
-    /// ModDown of both sums of an inner product, in place.
-    fn mod_down_sums(
-        &self,
-        (acc0, acc1): Accumulators,
-        layout: &KeySwitchLayout,
-        plan: &KeySwitchPlan,
-    ) -> Result<(PolyBatch, PolyBatch)> {
-        Ok((
-            self.mod_down_owned(acc0, layout.special, plan.plain_modulus)?,
-            self.mod_down_owned(acc1, layout.special, plan.plain_modulus)?,
-        ))
+/// The inner product of the decomposed digits, each limb mapped by `permutation` into cache
+/// (the `term` scratch), with the key's pairs, as `sums(term, poly, limb, acc0, acc1)` of
+/// [`CpuBackend::divided_sums`].
+fn mapped_sums<'a>(
+    digits: &'a [PolyBatch],
+    permutation: Option<&'a GaloisPermutation>,
+    product: &'a InnerProduct<'a>,
+    extended: &'a RingBasis,
+) -> impl Fn(&mut [u32], usize, usize, &mut [u32], &mut [u32]) -> Result<()> + Sync + 'a {
+    move |term, poly, limb, acc0, acc1| {
+        let q = extended.modulus(limb);
+        for (j, digit) in digits.iter().enumerate() {
+            let limb_residues = digit.poly_limb(limb, poly);
+            let mapped: &[u32] = match permutation {
+                Some(permutation) => {
+                    permutation.apply(q, term, limb_residues);
+                    term
+                }
+                None => limb_residues,
+            };
+            product.add(j, (poly, limb), q, acc0, acc1, mapped);
+        }
+        Ok(())
     }
 }

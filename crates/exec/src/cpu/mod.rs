@@ -5,6 +5,7 @@
 //! AVX2 or scalar, all giving the same residues).
 
 mod behz;
+mod division;
 mod fresh;
 mod key_switch;
 mod memory;
@@ -22,6 +23,7 @@ use crate::backend::{Backend, Shape};
 use crate::behz::BehzPlan;
 use crate::error::{ExecError, Result};
 use crate::key_switch::KeySwitchPlan;
+use division::Division;
 use fresh::Start;
 use rescale::LastPrime;
 
@@ -273,81 +275,20 @@ impl CpuBackend {
 
     /// [`Backend::mod_down`] into `a` itself (left as it was where the division is refused).
     fn divide_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
-        let basis = a.basis().clone();
-        let limbs = basis.len();
-        if count == 0 || count >= limbs {
-            return Err(ExecError::Shape {
-                operation: "mod_down",
-                detail: format!(
-                    "cannot drop {count} of the input's {limbs} primes; allowed 1..={}",
-                    limbs.saturating_sub(1)
-                ),
-            });
-        }
-        let kept = limbs - count;
-        let target = basis.prefix(kept)?;
-        let dropped = basis.select(&(kept..limbs).collect::<Vec<_>>())?;
-        let converter = self.converter(&dropped, &target)?;
+        let division = Division::new(self, a.basis(), count, plain_modulus, a.representation())?;
+        let kept = division.kept();
         let (n, polys) = (a.degree(), a.count());
-        let is_ntt = a.representation() == Representation::Ntt;
-        let isa = Isa::active();
-        // FastBConv's first half: [a]_P (BGV: [a t^{-1}]_P) in coefficient form, scaled,
-        // polynomial-major so a polynomial's limbs are together.
-        let t_inverses = plain_modulus
-            .map(|t| {
-                (0..count)
-                    .map(|k| {
-                        let p = dropped.modulus(k);
-                        Ok(p.inv(p.reduce_u64(t.value().into()))?)
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })
-            .transpose()?;
+        let transform_cost = if a.representation() == Representation::Ntt { pool::TRANSFORM } else { 0 };
+        // FastBConv's first half, polynomial-major so a polynomial's dropped limbs are together.
         let mut scaled = vec![0u32; polys * count * n];
-        let transform_cost = if is_ntt { pool::TRANSFORM } else { 0 };
         self.each_chunk(&mut scaled, n, pool::ELEMENTWISE + transform_cost, |index, chunk| {
             let (poly, k) = (index / count, index % count);
             chunk.copy_from_slice(a.poly_limb(kept + k, poly));
-            if is_ntt {
-                dropped.table(k).inverse(chunk);
-            }
-            if let Some(t_inverses) = &t_inverses {
-                kernels::mul_scalar(isa, dropped.modulus(k), chunk, t_inverses[k]);
-            }
-            converter.scale_on(isa, k, chunk)
+            division.scale(k, chunk)
         })?;
-        // FastBConv of the centred scaled residues, so delta' is a centred representative of
-        // [a]_P (off by a multiple of P of mean zero) and the division rounds to nearest: from
-        // [0, p_k) residues every coefficient of the result would be low by about count / 2 on
-        // average, an offset common to all coefficients that CKKS decodes as a large error
-        // in the slots near the real axis. Centring subtracts P once per residue above p_k / 2;
-        // `above_half` counts those per coefficient.
-        let mut above_half = vec![0u8; polys * n];
-        let Ok(()) = self.each_chunk(&mut above_half, n, count, |poly, counts| {
-            for k in 0..count {
-                let half = dropped.modulus(k).value() / 2;
-                let residues = &scaled[(poly * count + k) * n..(poly * count + k + 1) * n];
-                for (c, &y) in counts.iter_mut().zip(residues) {
-                    *c += u8::from(y > half);
-                }
-            }
-            Ok::<_, std::convert::Infallible>(())
-        });
-        // Y = a P^{-1} - delta' (t P^{-1}) with delta' = FastBConv (t = 1 without the correction).
-        let constants = (0..kept)
-            .map(|limb| {
-                let q = target.modulus(limb);
-                let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
-                let p_inv = q.inv(p_mod_q)?;
-                let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
-                // [m P]_q for the m = 0..=count residues a coefficient may have had centred.
-                let p_multiples = (0..=count as u32).map(|m| q.mul(p_mod_q, m % q.value())).collect::<Vec<_>>();
-                Ok((p_inv, q.neg(scaled), p_multiples))
-            })
-            .collect::<Result<Vec<_>>>()?;
         a.truncate_limbs(kept)?;
         // Limb by limb: delta' is converted, transformed and combined while it is in cache.
-        let cost = count + 4 * pool::ELEMENTWISE + transform_cost;
+        let cost = 2 * count + 4 * pool::ELEMENTWISE + transform_cost;
         self.each_chunk_with(
             a.data_mut(),
             n,
@@ -355,23 +296,10 @@ impl CpuBackend {
             || vec![0u32; n],
             |delta, index, chunk| {
                 let (limb, poly) = (index / polys, index % polys);
-                converter.accumulate_on(isa, limb, &scaled[poly * count * n..(poly + 1) * count * n], delta)?;
-                let q = target.modulus(limb);
-                let (p_inv, minus_scaled, p_multiples) = &constants[limb];
-                for (d, &m) in delta.iter_mut().zip(&above_half[poly * n..(poly + 1) * n]) {
-                    *d = q.sub(*d, p_multiples[usize::from(m)]);
-                }
-                if is_ntt {
-                    target.table(limb).forward(delta);
-                }
-                let (p_inv, minus_scaled) = (*p_inv, *minus_scaled);
-                kernels::mul_scalar(isa, q, chunk, p_inv);
-                kernels::mul_scalar(isa, q, delta, minus_scaled);
-                kernels::add_assign(isa, q, chunk, delta);
-                Ok::<_, ExecError>(())
+                let scaled = &scaled[poly * count * n..(poly + 1) * count * n];
+                division.divide(limb, chunk, scaled, delta)
             },
-        )?;
-        Ok(())
+        )
     }
 }
 
