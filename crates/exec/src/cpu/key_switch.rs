@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use pimhe_math::simd::elementwise as kernels;
 use pimhe_math::{BaseConverter, Isa, Modulus};
-use pimhe_ring::{GaloisPermutation, PolyBatch, Representation, RingBasis};
+use pimhe_ring::{recycle, GaloisPermutation, PolyBatch, Representation, RingBasis};
 use rayon::prelude::*;
 
 use super::division::Division;
@@ -246,7 +246,9 @@ impl CpuBackend {
         let of_poly = |poly: usize| poly * count * n..(poly + 1) * count * n;
         // The quotients are fully written: each chunk by the division of its sums.
         let len = kept * polys * n;
-        let (mut out0, mut out1) = (vec![0u32; len], vec![0u32; len]);
+        // From the buffer pool: at N = 2^16, batch 8 each is over 100 MB, which glibc would map
+        // afresh on every call.
+        let (mut out0, mut out1) = (recycle::take_zeroed(len), recycle::take_zeroed(len));
         let kept_tasks = tasks([&mut out0, &mut out1], n, |index| (index % polys, index / polys), order);
         self.pool.install(|| {
             kept_tasks.into_par_iter().try_for_each_init(
