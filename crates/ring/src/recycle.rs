@@ -32,6 +32,7 @@
 //! assert!(again.is_empty() && again.capacity() >= words);
 //! ```
 
+use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
 use crate::memory::available_memory;
@@ -48,8 +49,9 @@ pub const MAX_POOL_BYTES: u64 = 8 << 30;
 const LARGEST_FIT: usize = 2;
 
 struct Pool {
-    /// Buffers waiting, in no particular order (the pool holds tens of them at most).
-    buffers: Vec<Vec<u32>>,
+    /// Buffers waiting, by capacity in residues (a budget of gigabytes holds thousands of
+    /// 1 MiB buffers, so the best fit is a range lookup, not a scan).
+    buffers: BTreeMap<usize, Vec<Vec<u32>>>,
     /// Bytes of capacity held in `buffers`.
     held_bytes: u64,
     /// Bytes the pool may hold; 0 turns it off.
@@ -61,7 +63,7 @@ fn pool() -> &'static Mutex<Pool> {
     POOL.get_or_init(|| {
         let disabled = std::env::var_os("PIMHE_BUFFER_POOL").is_some_and(|value| value == "0");
         let budget_bytes = if disabled { 0 } else { available_memory().map_or(1 << 30, |a| a / 4).min(MAX_POOL_BYTES) };
-        Mutex::new(Pool { buffers: Vec::new(), held_bytes: 0, budget_bytes })
+        Mutex::new(Pool { buffers: BTreeMap::new(), held_bytes: 0, budget_bytes })
     })
 }
 
@@ -88,17 +90,15 @@ fn take_pooled(len: usize) -> Option<Vec<u32>> {
     if len < MIN_POOLED_WORDS {
         return None;
     }
-    // A poisoned lock only means another thread panicked while holding it; the list of
-    // buffers is still consistent (each push and removal is one step).
+    // A poisoned lock only means another thread panicked while holding it; the map of
+    // buffers is still consistent (each insertion and removal is one step).
     let mut pool = pool().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let best = pool
-        .buffers
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.capacity() >= len && b.capacity() / LARGEST_FIT <= len)
-        .min_by_key(|(_, b)| b.capacity())
-        .map(|(index, _)| index)?;
-    let mut buffer = pool.buffers.swap_remove(best);
+    let (&capacity, _) = pool.buffers.range(len..=len.saturating_mul(LARGEST_FIT)).next()?;
+    let same_capacity = pool.buffers.get_mut(&capacity).expect("the key was just found");
+    let mut buffer = same_capacity.pop().expect("no empty list is kept");
+    if same_capacity.is_empty() {
+        pool.buffers.remove(&capacity);
+    }
     pool.held_bytes -= capacity_bytes(&buffer);
     drop(pool);
     buffer.clear();
@@ -114,7 +114,7 @@ pub fn give(buffer: Vec<u32>) {
     let bytes = capacity_bytes(&buffer);
     if pool.held_bytes + bytes <= pool.budget_bytes {
         pool.held_bytes += bytes;
-        pool.buffers.push(buffer);
+        pool.buffers.entry(buffer.capacity()).or_default().push(buffer);
     }
     // Else `buffer` is freed here, after the lock: a large free is an munmap.
 }
@@ -123,7 +123,7 @@ pub fn give(buffer: Vec<u32>) {
 /// for tests that secret material is wiped before it reaches the pool.
 pub fn any_pooled(predicate: impl Fn(&[u32]) -> bool) -> bool {
     let pool = pool().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    pool.buffers.iter().any(|buffer| predicate(buffer))
+    pool.buffers.values().flatten().any(|buffer| predicate(buffer))
 }
 
 /// Bytes held by the pool now.
