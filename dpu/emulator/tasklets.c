@@ -1,17 +1,23 @@
 /*
  * tasklets.c: one DPU's tasklets as coroutines on the calling host thread (see tasklets.h).
  *
- * POSIX ucontext does the switching: portable C, and its one system call per switch (the
- * signal mask) is cheap beside the scheduler round trips of the thread-per-tasklet design it
- * replaces. The stacks are mapped once per host thread, each below a guard page, and reused by
- * every launch that thread runs.
+ * makecontext prepares each tasklet's stack, and POSIX _setjmp/_longjmp switch between the
+ * stacks: they save and restore the registers only, where swapcontext also saves and restores
+ * the signal mask, a system call on every switch (a third of an emulated bootstrapping's time,
+ * whose NTTs meet a barrier at every stage). Jumping to another stack is what coroutine
+ * libraries built on these calls do (GNU Pth's "mcsc" creation with "sjlj" switching); ISO C
+ * leaves it undefined, and glibc's fortified _longjmp refuses it (it only allows unwinding the
+ * current stack), so this file is built without _FORTIFY_SOURCE. The stacks are mapped once
+ * per host thread, each below a guard page, and reused by every launch that thread runs.
  */
-#define _XOPEN_SOURCE 700 /* ucontext.h, MAP_ANONYMOUS through sys/mman.h on glibc */
+#undef _FORTIFY_SOURCE /* before any header: see above */
+#define _XOPEN_SOURCE 700 /* ucontext.h, _setjmp, MAP_ANONYMOUS through sys/mman.h on glibc */
 #define _DEFAULT_SOURCE
 
 #include "tasklets.h"
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -19,8 +25,8 @@
 
 #include "pimhe_emu.h"
 
-/* getcontext and swapcontext return twice, and C lets the compiler clobber the locals of a
- * function that calls them: the helpers that hold such locals stay out of line. */
+/* _setjmp returns twice, and C lets the compiler clobber the locals of a function that calls
+ * it: the helpers that call it hold no locals that change, and stay out of line. */
 #if defined(__GNUC__)
 #define OUT_OF_LINE __attribute__((noinline))
 #else
@@ -32,8 +38,9 @@
 #define TASKLET_HOST_STACK (256u << 10)
 
 typedef struct {
-    ucontext_t scheduler;
-    ucontext_t tasklets[PIMHE_EMU_MAX_TASKLETS];
+    jmp_buf scheduler;                        /* where the scheduler waits while a tasklet runs */
+    jmp_buf tasklets[PIMHE_EMU_MAX_TASKLETS]; /* where each paused tasklet waits */
+    ucontext_t entry;                         /* enters a tasklet's stack the first time */
     unsigned char ended[PIMHE_EMU_MAX_TASKLETS];
     uint8_t *stacks; /* PIMHE_EMU_MAX_TASKLETS slots of guard page + TASKLET_HOST_STACK */
     size_t slot_bytes, guard_bytes;
@@ -93,17 +100,39 @@ static OUT_OF_LINE host_thread_t *host_thread(void) {
     return h;
 }
 
-/* Switches from the scheduler to tasklet t until it yields or ends. */
-static int resume(host_thread_t *h, uint32_t t) {
-    return swapcontext(&h->scheduler, &h->tasklets[t]);
-}
-
-/* Every tasklet starts here, on its own stack; returning resumes the scheduler (uc_link). */
-static void tasklet_start(void) {
+/* Every tasklet starts here, on its own stack, and ends by jumping back to the scheduler
+ * (returning would need uc_link's context, which the jumps leave stale). */
+static _Noreturn void tasklet_start(void) {
     host_thread_t *h = tl_host;
     const uint32_t id = h->current;
     h->ops->body(h->ops->arg, id);
     h->ended[id] = 1;
+    _longjmp(h->scheduler, 1);
+}
+
+/* Runs tasklet t from its start until it yields or ends; 0, or -1 when its context could not be
+ * made. setcontext saves nothing, so the scheduler's place is the _setjmp. */
+static OUT_OF_LINE int start(host_thread_t *h, uint32_t t) {
+    if (_setjmp(h->scheduler) != 0) {
+        return 0;
+    }
+    ucontext_t *u = &h->entry;
+    if (getcontext(u) != 0) {
+        return -1;
+    }
+    u->uc_stack.ss_sp = h->stacks + t * h->slot_bytes + h->guard_bytes;
+    u->uc_stack.ss_size = TASKLET_HOST_STACK;
+    u->uc_link = NULL;
+    makecontext(u, tasklet_start, 0);
+    (void)setcontext(u); /* returns only on failure */
+    return -1;
+}
+
+/* Resumes tasklet t, paused in pimhe_tasklets_yield, until it yields again or ends. */
+static OUT_OF_LINE void resume(host_thread_t *h, uint32_t t) {
+    if (_setjmp(h->scheduler) == 0) {
+        _longjmp(h->tasklets[t], 1);
+    }
 }
 
 int pimhe_tasklets_run(uint32_t nr, const pimhe_tasklet_ops_t *ops) {
@@ -113,14 +142,6 @@ int pimhe_tasklets_run(uint32_t nr, const pimhe_tasklet_ops_t *ops) {
     }
     h->ops = ops;
     for (uint32_t t = 0; t < nr; t++) {
-        ucontext_t *u = &h->tasklets[t];
-        if (getcontext(u) != 0) {
-            return -1;
-        }
-        u->uc_stack.ss_sp = h->stacks + t * h->slot_bytes + h->guard_bytes;
-        u->uc_stack.ss_size = TASKLET_HOST_STACK;
-        u->uc_link = &h->scheduler;
-        makecontext(u, tasklet_start, 0);
         h->ended[t] = 0;
     }
     /* started[t]: a tasklet that has not run yet may always start. */
@@ -132,11 +153,15 @@ int pimhe_tasklets_run(uint32_t nr, const pimhe_tasklet_ops_t *ops) {
             if (h->ended[t] || (started[t] && !ops->may_resume(ops->arg, t))) {
                 continue;
             }
-            started[t] = 1;
             h->current = t;
             ops->switch_in(ops->arg, t);
-            if (resume(h, t) != 0) {
-                return -1;
+            if (!started[t]) {
+                started[t] = 1;
+                if (start(h, t) != 0) {
+                    return -1;
+                }
+            } else {
+                resume(h, t);
             }
             ops->switch_out(ops->arg, t);
             ended += h->ended[t];
@@ -149,7 +174,9 @@ int pimhe_tasklets_run(uint32_t nr, const pimhe_tasklet_ops_t *ops) {
     return 0;
 }
 
-void pimhe_tasklets_yield(void) {
+OUT_OF_LINE void pimhe_tasklets_yield(void) {
     host_thread_t *h = tl_host;
-    (void)swapcontext(&h->tasklets[h->current], &h->scheduler);
+    if (_setjmp(h->tasklets[h->current]) == 0) {
+        _longjmp(h->scheduler, 1);
+    }
 }
