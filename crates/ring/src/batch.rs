@@ -149,19 +149,18 @@ impl PolyBatch {
     }
 
     /// Polynomials of N signed coefficients each, every coefficient reduced into every limb by
-    /// `reduce`; coefficient representation.
+    /// `reduce`; coefficient representation. The residues are appended in the limb-major order
+    /// of the layout, so the buffer is written once (no zero-fill first).
     fn reduced(basis: &Arc<RingBasis>, polys: &[&[i64]], reduce: impl Fn(&Modulus, i64) -> u32) -> Result<Self> {
         expect_degree(basis, polys)?;
-        let mut batch = Self::zeros(basis, polys.len(), Representation::Coefficient);
+        let mut data = recycle::take(basis.len() * polys.len() * basis.degree());
         for limb in 0..basis.len() {
             let q = *basis.modulus(limb);
-            for (k, poly) in polys.iter().enumerate() {
-                for (dst, &c) in batch.poly_limb_mut(limb, k).iter_mut().zip(poly.iter()) {
-                    *dst = reduce(&q, c);
-                }
+            for poly in polys {
+                data.extend(poly.iter().map(|&c| reduce(&q, c)));
             }
         }
-        Ok(batch)
+        Ok(Self { basis: basis.clone(), count: polys.len(), representation: Representation::Coefficient, data })
     }
 
     /// The RNS basis.
