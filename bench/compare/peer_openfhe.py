@@ -152,6 +152,13 @@ def choose_context(scheme, n, target_bits):
 
 
 def bench_scheme(scheme, n, target_bits, repeat, x, y):
+    # OpenFHE's packed encoding needs t = 1 mod 2N, and it refuses other t with a C++
+    # exception that ends the whole process (every row of this peer lost), not one that the
+    # wrapper turns into a Python error: refuse here instead, for this row only.
+    if (PLAIN_MODULUS - 1) % (2 * n) != 0:
+        raise RuntimeError(
+            f"t = {PLAIN_MODULUS} is not 1 mod 2N = {2 * n}: OpenFHE's packed encoding refuses it"
+        )
     cc, params = choose_context(scheme, n, target_bits)
     keys = cc.KeyGen()
     cc.EvalMultKeyGen(keys.secretKey)
