@@ -3,12 +3,13 @@
  *
  * makecontext prepares each tasklet's stack, and POSIX _setjmp/_longjmp switch between the
  * stacks: they save and restore the registers only, where swapcontext also saves and restores
- * the signal mask, a system call on every switch (a third of an emulated bootstrapping's time,
- * whose NTTs meet a barrier at every stage). Jumping to another stack is what coroutine
- * libraries built on these calls do (GNU Pth's "mcsc" creation with "sjlj" switching); ISO C
- * leaves it undefined, and glibc's fortified _longjmp refuses it (it only allows unwinding the
- * current stack), so this file is built without _FORTIFY_SOURCE. The stacks are mapped once
- * per host thread, each below a guard page, and reused by every launch that thread runs.
+ * the signal mask, a system call on every switch (about a third of the time of an emulated
+ * HELR training with a bootstrapping, by perf: its NTTs meet a barrier at every stage).
+ * Jumping to another stack is what coroutine libraries built on these calls do (GNU Pth's
+ * "mcsc" creation with "sjlj" switching); ISO C leaves it undefined, and glibc's fortified
+ * _longjmp refuses it (it only allows unwinding the current stack), so this file is built
+ * without _FORTIFY_SOURCE. The stacks are mapped once per host thread, each below a guard
+ * page, and reused by every launch that thread runs.
  */
 #undef _FORTIFY_SOURCE /* before any header: see above */
 #define _XOPEN_SOURCE 700 /* ucontext.h, _setjmp, MAP_ANONYMOUS through sys/mman.h on glibc */
@@ -64,7 +65,7 @@ static void host_key_create(void) {
 
 /* This thread's stacks and contexts, made on its first launch; NULL if the host is out of
  * memory. */
-static OUT_OF_LINE host_thread_t *host_thread(void) {
+static host_thread_t *host_thread(void) {
     if (tl_host != NULL) {
         return tl_host;
     }
