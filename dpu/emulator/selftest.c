@@ -62,9 +62,11 @@ static void arith(void) {
         const uint64_t r64 = UINT64_MAX / q;
         const uint32_t mu = (uint32_t)(r64 >> (64u - 2u * k));
         const bar_ctx_t bm = {q, mu, k - 1u, k + 1u};
-        /* Only the fields the generic multiply-reduce reads; the special-form and table fields
+        /* Only the fields the generic reductions read; the special-form and table fields
          * stay zero (the self-test exercises the general path). */
-        const best_ctx_t m = {.q = q, .q_hi = q >> 16, .q2 = 2u * q, .mu = mu, .s_lo = k - 1u, .s_hi = k + 1u};
+        const uint32_t mu2 = (uint32_t)((1ull << (31u + k)) / q);
+        const best_ctx_t m = {.q = q, .q_hi = q >> 16, .q2 = 2u * q, .mu = mu, .s_lo = k - 1u, .s_hi = k + 1u,
+                              .mu2 = mu2, .mu2_hi = mu2 >> 16};
         for (uint32_t j = 0; j < 50u; j++) {
             const uint32_t a = (uint32_t)(next_random(&s) % q), b = (uint32_t)(next_random(&s) % q);
             const uint32_t c = (uint32_t)(next_random(&s) % q), d = (uint32_t)(next_random(&s) % q);
@@ -73,6 +75,12 @@ static void arith(void) {
             check(best_reduce((uint64_t)a * b, &m) == want, "best reduce", a, q);
             const uint64_t sum = (uint64_t)a * b + (uint64_t)c * d;
             check(best_reduce(sum, &m) == (uint32_t)(sum % q), "best reduce of a sum", c, q);
+            /* MUL's and MAC's reductions: a product of residues, and one plus a residue. */
+            check(best_reduce_sq((uint64_t)a * b, &m) == want, "best reduce_sq", a, q);
+            const uint64_t mac = (uint64_t)a * b + c;
+            check(best_reduce_sq(mac, &m) == (uint32_t)(mac % q), "best reduce_sq of a mac", c, q);
+            const uint64_t top = (uint64_t)(q - 1u) * (q - 1u) + (q - 1u);
+            check(best_reduce_sq(top, &m) == (uint32_t)(top % q), "best reduce_sq at its bound", q, q);
             const best_tw_t t = best_tw(b, (uint32_t)(((uint64_t)b << 32) / q));
             const uint32_t x = (uint32_t)next_random(&s); /* any word */
             const uint32_t lazy = best_mulmod_lazy(x, &t, &m);

@@ -17,9 +17,10 @@
  *   (COST_TMUL_*), and the inverse's N^-1 = 2^-log N is a shift-and-add (COST_MUL_POW2INV).
  * - Values stay lazily reduced (Harvey): [0, 4q) in forward butterflies, [0, 2q) in inverse
  *   ones; one final pass brings them to [0, q).
- * - MUL and MAC are Barrett reductions of a 64-bit accumulator. TENSOR is Karatsuba
- *   (a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1, three 32x32->64 products) with a
- *   Barrett reduction whose quotient is a mulhi11 estimate (best_reduce_sq).
+ * - MUL, MAC and TENSOR reduce with a Barrett quotient estimated by mulhi11 (best_reduce_sq):
+ *   their 64-bit values are below q^2 (a product of residues, or one plus a residue). TENSOR
+ *   is Karatsuba (a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1, three 32x32->64
+ *   products). best_reduce, the plain Barrett reduction, takes up to 2^(2k+1) (raw_poly.h).
  */
 #ifndef PIMHE_ARITH_BEST_H
 #define PIMHE_ARITH_BEST_H

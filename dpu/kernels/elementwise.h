@@ -50,17 +50,20 @@ static void ew_chunk(ctx_t *c, uint32_t op, uint32_t *buf0, uint32_t *buf1, uint
         }
         break;
     case PIMHE_OP_MUL:
-        COST(EW_COST(len, 2u, 1u, best));
+        /* Operands are residues (< q), so the product is below q^2: best_reduce_sq, its loop
+         * specialized on the prime's form as TENSOR's. */
+        COST(EW_COST(len, 2u, 1u, best) + (best ? COST_BRANCH : 0));
         for (uint32_t j = 0; j < len; j++) {
-            buf0[j] = best ? best_reduce(mul32_64(buf0[j], buf1[j]), m) : bar_mulmod(buf0[j], buf1[j], bm);
+            buf0[j] = best ? best_reduce_sq(mul32_64(buf0[j], buf1[j]), m) : bar_mulmod(buf0[j], buf1[j], bm);
         }
         break;
     case PIMHE_OP_MAC:
-        COST(EW_COST(len, 3u, 1u, best));
+        COST(EW_COST(len, 3u, 1u, best) + (best ? COST_BRANCH : 0));
         for (uint32_t j = 0; j < len; j++) {
             if (best) {
+                /* a b + acc <= (q - 1)^2 + q - 1 < q^2: best_reduce_sq, as MUL. */
                 COST(COST_ADD64);
-                buf2[j] = best_reduce(mul32_64(buf0[j], buf1[j]) + buf2[j], m);
+                buf2[j] = best_reduce_sq(mul32_64(buf0[j], buf1[j]) + buf2[j], m);
             } else {
                 buf2[j] = bar_addmod(buf2[j], bar_mulmod(buf0[j], buf1[j], bm), q);
             }

@@ -65,6 +65,13 @@ pub(crate) fn check(c: &Shape, keys: &[(Shape, Shape)], plan: &KeySwitchPlan) ->
     layout("key_switch", &c.basis.primes(), c.basis.degree(), c.count, Some(keys), plan)
 }
 
+/// The refusal [`crate::Backend::key_switch`] gives for these operands, if any: for a backend
+/// that composes the switch from other calls (whose own checks name other operations and
+/// come after work), to refuse as the composed default does, before any work.
+pub fn check_operands(c: &Shape, keys: &[(Shape, Shape)], plan: &KeySwitchPlan) -> Result<()> {
+    check(c, keys, plan).map(|_| ())
+}
+
 /// Checks the input `c` of [`crate::Backend::mod_up`] against `plan` (no keys: the layout's
 /// `keys` is empty).
 pub(crate) fn check_mod_up(c: &Shape, plan: &KeySwitchPlan) -> Result<KeySwitchLayout> {

@@ -81,6 +81,48 @@ fn known_work_is_counted_exactly() {
 }
 
 #[test]
+fn best_mul_and_mac_count_what_the_hand_count_says() {
+    // Best, N = 4096, 16 tasklets: the difference between 4 and 2 sub-polynomials per operand
+    // is 8192 elements in chunks of 128 words for MUL's 2 buffers and 64 for MAC's 3 (2048-byte
+    // DMAs halved until they fit the 1248-byte work area the NTT's WRAM tables leave each
+    // tasklet: a 1024-byte block and 56 words). Per element (cost.h): the product 35 and best_reduce_sq's shift
+    // and split 3 + 1, mulhi11 21, Q q 11 for a prime 2^30 + 1 - k 2^s (k < 2^8, s >= 8) or 21
+    // otherwise, three conditional subtractions 3 x 2; MAC adds its accumulator (a 64-bit add,
+    // 2). Loads and stores move word pairs: per pair one per operand and a loop iteration (2).
+    // Per chunk: the loop step and bounds (2 + 4 + 2 ALU), the branch to the loop specialized
+    // on the prime's form, and 2 per DMA.
+    let n = 4096;
+    let q = pimhe_math::ntt_primes(30, n, 1, &[]).unwrap()[0];
+    let k = (1u32 << 30) + 1 - q;
+    let special_form = (k >> k.trailing_zeros()) < 256 && k.trailing_zeros() >= 8;
+    let reduce = 3 + 1 + 21 + if special_form { 11 } else { 21 } + 3 * 2;
+    let d = Dpu::new(q, n, 2);
+    let mul = |c| PimheCommand::mul(d.at(0), d.at(4), d.at(8), c);
+    let mac = |c| PimheCommand::mac(d.at(0), d.at(4), d.at(8), c);
+    // (name, command, words read, words written, chunk, instructions per pair of elements)
+    type Case<'a> = (&'static str, &'a dyn Fn(u32) -> PimheCommand, u64, u64, u64, u64);
+    let cases: [Case<'_>; 2] = [
+        ("MUL", &mul, 2, 1, 128, 2 * (35 + reduce) + (2 + 1 + 2)),
+        ("MAC", &mac, 3, 1, 64, 2 * (35 + 2 + reduce) + (3 + 1 + 2)),
+    ];
+    let elements = 2 * n as u64;
+    for (name, build, reads, writes, chunk, per_pair) in cases {
+        let run = |c| {
+            let mut dpus = set(1, EmulatorConfig::default());
+            d.load(&mut dpus, 0, Variant::Best, &[build(c)]);
+            d.put(&mut dpus, 0, 0, &residues(12 * n, q, 4));
+            dpus.launch(&[0]).unwrap().dpus[0].1.total()
+        };
+        let (b, s) = (run(4), run(2));
+        let chunks = elements / chunk;
+        let moved = (b.dma_reads - s.dma_reads, b.dma_read_bytes - s.dma_read_bytes, b.dma_writes - s.dma_writes);
+        assert_eq!(moved, (reads * chunks, 4 * reads * elements, writes * chunks), "{name}");
+        let per_chunk = 8 + 1 + 2 * (reads + writes);
+        assert_eq!(b.instructions - s.instructions, elements / 2 * per_pair + chunks * per_chunk, "{name}");
+    }
+}
+
+#[test]
 fn multiply_compositions_match_native_arithmetic() {
     let mut dpus = set(1, EmulatorConfig::default().with_tasklets(4));
     dpus.launch_selftest(&[0], SelfTest::Arith).unwrap();

@@ -3,9 +3,9 @@
 //! coefficient slices over every DPU) and sequential (every limb of a share on one DPU, one
 //! launch per prime, a conversion's terms onto a prime in that prime's launch). They must
 //! equal the CPU backend's bit for bit and run with no CPU fallback; the hybrid mode prices the
-//! re-slicing as the transfers it is.
+//! re-slicing as the transfers it is. And the parallel mode's ModUp, whole on the host.
 
-use pimhe_exec::{Backend, CpuBackend};
+use pimhe_exec::{Backend, CpuBackend, KeySwitchPlan};
 use pimhe_math::Modulus;
 use pimhe_pim::layout::Variant;
 use pimhe_pim::runtime::placement::Mode;
@@ -117,6 +117,51 @@ fn mod_down_and_division_by_the_last_prime_equal_the_cpu_backend() {
             );
         }
     }
+}
+
+/// In the parallel mode ModUp runs whole on the host: the input is pulled once, in NTT form,
+/// nothing runs on the DPUs before it, and the digits (and the switch built on them) equal the
+/// CPU backend's.
+#[test]
+fn parallel_mode_runs_mod_up_whole_on_the_host() {
+    let primes = distinct_primes(N, &[28, 29, 30, 27, 26]);
+    let (input, extended) = (basis_of(N, &primes[..3]), basis_of(N, &primes));
+    let digits = [basis_of(N, &primes[..2]), basis_of(N, &primes[2..3])];
+    let t = Modulus::new(65537).unwrap();
+    let plan = KeySwitchPlan { digits: &digits, extended: &extended, plain_modulus: Some(t) };
+    let mut r = rng(13);
+    let c = random_batch(&mut r, &input, 3, Representation::Ntt);
+    let keys: Vec<(PolyBatch, PolyBatch)> = (0..2)
+        .map(|_| {
+            let mut key = || random_batch(&mut r, &extended, 1, Representation::Ntt);
+            (key(), key())
+        })
+        .collect();
+    let cpu = CpuBackend::new(Some(1)).unwrap();
+    let (cpu_c, cpu_keys) = (cpu.upload(c.clone()).unwrap(), upload_keys(&cpu, &keys));
+    let expected_digits: Vec<PolyBatch> = cpu.mod_up(&cpu_c, &plan).unwrap();
+    let (b, a) = cpu.key_switch(&cpu_c, &cpu_keys, &plan).unwrap();
+    for dpus in [5, 11] {
+        let pim = PimBackend::new(PimConfig::new(dpus, Mode::Parallel), N, &primes).unwrap();
+        let (pim_c, pim_keys) = (pim.upload(c.clone()).unwrap(), upload_keys(&pim, &keys));
+        pim.reset_report().unwrap();
+        let pim_digits = pim.mod_up(&pim_c, &plan).unwrap();
+        let report = pim.report().unwrap();
+        assert_eq!((report.fallbacks, report.launches), (1, 0), "{dpus} DPUs: {report:?}");
+        let bytes = |batch: &PolyBatch| (batch.basis().len() * batch.count() * N * 4) as u64;
+        assert_eq!(report.bytes_from_dpus, bytes(&c), "the input, once: {report:?}");
+        assert_eq!(report.bytes_to_dpus, expected_digits.iter().map(bytes).sum::<u64>(), "{report:?}");
+        for (digit, expected) in pim_digits.iter().zip(&expected_digits) {
+            assert_eq!(&pim.download(digit).unwrap(), expected, "{dpus} DPUs");
+        }
+        let (pb, pa) = pim.key_switch(&pim_c, &pim_keys, &plan).unwrap();
+        assert_eq!(pim.download(&pb).unwrap(), b, "{dpus} DPUs");
+        assert_eq!(pim.download(&pa).unwrap(), a, "{dpus} DPUs");
+    }
+}
+
+fn upload_keys<B: Backend>(backend: &B, keys: &[(PolyBatch, PolyBatch)]) -> Vec<(B::Buffer, B::Buffer)> {
+    keys.iter().map(|(b, a)| (backend.upload(b.clone()).unwrap(), backend.upload(a.clone()).unwrap())).collect()
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pimhe_exec::operands::{
     broadcast, check_constant_terms, check_constants, check_limb_constants, galois_element, require, same_shape,
 };
-use pimhe_exec::{Backend, CpuBackend, Shape};
+use pimhe_exec::{Backend, CpuBackend, KeySwitchPlan, Shape};
 use pimhe_math::Modulus;
 use pimhe_ring::{PolyBatch, Representation, RingBasis};
 
@@ -277,6 +277,30 @@ impl Backend for PimBackend {
         }
         let work = mod_down_work(&a.shape, count, false);
         self.conversion_fallback(&[a], work, |cpu, host| cpu.mod_down(&host[0], count, plain_modulus))
+    }
+
+    fn key_switch(
+        &self,
+        c: &PimBuffer,
+        keys: &[(PimBuffer, PimBuffer)],
+        plan: &KeySwitchPlan,
+    ) -> pimhe_exec::Result<(PimBuffer, PimBuffer)> {
+        if !self.mod_up_on_host() {
+            return pimhe_exec::key_switch::composed(self, c, keys, plan);
+        }
+        let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (b.shape.clone(), a.shape.clone())).collect();
+        pimhe_exec::key_switch::check_operands(&c.shape, &key_shapes, plan)?;
+        // The digits of the host's ModUp, then the composed inner product and ModDown: the
+        // residues of `composed`, whose steps these are.
+        let digits = self.host_mod_up(c, plan)?;
+        self.key_switch_decomposed(&digits, keys, None, plan)
+    }
+
+    fn mod_up(&self, c: &PimBuffer, plan: &KeySwitchPlan) -> pimhe_exec::Result<Vec<PimBuffer>> {
+        if self.mod_up_on_host() {
+            return self.host_mod_up(c, plan);
+        }
+        pimhe_exec::key_switch::composed_mod_up(self, c, plan)
     }
 
     fn automorphism(&self, a: &PimBuffer, k: usize) -> pimhe_exec::Result<PimBuffer> {

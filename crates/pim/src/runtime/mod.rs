@@ -30,6 +30,7 @@ mod backend;
 mod buffer;
 mod conversion;
 mod dispatch;
+mod host_mod_up;
 mod hybrid;
 pub mod memory;
 pub mod placement;
