@@ -86,6 +86,35 @@ fn upmem_json_report_has_the_modeled_fields() {
 }
 
 #[test]
+fn auto_placement_prices_every_mode_and_runs_the_cheapest() {
+    // 7 DPUs for 4 primes: parallel mode's groups of one DPU leave three idle.
+    for emulate in ["full", "subset"] {
+        let auto = upmem("pipeline", "512", "4", "28", &["--dpus", "7", "--emulate", emulate]);
+        let candidates = auto["plan"]["candidates"].as_array().unwrap();
+        let names: Vec<&str> = candidates.iter().map(|c| c["mode"].as_str().unwrap()).collect();
+        assert_eq!(names, ["parallel", "sequential", "hybrid", "ciphertext-major"], "{emulate}");
+        for candidate in candidates {
+            let mode = candidate["mode"].as_str().unwrap();
+            let forced = upmem("pipeline", "512", "4", "28", &["--dpus", "7", "--emulate", emulate, "--mode", mode]);
+            assert_eq!(f(candidate, "planned_s"), f(&forced, "total_s"), "{emulate}, {mode}: the forced run's total");
+            assert!(f(&auto, "total_s") <= f(&forced, "total_s"), "{emulate}: auto dearer than {mode}");
+        }
+        assert_eq!(auto["mode"], auto["plan"]["chosen"], "{emulate}: the report is of the chosen placement");
+        assert_ne!(auto["mode"], "parallel", "{emulate}: {auto}");
+    }
+    // Too few DPUs for a group per prime: auto runs a placement that fits, and says why.
+    let auto = upmem("ntt", "1024", "3", "4", &["--dpus", "2"]);
+    let refused: Vec<&str> = auto["plan"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["stopped"] == "refused")
+        .map(|c| c["mode"].as_str().unwrap())
+        .collect();
+    assert_eq!(refused, ["parallel", "hybrid"], "{auto}");
+}
+
+#[test]
 fn subset_and_full_emulation_agree() {
     for (op, batch, dpus, mode, kernel) in [
         ("ntt", "40", "6", "parallel", "best"),
@@ -161,7 +190,10 @@ fn bad_upmem_flags_exit_2_with_the_allowed_values() {
         (&["--backend", "upmem-emu", "--kernel", "montgomery"], &["--kernel montgomery", "barrett or best"]),
         (&["--backend", "upmem-emu", "--dpus", "0"], &["--dpus 0", "1..=2560"]),
         (&["--backend", "upmem-emu", "--dpus", "2561"], &["--dpus 2561", "1..=2560"]),
-        (&["--backend", "upmem-emu", "--dpus", "2"], &["--dpus 2", "--mode parallel", "3..=2560", "sequential"]),
+        (
+            &["--backend", "upmem-emu", "--dpus", "2", "--mode", "parallel"],
+            &["--dpus 2", "--mode parallel", "3..=2560", "sequential"],
+        ),
         (&["--backend", "upmem-emu", "--emulate", "half"], &["--emulate half", "full, subset or auto"]),
         (&["--dpus", "8"], &["--dpus", "upmem-emu"]),
         (&["--backend", "upmem-emu", "--threads", "2"], &["--threads", "cpu"]),

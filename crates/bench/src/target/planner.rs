@@ -82,6 +82,21 @@ impl Priced {
     fn unfinished(mode: Mode) -> Self {
         Priced { mode: mode.name(), planned_s: None, host_fallback_modeled_s: None, fallbacks: None, stopped: None }
     }
+
+    /// A candidate priced at `planned_s`, of which `host_fallback_modeled_s` on the host.
+    pub fn finished(mode: Mode, planned_s: f64, host_fallback_modeled_s: f64, fallbacks: u64) -> Self {
+        Priced {
+            planned_s: Some(planned_s),
+            host_fallback_modeled_s: Some(host_fallback_modeled_s),
+            fallbacks: Some(fallbacks),
+            ..Priced::unfinished(mode)
+        }
+    }
+
+    /// A candidate not priced, and why.
+    pub fn stopped(mode: Mode, why: String) -> Self {
+        Priced { stopped: Some(why), ..Priced::unfinished(mode) }
+    }
 }
 
 /// Prices `candidates` in order with `price(mode, budget)`, each bounded by the cheapest price so
@@ -96,7 +111,7 @@ pub fn cheapest<E>(
     let mut first_error = None;
     for &mode in candidates {
         let outcome = price(mode, best.map(|(s, _)| s)).unwrap_or_else(|e| {
-            let refused = Priced { stopped: Some("refused".into()), ..Priced::unfinished(mode) };
+            let refused = Priced::stopped(mode, "refused".into());
             first_error.get_or_insert(e);
             refused
         });
@@ -119,7 +134,7 @@ impl UpmemTarget {
             // placement with no ciphertext-major memory cost, runs it.
             let mut ran = self.run_in(needs, Mode::Parallel, job)?;
             let why = "not priced: the job writes files, so it runs once, in parallel mode".to_string();
-            let unpriced = Priced { stopped: Some(why), ..Priced::unfinished(Mode::Parallel) };
+            let unpriced = Priced::stopped(Mode::Parallel, why);
             ran.plan =
                 Some(PlanChoice { mode: Mode::Parallel, chosen: Mode::Parallel.name(), candidates: vec![unpriced] });
             return Ok(ran);
@@ -178,18 +193,13 @@ impl UpmemTarget {
         match on(&backend, &meter, job) {
             Ok(ran) => {
                 let Cost::Upmem(report) = &ran.cost else { unreachable!("an upmem-emu run is priced by its report") };
-                let priced = Priced {
-                    mode: mode.name(),
-                    planned_s: Some(report.planned_s()),
-                    host_fallback_modeled_s: Some(report.host_fallback_modeled_s),
-                    fallbacks: Some(report.fallbacks),
-                    stopped: None,
-                };
+                let priced =
+                    Priced::finished(mode, report.planned_s(), report.host_fallback_modeled_s, report.fallbacks);
                 Ok((priced, Some(ran)))
             }
             Err(_) if backend.over_budget() => {
-                let stopped = Some(format!("stopped past {}", format_seconds(budget_s.unwrap_or(0.0))));
-                Ok((Priced { stopped, ..Priced::unfinished(mode) }, None))
+                let why = format!("stopped past {}", format_seconds(budget_s.unwrap_or(0.0)));
+                Ok((Priced::stopped(mode, why), None))
             }
             Err(e) => Err(e),
         }

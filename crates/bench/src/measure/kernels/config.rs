@@ -32,7 +32,7 @@ pub struct KernelConfig {
     pub prime_bits: u32,
     /// Number C of input ciphertexts (two polynomials each); even for the paired operations.
     pub batch: usize,
-    /// Where it runs ([`RULES`]; upmem-emu: parallel mode and auto emulation unless set).
+    /// Where it runs ([`RULES`]; upmem-emu: auto placement and auto emulation unless set).
     pub target: Target,
     /// Timed repeats on cpu, 1..=[`crate::error::MAX_REPEAT`] [default: [`DEFAULT_REPEAT`]];
     /// refused on the other backends, which run once and model the run.

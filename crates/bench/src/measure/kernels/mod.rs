@@ -41,11 +41,11 @@ use std::time::Instant;
 
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_nearbank::NearbankBackend;
-use pimhe_pim::runtime::placement::Mode;
 use pimhe_ring::memory;
 
 use crate::error::{BenchError, Result};
 use crate::target::nearbank::NearbankOutcome;
+use crate::target::planner::{self, PlanChoice, Priced, CANDIDATES};
 use crate::target::upmem::{Emulate, PimSettings};
 use crate::target::{NearbankTarget, Target, UpmemTarget};
 
@@ -76,15 +76,38 @@ fn workload(config: &KernelConfig) -> Result<Workload> {
     Workload::new(config.op, config.n, primes, config.prime_bits, config.batch, config.seed)
 }
 
-/// `pimhe bench OP --backend upmem-emu`: parallel mode and auto emulation unless set.
+/// `pimhe bench OP --backend upmem-emu`: auto emulation unless set; the placement asked for,
+/// or with `--mode auto` every one of [`CANDIDATES`] modeled and the cheapest total reported
+/// (the subset emulation follows each: these kernels cross no primes, so a prime's work is its
+/// own in every placement). They have no fallback, and hybrid prices as parallel (the earlier
+/// wins a tie).
 fn run_upmem(config: &KernelConfig, upmem: &UpmemTarget) -> Result<PimReport> {
     let workload = workload(config)?;
-    let settings =
-        PimSettings::new(upmem.dpus, upmem.mode.unwrap_or(Mode::Parallel), upmem.variant, workload.primes())?
+    let emulate = upmem.emulate.unwrap_or(Emulate::Auto);
+    let settings_in = |mode| -> Result<PimSettings> {
+        Ok(PimSettings::new(upmem.dpus, mode, upmem.variant, workload.primes())?
             .with_what_if(upmem.what_if)
-            .with_model(upmem.model);
-    let outcome = pim::run(&workload, &settings, upmem.emulate.unwrap_or(Emulate::Auto), None)?;
-    Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome))
+            .with_model(upmem.model))
+    };
+    if let Some(mode) = upmem.mode {
+        let settings = settings_in(mode)?;
+        let outcome = pim::run(&workload, &settings, emulate, None)?;
+        return Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome));
+    }
+    let mut runs = Vec::new();
+    let (chosen, candidates, first_error) = planner::cheapest(&CANDIDATES, |mode, _| {
+        let settings = settings_in(mode)?;
+        let outcome = pim::run(&workload, &settings, emulate, None)?;
+        let priced = Priced::finished(mode, outcome.total_s, 0.0, outcome.fallbacks);
+        runs.push((mode, settings, outcome));
+        Ok(priced)
+    });
+    let Some(chosen) = chosen else {
+        return Err(first_error.unwrap_or_else(|| BenchError::usage("no placement could run this workload")));
+    };
+    let (_, settings, outcome) = runs.into_iter().find(|(mode, _, _)| *mode == chosen).expect("the chosen one ran");
+    let plan = PlanChoice { mode: chosen, chosen: chosen.name(), candidates };
+    Ok(PimReport::new(&workload, config.prime_bits, &settings, outcome).with_plan(plan))
 }
 
 /// `pimhe bench OP --backend nearbank`: one run of the operation on the recording backend,

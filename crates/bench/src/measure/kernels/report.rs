@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::workload::Workload;
 use crate::format::{format_seconds, format_si, Render};
 use crate::target::nearbank::NearbankOutcome;
+use crate::target::planner::PlanChoice;
 use crate::target::upmem::{self, PimOutcome, PimSettings};
 use crate::target::what_if;
 use pimhe_pim::layout::Variant;
@@ -64,6 +65,9 @@ pub struct PimReport {
     what_if_caveat: Option<&'static str>,
     #[serde(flatten)]
     outcome: PimOutcome,
+    /// With `--mode auto`: what each placement cost and which ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<PlanChoice>,
 }
 
 impl PimReport {
@@ -91,7 +95,13 @@ impl PimReport {
             what_if_caveat: (settings.what_if.multiplier.is_some() && settings.variant == Variant::Best)
                 .then_some(what_if::TABLE_CAVEAT),
             outcome,
+            plan: None,
         }
+    }
+
+    /// The report with the planner's choice (`--mode auto`).
+    pub fn with_plan(self, plan: PlanChoice) -> Self {
+        Self { plan: Some(plan), ..self }
     }
 }
 
@@ -101,11 +111,12 @@ impl Render for PimReport {
         let o = &self.outcome;
         let modeled = format!("(modeled, {})", o.model_short());
         let caveat = self.what_if_caveat.map_or(String::new(), |c| format!("\n  what-if caveat: {c}"));
+        let plan = self.plan.as_ref().map_or(String::new(), |p| format!("\n  {}", p.summary()));
         format!(
             "{}  backend=upmem-emu n={} primes={}x{}b batch={} dpus={} mode={} kernel={}\n  \
              emulation: {}; wall={} (emulator on this host)\n  \
              transfer={} compute={} retrieve={} total={} energy={:.3} J {modeled}; launches={} fallbacks={} \
-             counted instructions={}{caveat}",
+             counted instructions={}{caveat}{plan}",
             self.op,
             self.n,
             self.primes,
