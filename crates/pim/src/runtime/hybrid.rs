@@ -44,14 +44,12 @@ pub fn slice_degree(n: usize, dpus: usize) -> usize {
 }
 
 /// The words of `batch` (degree N, limb-major) read as polynomials of degree `degree`: the same
-/// words in the same order, each polynomial's slices consecutive.
-fn reslice(batch: &PolyBatch, degree: usize) -> pimhe_exec::Result<PolyBatch> {
-    let basis = batch.basis();
-    let words = batch.degree() * batch.count();
-    let resliced = RingBasis::new(degree, &basis.primes())?;
-    let data = (0..basis.len()).flat_map(|limb| batch.limb(limb).iter().copied()).collect::<Vec<_>>();
-    debug_assert_eq!(data.len(), words * basis.len());
-    Ok(PolyBatch::from_data(&resliced, words / degree, Representation::Coefficient, data)?)
+/// words in the same order, each polynomial's slices consecutive, so the storage is handed over
+/// as it is.
+fn reslice(batch: PolyBatch, degree: usize) -> pimhe_exec::Result<PolyBatch> {
+    let resliced = RingBasis::new(degree, &batch.basis().primes())?;
+    let polys = batch.degree() * batch.count() / degree;
+    Ok(PolyBatch::from_data(&resliced, polys, Representation::Coefficient, batch.into_data())?)
 }
 
 impl PimBackend {
@@ -83,7 +81,7 @@ impl PimBackend {
         across: &Across,
     ) -> pimhe_exec::Result<()> {
         let slicer = self.slices.as_deref().ok_or_else(|| setup("internal: no slicing backend".into()))?;
-        let sliced = reslice(&self.pull(state, sources)?, slicer.n)?;
+        let sliced = reslice(self.pull(state, sources)?, slicer.n)?;
         let targets: Vec<u32> = dst.iter().map(|limb| self.primes[limb.slot].value()).collect();
         let mut slices = slicer.lock();
         // The slicing backend's buffers live out here, dropped once its lock is released (a
@@ -117,7 +115,7 @@ impl PimBackend {
         drop((sliced_buffer, converted_buffer));
         state.report.accumulate(&spent);
         state.report.energy_j = self.config.model.energy_joules(state.report.total_s(), self.ranks());
-        let whole = reslice(&result?, self.n)?;
+        let whole = reslice(result?, self.n)?;
         self.write_limbs(state, &whole, dst)
     }
 }
