@@ -2,12 +2,16 @@
 //! on emulated DPUs. The placement the planner chooses is never dearer than any placement
 //! forced (at 7 DPUs for 4 primes sequential mode beats parallel mode's three idle DPUs),
 //! every placement's result decrypts to the plaintext product, and the plan lists every
-//! candidate.
+//! candidate. A job that can adopt the cheapest pricing run is not run again.
 
 use pimhe_bench::target::planner::CANDIDATES;
 use pimhe_bench::target::{Cost, Device, DeviceNeeds, Job, Target, UpmemTarget};
 use pimhe_bench::Result;
+use std::cell::Cell;
+
 use pimhe_exec::{Backend, CpuBackend};
+use pimhe_math::ntt_primes;
+use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use pimhe_schemes::bgv::BgvParameters;
 use pimhe_workloads::bgv_pipeline::{BgvPipeline, Checked};
 
@@ -19,10 +23,12 @@ struct Product<'a> {
 
 impl Job for Product<'_> {
     type Output = Checked;
-    const PRICING_RUN_IS_THE_RUN: bool = true;
-
     fn pricing_copy(&self) -> Option<Self> {
         Some(*self)
+    }
+
+    fn adopt(self, _: &Self::Output) -> std::result::Result<(), Self> {
+        Ok(()) // it shows nothing while it runs
     }
 
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Checked> {
@@ -68,5 +74,59 @@ fn the_chosen_placement_is_never_dearer_than_a_forced_one() {
                 assert_eq!(chosen_s, forced_s, "the chosen placement's run is the forced one's");
             }
         }
+    }
+}
+
+/// A job that counts its runs (the planner's pricing copies share the counter) and whose
+/// pricing run stands for its own when `adopts`.
+struct Counted<'a> {
+    runs: &'a Cell<usize>,
+    adopts: bool,
+    adopted: &'a Cell<bool>,
+}
+
+impl Job for Counted<'_> {
+    type Output = usize;
+
+    fn pricing_copy(&self) -> Option<Self> {
+        Some(Counted { runs: self.runs, adopts: self.adopts, adopted: self.adopted })
+    }
+
+    fn adopt(self, _: &usize) -> std::result::Result<(), Self> {
+        if !self.adopts {
+            return Err(self);
+        }
+        self.adopted.set(true);
+        Ok(())
+    }
+
+    fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<usize> {
+        self.runs.set(self.runs.get() + 1);
+        let batch = PolyBatch::zeros(
+            &RingBasis::new(1024, &ntt_primes(30, 1024, 2, &[]).unwrap()).unwrap(),
+            2,
+            Representation::Coefficient,
+        );
+        device.start_pricing()?;
+        let mut x = device.backend.upload(batch)?;
+        device.backend.ntt(&mut x)?;
+        device.backend.download(&x)?;
+        device.stop_pricing()?;
+        Ok(self.runs.get())
+    }
+}
+
+#[test]
+fn a_job_that_adopts_its_pricing_run_is_not_run_again() {
+    let needs = DeviceNeeds { n: 1024, primes: ntt_primes(30, 1024, 2, &[]).unwrap() };
+    for adopts in [true, false] {
+        let (runs, adopted) = (Cell::new(0), Cell::new(false));
+        let ran = Target::UpmemEmu(UpmemTarget::new(4))
+            .run(&needs, Counted { runs: &runs, adopts, adopted: &adopted })
+            .unwrap();
+        // Every candidate's pricing run, and the job's own only where it cannot adopt one.
+        let expected = CANDIDATES.len() + usize::from(!adopts);
+        assert_eq!((runs.get(), adopted.get()), (expected, adopts), "adopts: {adopts}");
+        assert!(ran.plan.is_some());
     }
 }

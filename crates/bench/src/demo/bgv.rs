@@ -122,16 +122,18 @@ pub(super) fn run(config: &DemoConfig, out: &mut dyn FnMut(&str)) -> Result<()> 
     Ok(())
 }
 
-/// What the server's run gave: the noise budget left after the check, the computation's time
-/// and (emulated DPUs) the result's download time.
+/// What the server's run gave: the noise budget left after the check, the computation's time,
+/// (emulated DPUs) the result's download time, and a pricing run's step lines.
 struct Served {
     budget: u32,
     time: Duration,
     download: Duration,
+    lines: Vec<String>,
 }
 
 /// The client's encryption, the server's computation (priced) and the client's check on one
-/// backend, each step's line sent to `out` (none in a pricing run).
+/// backend, each step's line sent to `out` (kept in [`Served`] by a pricing run, which has no
+/// `out`, and shown by [`Job::adopt`] when the planner takes that run as the job's).
 struct Serve<'p, 'o> {
     pipeline: &'p BgvPipeline,
     kind: BackendKind,
@@ -145,12 +147,20 @@ impl Job for Serve<'_, '_> {
         Some(Serve { pipeline: self.pipeline, kind: self.kind, out: None })
     }
 
+    fn adopt(self, served: &Served) -> std::result::Result<(), Self> {
+        if let Some(out) = self.out {
+            served.lines.iter().for_each(|line| out(line));
+        }
+        Ok(())
+    }
+
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Served> {
         let Serve { pipeline, kind, out } = self;
-        let mut silent = |_: &str| {};
+        let mut lines = Vec::new();
+        let mut keep = |line: &str| lines.push(line.to_string());
         let out: &mut dyn FnMut(&str) = match out {
             Some(out) => out,
-            None => &mut silent,
+            None => &mut keep,
         };
         let encrypt = if kind == BackendKind::UpmemEmu {
             "encode + encrypt (both batches, upmem-emu)"
@@ -187,7 +197,7 @@ impl Job for Serve<'_, '_> {
         device.stop_pricing()?;
         let name = if kind == BackendKind::UpmemEmu { "  decrypt + decode (upmem-emu)" } else { "decrypt + decode" };
         let budget = check(pipeline, device.backend, &product, name, out)?;
-        Ok(Served { budget, time, download })
+        Ok(Served { budget, time, download, lines })
     }
 }
 

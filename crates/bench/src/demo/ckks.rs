@@ -125,15 +125,18 @@ fn step_line(indent: &str, name: &str, time: Duration) -> String {
     format!("  {indent}{name:<40} {:>10.3} ms", time.as_secs_f64() * 1e3)
 }
 
-/// What the server's run gave: the result's precision after the client's check and, on
-/// emulated DPUs, the report priced up to the end of each step (name, report).
+/// What the server's run gave: the result's precision after the client's check, on emulated
+/// DPUs the report priced up to the end of each step (name, report), and a pricing run's step
+/// lines.
 struct Served {
     precision: PrecisionStats,
     steps: Vec<(String, OffloadReport)>,
+    lines: Vec<String>,
 }
 
 /// The client's encryption, the server's computation (priced) and the client's check on one
-/// backend, each step's line sent to `out` (none in a pricing run).
+/// backend, each step's line sent to `out` (kept in [`Served`] by a pricing run, which has no
+/// `out`, and shown by [`Job::adopt`] when the planner takes that run as the job's).
 struct Serve<'p, 'o> {
     pipeline: &'p CkksPipeline,
     kind: BackendKind,
@@ -147,12 +150,20 @@ impl Job for Serve<'_, '_> {
         Some(Serve { pipeline: self.pipeline, kind: self.kind, out: None })
     }
 
+    fn adopt(self, served: &Served) -> std::result::Result<(), Self> {
+        if let Some(out) = self.out {
+            served.lines.iter().for_each(|line| out(line));
+        }
+        Ok(())
+    }
+
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Served> {
         let Serve { pipeline, kind, out } = self;
-        let mut silent = |_: &str| {};
+        let mut lines = Vec::new();
+        let mut keep = |line: &str| lines.push(line.to_string());
         let out: &mut dyn FnMut(&str) = match out {
             Some(out) => out,
-            None => &mut silent,
+            None => &mut keep,
         };
         let (x, y) = pipeline.encrypt(device.backend)?;
         let evaluator = pipeline.evaluator(device.backend)?;
@@ -186,7 +197,7 @@ impl Job for Serve<'_, '_> {
             result.parts().iter().try_for_each(|p| device.backend.download(p).map(drop))?;
         }
         device.stop_pricing()?;
-        Ok(Served { precision: pipeline.check(device.backend, &result)?, steps })
+        Ok(Served { precision: pipeline.check(device.backend, &result)?, steps, lines })
     }
 }
 

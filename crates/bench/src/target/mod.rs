@@ -292,17 +292,24 @@ pub trait Job {
     /// [`Device::stop_pricing`] (the client's checks) is not priced.
     fn run<B: Backend>(self, device: &Device<'_, B>) -> Result<Self::Output>;
 
-    /// The same computation for a pricing run of `--mode auto` ([`planner`]), whose output is
-    /// dropped: it prints nothing and reports no progress. `None` for a job that must run once
-    /// (it writes files): the planner then takes parallel mode unpriced, and says so.
+    /// The same computation for a pricing run of `--mode auto` ([`planner`]): it prints nothing
+    /// and reports no progress. `None` for a job that must run once (it writes files): the
+    /// planner then takes parallel mode unpriced, and says so.
     fn pricing_copy(&self) -> Option<Self>
     where
         Self: Sized;
 
-    /// Whether a pricing copy's run is the job's own run (the job prints nothing and reports
-    /// no progress): the planner then keeps the cheapest candidate's output instead of running
-    /// the job once more.
-    const PRICING_RUN_IS_THE_RUN: bool = false;
+    /// Takes the cheapest candidate's pricing run (its `output`) as this job's own run: `Ok`
+    /// once whatever the job would have shown is shown from the output, `Err(self)` when the job
+    /// must run again (the default, for a job whose run shows what its output does not keep,
+    /// such as progress).
+    fn adopt(self, output: &Self::Output) -> std::result::Result<(), Self>
+    where
+        Self: Sized,
+    {
+        let _ = output;
+        Err(self)
+    }
 }
 
 /// The backend a [`Job`] runs on.

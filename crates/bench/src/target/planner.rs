@@ -14,7 +14,8 @@
 //! priced by the host model (`seal-host`), so the choice is the same on every run. A
 //! candidate whose cost passes the cheapest so far is stopped there ([`PimBackend::set_budget`]):
 //! it cannot win, and its emulation need not finish. The cheapest wins (the earlier on a tie);
-//! then the job itself runs on it. [`PlanChoice`] says what each candidate cost and why the
+//! its pricing run is the job's run where the job can adopt it ([`Job::adopt`]: its output
+//! keeps what the job shows), else the job itself runs on it. [`PlanChoice`] says what each candidate cost and why the
 //! winner won.
 
 use serde::Serialize;
@@ -153,7 +154,10 @@ impl UpmemTarget {
             return Err(first_error.expect("a candidate that did not finish says why"));
         };
         let mut ran = match kept {
-            Some((mode, ran)) if mode == chosen && J::PRICING_RUN_IS_THE_RUN => ran,
+            Some((mode, ran)) if mode == chosen => match job.adopt(&ran.output) {
+                Ok(()) => ran,
+                Err(job) => self.run_in(needs, chosen, job)?,
+            },
             Some(_) | None => self.run_in(needs, chosen, job)?,
         };
         ran.plan = Some(PlanChoice { mode: chosen, chosen: chosen.name(), candidates });
