@@ -1,15 +1,9 @@
 //! End-to-end checks of `pimhe advise` through the built binary: the JSON and text reports and
 //! the exit status of bad input. No time is asserted.
 
-use std::process::{Command, Output};
+mod common;
 
-fn pimhe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pimhe")).args(args).output().expect("the pimhe binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{pimhe, stderr};
 
 const SMALL: [&str; 14] = [
     "advise",

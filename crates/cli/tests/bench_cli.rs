@@ -1,14 +1,8 @@
 //! End-to-end checks of `pimhe bench` through the built binary.
 
-use std::process::{Command, Output};
+mod common;
 
-fn pimhe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pimhe")).args(args).output().expect("the pimhe binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{pimhe, stderr};
 
 #[test]
 fn json_report_of_a_small_ntt() {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{pimhe, stderr};
+use common::{assert_refused, pimhe, stderr};
 use serde_json::Value;
 
 fn stdout(output: &std::process::Output) -> String {
@@ -43,26 +43,27 @@ fn reproduce_anaheim_prints_fig9_beside_the_published_speedups() {
 
 #[test]
 fn near_bank_flags_are_refused_where_they_do_not_apply() {
-    let output = pimhe(&["demo", "--backend", "cpu", "--system", "a100-nearbank"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--system applies to --backend nearbank only"), "{}", stderr(&output));
-    let output = pimhe(&[
-        "bench",
-        "ntt",
-        "--n",
-        "1024",
-        "--primes",
-        "1",
-        "--batch",
-        "2",
-        "--backend",
-        "nearbank",
-        "--system",
-        "tpu",
-    ]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("rtx4090-nearbank"), "{}", stderr(&output));
-    let output = pimhe(&["bench", "reproduce", "anaheim", "--workload-n", "1000"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--workload-n 1000 is not allowed"), "{}", stderr(&output));
+    for (args, expected) in [
+        (&["demo", "--backend", "cpu", "--system", "a100-nearbank"][..], "--system applies to --backend nearbank only"),
+        (
+            &[
+                "bench",
+                "ntt",
+                "--n",
+                "1024",
+                "--primes",
+                "1",
+                "--batch",
+                "2",
+                "--backend",
+                "nearbank",
+                "--system",
+                "tpu",
+            ],
+            "rtx4090-nearbank",
+        ),
+        (&["bench", "reproduce", "anaheim", "--workload-n", "1000"], "--workload-n 1000 is not allowed"),
+    ] {
+        assert_refused(args, &[expected]);
+    }
 }

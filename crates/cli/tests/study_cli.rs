@@ -2,12 +2,11 @@
 //! `eval` (server, with the secret key nowhere in its directories), `decrypt`, against the
 //! statistic computed here in plaintext from the same CSV.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn pimhe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pimhe")).args(args).output().expect("the pimhe binary runs")
-}
+use std::path::{Path, PathBuf};
+
+use common::pimhe;
 
 fn ok(args: &[&str]) -> serde_json::Value {
     let output = pimhe(args);

@@ -1,18 +1,13 @@
 //! End-to-end checks of the `upmem-emu` backend through the built binary: `bench OP
 //! --backend upmem-emu`, `bench reproduce dramatic` and `demo`.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use common::{assert_refused, pimhe, stderr};
 use serde_json::Value;
-
-fn pimhe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pimhe")).args(args).output().expect("the pimhe binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -198,15 +193,7 @@ fn bad_upmem_flags_exit_2_with_the_allowed_values() {
         (&["--dpus", "8"], &["--dpus", "upmem-emu"]),
         (&["--backend", "upmem-emu", "--threads", "2"], &["--threads", "cpu"]),
     ] {
-        let mut args = base.to_vec();
-        args.extend_from_slice(extra);
-        let output = pimhe(&args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let message = stderr(&output);
-        for part in expected {
-            assert!(message.contains(part), "{args:?}: {message:?} should contain {part:?}");
-        }
-        assert!(output.stdout.is_empty());
+        assert_refused(&[&base[..], extra].concat(), expected);
     }
     // The DPU kernels take N up to 2^20, as the CPU does; above it both refuse.
     let output = pimhe(&["bench", "ntt", "--n", "2097152", "--primes", "1", "--batch", "1", "--backend", "upmem-emu"]);
@@ -380,48 +367,14 @@ fn what_if_flags_change_the_model_and_are_refused_elsewhere() {
 
     for (args, expected) in [
         (
-            &["bench", "ntt", "--n", "1024", "--primes", "1", "--batch", "2", "--what-if", "zero-copy"][..],
+            ntt(&["--what-if", "zero-copy"]),
             "--what-if applies to --backend upmem-emu only (this run uses --backend cpu)",
         ),
-        (
-            &[
-                "bench",
-                "ntt",
-                "--n",
-                "1024",
-                "--primes",
-                "1",
-                "--batch",
-                "2",
-                "--backend",
-                "upmem-emu",
-                "--what-if",
-                "mul-cycles=0",
-            ][..],
-            "--what-if mul-cycles=0 is not allowed",
-        ),
-        (
-            &[
-                "bench",
-                "ntt",
-                "--n",
-                "1024",
-                "--primes",
-                "1",
-                "--batch",
-                "2",
-                "--backend",
-                "upmem-emu",
-                "--what-if",
-                "fast",
-            ][..],
-            "choose mul-cycles=N",
-        ),
-        (&["demo", "--backend", "cpu", "--what-if", "zero-copy"][..], "--what-if applies to --backend upmem-emu only"),
+        (ntt(&["--backend", "upmem-emu", "--what-if", "mul-cycles=0"]), "--what-if mul-cycles=0 is not allowed"),
+        (ntt(&["--backend", "upmem-emu", "--what-if", "fast"]), "choose mul-cycles=N"),
+        (vec!["demo", "--backend", "cpu", "--what-if", "zero-copy"], "--what-if applies to --backend upmem-emu only"),
     ] {
-        let output = pimhe(args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
-        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+        assert_refused(&args, &[expected]);
     }
 }
 
@@ -467,30 +420,17 @@ fn model_flag_picks_the_version_and_is_refused_elsewhere() {
     // Barrier intervals only add up what the totals let overlap.
     assert!(f(&v2, "compute_s") >= f(&v1, "compute_s"), "{v2} vs {v1}");
     for (args, expected) in [
+        (ntt(&["--model", "upmem-v1b@2"]), "--model applies to --backend upmem-emu only (this run uses --backend cpu)"),
         (
-            &["bench", "ntt", "--n", "1024", "--primes", "1", "--batch", "2", "--model", "upmem-v1b@2"][..],
-            "--model applies to --backend upmem-emu only (this run uses --backend cpu)",
-        ),
-        (
-            &[
-                "bench",
-                "ntt",
-                "--n",
-                "1024",
-                "--primes",
-                "1",
-                "--batch",
-                "2",
-                "--backend",
-                "upmem-emu",
-                "--model",
-                "v3",
-            ][..],
+            ntt(&["--backend", "upmem-emu", "--model", "v3"]),
             "--model v3 is not allowed: model v3 is not known: choose upmem-v1b@1 or upmem-v1b@2",
         ),
     ] {
-        let output = pimhe(args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+        assert_refused(&args, &[expected]);
     }
+}
+
+/// `bench ntt` of two polynomials of N = 1024 over one prime, with `extra` flags.
+fn ntt<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    [&["bench", "ntt", "--n", "1024", "--primes", "1", "--batch", "2"][..], extra].concat()
 }
