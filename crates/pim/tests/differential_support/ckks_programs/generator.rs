@@ -178,14 +178,15 @@ impl CkksGenerator {
         }
     }
 
-    /// A register of 3 components: mostly one there is, or a new square.
+    /// A register of 3 components: mostly one there is, or a new square (of an operand whose
+    /// square fits its level: a fresh encryption's always does).
     fn product(&mut self) -> usize {
         let products = self.live(|c| c.size == 3);
         if !products.is_empty() && self.rng.chance(85) {
             return self.rng.pick(&products);
         }
-        let near_default = self.near_default();
-        let a = self.operand(&[], |c| c.size == 2 && near_default(c));
+        let (near_default, ctx) = (self.near_default(), self.ctx.clone());
+        let a = self.operand(&[], |c| near_default(c) && multiplied(&ctx, c, c).is_some());
         let x = self.cipher(a);
         let dst = self.rng.below(REGISTERS);
         let out = Cipher { scale: x.scale * x.scale, size: 3, magnitude: x.magnitude * x.magnitude, ..x };
