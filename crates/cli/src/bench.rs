@@ -145,9 +145,8 @@ pub struct BenchArgs {
     /// bfv-add and bgv-mul-relin.
     #[arg(long)]
     pub batch: usize,
-    /// Where it runs [default: cpu; upmem-emu: auto placement (every placement the emulation
-    /// follows priced, the cheapest reported), auto emulation; no --threads, the emulator uses
-    /// every core].
+    /// Where it runs [default: cpu; upmem-emu: the placement of least modeled cost, auto
+    /// emulation; no --threads, the emulator uses every core].
     #[command(flatten)]
     pub target: TargetArgs,
     /// Print one JSON object (op, backend, n, primes, prime_bits, batch, wall_s, ...; for

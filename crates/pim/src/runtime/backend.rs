@@ -285,7 +285,7 @@ impl Backend for PimBackend {
         keys: &[(PimBuffer, PimBuffer)],
         plan: &KeySwitchPlan,
     ) -> pimhe_exec::Result<(PimBuffer, PimBuffer)> {
-        if !self.mod_up_on_host() {
+        if !self.conversions_on_host() {
             return pimhe_exec::key_switch::composed(self, c, keys, plan);
         }
         let key_shapes: Vec<(Shape, Shape)> = keys.iter().map(|(b, a)| (b.shape.clone(), a.shape.clone())).collect();
@@ -297,7 +297,7 @@ impl Backend for PimBackend {
     }
 
     fn mod_up(&self, c: &PimBuffer, plan: &KeySwitchPlan) -> pimhe_exec::Result<Vec<PimBuffer>> {
-        if self.mod_up_on_host() {
+        if self.conversions_on_host() {
             return self.host_mod_up(c, plan);
         }
         pimhe_exec::key_switch::composed_mod_up(self, c, plan)
@@ -430,7 +430,7 @@ fn limb_constant(basis: &RingBasis, constants: &[u64], q: &Modulus) -> u32 {
 
 /// The host's work in FastBConv from `a` onto `target` (the new limbs transformed when
 /// `transform`): each source limb scaled, then one product per source limb and new limb.
-fn conversion_work(a: &Shape, target: &RingBasis, transform: bool) -> HostWork {
+pub(super) fn conversion_work(a: &Shape, target: &RingBasis, transform: bool) -> HostWork {
     let from = a.basis.primes();
     let new = target.primes().iter().filter(|p| !from.contains(p)).count() as u64;
     let (limbs, polys) = (from.len() as u64, a.count as u64);

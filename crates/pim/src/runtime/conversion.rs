@@ -48,10 +48,10 @@ impl PimBackend {
     /// The limbs of `operands`, resident and pinned, when this backend runs conversions on the
     /// DPUs.
     fn conversion_operands(&self, operands: &[&PimBuffer]) -> pimhe_exec::Result<Option<Resident>> {
-        match self.plan.mode() {
-            Mode::CiphertextMajor | Mode::Sequential | Mode::Hybrid => self.resident(operands),
-            Mode::Parallel => Ok(None),
+        if self.conversions_on_host() {
+            return Ok(None);
         }
+        self.resident(operands)
     }
 
     /// Runs `across` from `sources` into the limbs `dst`, calling `after_each(state, j)` once

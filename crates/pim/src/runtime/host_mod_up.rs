@@ -13,16 +13,18 @@
 //! contract.
 
 use pimhe_exec::{Backend, KeySwitchPlan, Shape};
-use pimhe_ring::{Representation, RingBasis};
+use pimhe_ring::Representation;
 
+use super::backend::conversion_work;
 use super::buffer::PimBuffer;
 use super::placement::Mode;
 use super::PimBackend;
 use crate::model::host::HostWork;
 
 impl PimBackend {
-    /// Whether ModUp runs whole on the host: in the parallel mode, where its FastBConv would.
-    pub(super) fn mod_up_on_host(&self) -> bool {
+    /// Whether this placement runs the conversions across primes on the host (the parallel
+    /// mode), and with them ModUp whole.
+    pub(super) fn conversions_on_host(&self) -> bool {
         self.plan.mode() == Mode::Parallel
     }
 
@@ -42,16 +44,12 @@ impl PimBackend {
 /// digit a FastBConv onto the primes of `plan.extended` outside it (each digit limb scaled,
 /// one product per digit limb and new limb) and the new limbs transformed.
 fn mod_up_work(c: &Shape, plan: &KeySwitchPlan) -> HostWork {
-    let (polys, n) = (c.count as u64, c.basis.degree() as u64);
+    let polys = c.count as u64;
     let inverse = if c.representation == Representation::Ntt { polys * c.basis.len() as u64 } else { 0 };
     plan.digits.iter().fold(HostWork { transforms: inverse, products: 0 }, |work, digit| {
-        work.plus(digit_work(digit, plan.extended, polys, n))
+        let digit = Shape { basis: digit.clone(), count: c.count, representation: Representation::Coefficient };
+        work.plus(conversion_work(&digit, plan.extended, true))
     })
-}
-
-fn digit_work(digit: &RingBasis, extended: &RingBasis, polys: u64, n: u64) -> HostWork {
-    let new = extended.primes().iter().filter(|p| !digit.primes().contains(p)).count() as u64;
-    HostWork { transforms: polys * new, products: polys * n * digit.len() as u64 * (1 + new) }
 }
 
 #[cfg(test)]
@@ -59,6 +57,7 @@ mod tests {
     use super::*;
 
     use pimhe_math::ntt_primes;
+    use pimhe_ring::RingBasis;
 
     #[test]
     fn mod_up_work_counts_the_inverse_transforms_and_each_digits_conversion() {
