@@ -11,6 +11,7 @@ use num_traits::{One, Zero};
 
 use crate::error::{MathError, Result};
 use crate::modular::Modulus;
+use crate::simd::lanes::{mul_wide, reduce_u64_wide, widen, ModVec};
 use crate::simd::{dispatch, Isa, Kernel, Lanes};
 
 /// A base of pairwise coprime moduli q_0, ..., q_{L-1} with the CRT constants of
@@ -368,7 +369,7 @@ impl BaseConverter {
 
     /// The conversion of `n` coefficients, lengths checked by [`BaseConverter::convert_on`].
     #[inline(always)]
-    fn convert_checked(&self, input: &[u32], output: &mut [u32], n: usize) {
+    fn convert_checked(&self, input: &[u32], output: &mut [u32], n: usize, accumulate: impl Fn(Accumulation<'_>)) {
         let block = BLOCK.min(n);
         // scaled[i * block + c] = [x_i * q_hat_inv_i]_{q_i} for the current block.
         let mut scaled = vec![0u32; self.from.len() * block];
@@ -385,7 +386,8 @@ impl BaseConverter {
                 }
             }
             for j in 0..self.to.len() {
-                self.accumulate_block(j, &scaled, block, 0, &mut output[j * n + start..j * n + start + width]);
+                let out = &mut output[j * n + start..j * n + start + width];
+                accumulate(Accumulation { j, scaled: &scaled, stride: block, start: 0, out });
             }
             start += width;
         }
@@ -421,13 +423,65 @@ impl BaseConverter {
         }
     }
 
+    /// [`BaseConverter::accumulate_block`] with the products in vector lanes: `L::WIDTH`
+    /// coefficients at a time, their 64-bit sums held in registers over all source limbs and
+    /// reduced in lanes ([`reduce_u64_wide`]), where the scalar loop ends with a 64-bit Barrett
+    /// reduction per coefficient that vectors cannot do (it multiplies by a 64-bit constant)
+    /// and that cost most of a conversion from few limbs (a rescale's). The same residues: both
+    /// are the unique ones in [0, p). Targets p < 2^16 and the block's last partial vector take
+    /// the scalar loop.
+    #[inline(always)]
+    fn accumulate_block_lanes<L: Lanes>(&self, l: L, block: Accumulation<'_>) {
+        let Accumulation { j, scaled, stride, start, out } = block;
+        let p = &self.to.moduli[j];
+        let width = out.len();
+        let vectors = if p.bits() > 16 { width - width % L::WIDTH } else { 0 };
+        let row = &self.q_hat_mod_p[j * self.from.len()..(j + 1) * self.from.len()];
+        let m = ModVec::new(l, p);
+        let two_32 = l.splat(p.reduce_u64(1 << 32));
+        for c in (0..vectors).step_by(L::WIDTH) {
+            let (mut even, mut odd) = (l.splat(0), l.splat(0));
+            for (i, &factor) in row.iter().enumerate() {
+                if i > 0 && i % PRODUCTS_PER_REDUCTION == 0 {
+                    // Fold the running sums back below p so 16 more products fit.
+                    (even, odd) = widen(l, reduce_u64_wide(l, &m, two_32, (even, odd)));
+                }
+                let (products_even, products_odd) =
+                    mul_wide(l, l.load(&scaled[i * stride + start + c..]), l.splat(factor));
+                (even, odd) = (l.add64(even, products_even), l.add64(odd, products_odd));
+            }
+            l.store(&mut out[c..], reduce_u64_wide(l, &m, two_32, (even, odd)));
+        }
+        if vectors < width {
+            self.accumulate_block(j, scaled, stride, start + vectors, &mut out[vectors..]);
+        }
+    }
+
     /// [`BaseConverter::accumulate_on`] with lengths checked, block by block.
     #[inline(always)]
-    fn accumulate_checked(&self, j: usize, scaled: &[u32], out: &mut [u32]) {
+    fn accumulate_checked(&self, j: usize, scaled: &[u32], out: &mut [u32], accumulate: impl Fn(Accumulation<'_>)) {
         let n = out.len();
         for (block, out) in out.chunks_mut(BLOCK).enumerate() {
-            self.accumulate_block(j, scaled, n, block * BLOCK, out);
+            accumulate(Accumulation { j, scaled, stride: n, start: block * BLOCK, out });
         }
+    }
+}
+
+/// One block of a target limb's conversion: `out.len()` (at most [`BLOCK`]) coefficients of
+/// target limb `j`, source limb i's scaled residues starting at `scaled[i * stride + start]`.
+struct Accumulation<'a> {
+    j: usize,
+    scaled: &'a [u32],
+    stride: usize,
+    start: usize,
+    out: &'a mut [u32],
+}
+
+impl BaseConverter {
+    /// [`BaseConverter::accumulate_block`] of one [`Accumulation`].
+    #[inline(always)]
+    fn accumulate_scalar(&self, block: Accumulation<'_>) {
+        self.accumulate_block(block.j, block.scaled, block.stride, block.start, block.out)
     }
 }
 
@@ -441,12 +495,14 @@ struct Convert<'a> {
 
 impl Kernel for Convert<'_> {
     fn scalar(self) {
-        self.converter.convert_checked(self.input, self.output, self.n)
+        let converter = self.converter;
+        converter.convert_checked(self.input, self.output, self.n, |block| converter.accumulate_scalar(block))
     }
 
     #[inline(always)]
-    fn lanes<L: Lanes>(self, _: L) {
-        self.converter.convert_checked(self.input, self.output, self.n)
+    fn lanes<L: Lanes>(self, l: L) {
+        let converter = self.converter;
+        converter.convert_checked(self.input, self.output, self.n, |block| converter.accumulate_block_lanes(l, block))
     }
 }
 
@@ -460,11 +516,15 @@ struct Accumulate<'a> {
 
 impl Kernel for Accumulate<'_> {
     fn scalar(self) {
-        self.converter.accumulate_checked(self.to_index, self.scaled, self.out)
+        let converter = self.converter;
+        converter.accumulate_checked(self.to_index, self.scaled, self.out, |block| converter.accumulate_scalar(block))
     }
 
     #[inline(always)]
-    fn lanes<L: Lanes>(self, _: L) {
-        self.converter.accumulate_checked(self.to_index, self.scaled, self.out)
+    fn lanes<L: Lanes>(self, l: L) {
+        let converter = self.converter;
+        converter.accumulate_checked(self.to_index, self.scaled, self.out, |block| {
+            converter.accumulate_block_lanes(l, block)
+        })
     }
 }

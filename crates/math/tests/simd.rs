@@ -220,9 +220,15 @@ fn isa_names_parse() {
 fn base_conversion_matches_scalar_on_every_isa() {
     let isas = vector_isas();
     let mut rng = rng(11);
-    for (n, from_len, to_len, bits) in
-        [(5usize, 2usize, 3usize, 30), (4096 + 3, 3, 4, 30), (300, 20, 2, 30), (700, 4, 3, 17), (129, 3, 3, 24)]
-    {
+    for (n, from_len, to_len, bits) in [
+        (5usize, 2usize, 3usize, 30),
+        (4096 + 3, 3, 4, 30),
+        (300, 20, 2, 30),
+        (700, 4, 3, 17),
+        (129, 3, 3, 24),
+        (96, 3, 2, 16),
+        (64, 33, 2, 30),
+    ] {
         let moduli: Vec<Modulus> = ntt_primes(bits, 16, from_len + to_len, &[])
             .unwrap()
             .iter()
@@ -235,6 +241,12 @@ fn base_conversion_matches_scalar_on_every_isa() {
         let mut input: Vec<u32> = random_residues(&mut rng, from_len * n, u32::MAX);
         input[0] = u32::MAX;
         input[1] = 0;
+        // One coefficient whose every source residue scales to its largest value, q_i - 1: the
+        // 64-bit sums at their bound (16 products of (2^30 - 1)^2 before each fold).
+        for (i, q) in from.moduli().iter().enumerate() {
+            let w_inv = q.inv(from.q_hat_inv()[i]).unwrap();
+            input[i * n + 2] = q.mul(q.value() - 1, w_inv);
+        }
         let mut expected = vec![0; to_len * n];
         converter.convert_on(Isa::Scalar, &input, &mut expected).unwrap();
         for &isa in &isas {

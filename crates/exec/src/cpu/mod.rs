@@ -266,29 +266,34 @@ impl CpuBackend {
         Ok(out)
     }
 
-    /// [`Backend::mod_down`] of a batch the caller gives up: the kept limbs are rewritten in
-    /// place and the dropped ones cut off, so the division allocates nothing of the batch's size.
-    fn mod_down_owned(&self, mut a: PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
-        self.divide_in_place(&mut a, count, plain_modulus)?;
-        Ok(a)
+    /// [`Backend::mod_down`] into a fresh batch of the kept limbs: each chunk is copied from `a`
+    /// and divided by the worker that owns it, where a clone of the whole input (dropped limbs
+    /// too) on the calling thread cost a tenth of a rescale.
+    fn divide_into_fresh(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
+        let division = Division::new(self, a.basis(), count, plain_modulus, a.representation())?;
+        let scaled = self.division_scaled(a, &division)?;
+        let (n, polys) = (a.degree(), a.count());
+        let data = self.fresh_data(
+            division.kept() * polys * n,
+            n,
+            Start::CopyOf(a),
+            division_cost(&division, a.representation()),
+            || vec![0u32; n],
+            |delta, index, chunk| {
+                let (limb, poly) = (index / polys, index % polys);
+                division.divide(limb, chunk, &scaled[poly * count * n..(poly + 1) * count * n], delta)
+            },
+        )?;
+        Ok(PolyBatch::from_reduced_data(&division.target, polys, a.representation(), data)?)
     }
 
     /// [`Backend::mod_down`] into `a` itself (left as it was where the division is refused).
     fn divide_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {
         let division = Division::new(self, a.basis(), count, plain_modulus, a.representation())?;
-        let kept = division.kept();
-        let (n, polys) = (a.degree(), a.count());
-        let transform_cost = if a.representation() == Representation::Ntt { pool::TRANSFORM } else { 0 };
-        // FastBConv's first half, polynomial-major so a polynomial's dropped limbs are together.
-        let mut scaled = vec![0u32; polys * count * n];
-        self.each_chunk(&mut scaled, n, pool::ELEMENTWISE + transform_cost, |index, chunk| {
-            let (poly, k) = (index / count, index % count);
-            chunk.copy_from_slice(a.poly_limb(kept + k, poly));
-            division.scale(k, chunk)
-        })?;
-        a.truncate_limbs(kept)?;
+        let scaled = self.division_scaled(a, &division)?;
+        let (n, polys, cost) = (a.degree(), a.count(), division_cost(&division, a.representation()));
+        a.truncate_limbs(division.kept())?;
         // Limb by limb: delta' is converted, transformed and combined while it is in cache.
-        let cost = 2 * count + 4 * pool::ELEMENTWISE + transform_cost;
         self.each_chunk_with(
             a.data_mut(),
             n,
@@ -301,6 +306,27 @@ impl CpuBackend {
             },
         )
     }
+
+    /// FastBConv's first half of a division ([`Division::scale`]) on `a`'s dropped limbs,
+    /// polynomial-major so a polynomial's dropped limbs are together.
+    fn division_scaled(&self, a: &PolyBatch, division: &Division) -> Result<Vec<u32>> {
+        let (kept, count) = (division.kept(), division.count());
+        let (n, polys) = (a.degree(), a.count());
+        let transform_cost = if a.representation() == Representation::Ntt { pool::TRANSFORM } else { 0 };
+        let mut scaled = vec![0u32; polys * count * n];
+        self.each_chunk(&mut scaled, n, pool::ELEMENTWISE + transform_cost, |index, chunk| {
+            let (poly, k) = (index / count, index % count);
+            chunk.copy_from_slice(a.poly_limb(kept + k, poly));
+            division.scale(k, chunk)
+        })?;
+        Ok(scaled)
+    }
+}
+
+/// Work units per residue of [`Division::divide`] (see `pool.rs`).
+fn division_cost(division: &Division, representation: Representation) -> usize {
+    let transform_cost = if representation == Representation::Ntt { pool::TRANSFORM } else { 0 };
+    2 * division.count() + 4 * pool::ELEMENTWISE + transform_cost
 }
 
 fn b_chunk<'a>(b: &'a PolyBatch, map: &Broadcast, limb: usize, poly: usize) -> &'a [u32] {
@@ -528,7 +554,7 @@ impl Backend for CpuBackend {
     }
 
     fn mod_down(&self, a: &PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<PolyBatch> {
-        self.mod_down_owned(a.clone(), count, plain_modulus)
+        self.divide_into_fresh(a, count, plain_modulus)
     }
 
     fn mod_down_in_place(&self, a: &mut PolyBatch, count: usize, plain_modulus: Option<Modulus>) -> Result<()> {

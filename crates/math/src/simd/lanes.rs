@@ -151,6 +151,19 @@ pub(crate) fn reduce_wide<L: Lanes>(l: L, m: &ModVec<L::V>, (even, odd): (L::V, 
     csub(l, csub(l, r, m.two_q), m.q)
 }
 
+/// x mod q in [0, q) for any 64-bit lanes x (even and odd halves, as [`mul_wide`] makes them),
+/// for q > 2^16; `two_32` holds [2^32]_q in every lane. [`reduce_wide`] needs x < 2 q^2, so x =
+/// hi 2^32 + lo is folded first: [hi]_q (hi < 2^32 < 2 q^2), then [hi]_q [2^32]_q + lo <
+/// q^2 + 2^32 < 2 q^2, the bound for q > 2^16.
+#[inline(always)]
+pub(crate) fn reduce_u64_wide<L: Lanes>(l: L, m: &ModVec<L::V>, two_32: L::V, (even, odd): (L::V, L::V)) -> L::V {
+    let high = reduce_wide(l, m, (l.shr64(even, 32), l.shr64(odd, 32)));
+    let (high_even, high_odd) = mul_wide(l, high, two_32);
+    let zero = l.splat(0);
+    let (low_even, low_odd) = (l.blend_odd(even, zero), l.blend_odd(odd, zero));
+    reduce_wide(l, m, (l.add64(high_even, low_even), l.add64(high_odd, low_odd)))
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86::{Avx2, Avx512};
 
