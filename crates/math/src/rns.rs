@@ -11,8 +11,10 @@ use num_traits::{One, Zero};
 
 use crate::error::{MathError, Result};
 use crate::modular::Modulus;
-use crate::simd::lanes::{mul_wide, reduce_u64_wide, widen, ModVec};
-use crate::simd::{dispatch, Isa, Kernel, Lanes};
+use crate::simd::{dispatch, Isa};
+
+mod kernels;
+use kernels::{Accumulate, Convert};
 
 /// A base of pairwise coprime moduli q_0, ..., q_{L-1} with the CRT constants of
 /// Q = q_0 ... q_{L-1} precomputed.
@@ -170,14 +172,6 @@ impl RnsBase {
     }
 }
 
-/// Number of 60-bit products that fit a u64 accumulator together with a reduced carry:
-/// 16 (2^30 - 1)^2 + 2^30 < 2^64.
-const PRODUCTS_PER_REDUCTION: usize = 16;
-
-/// Coefficients converted per block: the block's scaled residues (from.len() x BLOCK words)
-/// stay in cache while every output limb reads them.
-const BLOCK: usize = 128;
-
 /// Fast base conversion from one RNS base to another (Bajard-Eynard-Hasan-Zucca FastBConv).
 ///
 /// For x given by its residues x_i in the source base {q_i} (product Q), the converter computes
@@ -226,6 +220,8 @@ pub struct BaseConverter {
     to: RnsBase,
     /// [Q/q_i mod p_j] at index j * from.len() + i (one row per target modulus).
     q_hat_mod_p: Vec<u32>,
+    /// [-Q mod p_j] per target modulus: the correction per centred residue.
+    minus_q_mod_p: Vec<u32>,
 }
 
 impl BaseConverter {
@@ -246,7 +242,14 @@ impl BaseConverter {
                 q_hat_mod_p.push(value);
             }
         }
-        Ok(Self { from: from.clone(), to: to.clone(), q_hat_mod_p })
+        let minus_q_mod_p = to
+            .moduli()
+            .iter()
+            .map(|p| {
+                p.neg(from.moduli().iter().fold(1 % p.value(), |acc, q| p.mul(acc, p.reduce_u64(q.value() as u64))))
+            })
+            .collect();
+        Ok(Self { from: from.clone(), to: to.clone(), q_hat_mod_p, minus_q_mod_p })
     }
 
     /// The source base {q_i}.
@@ -287,8 +290,8 @@ impl BaseConverter {
     }
 
     /// [`BaseConverter::convert`] compiled for instruction set `isa` (or the best available
-    /// below it). The loops are the same source on every ISA; under AVX2 or AVX-512 the
-    /// compiler vectorises the 64-bit multiply-accumulate, which is where the time goes.
+    /// below it). Under AVX2 or AVX-512 the multiply-accumulate and its reduction run in
+    /// vector lanes (`rns/kernels.rs`); every ISA gives the same words.
     pub fn convert_on(&self, isa: Isa, input: &[u32], output: &mut [u32]) -> Result<()> {
         let l = self.from.len();
         let k = self.to.len();
@@ -342,6 +345,28 @@ impl BaseConverter {
     /// debug builds). Fails with [`MathError::LengthMismatch`] if `scaled.len() != from.len() *
     /// out.len()` or `to_index` is not a limb of the target base.
     pub fn accumulate_on(&self, isa: Isa, to_index: usize, scaled: &[u32], out: &mut [u32]) -> Result<()> {
+        self.accumulate_checked(isa, to_index, scaled, out, false)
+    }
+
+    /// [`BaseConverter::accumulate_on`] of the centred scaled residues: each s_i above
+    /// floor(q_i / 2) is read as s_i - q_i, so `out[c] = sum_i s_i[c] (Q/q_i) - a_c Q mod p_j`
+    /// with a_c the number of such residues. The result is a representative of x + a Q with
+    /// a in (-L/2, L/2] rather than [0, L): what a division by Q rounds to nearest with
+    /// (ModDown, rescaling). The correction costs a count per coefficient, not a pass per
+    /// source limb. Same requirements and errors as [`BaseConverter::accumulate_on`].
+    pub fn accumulate_centred_on(&self, isa: Isa, to_index: usize, scaled: &[u32], out: &mut [u32]) -> Result<()> {
+        self.accumulate_checked(isa, to_index, scaled, out, true)
+    }
+
+    /// [`BaseConverter::accumulate_on`] or its centred form, after checking the lengths.
+    fn accumulate_checked(
+        &self,
+        isa: Isa,
+        to_index: usize,
+        scaled: &[u32],
+        out: &mut [u32],
+        centred: bool,
+    ) -> Result<()> {
         if to_index >= self.to.len() {
             return Err(MathError::LengthMismatch {
                 what: "FastBConv target limb (below the target base size)",
@@ -362,169 +387,8 @@ impl BaseConverter {
             "accumulate_on needs scaled residues below their source primes"
         );
         if n > 0 {
-            dispatch(isa, Accumulate { converter: self, to_index, scaled, out });
+            dispatch(isa, Accumulate { converter: self, to_index, scaled, out, centred });
         }
         Ok(())
-    }
-
-    /// The conversion of `n` coefficients, lengths checked by [`BaseConverter::convert_on`].
-    #[inline(always)]
-    fn convert_checked(&self, input: &[u32], output: &mut [u32], n: usize, accumulate: impl Fn(Accumulation<'_>)) {
-        let block = BLOCK.min(n);
-        // scaled[i * block + c] = [x_i * q_hat_inv_i]_{q_i} for the current block.
-        let mut scaled = vec![0u32; self.from.len() * block];
-        let mut start = 0;
-        while start < n {
-            let width = block.min(n - start);
-            for (i, q) in self.from.moduli.iter().enumerate() {
-                let w = self.from.q_hat_inv[i];
-                let w_shoup = self.from.q_hat_inv_shoup[i];
-                let src = &input[i * n + start..i * n + start + width];
-                let dst = &mut scaled[i * block..i * block + width];
-                for (d, &x) in dst.iter_mut().zip(src) {
-                    *d = q.mul_shoup(x, w, w_shoup);
-                }
-            }
-            for j in 0..self.to.len() {
-                let out = &mut output[j * n + start..j * n + start + width];
-                accumulate(Accumulation { j, scaled: &scaled, stride: block, start: 0, out });
-            }
-            start += width;
-        }
-    }
-
-    /// `out.len()` (at most [`BLOCK`]) coefficients of target limb j from scaled residues: source
-    /// limb i's values start at `scaled[i * stride + start]`.
-    #[inline(always)]
-    fn accumulate_block(&self, j: usize, scaled: &[u32], stride: usize, start: usize, out: &mut [u32]) {
-        let l = self.from.len();
-        let p = &self.to.moduli[j];
-        let row = &self.q_hat_mod_p[j * l..(j + 1) * l];
-        let width = out.len();
-        let mut acc = [0u64; BLOCK];
-        let acc = &mut acc[..width];
-        for (chunk_index, chunk) in row.chunks(PRODUCTS_PER_REDUCTION).enumerate() {
-            if chunk_index > 0 {
-                // Fold the running sum back below p so 16 more products fit.
-                for a in acc.iter_mut() {
-                    *a = p.reduce_u64(*a) as u64;
-                }
-            }
-            for (offset, &m) in chunk.iter().enumerate() {
-                let i = chunk_index * PRODUCTS_PER_REDUCTION + offset;
-                let src = &scaled[i * stride + start..i * stride + start + width];
-                for (a, &t) in acc.iter_mut().zip(src) {
-                    *a += t as u64 * m as u64;
-                }
-            }
-        }
-        for (d, &a) in out.iter_mut().zip(acc.iter()) {
-            *d = p.reduce_u64(a);
-        }
-    }
-
-    /// [`BaseConverter::accumulate_block`] with the products in vector lanes: `L::WIDTH`
-    /// coefficients at a time, their 64-bit sums held in registers over all source limbs and
-    /// reduced in lanes ([`reduce_u64_wide`]), where the scalar loop ends with a 64-bit Barrett
-    /// reduction per coefficient that vectors cannot do (it multiplies by a 64-bit constant)
-    /// and that cost most of a conversion from few limbs (a rescale's). The same residues: both
-    /// are the unique ones in [0, p). Targets p < 2^16 and the block's last partial vector take
-    /// the scalar loop.
-    #[inline(always)]
-    fn accumulate_block_lanes<L: Lanes>(&self, l: L, block: Accumulation<'_>) {
-        let Accumulation { j, scaled, stride, start, out } = block;
-        let p = &self.to.moduli[j];
-        let width = out.len();
-        let vectors = if p.bits() > 16 { width - width % L::WIDTH } else { 0 };
-        let row = &self.q_hat_mod_p[j * self.from.len()..(j + 1) * self.from.len()];
-        let m = ModVec::new(l, p);
-        let two_32 = l.splat(p.reduce_u64(1 << 32));
-        for c in (0..vectors).step_by(L::WIDTH) {
-            let (mut even, mut odd) = (l.splat(0), l.splat(0));
-            for (i, &factor) in row.iter().enumerate() {
-                if i > 0 && i % PRODUCTS_PER_REDUCTION == 0 {
-                    // Fold the running sums back below p so 16 more products fit.
-                    (even, odd) = widen(l, reduce_u64_wide(l, &m, two_32, (even, odd)));
-                }
-                let (products_even, products_odd) =
-                    mul_wide(l, l.load(&scaled[i * stride + start + c..]), l.splat(factor));
-                (even, odd) = (l.add64(even, products_even), l.add64(odd, products_odd));
-            }
-            l.store(&mut out[c..], reduce_u64_wide(l, &m, two_32, (even, odd)));
-        }
-        if vectors < width {
-            self.accumulate_block(j, scaled, stride, start + vectors, &mut out[vectors..]);
-        }
-    }
-
-    /// [`BaseConverter::accumulate_on`] with lengths checked, block by block.
-    #[inline(always)]
-    fn accumulate_checked(&self, j: usize, scaled: &[u32], out: &mut [u32], accumulate: impl Fn(Accumulation<'_>)) {
-        let n = out.len();
-        for (block, out) in out.chunks_mut(BLOCK).enumerate() {
-            accumulate(Accumulation { j, scaled, stride: n, start: block * BLOCK, out });
-        }
-    }
-}
-
-/// One block of a target limb's conversion: `out.len()` (at most [`BLOCK`]) coefficients of
-/// target limb `j`, source limb i's scaled residues starting at `scaled[i * stride + start]`.
-struct Accumulation<'a> {
-    j: usize,
-    scaled: &'a [u32],
-    stride: usize,
-    start: usize,
-    out: &'a mut [u32],
-}
-
-impl BaseConverter {
-    /// [`BaseConverter::accumulate_block`] of one [`Accumulation`].
-    #[inline(always)]
-    fn accumulate_scalar(&self, block: Accumulation<'_>) {
-        self.accumulate_block(block.j, block.scaled, block.stride, block.start, block.out)
-    }
-}
-
-/// One conversion, for [`dispatch`]: the same loops on every instruction set.
-struct Convert<'a> {
-    converter: &'a BaseConverter,
-    input: &'a [u32],
-    output: &'a mut [u32],
-    n: usize,
-}
-
-impl Kernel for Convert<'_> {
-    fn scalar(self) {
-        let converter = self.converter;
-        converter.convert_checked(self.input, self.output, self.n, |block| converter.accumulate_scalar(block))
-    }
-
-    #[inline(always)]
-    fn lanes<L: Lanes>(self, l: L) {
-        let converter = self.converter;
-        converter.convert_checked(self.input, self.output, self.n, |block| converter.accumulate_block_lanes(l, block))
-    }
-}
-
-/// One target limb of a conversion from scaled residues, for [`dispatch`].
-struct Accumulate<'a> {
-    converter: &'a BaseConverter,
-    to_index: usize,
-    scaled: &'a [u32],
-    out: &'a mut [u32],
-}
-
-impl Kernel for Accumulate<'_> {
-    fn scalar(self) {
-        let converter = self.converter;
-        converter.accumulate_checked(self.to_index, self.scaled, self.out, |block| converter.accumulate_scalar(block))
-    }
-
-    #[inline(always)]
-    fn lanes<L: Lanes>(self, l: L) {
-        let converter = self.converter;
-        converter.accumulate_checked(self.to_index, self.scaled, self.out, |block| {
-            converter.accumulate_block_lanes(l, block)
-        })
     }
 }

@@ -181,6 +181,9 @@ fn fused_kernels_match_plain_arithmetic() {
             let mut out = vec![u32::MAX; x.len()];
             ew::sub_mul_scalar(isa, q, &mut out, x, y, c);
             assert_eq!(out, expect(q, |a, b, _| (a + p - b) * u64::from(c), v), "sub_mul_scalar by {c} {isa} q={p}");
+            let mut acc = x.clone();
+            ew::sub_mul_scalar_assign(isa, q, &mut acc, y, c);
+            assert_eq!(acc, out, "sub_mul_scalar_assign by {c} {isa} q={p}");
         }
     });
 }
@@ -269,6 +272,22 @@ fn base_conversion_matches_scalar_on_every_isa() {
                 let mut got = vec![u32::MAX; n];
                 converter.accumulate_on(isa, j, &scaled, &mut got).unwrap();
                 assert_eq!(got, expected[j * n..(j + 1) * n], "accumulate {isa} n={n} bits={bits} target {j}");
+                // The centred form against i128 arithmetic: residues above q_i / 2 read as s - q_i.
+                let target = to.moduli()[j].value() as i128;
+                let factors = converter.q_hat_mod_target(j).unwrap();
+                let centred: Vec<u32> = (0..n)
+                    .map(|c| {
+                        let sum: i128 = (0..from_len)
+                            .map(|i| {
+                                let (s, q) = (scaled[i * n + c] as i128, from.moduli()[i].value() as i128);
+                                (if s > q / 2 { s - q } else { s }) * factors[i] as i128
+                            })
+                            .sum();
+                        sum.rem_euclid(target) as u32
+                    })
+                    .collect();
+                converter.accumulate_centred_on(isa, j, &scaled, &mut got).unwrap();
+                assert_eq!(got, centred, "accumulate_centred {isa} n={n} bits={bits} target {j}");
             }
         }
     }

@@ -26,8 +26,8 @@ pub(super) struct Division {
     converter: Arc<BaseConverter>,
     /// BGV: t^{-1} modulo each dropped prime.
     t_inverses: Option<Vec<u32>>,
-    /// Per kept limb q: P^{-1}, -(t P^{-1}) (t = 1 without a plain modulus) and P, modulo q.
-    constants: Vec<(u32, u32, u32)>,
+    /// Per kept limb q: P^{-1} and (BGV) t, modulo q.
+    constants: Vec<(u32, Option<u32>)>,
     /// Whether the limbs are in NTT form (transformed on the way in and out).
     is_ntt: bool,
     isa: Isa,
@@ -71,9 +71,7 @@ impl Division {
             .map(|limb| {
                 let q = target.modulus(limb);
                 let p_mod_q = (0..count).fold(1, |acc, i| q.mul(acc, q.reduce_u64(dropped.modulus(i).value().into())));
-                let p_inv = q.inv(p_mod_q)?;
-                let scaled = plain_modulus.map_or(p_inv, |t| q.mul(p_inv, q.reduce_u64(t.value().into())));
-                Ok((p_inv, q.neg(scaled), p_mod_q))
+                Ok((q.inv(p_mod_q)?, plain_modulus.map(|t| q.reduce_u64(t.value().into()))))
             })
             .collect::<Result<Vec<_>>>()?;
         let is_ntt = representation == Representation::Ntt;
@@ -107,28 +105,22 @@ impl Division {
     /// and ends as the quotient's, from the polynomial's [`Division::scale`]d dropped limbs
     /// (`scaled`, limb after limb); `delta` is scratch of one limb.
     pub fn divide(&self, limb: usize, chunk: &mut [u32], scaled: &[u32], delta: &mut [u32]) -> Result<()> {
-        // Y = a P^{-1} - delta' (t P^{-1}) with delta' = FastBConv (t = 1 without the correction).
-        self.converter.accumulate_on(self.isa, limb, scaled, delta)?;
+        // Y = (a - t delta') P^{-1} with delta' = FastBConv of the centred scaled
+        // residues, so delta' is a centred representative of [a]_P (off by a multiple of P of
+        // mean zero) and the division rounds to nearest: from [0, p_k) residues every
+        // coefficient of the result would be low by about count / 2 on average, an offset
+        // common to all coefficients that CKKS decodes as a large error in the slots near the
+        // real axis.
+        self.converter.accumulate_centred_on(self.isa, limb, scaled, delta)?;
         let q = self.target.modulus(limb);
-        let (p_inv, minus_scaled, p_mod_q) = self.constants[limb];
-        // FastBConv of the centred scaled residues, so delta' is a centred representative of
-        // [a]_P (off by a multiple of P of mean zero) and the division rounds to nearest: from
-        // [0, p_k) residues every coefficient of the result would be low by about count / 2 on
-        // average, an offset common to all coefficients that CKKS decodes as a large error in
-        // the slots near the real axis. Centring subtracts P once per residue above p_k / 2:
-        // one branch-free pass per dropped prime, which the compiler vectorises.
-        for (k, residues) in scaled.chunks(delta.len()).enumerate() {
-            let half = self.dropped.modulus(k).value() / 2;
-            for (d, &y) in delta.iter_mut().zip(residues) {
-                *d = q.sub(*d, if y > half { p_mod_q } else { 0 });
-            }
+        let (p_inv, t) = self.constants[limb];
+        if let Some(t) = t {
+            kernels::mul_scalar(self.isa, q, delta, t);
         }
         if self.is_ntt {
             self.target.table(limb).forward(delta);
         }
-        kernels::mul_scalar(self.isa, q, chunk, p_inv);
-        kernels::mul_scalar(self.isa, q, delta, minus_scaled);
-        kernels::add_assign(self.isa, q, chunk, delta);
+        kernels::sub_mul_scalar_assign(self.isa, q, chunk, delta, p_inv);
         Ok(())
     }
 }

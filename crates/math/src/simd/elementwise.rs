@@ -76,6 +76,12 @@ pub fn sub_mul_scalar(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], b: &[u3
     dispatch(isa, Binary { q, out, a, b, op: SubMulScalar { c, c_shoup: q.shoup(c) } });
 }
 
+/// acc = (acc - b) * c mod q for a constant c < q: [`sub_mul_scalar`] into its first operand.
+pub fn sub_mul_scalar_assign(isa: Isa, q: &Modulus, acc: &mut [u32], b: &[u32], c: u32) {
+    debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
+    dispatch(isa, Assign { q, acc, b, op: SubMulScalar { c, c_shoup: q.shoup(c) } });
+}
+
 /// A one-operand operation: its scalar and lane formulas.
 trait Op1: Copy {
     fn scalar(self, q: &Modulus, x: u32) -> u32;
