@@ -10,6 +10,7 @@
 use crate::error::Result;
 use crate::modular::Modulus;
 use crate::rns::RnsBase;
+use crate::simd::{dispatch, Isa, Kernel, Lanes};
 
 /// Terms x_i (Q/q_i mod t) < 2^60 added before the sum modulo t is reduced: a reduced sum
 /// (< 2^30) plus 8 of them stays below 2^64.
@@ -62,9 +63,19 @@ impl CrtToSmall {
     /// Panics unless there is one slice per modulus and every slice, `mod_t` and `fraction`
     /// have the same length.
     pub fn reduce(&self, limbs: &[&[u32]], mod_t: &mut [u32], fraction: &mut [f64]) {
-        let t = &self.t;
         let len = mod_t.len();
         assert!(limbs.len() == self.moduli.len() && fraction.len() == len && limbs.iter().all(|l| l.len() == len));
+        dispatch(Isa::active(), Reduce { crt: self, limbs, mod_t, fraction });
+    }
+
+    /// [`CrtToSmall::reduce`] with the lengths checked: the same loops under every instruction
+    /// set, which the compiler vectorises where [`dispatch`] compiles them for AVX2 or AVX-512
+    /// (the f64 division and the 64-bit products are most of a decryption otherwise). IEEE
+    /// division and the unfused sums give the same f64 values on every ISA.
+    #[inline(always)]
+    fn reduce_checked(&self, limbs: &[&[u32]], mod_t: &mut [u32], fraction: &mut [f64]) {
+        let t = &self.t;
+        let len = mod_t.len();
         // The sum of x_i (Q/q_i) modulo t, lazily reduced; wiped like the residues it comes from.
         let mut sum_mod_t = zeroize::Zeroizing::new(vec![0u64; len]);
         fraction.fill(0.0);
@@ -86,6 +97,25 @@ impl CrtToSmall {
             *sum -= k;
             *out = t.sub(t.reduce_u64(acc), t.reduce_u64(k as u64 * u64::from(self.q_mod_t)));
         }
+    }
+}
+
+/// One [`CrtToSmall::reduce`], for [`dispatch`].
+struct Reduce<'a> {
+    crt: &'a CrtToSmall,
+    limbs: &'a [&'a [u32]],
+    mod_t: &'a mut [u32],
+    fraction: &'a mut [f64],
+}
+
+impl Kernel for Reduce<'_> {
+    fn scalar(self) {
+        self.crt.reduce_checked(self.limbs, self.mod_t, self.fraction)
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, _: L) {
+        self.crt.reduce_checked(self.limbs, self.mod_t, self.fraction)
     }
 }
 
