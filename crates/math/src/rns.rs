@@ -242,12 +242,13 @@ impl BaseConverter {
                 q_hat_mod_p.push(value);
             }
         }
+        // -Q mod p_j from the row's first constant: Q = q_0 (Q/q_0).
+        let q_0 = from.moduli()[0].value() as u64;
         let minus_q_mod_p = to
             .moduli()
             .iter()
-            .map(|p| {
-                p.neg(from.moduli().iter().fold(1 % p.value(), |acc, q| p.mul(acc, p.reduce_u64(q.value() as u64))))
-            })
+            .enumerate()
+            .map(|(j, p)| p.neg(p.mul(q_hat_mod_p[j * from.len()], p.reduce_u64(q_0))))
             .collect();
         Ok(Self { from: from.clone(), to: to.clone(), q_hat_mod_p, minus_q_mod_p })
     }

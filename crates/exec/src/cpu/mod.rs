@@ -312,9 +312,8 @@ impl CpuBackend {
     fn division_scaled(&self, a: &PolyBatch, division: &Division) -> Result<Vec<u32>> {
         let (kept, count) = (division.kept(), division.count());
         let (n, polys) = (a.degree(), a.count());
-        let transform_cost = if a.representation() == Representation::Ntt { pool::TRANSFORM } else { 0 };
         let mut scaled = vec![0u32; polys * count * n];
-        self.each_chunk(&mut scaled, n, pool::ELEMENTWISE + transform_cost, |index, chunk| {
+        self.each_chunk(&mut scaled, n, pool::ELEMENTWISE + transform_cost(a.representation()), |index, chunk| {
             let (poly, k) = (index / count, index % count);
             chunk.copy_from_slice(a.poly_limb(kept + k, poly));
             division.scale(k, chunk)
@@ -323,10 +322,18 @@ impl CpuBackend {
     }
 }
 
+/// Work units per residue of a transform that a division runs on NTT-form limbs (see `pool.rs`).
+fn transform_cost(representation: Representation) -> usize {
+    if representation == Representation::Ntt {
+        pool::TRANSFORM
+    } else {
+        0
+    }
+}
+
 /// Work units per residue of [`Division::divide`] (see `pool.rs`).
 fn division_cost(division: &Division, representation: Representation) -> usize {
-    let transform_cost = if representation == Representation::Ntt { pool::TRANSFORM } else { 0 };
-    2 * division.count() + 4 * pool::ELEMENTWISE + transform_cost
+    2 * division.count() + 4 * pool::ELEMENTWISE + transform_cost(representation)
 }
 
 fn b_chunk<'a>(b: &'a PolyBatch, map: &Broadcast, limb: usize, poly: usize) -> &'a [u32] {
