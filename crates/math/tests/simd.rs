@@ -189,6 +189,73 @@ fn fused_kernels_match_plain_arithmetic() {
 }
 
 #[test]
+fn division_kernels_match_plain_arithmetic() {
+    for_each_case(|isa, q, v| {
+        let p = i128::from(q.value());
+        let [x, y, z] = v;
+        for c in [0, 1, q.value() - 1, q.value() / 3] {
+            let mut acc = x.clone();
+            ew::mul_scalar_add_assign(isa, q, &mut acc, y, c);
+            assert_eq!(acc, expect(q, |a, b, _| a * u64::from(c) + b, v), "mul_scalar_add_assign by {c} {isa} q={p}");
+            // Multiplicands up to 2^30 (residues of another prime) and corrections of either sign.
+            let a: Vec<u32> = z.iter().map(|&r| r.wrapping_mul(2_654_435_761) >> 2).collect();
+            let shifts: Vec<i32> = y
+                .iter()
+                .map(|&r| (i64::from(r) % (2 * i64::from(q.value()) - 1) - i64::from(q.value()) + 1) as i32)
+                .collect();
+            let mut out = vec![u32::MAX; x.len()];
+            ew::mul_scalar_add_signed(isa, q, &mut out, &a, c, &shifts.iter().map(|&s| s as u32).collect::<Vec<_>>());
+            let want: Vec<u32> = a
+                .iter()
+                .zip(&shifts)
+                .map(|(&a, &s)| (i128::from(a) * i128::from(c) + i128::from(s)).rem_euclid(p) as u32)
+                .collect();
+            assert_eq!(out, want, "mul_scalar_add_signed by {c} {isa} q={p}");
+        }
+    });
+}
+
+/// The corrections define delta = r_c - p m (r_c = r centred modulo p): without t, m = 0; with
+/// t, m is the one value in [-(t-1)/2, (t-1)/2] that makes delta divisible by t.
+#[test]
+fn division_corrections_make_delta_a_centred_multiple_of_t() {
+    let mut isas = vector_isas();
+    isas.insert(0, Isa::Scalar);
+    let plain_moduli = [None, Some(65537u32), Some(3), Some(257), Some((1 << 20) + 7)];
+    for bits in [17, 25, 30] {
+        let p = Modulus::new(u64::from(ntt_primes(bits, 1 << 12, 1, &[]).unwrap()[0])).unwrap();
+        for len in LENGTHS {
+            for r in inputs(u64::from(p.value()) + len as u64, len, p.value())
+                .iter()
+                .chain([&vec![p.value() / 2; len], &vec![p.value() / 2 + 1; len]])
+            {
+                for t in plain_moduli {
+                    let t = t.map(|t| Modulus::new(u64::from(t)).unwrap());
+                    let plain = t.as_ref().map(|t| (t, t.inv(p.value() % t.value()).unwrap()));
+                    for &isa in &isas {
+                        let mut out = vec![u32::MAX; len];
+                        ew::division_corrections(isa, &p, plain, &mut out, r);
+                        for (&s, &r) in out.iter().zip(r) {
+                            let above = i64::from(r > p.value() / 2);
+                            let m = i64::from(s as i32) - above;
+                            let delta = i64::from(r) - i64::from(p.value()) * above - i64::from(p.value()) * m;
+                            match t {
+                                None => assert_eq!(m, 0, "{isa} p={} r={r}", p.value()),
+                                Some(t) => {
+                                    let t = i64::from(t.value());
+                                    assert_eq!(delta.rem_euclid(t), 0, "{isa} p={} t={t} r={r}", p.value());
+                                    assert!(2 * m.abs() < t, "{isa} p={} t={t} r={r}: m = {m}", p.value());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_scalar_path_can_be_pinned() {
     assert!(Isa::detected().available());
     Isa::pin(Isa::Scalar).unwrap();

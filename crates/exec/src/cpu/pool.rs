@@ -47,7 +47,7 @@ impl CpuBackend {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, usize, &mut [T]) -> Result<(), E> + Sync + Send,
     ) -> Result<(), E> {
-        if self.in_pool(data.len(), cost) {
+        if self.in_pool(data.len(), n, cost) {
             self.pool.install(|| {
                 data.par_chunks_mut(n)
                     .enumerate()
@@ -71,7 +71,7 @@ impl CpuBackend {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, usize, [&mut [T]; 3]) -> Result<(), E> + Sync + Send,
     ) -> Result<(), E> {
-        if self.in_pool(d0.len(), cost) {
+        if self.in_pool(d0.len(), n, cost) {
             self.pool.install(|| {
                 d0.par_chunks_mut(n)
                     .zip(d1.par_chunks_mut(n))
@@ -89,8 +89,9 @@ impl CpuBackend {
         }
     }
 
-    /// Whether `residues` elements at `cost` each are worth handing to the pool.
-    pub(super) fn in_pool(&self, residues: usize, cost: usize) -> bool {
-        self.threads > 1 && residues.saturating_mul(cost) >= MIN_POOL_WORK
+    /// Whether `residues` elements in chunks of `n`, at `cost` each, are worth handing to the
+    /// pool: never a single chunk, which one thread runs either way.
+    pub(super) fn in_pool(&self, residues: usize, n: usize, cost: usize) -> bool {
+        self.threads > 1 && residues > n && residues.saturating_mul(cost) >= MIN_POOL_WORK
     }
 }

@@ -20,20 +20,21 @@ use pimhe_ring::{PolyBatch, Representation, RingBasis};
 use super::{pool, CpuBackend};
 use crate::error::{ExecError, Result};
 
-/// What every kept limb needs from the last one: its residues r (coefficient form), the
-/// small corrections s, and p^{-1} and -p^{-1} modulo each kept prime.
+/// What every kept limb needs from the last one: per polynomial its residues r (coefficient
+/// form) and the small corrections s, and p^{-1} and -p^{-1} modulo each kept prime.
 pub(super) struct LastPrime {
     target: Arc<RingBasis>,
     is_ntt: bool,
     count: usize,
     n: usize,
-    residues: Vec<u32>,
-    shifts: Vec<i32>,
+    /// Per polynomial, r then s (two's complement): 2N values, written by one task.
+    residues_and_shifts: Vec<u32>,
     p_inverses: Vec<(u32, u32)>,
 }
 
 impl LastPrime {
-    /// Reads the last limb of `a` (its inverse NTT where `a` is in NTT form).
+    /// Reads the last limb of `a` (its inverse NTT where `a` is in NTT form) and computes its
+    /// corrections, one polynomial per task while its residues are in cache.
     pub(super) fn of(backend: &CpuBackend, a: &PolyBatch, plain_modulus: Option<Modulus>) -> Result<Self> {
         let basis = a.basis();
         let limbs = basis.len();
@@ -48,19 +49,10 @@ impl LastPrime {
         let target = basis.prefix(last)?;
         let is_ntt = a.representation() == Representation::Ntt;
         let (n, count) = (a.degree(), a.count());
-        let transform_cost = if is_ntt { pool::TRANSFORM } else { 0 };
-        let mut residues = vec![0u32; count * n];
-        let Ok(()) = backend.each_chunk(&mut residues, n, pool::ELEMENTWISE + transform_cost, |poly, r| {
-            r.copy_from_slice(a.poly_limb(last, poly));
-            if is_ntt {
-                basis.table(last).inverse(r);
-            }
-            Ok::<_, std::convert::Infallible>(())
-        });
         // [r p^{-1}]_t minus (r > p/2) is [r_c p^{-1}]_t, since p p^{-1} = 1 modulo t.
         let correction = plain_modulus
             .map(|t| {
-                // Reducing s modulo q below by adding q once needs |s| <= t/2 + 1 < q.
+                // Reducing s modulo q by adding q once needs |s| <= t/2 + 1 < q.
                 if let Some(q) = target.moduli().iter().find(|q| q.value() <= t.value() / 2 + 1) {
                     return Err(ExecError::Shape {
                         operation: "mod_down_last",
@@ -72,24 +64,26 @@ impl LastPrime {
                         ),
                     });
                 }
-                let p_inv_t = t.inv(p.value() % t.value())?;
-                Ok::<_, ExecError>((t, p_inv_t, t.shoup(p_inv_t)))
+                Ok::<_, ExecError>((t, t.inv(p.value() % t.value())?))
             })
             .transpose()?;
-        let half_p = p.value() / 2;
-        let mut shifts = vec![0i32; count * n];
-        let Ok(()) = backend.each_chunk(&mut shifts, n, 4 * pool::ELEMENTWISE, |poly, shift| {
-            for (s, &r) in shift.iter_mut().zip(&residues[poly * n..(poly + 1) * n]) {
-                let above = u32::from(r > half_p);
-                let m = match correction {
-                    Some((t, p_inv_t, p_inv_t_shoup)) => t.center(t.sub(t.mul_shoup(r, p_inv_t, p_inv_t_shoup), above)),
-                    None => 0,
-                };
-                // |s| <= t/2 + 1 < 2^30.
-                *s = above as i32 + m as i32;
-            }
-            Ok::<_, std::convert::Infallible>(())
-        });
+        let isa = Isa::active();
+        let transform_cost = if is_ntt { pool::TRANSFORM } else { 0 };
+        let mut residues_and_shifts = vec![0u32; count * 2 * n];
+        let Ok(()) = backend.each_chunk(
+            &mut residues_and_shifts,
+            2 * n,
+            3 * pool::ELEMENTWISE + transform_cost,
+            |poly, chunk| {
+                let (r, shifts) = chunk.split_at_mut(n);
+                r.copy_from_slice(a.poly_limb(last, poly));
+                if is_ntt {
+                    basis.table(last).inverse(r);
+                }
+                kernels::division_corrections(isa, &p, correction.as_ref().map(|(t, p_inv)| (t, *p_inv)), shifts, r);
+                Ok::<_, std::convert::Infallible>(())
+            },
+        );
         let p_inverses = (0..last)
             .map(|limb| {
                 let q = basis.modulus(limb);
@@ -97,7 +91,7 @@ impl LastPrime {
                 Ok((p_inv, q.neg(p_inv)))
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { target, is_ntt, count, n, residues, shifts, p_inverses })
+        Ok(Self { target, is_ntt, count, n, residues_and_shifts, p_inverses })
     }
 
     /// The basis of the quotient: the input's without its last prime.
@@ -107,7 +101,7 @@ impl LastPrime {
 
     /// Work units per residue of [`LastPrime::divide`] (see `pool.rs`).
     pub(super) fn cost(&self) -> usize {
-        5 * pool::ELEMENTWISE + if self.is_ntt { pool::TRANSFORM } else { 0 }
+        2 * pool::ELEMENTWISE + if self.is_ntt { pool::TRANSFORM } else { 0 }
     }
 
     /// Chunk `index` (limb-major, as the batch stores them) of the quotient, from `chunk`
@@ -119,17 +113,11 @@ impl LastPrime {
         let (p_inv, minus_p_inv) = self.p_inverses[limb];
         let isa = Isa::active();
         // term = s - r p^{-1} = -delta p^{-1}; r < 2^30 needs no reduction before Shoup's product.
-        term.copy_from_slice(&self.residues[poly * n..(poly + 1) * n]);
-        kernels::mul_scalar(isa, q, term, minus_p_inv);
-        for (x, &s) in term.iter_mut().zip(&self.shifts[poly * n..(poly + 1) * n]) {
-            // [s]_q: s plus q where s < 0, selected by a mask.
-            let s_q = (s as u32).wrapping_add(q.value() & ((s >> 31) as u32));
-            *x = q.add(*x, s_q);
-        }
+        let (r, shifts) = self.residues_and_shifts[2 * n * poly..2 * n * (poly + 1)].split_at(n);
+        kernels::mul_scalar_add_signed(isa, q, term, r, minus_p_inv, shifts);
         if self.is_ntt {
             self.target.table(limb).forward(term);
         }
-        kernels::mul_scalar(isa, q, chunk, p_inv);
-        kernels::add_assign(isa, q, chunk, term);
+        kernels::mul_scalar_add_assign(isa, q, chunk, term, p_inv);
     }
 }

@@ -1,8 +1,8 @@
 //! Element-wise kernels on slices of residues modulo one prime: the CPU backend's add, sub,
 //! neg, mul, mac, mul_scalar, mul_limb_constants, tensor, tensor_square, constant_accumulate,
 //! mod_down_epilogue and sum are these, on each (prime,
-//! polynomial) chunk, and so are the last steps of `mod_down_last`, `mod_down` and the key
-//! switch.
+//! polynomial) chunk, and so are the steps of `mod_down_last` and the last steps of `mod_down`
+//! and the key switch.
 //!
 //! Each operation is written once as a scalar formula and a lane formula side by side (an
 //! `Op1` or `Op2`, or a kernel of its own); the drivers run the lane formula over whole
@@ -80,6 +80,30 @@ pub fn sub_mul_scalar(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], b: &[u3
 pub fn sub_mul_scalar_assign(isa: Isa, q: &Modulus, acc: &mut [u32], b: &[u32], c: u32) {
     debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
     dispatch(isa, Assign { q, acc, b, op: SubMulScalar { c, c_shoup: q.shoup(c) } });
+}
+
+/// acc = c * acc + b mod q for a constant c < q: a division's quotient, the input times p^{-1}
+/// plus the term [`mul_scalar_add_signed`] made.
+pub fn mul_scalar_add_assign(isa: Isa, q: &Modulus, acc: &mut [u32], b: &[u32], c: u32) {
+    debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
+    dispatch(isa, Assign { q, acc, b, op: MulScalarAdd { c, c_shoup: q.shoup(c) } });
+}
+
+/// out = c * a + [s]_q mod q for a constant c < q, any a < 2^32 and small signed s (|s| < q,
+/// two's complement in `s`): the term a division by a prime adds to each kept limb, `r (-p^{-1})`
+/// plus its rounding correction.
+pub fn mul_scalar_add_signed(isa: Isa, q: &Modulus, out: &mut [u32], a: &[u32], c: u32, s: &[u32]) {
+    debug_assert!(c < q.value(), "the constant {c} must be reduced below q = {}", q.value());
+    dispatch(isa, Binary { q, out, a, b: s, op: MulScalarAddSigned { c, c_shoup: q.shoup(c) } });
+}
+
+/// The rounding corrections of a division by a prime p, from its residues r in [0, p): with
+/// `above` = (r > floor(p / 2)), out = `above` without a plain modulus, and with `Some((t,
+/// p^{-1} mod t))` (BGV) out = above + centre_t([r p^{-1}]_t - above), a signed value of
+/// magnitude at most t/2 + 1 in two's complement (see `mod_down_last` in the CPU backend).
+/// Needs t below 2^31. Slices must have equal lengths.
+pub fn division_corrections(isa: Isa, p: &Modulus, plain: Option<(&Modulus, u32)>, out: &mut [u32], r: &[u32]) {
+    dispatch(isa, DivisionCorrections { half_p: p.value() / 2, plain, out, r });
 }
 
 /// A one-operand operation: its scalar and lane formulas.
@@ -189,6 +213,95 @@ impl Op2 for SubMulScalar {
     fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
         let difference = sub_mod(l, m, x, y);
         csub(l, mul_shoup_lazy(l, difference, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q)
+    }
+}
+
+/// c x + y, for any x < 2^32.
+#[derive(Clone, Copy)]
+struct MulScalarAdd {
+    c: u32,
+    c_shoup: u32,
+}
+impl Op2 for MulScalarAdd {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32 {
+        q.add(q.mul_shoup(x, self.c, self.c_shoup), y)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
+        add_mod(l, m, csub(l, mul_shoup_lazy(l, x, ShoupVec::splat(l, self.c, self.c_shoup), m.q), m.q), y)
+    }
+}
+
+/// c x + [y]_q with y a small signed value in two's complement.
+#[derive(Clone, Copy)]
+struct MulScalarAddSigned {
+    c: u32,
+    c_shoup: u32,
+}
+impl Op2 for MulScalarAddSigned {
+    fn scalar(self, q: &Modulus, x: u32, y: u32) -> u32 {
+        let y_q = if (y as i32) < 0 { y.wrapping_add(q.value()) } else { y };
+        MulScalarAdd { c: self.c, c_shoup: self.c_shoup }.scalar(q, x, y_q)
+    }
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L, m: &ModVec<L::V>, x: L::V, y: L::V) -> L::V {
+        // A negative y is above 2^31 as u32 and y + q wraps below it; a non-negative one (< q
+        // < 2^31) stays below y + q: the minimum is [y]_q either way.
+        MulScalarAdd { c: self.c, c_shoup: self.c_shoup }.lanes(l, m, x, l.min(y, l.add(y, m.q)))
+    }
+}
+
+/// 1 in lanes where x > `half`, else 0 (x < 2^32 - 1): min(x, half + 1) exceeds min(x, half) by
+/// one exactly there.
+#[inline(always)]
+fn above<L: Lanes>(l: L, x: L::V, half: u32) -> L::V {
+    let capped = l.min(x, l.splat(half + 1));
+    l.sub(capped, l.min(capped, l.splat(half)))
+}
+
+struct DivisionCorrections<'a> {
+    half_p: u32,
+    plain: Option<(&'a Modulus, u32)>,
+    out: &'a mut [u32],
+    r: &'a [u32],
+}
+
+impl Kernel for DivisionCorrections<'_> {
+    fn scalar(self) {
+        assert_eq!(self.r.len(), self.out.len(), "operand lengths differ");
+        let plain = self.plain.map(|(t, p_inv)| (t, p_inv, t.shoup(p_inv)));
+        for (s, &r) in self.out.iter_mut().zip(self.r) {
+            let above = u32::from(r > self.half_p);
+            let m = match plain {
+                Some((t, p_inv, p_inv_shoup)) => t.center(t.sub(t.mul_shoup(r, p_inv, p_inv_shoup), above)),
+                None => 0,
+            };
+            *s = (i64::from(above) + m) as i32 as u32;
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Lanes>(self, l: L) {
+        assert_eq!(self.r.len(), self.out.len(), "operand lengths differ");
+        let split = body_len(self.out.len(), L::WIDTH);
+        let (body, out) = self.out.split_at_mut(split);
+        let (r, r_rest) = self.r.split_at(split);
+        let plain =
+            self.plain.map(|(t, p_inv)| (ModVec::new(l, t), ShoupVec::splat(l, p_inv, t.shoup(p_inv)), t.value()));
+        for (s, x) in body.chunks_exact_mut(L::WIDTH).zip(r.chunks_exact(L::WIDTH)) {
+            let x = l.load(x);
+            let above_p = above(l, x, self.half_p);
+            let correction = match &plain {
+                Some((t, p_inv, t_value)) => {
+                    let y = sub_mod(l, t, csub(l, mul_shoup_lazy(l, x, *p_inv, t.q), t.q), above_p);
+                    // centre_t(y) = y - t (y > t/2), wrapping to two's complement.
+                    l.sub(y, l.mul_lo(above(l, y, t_value / 2), t.q))
+                }
+                None => l.splat(0),
+            };
+            l.store(s, l.add(above_p, correction));
+        }
+        DivisionCorrections { half_p: self.half_p, plain: self.plain, out, r: r_rest }.scalar();
     }
 }
 
