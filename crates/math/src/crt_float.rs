@@ -282,8 +282,14 @@ impl CrtToFloat {
                 None => break,
             }
         }
-        // u128 -> f64 rounds to nearest; the prefix product was rounded once in `new`.
-        let magnitude = acc as f64 * self.prefix_f64[k];
+        // u128 -> f64 rounds to nearest; the prefix product was rounded once in `new`. A
+        // magnitude that fits 64 bits (CKKS messages at the usual scales) converts in hardware,
+        // to the same nearest f64, where the u128 conversion is a software routine.
+        let nearest = match u64::try_from(acc) {
+            Ok(small) => small as f64,
+            Err(_) => acc as f64,
+        };
+        let magnitude = nearest * self.prefix_f64[k];
         if negative {
             -magnitude
         } else {

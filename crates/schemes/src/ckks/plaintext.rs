@@ -144,25 +144,25 @@ pub(crate) fn decrypt<B: Backend>(
     // A power of two at most N (itself one), so blocks tile every ciphertext exactly.
     let share = (count * n).div_ceil(threads);
     let block = (1usize << (usize::BITS - 1 - share.leading_zeros())).min(n);
+    let v: &PolyBatch = &v;
+    let convert = |k: usize, out: &mut [f64]| {
+        // A block never straddles two ciphertexts: the block divides N.
+        let (index, start) = ((k * block) / n, (k * block) % n);
+        let limbs: Vec<&[u32]> =
+            (0..v.basis().len()).map(|limb| &v.poly_limb(limb, index)[start..start + out.len()]).collect();
+        crt.centered_into(&limbs, out)
+    };
+    let mut blocks = values.chunks_mut(block).enumerate();
+    let first = blocks.next();
     std::thread::scope(|scope| -> Result<()> {
-        let workers: Vec<_> = values
-            .chunks_mut(block)
-            .enumerate()
-            .map(|(k, out)| {
-                let v: &PolyBatch = &v;
-                scope.spawn(move || {
-                    // A block never straddles two ciphertexts: the block divides N.
-                    let (index, start) = ((k * block) / n, (k * block) % n);
-                    let limbs: Vec<&[u32]> =
-                        (0..v.basis().len()).map(|limb| &v.poly_limb(limb, index)[start..start + out.len()]).collect();
-                    crt.centered_into(&limbs, out)
-                })
-            })
-            .collect();
+        let workers: Vec<_> = blocks.map(|(k, out)| scope.spawn(move || convert(k, out))).collect();
+        // The first block on this thread: one thread fewer to start (a single block, batch 1
+        // on one thread, starts none).
+        let own = first.map_or(Ok(()), |(k, out)| convert(k, out));
         for worker in workers {
             worker.join().expect("a decryption thread panicked")?;
         }
-        Ok(())
+        Ok(own?)
     })?;
     let tag = batch.tag();
     Ok(values
