@@ -12,6 +12,8 @@
 //! scalar ones here otherwise. Both give the same output, bit for bit.
 
 #[cfg(target_arch = "x86_64")]
+mod tail512;
+#[cfg(target_arch = "x86_64")]
 mod vector;
 
 use crate::error::{MathError, Result};

@@ -9,11 +9,12 @@
 //! registers lines the partners up in the same lanes (each transpose is its own inverse), and
 //! a table built for this order ([`TailTwiddles`]) gives each lane its twiddle with one load.
 //! The forward transform's final reduction to [0, q) is folded into that pass. AVX-512 runs the
-//! stages with gaps of 16 and more; the merged pass uses AVX2 in both cases.
+//! stages with gaps of 32 and more here and merges those from 16 down in `tail512` (blocks of
+//! 32 coefficients), except at N = 16, where it takes this AVX2 pass.
 
 use std::arch::x86_64::*;
 
-use super::NttTable;
+use super::{tail512, NttTable};
 use crate::simd::lanes::{csub, mul_shoup_lazy, ShoupVec};
 use crate::simd::{Avx2, Lanes};
 use crate::Modulus;
@@ -68,7 +69,7 @@ impl TailTwiddles {
 
 /// Cooley-Tukey butterfly on lanes; inputs and outputs in [0, 4q) (as the scalar one).
 #[inline(always)]
-fn ct<L: Lanes>(l: L, x: L::V, y: L::V, w: ShoupVec<L::V>, q: L::V, two_q: L::V) -> (L::V, L::V) {
+pub(super) fn ct<L: Lanes>(l: L, x: L::V, y: L::V, w: ShoupVec<L::V>, q: L::V, two_q: L::V) -> (L::V, L::V) {
     let u = csub(l, x, two_q);
     let v = mul_shoup_lazy(l, y, w, q);
     (l.add(u, v), l.sub(l.add(u, two_q), v))
@@ -76,7 +77,7 @@ fn ct<L: Lanes>(l: L, x: L::V, y: L::V, w: ShoupVec<L::V>, q: L::V, two_q: L::V)
 
 /// Gentleman-Sande butterfly on lanes; inputs and outputs in [0, 2q) (as the scalar one).
 #[inline(always)]
-fn gs<L: Lanes>(l: L, x: L::V, y: L::V, w: ShoupVec<L::V>, q: L::V, two_q: L::V) -> (L::V, L::V) {
+pub(super) fn gs<L: Lanes>(l: L, x: L::V, y: L::V, w: ShoupVec<L::V>, q: L::V, two_q: L::V) -> (L::V, L::V) {
     (csub(l, l.add(x, y), two_q), mul_shoup_lazy(l, l.sub(l.add(x, two_q), y), w, q))
 }
 
@@ -191,13 +192,19 @@ pub(super) fn forward<L: Lanes>(l: L, table: &NttTable, a: &mut [u32]) {
     let n = table.n;
     assert!(n >= MIN_DEGREE && a.len() == n);
     let q = table.modulus.value();
+    // AVX-512 merges the stages from gap 16 down (blocks of 32), AVX2 from gap 8 (blocks of 16).
+    let wide_tail = l.avx512().filter(|_| n >= tail512::BLOCK);
+    let tail_block = if wide_tail.is_some() { tail512::BLOCK } else { BLOCK };
     let (mut gap, mut groups) = (n / 2, 1);
-    while gap > BLOCK / 2 {
+    while gap > tail_block / 2 {
         let twiddles = groups..2 * groups;
         let (w, ws) = (&table.forward_twiddles[twiddles.clone()], &table.forward_shoup[twiddles]);
         stage(l, q, a, gap, w, ws, true);
         gap /= 2;
         groups *= 2;
+    }
+    if let Some(wide) = wide_tail {
+        return tail512::forward(wide, table, a);
     }
     // gap = 8, groups = N/16: one group per block.
     let w8 = (&table.forward_twiddles[groups..2 * groups], &table.forward_shoup[groups..2 * groups]);
@@ -211,17 +218,29 @@ pub(super) fn inverse<L: Lanes>(l: L, table: &NttTable, a: &mut [u32]) {
     assert!(n >= MIN_DEGREE && a.len() == n);
     let modulus = table.modulus;
     let q = modulus.value();
-    let mut next = 1 + n / 2 + n / 4 + n / 8;
-    let (mut gap, mut groups) = (8, n / 16);
-    let mut w8 = None;
-    if groups > 1 {
-        // The gap-8 stage is not the last one: merge it into the tail pass.
-        w8 = Some((&table.inverse_twiddles[next..next + groups], &table.inverse_shoup[next..next + groups]));
-        next += groups;
-        groups /= 2;
-        gap *= 2;
+    let (mut next, mut gap, mut groups);
+    if let Some(wide) = l.avx512().filter(|_| n >= tail512::BLOCK) {
+        (next, gap, groups) = (1 + n / 2 + n / 4 + n / 8 + n / 16, 16, n / 32);
+        // The gap-16 stage is merged into the tail pass unless it is the last one.
+        let merged = groups > 1;
+        tail512::inverse(wide, table, a, merged.then_some(next));
+        if merged {
+            next += groups;
+            groups /= 2;
+            gap *= 2;
+        }
+    } else {
+        (next, gap, groups) = (1 + n / 2 + n / 4 + n / 8, 8, n / 16);
+        let mut w8 = None;
+        if groups > 1 {
+            // The gap-8 stage is not the last one: merge it into the tail pass.
+            w8 = Some((&table.inverse_twiddles[next..next + groups], &table.inverse_shoup[next..next + groups]));
+            next += groups;
+            groups /= 2;
+            gap *= 2;
+        }
+        inverse_tail(l.avx2(), q, a, (&table.tail.inverse, &table.tail.inverse_shoup), w8);
     }
-    inverse_tail(l.avx2(), q, a, (&table.tail.inverse, &table.tail.inverse_shoup), w8);
     while groups > 1 {
         let twiddles = next..next + groups;
         let (w, ws) = (&table.inverse_twiddles[twiddles.clone()], &table.inverse_shoup[twiddles]);

@@ -31,6 +31,9 @@ pub(crate) trait Lanes: Copy {
     /// The AVX2 token, for the transforms' last stages, which are written for 8 lanes.
     #[cfg(target_arch = "x86_64")]
     fn avx2(self) -> Avx2;
+    /// The AVX-512 token where these lanes are AVX-512's (the transforms' 16-lane last stages).
+    #[cfg(target_arch = "x86_64")]
+    fn avx512(self) -> Option<Avx512>;
 }
 
 /// `x - m` where `x >= m`, else `x`: branch-free as `min(x, x - m)`, because `x - m` wraps to a
@@ -261,6 +264,10 @@ mod x86 {
         fn avx2(self) -> Avx2 {
             self
         }
+        #[inline(always)]
+        fn avx512(self) -> Option<Avx512> {
+            None
+        }
     }
 
     // SAFETY (every `unsafe` block in this impl): an `Avx512` value exists only after
@@ -328,6 +335,10 @@ mod x86 {
         #[inline(always)]
         fn avx2(self) -> Avx2 {
             Avx2(())
+        }
+        #[inline(always)]
+        fn avx512(self) -> Option<Avx512> {
+            Some(self)
         }
     }
 }
