@@ -133,25 +133,58 @@ fn transpose32(l: Avx2, x: __m256i, y: __m256i) -> (__m256i, __m256i) {
 /// Interleaving evens and odds (unpack) and swapping halves restores A and B.
 #[inline(always)]
 fn forward_tail(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: (&[u32], &[u32])) {
+    if a.len() >= TAIL_BLOCKS * BLOCK {
+        forward_tail_blocks::<TAIL_BLOCKS>(l, q, a, tail, w8)
+    } else {
+        forward_tail_blocks::<1>(l, q, a, tail, w8)
+    }
+}
+
+/// Blocks side by side in the merged passes: one block's stages are a single chain of
+/// dependent products, which alone leaves the multipliers idle (`tail512` does the same).
+const TAIL_BLOCKS: usize = 4;
+
+/// The twiddles of block `p`'s merged stages, from the table in block order.
+#[inline(always)]
+fn block_twiddles<'a>(tail: (&'a [u32], &'a [u32]), p: usize) -> (&'a [u32], &'a [u32]) {
+    let lanes = p * BLOCK_TWIDDLES..(p + 1) * BLOCK_TWIDDLES;
+    (&tail.0[lanes.clone()], &tail.1[lanes])
+}
+
+/// [`forward_tail`] on `K` blocks at a time.
+#[inline(always)]
+fn forward_tail_blocks<const K: usize>(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: (&[u32], &[u32])) {
     let (qv, two_q) = (l.splat(q), l.splat(2 * q));
-    let blocks = a.chunks_exact_mut(BLOCK).zip(w8.0.iter().zip(w8.1));
-    for ((block, (&w8, &ws8)), (w, ws)) in
-        blocks.zip(tail.0.chunks_exact(BLOCK_TWIDDLES).zip(tail.1.chunks_exact(BLOCK_TWIDDLES)))
-    {
-        let (lo, hi) = block.split_at_mut(8);
-        let (x, y) = ct(l, l.load(lo), l.load(hi), ShoupVec::splat(l, w8, ws8), qv, two_q);
-        let (x, y) = transpose128(l, x, y);
-        let (x, y) = ct(l, x, y, tail_twiddle(l, w, ws, 0), qv, two_q);
-        let (x, y) = transpose64(l, x, y);
-        let (x, y) = ct(l, x, y, tail_twiddle(l, w, ws, 1), qv, two_q);
-        let (x, y) = transpose32(l, x, y);
-        let (x, y) = ct(l, x, y, tail_twiddle(l, w, ws, 2), qv, two_q);
-        let (x, y) = (csub(l, csub(l, x, two_q), qv), csub(l, csub(l, y, two_q), qv));
-        // SAFETY: the Avx2 token proves the CPU has AVX2.
-        let (x, y) = unsafe { (_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)) };
-        let (x, y) = transpose128(l, x, y);
-        l.store(lo, x);
-        l.store(hi, y);
+    for (group, blocks) in a.chunks_exact_mut(K * BLOCK).enumerate() {
+        let first = group * K;
+        // No closures here: they would not inherit the caller's target features.
+        let mut v = [(qv, qv); K];
+        for (k, v) in v.iter_mut().enumerate() {
+            let (p, block) = (first + k, &blocks[k * BLOCK..(k + 1) * BLOCK]);
+            let (x, y) =
+                ct(l, l.load(&block[..8]), l.load(&block[8..]), ShoupVec::splat(l, w8.0[p], w8.1[p]), qv, two_q);
+            *v = transpose128(l, x, y);
+        }
+        for stage in 0..3 {
+            for (k, v) in v.iter_mut().enumerate() {
+                let (w, ws) = block_twiddles(tail, first + k);
+                let (x, y) = ct(l, v.0, v.1, tail_twiddle(l, w, ws, stage), qv, two_q);
+                *v = match stage {
+                    0 => transpose64(l, x, y),
+                    1 => transpose32(l, x, y),
+                    _ => (x, y),
+                };
+            }
+        }
+        for (k, (x, y)) in v.into_iter().enumerate() {
+            let (x, y) = (csub(l, csub(l, x, two_q), qv), csub(l, csub(l, y, two_q), qv));
+            // SAFETY: the Avx2 token proves the CPU has AVX2.
+            let (x, y) = unsafe { (_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)) };
+            let (x, y) = transpose128(l, x, y);
+            let (lo, hi) = blocks[k * BLOCK..(k + 1) * BLOCK].split_at_mut(8);
+            l.store(lo, x);
+            l.store(hi, y);
+        }
     }
 }
 
@@ -160,29 +193,60 @@ fn forward_tail(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: (&[u
 /// last stage, which scales by N^{-1}).
 #[inline(always)]
 fn inverse_tail(l: Avx2, q: u32, a: &mut [u32], tail: (&[u32], &[u32]), w8: Option<(&[u32], &[u32])>) {
+    if a.len() >= TAIL_BLOCKS * BLOCK {
+        inverse_tail_blocks::<TAIL_BLOCKS>(l, q, a, tail, w8)
+    } else {
+        inverse_tail_blocks::<1>(l, q, a, tail, w8)
+    }
+}
+
+/// [`inverse_tail`] on `K` blocks at a time.
+#[inline(always)]
+fn inverse_tail_blocks<const K: usize>(
+    l: Avx2,
+    q: u32,
+    a: &mut [u32],
+    tail: (&[u32], &[u32]),
+    w8: Option<(&[u32], &[u32])>,
+) {
     let (qv, two_q) = (l.splat(q), l.splat(2 * q));
-    let blocks = tail.0.chunks_exact(BLOCK_TWIDDLES).zip(tail.1.chunks_exact(BLOCK_TWIDDLES));
-    for (p, (block, (w, ws))) in a.chunks_exact_mut(BLOCK).zip(blocks).enumerate() {
-        let (lo, hi) = block.split_at_mut(8);
-        let (x, y) = transpose128(l, l.load(lo), l.load(hi));
-        // SAFETY: the Avx2 token proves the CPU has AVX2. Selects lanes 0, 2 (odd: 1, 3) of
-        // each 128-bit half of x, then of y: the evens and the odds of A and of B.
-        let (x, y) = unsafe {
-            let (x, y) = (_mm256_castsi256_ps(x), _mm256_castsi256_ps(y));
-            (_mm256_castps_si256(_mm256_shuffle_ps::<0x88>(x, y)), _mm256_castps_si256(_mm256_shuffle_ps::<0xDD>(x, y)))
-        };
-        let (x, y) = gs(l, x, y, tail_twiddle(l, w, ws, 0), qv, two_q);
-        let (x, y) = transpose32(l, x, y);
-        let (x, y) = gs(l, x, y, tail_twiddle(l, w, ws, 1), qv, two_q);
-        let (x, y) = transpose64(l, x, y);
-        let (x, y) = gs(l, x, y, tail_twiddle(l, w, ws, 2), qv, two_q);
-        let (x, y) = transpose128(l, x, y);
-        let (x, y) = match w8 {
-            Some((w8, ws8)) => gs(l, x, y, ShoupVec::splat(l, w8[p], ws8[p]), qv, two_q),
-            None => (x, y),
-        };
-        l.store(lo, x);
-        l.store(hi, y);
+    for (group, blocks) in a.chunks_exact_mut(K * BLOCK).enumerate() {
+        let first = group * K;
+        let mut v = [(qv, qv); K];
+        for (k, v) in v.iter_mut().enumerate() {
+            let block = &blocks[k * BLOCK..(k + 1) * BLOCK];
+            let (x, y) = transpose128(l, l.load(&block[..8]), l.load(&block[8..]));
+            // SAFETY: the Avx2 token proves the CPU has AVX2. Selects lanes 0, 2 (odd: 1, 3)
+            // of each 128-bit half of x, then of y: the evens and the odds of A and of B.
+            *v = unsafe {
+                let (x, y) = (_mm256_castsi256_ps(x), _mm256_castsi256_ps(y));
+                (
+                    _mm256_castps_si256(_mm256_shuffle_ps::<0x88>(x, y)),
+                    _mm256_castps_si256(_mm256_shuffle_ps::<0xDD>(x, y)),
+                )
+            };
+        }
+        for stage in 0..3 {
+            for (k, v) in v.iter_mut().enumerate() {
+                let (w, ws) = block_twiddles(tail, first + k);
+                let (x, y) = gs(l, v.0, v.1, tail_twiddle(l, w, ws, stage), qv, two_q);
+                *v = match stage {
+                    0 => transpose32(l, x, y),
+                    1 => transpose64(l, x, y),
+                    _ => transpose128(l, x, y),
+                };
+            }
+        }
+        for (k, (x, y)) in v.into_iter().enumerate() {
+            let p = first + k;
+            let (x, y) = match w8 {
+                Some((w8, ws8)) => gs(l, x, y, ShoupVec::splat(l, w8[p], ws8[p]), qv, two_q),
+                None => (x, y),
+            };
+            let (lo, hi) = blocks[k * BLOCK..(k + 1) * BLOCK].split_at_mut(8);
+            l.store(lo, x);
+            l.store(hi, y);
+        }
     }
 }
 
