@@ -3,6 +3,8 @@
 //! arithmetic on lengths that leave remainders. Outputs are compared exactly. Instruction sets
 //! this CPU lacks are skipped with a note.
 
+use std::mem::MaybeUninit;
+
 use pimhe_math::simd::elementwise as ew;
 use pimhe_math::{ntt_primes, Isa, Modulus, NttTable};
 use pimhe_testkit::inputs::{random_residues, rng};
@@ -124,6 +126,33 @@ fn binary_kernels_match_plain_arithmetic() {
         let mut acc = x.clone();
         ew::add_assign(isa, q, &mut acc, y);
         assert_eq!(acc, expect(q, |a, b, _| a + b, v), "add_assign {isa} q={p}");
+    });
+}
+
+#[test]
+fn streamed_kernels_match_plain_arithmetic_at_every_alignment() {
+    type Streamed = fn(Isa, &Modulus, &mut [MaybeUninit<u32>], &[u32], &[u32]);
+    for_each_case(|isa, q, v| {
+        let p = u64::from(q.value());
+        let [x, y, _] = v;
+        let cases: [(&str, Streamed, Vec<u32>); 3] = [
+            ("add", ew::add_streamed, expect(q, |a, b, _| a + b, v)),
+            ("sub", ew::sub_streamed, expect(q, |a, b, _| a + p - b, v)),
+            ("mul", ew::mul_streamed, expect(q, |a, b, _| a * b, v)),
+        ];
+        // Outputs starting at every offset from a 64-byte boundary (16 residues), so the
+        // values before the first aligned vector take every count from none to a whole vector.
+        let mut buffer: Vec<MaybeUninit<u32>> = Vec::with_capacity(x.len() + 32);
+        let aligned = buffer.as_ptr().align_offset(64);
+        for offset in aligned..aligned + 16 {
+            for (name, kernel, expected) in &cases {
+                buffer.clear();
+                buffer.resize(offset + x.len(), MaybeUninit::new(u32::MAX));
+                kernel(isa, q, &mut buffer[offset..], x, y);
+                let out: Vec<u32> = buffer[offset..].iter().map(|value| unsafe { value.assume_init() }).collect();
+                assert_eq!(&out, expected, "{name}_streamed {isa} q={p} offset {offset}");
+            }
+        }
     });
 }
 

@@ -42,6 +42,31 @@ impl CpuBackend {
         PolyBatch::from_reduced_data(basis, count, representation, data).expect("the data has the batch's length")
     }
 
+    /// A batch like [`CpuBackend::fresh`]'s whose chunk `index` is written by `f(index, chunk)`
+    /// into memory nothing has initialised: for the streamed kernels, whose point is that the
+    /// output's lines are never read into the caches, which zeroing them first would do.
+    ///
+    /// # Safety
+    ///
+    /// `f` must write every value of every chunk it is handed.
+    pub(super) unsafe fn fresh_unwritten(
+        &self,
+        (basis, count, representation): (&Arc<RingBasis>, usize, Representation),
+        cost: usize,
+        f: impl Fn(usize, &mut [MaybeUninit<u32>]) + Sync + Send,
+    ) -> PolyBatch {
+        let (len, n) = (basis.len() * count * basis.degree(), basis.degree());
+        let mut data: Vec<u32> = recycle::take(len);
+        let Ok(()) = self.each_chunk(&mut data.spare_capacity_mut()[..len], n, cost, |index, chunk| {
+            f(index, chunk);
+            Ok::<_, std::convert::Infallible>(())
+        });
+        // SAFETY: the chunks of n residues cover all `len` elements, and the caller's `f` wrote
+        // every value of each.
+        unsafe { data.set_len(len) };
+        PolyBatch::from_reduced_data(basis, count, representation, data).expect("the data has the batch's length")
+    }
+
     /// `len` residues (a multiple of `n`) whose `n`-residue chunk `index` is set by
     /// `f(scratch, index, chunk)` as in [`CpuBackend::fresh`]: an intermediate that is not a
     /// batch (a fused operation's scaled residues). Stops at the first error.

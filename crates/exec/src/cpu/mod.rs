@@ -11,8 +11,10 @@ mod key_switch;
 mod memory;
 mod pool;
 mod rescale;
+mod streaming;
 
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
 
 use pimhe_math::simd::elementwise as kernels;
@@ -66,7 +68,14 @@ pub struct CpuBackend {
     /// with the vector gather's block order), far less than the Galois key that comes with
     /// each element.
     permutations: Mutex<PermutationCache>,
+    /// Bytes from which an element-wise output is written with streaming stores
+    /// (`cpu/streaming.rs`).
+    stream_above: usize,
 }
+
+/// An element-wise kernel writing unwritten memory with streaming stores
+/// (`kernels::add_streamed` and its siblings).
+type StreamedKernel = fn(Isa, &Modulus, &mut [MaybeUninit<u32>], &[u32], &[u32]);
 
 /// Most worker threads a [`CpuBackend`] starts: far above any core count the batch kernels
 /// gain from, and low enough that a typo does not spawn threads until the OS refuses.
@@ -85,22 +94,59 @@ impl CpuBackend {
             .thread_name(|i| format!("pimhe-cpu-{i}"))
             .build()
             .map_err(|e| ExecError::Setup(e.to_string()))?;
-        Ok(Self { pool, threads, converters: Mutex::new(HashMap::new()), permutations: Mutex::new(HashMap::new()) })
+        Ok(Self {
+            pool,
+            threads,
+            converters: Mutex::new(HashMap::new()),
+            permutations: Mutex::new(HashMap::new()),
+            stream_above: streaming::threshold(),
+        })
     }
 
-    /// Applies `kernel(q, out, a, b)` to every (limb, polynomial) chunk of `a` and the
-    /// matching chunk of `b`.
+    /// The backend, writing the outputs of add, sub and mul above `bytes` with streaming stores,
+    /// which bypass the caches (`cpu/streaming.rs`); by default, those above a quarter of the
+    /// last-level cache. The residues are the same either way; only where they are cached
+    /// differs.
+    ///
+    /// ```
+    /// use pimhe_exec::{Backend, CpuBackend};
+    /// use pimhe_ring::{PolyBatch, RingBasis};
+    /// let backend = CpuBackend::new(Some(1)).unwrap().with_streaming_threshold(0);
+    /// let basis = RingBasis::new(64, &[257]).unwrap();
+    /// let a = backend.upload(PolyBatch::from_signed(&basis, &[&[200i64; 64]]).unwrap()).unwrap();
+    /// let sum = backend.add(&a, &a).unwrap();
+    /// assert_eq!(backend.download(&sum).unwrap().poly_limb(0, 0), &[143u32; 64]);
+    /// ```
+    pub fn with_streaming_threshold(mut self, bytes: usize) -> Self {
+        self.stream_above = bytes;
+        self
+    }
+
+    /// Applies `kernel(limb, q, out, a, b)` to every (limb, polynomial) chunk of `a` and the
+    /// matching chunk of `b`, into a fresh batch; or `streamed` where there is one and the
+    /// output is above the streaming threshold (`cpu/streaming.rs`).
     fn binary(
         &self,
         operation: &'static str,
-        a: &PolyBatch,
-        b: &PolyBatch,
+        (a, b): (&PolyBatch, &PolyBatch),
         product: bool,
         kernel: impl Fn(usize, &Modulus, &mut [u32], &[u32], &[u32]) + Sync,
+        streamed: Option<StreamedKernel>,
     ) -> Result<PolyBatch> {
         let map = broadcast(operation, &Shape::of(a), &Shape::of(b), product)?;
         let (basis, count) = (a.basis(), a.count());
         let shape = (basis, count, a.representation());
+        let bytes = basis.len() * count * basis.degree() * std::mem::size_of::<u32>();
+        if let Some(streamed) = streamed.filter(|_| bytes > self.stream_above) {
+            // SAFETY: a streamed kernel writes every value of its output.
+            return Ok(unsafe {
+                self.fresh_unwritten(shape, pool::ELEMENTWISE, |index, chunk| {
+                    let (limb, poly) = (index / count, index % count);
+                    let (x, y) = (a.poly_limb(limb, poly), b_chunk(b, &map, limb, poly));
+                    streamed(Isa::active(), basis.modulus(limb), chunk, x, y);
+                })
+            });
+        }
         Ok(self.fresh(
             shape,
             Start::Zeros,
@@ -378,7 +424,8 @@ impl Backend for CpuBackend {
     }
 
     fn add(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("add", a, b, false, |_, q, out, x, y| kernels::add(Isa::active(), q, out, x, y))
+        let kernel = |_, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| kernels::add(Isa::active(), q, out, x, y);
+        self.binary("add", (a, b), false, kernel, Some(kernels::add_streamed))
     }
 
     fn add_assign(&self, acc: &mut PolyBatch, b: &PolyBatch) -> Result<()> {
@@ -390,7 +437,8 @@ impl Backend for CpuBackend {
     }
 
     fn sub(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("sub", a, b, false, |_, q, out, x, y| kernels::sub(Isa::active(), q, out, x, y))
+        let kernel = |_, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| kernels::sub(Isa::active(), q, out, x, y);
+        self.binary("sub", (a, b), false, kernel, Some(kernels::sub_streamed))
     }
 
     fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
@@ -400,7 +448,8 @@ impl Backend for CpuBackend {
     }
 
     fn mul(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        self.binary("mul", a, b, true, |_, q, out, x, y| kernels::mul(Isa::active(), q, out, x, y))
+        let kernel = |_, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| kernels::mul(Isa::active(), q, out, x, y);
+        self.binary("mul", (a, b), true, kernel, Some(kernels::mul_streamed))
     }
 
     fn mac(&self, acc: &mut PolyBatch, a: &PolyBatch, b: &PolyBatch) -> Result<()> {
@@ -467,9 +516,10 @@ impl Backend for CpuBackend {
 
     fn mod_down_epilogue(&self, a: &PolyBatch, b: &PolyBatch, constants: &[u64]) -> Result<PolyBatch> {
         check_constants("mod_down_epilogue", &Shape::of(a), constants)?;
-        self.binary("mod_down_epilogue", a, b, false, |limb, q, out, x, y| {
+        let kernel = |limb: usize, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| {
             kernels::sub_mul_scalar(Isa::active(), q, out, x, y, q.reduce_u64(constants[limb]))
-        })
+        };
+        self.binary("mod_down_epilogue", (a, b), false, kernel, None)
     }
 
     fn sum(&self, a: &PolyBatch) -> Result<PolyBatch> {

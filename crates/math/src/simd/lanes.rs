@@ -1,6 +1,8 @@
 //! [`Lanes`]: the handful of vector instructions the kernels are written in, and its AVX2 and
 //! AVX-512 implementations, plus the modular arithmetic built from them.
 
+use std::mem::MaybeUninit;
+
 /// A vector of `WIDTH` u32 lanes and the instructions the kernels need. Implemented by tokens
 /// that exist only once the CPU is known to support the instruction set, so the methods are
 /// safe; every method is `#[inline(always)]` so it compiles into the caller's
@@ -12,6 +14,14 @@ pub(crate) trait Lanes: Copy {
     fn load(self, src: &[u32]) -> Self::V;
     /// Writes the lanes to the first `WIDTH` values of `dst`; panics if `dst` is shorter.
     fn store(self, dst: &mut [u32], v: Self::V);
+    /// Writes the lanes to the first `WIDTH` values of `dst` with a non-temporal store, which
+    /// goes to memory without first reading the line into the caches; `dst` must start on a
+    /// vector-size boundary (panics otherwise, or if it is shorter). Such stores are weakly
+    /// ordered: a run of them ends with [`Lanes::fence_streams`].
+    fn store_stream(self, dst: &mut [MaybeUninit<u32>], v: Self::V);
+    /// Orders every earlier streaming store before any later store (`sfence`), so another
+    /// thread that is handed the memory afterwards sees the values.
+    fn fence_streams(self);
     fn splat(self, x: u32) -> Self::V;
     /// Wrapping 32-bit add, subtract, and low half of the product; unsigned minimum.
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
@@ -173,6 +183,7 @@ pub(crate) use x86::{Avx2, Avx512};
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
 
     use super::Lanes;
 
@@ -200,7 +211,8 @@ mod x86 {
 
     // SAFETY (every `unsafe` block in this impl): an `Avx2` value exists only after
     // `is_x86_feature_detected!("avx2")` returned true, so the AVX2 intrinsics are supported;
-    // loads and stores touch exactly the 8 values of a slice whose length was asserted.
+    // loads and stores touch exactly the 8 values of a slice whose length (and, streaming, whose
+    // alignment) was asserted.
     impl Lanes for Avx2 {
         type V = __m256i;
         const WIDTH: usize = 8;
@@ -214,6 +226,15 @@ mod x86 {
         fn store(self, dst: &mut [u32], v: __m256i) {
             assert!(dst.len() >= 8);
             unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), v) }
+        }
+        #[inline(always)]
+        fn store_stream(self, dst: &mut [MaybeUninit<u32>], v: __m256i) {
+            assert!(dst.len() >= 8 && (dst.as_ptr() as usize).is_multiple_of(32));
+            unsafe { _mm256_stream_si256(dst.as_mut_ptr().cast(), v) }
+        }
+        #[inline(always)]
+        fn fence_streams(self) {
+            unsafe { _mm_sfence() }
         }
         #[inline(always)]
         fn splat(self, x: u32) -> __m256i {
@@ -272,7 +293,7 @@ mod x86 {
 
     // SAFETY (every `unsafe` block in this impl): an `Avx512` value exists only after
     // AVX-512F and AVX2 were detected; loads and stores touch exactly the 16 values of a slice
-    // whose length was asserted.
+    // whose length (and, streaming, whose alignment) was asserted.
     impl Lanes for Avx512 {
         type V = __m512i;
         const WIDTH: usize = 16;
@@ -286,6 +307,15 @@ mod x86 {
         fn store(self, dst: &mut [u32], v: __m512i) {
             assert!(dst.len() >= 16);
             unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) }
+        }
+        #[inline(always)]
+        fn store_stream(self, dst: &mut [MaybeUninit<u32>], v: __m512i) {
+            assert!(dst.len() >= 16 && (dst.as_ptr() as usize).is_multiple_of(64));
+            unsafe { _mm512_stream_si512(dst.as_mut_ptr().cast(), v) }
+        }
+        #[inline(always)]
+        fn fence_streams(self) {
+            unsafe { _mm_sfence() }
         }
         #[inline(always)]
         fn splat(self, x: u32) -> __m512i {
