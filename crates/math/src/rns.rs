@@ -220,6 +220,8 @@ pub struct BaseConverter {
     to: RnsBase,
     /// [Q/q_i mod p_j] at index j * from.len() + i (one row per target modulus).
     q_hat_mod_p: Vec<u32>,
+    /// Shoup's quotient of each of `q_hat_mod_p` by its target modulus (the vector sums).
+    q_hat_mod_p_shoup: Vec<u32>,
     /// [-Q mod p_j] per target modulus: the correction per centred residue.
     minus_q_mod_p: Vec<u32>,
 }
@@ -250,7 +252,9 @@ impl BaseConverter {
             .enumerate()
             .map(|(j, p)| p.neg(p.mul(q_hat_mod_p[j * from.len()], p.reduce_u64(q_0))))
             .collect();
-        Ok(Self { from: from.clone(), to: to.clone(), q_hat_mod_p, minus_q_mod_p })
+        let q_hat_mod_p_shoup =
+            q_hat_mod_p.iter().enumerate().map(|(k, &value)| to.moduli()[k / from.len()].shoup(value)).collect();
+        Ok(Self { from: from.clone(), to: to.clone(), q_hat_mod_p, q_hat_mod_p_shoup, minus_q_mod_p })
     }
 
     /// The source base {q_i}.

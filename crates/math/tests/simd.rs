@@ -327,6 +327,9 @@ fn base_conversion_matches_scalar_on_every_isa() {
         (129, 3, 3, 24),
         (96, 3, 2, 16),
         (64, 33, 2, 30),
+        // One and four source limbs at 30 bits: the Shoup sums (up to four) at their widest.
+        (257, 1, 3, 30),
+        (1000, 4, 3, 30),
     ] {
         let moduli: Vec<Modulus> = ntt_primes(bits, 16, from_len + to_len, &[])
             .unwrap()
