@@ -107,12 +107,12 @@ impl BaseConverter {
     }
 
     /// The sums in vector lanes, `L::WIDTH` coefficients at a time over any number of them.
-    /// From at most [`SHOUP_SOURCES`] limbs (a rescale's, most ModDowns'):
-    /// [`BaseConverter::accumulate_shoup_lanes`]. From more, their 64-bit sums stay in registers
-    /// over all source limbs and are reduced once in lanes ([`reduce_u64_wide`]), where the
-    /// scalar loop's 64-bit Barrett reduction per coefficient (a product by a 64-bit constant,
-    /// which vectors lack) cost most of a conversion. Targets p < 2^16 and a last partial vector
-    /// take the scalar loop.
+    /// From at most [`SHOUP_SOURCES`] limbs (a rescale's, most ModDowns') each product is a
+    /// Shoup product by the constant's precomputed quotient. From more, their 64-bit sums stay
+    /// in registers over all source limbs and are reduced once in lanes ([`reduce_u64_wide`]),
+    /// where the scalar loop's 64-bit Barrett reduction per coefficient (a product by a 64-bit
+    /// constant, which vectors lack) cost most of a conversion. Targets p < 2^16 and a last
+    /// partial vector take the scalar loop.
     #[inline(always)]
     fn accumulate_lanes<L: Lanes>(
         &self,
@@ -127,67 +127,50 @@ impl BaseConverter {
         let two_32 = l.splat(p.reduce_u64(1 << 32));
         let minus_q = l.splat(self.minus_q_mod_p[j]);
         if self.from.len() <= SHOUP_SOURCES {
-            return self.accumulate_shoup_lanes(l, Accumulation { j, scaled, stride, start, out, centred });
-        }
-        for c in (0..vectors).step_by(L::WIDTH) {
-            let (mut even, mut odd) = (l.splat(0), l.splat(0));
-            let mut above = l.splat(0);
-            for (i, &factor) in row.iter().enumerate() {
-                if i > 0 && i % PRODUCTS_PER_REDUCTION == 0 {
-                    // Fold the running sums back below p so 16 more products fit.
-                    (even, odd) = widen(l, reduce_u64_wide(l, &m, two_32, (even, odd)));
+            let shoup_row = &self.q_hat_mod_p_shoup[j * self.from.len()..(j + 1) * self.from.len()];
+            for c in (0..vectors).step_by(L::WIDTH) {
+                // Each product lazily in [0, 2p); the sum kept below 2p, so sum plus product stays
+                // below 4p < 2^32.
+                let (mut sum, mut above) = (l.splat(0), l.splat(0));
+                for (i, (&factor, &factor_shoup)) in row.iter().zip(shoup_row).enumerate() {
+                    let t = l.load(&scaled[i * stride + start + c..]);
+                    let product = mul_shoup_lazy(l, t, ShoupVec::splat(l, factor, factor_shoup), m.q);
+                    sum = csub(l, l.add(sum, product), m.two_q);
+                    if centred {
+                        above = l.add(above, centred_above(l, t, self.from.moduli[i].value() / 2));
+                    }
                 }
-                let t = l.load(&scaled[i * stride + start + c..]);
-                let (products_even, products_odd) = mul_wide(l, t, l.splat(factor));
-                (even, odd) = (l.add64(even, products_even), l.add64(odd, products_odd));
+                let mut sum = csub(l, sum, m.q);
                 if centred {
-                    above = l.add(above, centred_above(l, t, self.from.moduli[i].value() / 2));
+                    // above [-Q]_p < 4p < 2^32 (p < 2^30): exact in 32 bits, then reduced.
+                    let correction = l.mul_lo(above, minus_q);
+                    sum = add_mod(l, &m, sum, csub(l, csub(l, correction, m.two_q), m.q));
                 }
+                l.store(&mut out[c..], sum);
             }
-            let mut sum = reduce_u64_wide(l, &m, two_32, (even, odd));
-            if centred {
-                // above [-Q]_p < L p < 2 p^2, so one Barrett reduction finishes it.
-                sum = add_mod(l, &m, sum, reduce_wide(l, &m, mul_wide(l, above, minus_q)));
-            }
-            l.store(&mut out[c..], sum);
-        }
-        let out = &mut out[vectors..];
-        self.accumulate_scalar_blocks(Accumulation { j, scaled, stride, start: start + vectors, out, centred });
-    }
-
-    /// [`BaseConverter::accumulate_lanes`] from at most [`SHOUP_SOURCES`] limbs: each product
-    /// lazily in [0, 2p) by Shoup's method with the constant's precomputed quotient, added to a
-    /// sum kept below 2p, so sum plus product stays below 4p < 2^32.
-    #[inline(always)]
-    fn accumulate_shoup_lanes<L: Lanes>(
-        &self,
-        l: L,
-        Accumulation { j, scaled, stride, start, out, centred }: Accumulation<'_>,
-    ) {
-        let p = &self.to.moduli[j];
-        let width = out.len();
-        let vectors = if p.bits() > 16 { width - width % L::WIDTH } else { 0 };
-        let sources = j * self.from.len()..(j + 1) * self.from.len();
-        let (row, shoup_row) = (&self.q_hat_mod_p[sources.clone()], &self.q_hat_mod_p_shoup[sources]);
-        let m = ModVec::new(l, p);
-        let minus_q = l.splat(self.minus_q_mod_p[j]);
-        for c in (0..vectors).step_by(L::WIDTH) {
-            let (mut sum, mut above) = (l.splat(0), l.splat(0));
-            for (i, (&factor, &factor_shoup)) in row.iter().zip(shoup_row).enumerate() {
-                let t = l.load(&scaled[i * stride + start + c..]);
-                let product = mul_shoup_lazy(l, t, ShoupVec::splat(l, factor, factor_shoup), m.q);
-                sum = csub(l, l.add(sum, product), m.two_q);
+        } else {
+            for c in (0..vectors).step_by(L::WIDTH) {
+                let (mut even, mut odd) = (l.splat(0), l.splat(0));
+                let mut above = l.splat(0);
+                for (i, &factor) in row.iter().enumerate() {
+                    if i > 0 && i % PRODUCTS_PER_REDUCTION == 0 {
+                        // Fold the running sums back below p so 16 more products fit.
+                        (even, odd) = widen(l, reduce_u64_wide(l, &m, two_32, (even, odd)));
+                    }
+                    let t = l.load(&scaled[i * stride + start + c..]);
+                    let (products_even, products_odd) = mul_wide(l, t, l.splat(factor));
+                    (even, odd) = (l.add64(even, products_even), l.add64(odd, products_odd));
+                    if centred {
+                        above = l.add(above, centred_above(l, t, self.from.moduli[i].value() / 2));
+                    }
+                }
+                let mut sum = reduce_u64_wide(l, &m, two_32, (even, odd));
                 if centred {
-                    above = l.add(above, centred_above(l, t, self.from.moduli[i].value() / 2));
+                    // above [-Q]_p < L p < 2 p^2, so one Barrett reduction finishes it.
+                    sum = add_mod(l, &m, sum, reduce_wide(l, &m, mul_wide(l, above, minus_q)));
                 }
+                l.store(&mut out[c..], sum);
             }
-            let mut sum = csub(l, sum, m.q);
-            if centred {
-                // above [-Q]_p < 4p < 2^32 (p < 2^30): exact in 32 bits, then reduced.
-                let correction = l.mul_lo(above, minus_q);
-                sum = add_mod(l, &m, sum, csub(l, csub(l, correction, m.two_q), m.q));
-            }
-            l.store(&mut out[c..], sum);
         }
         let out = &mut out[vectors..];
         self.accumulate_scalar_blocks(Accumulation { j, scaled, stride, start: start + vectors, out, centred });
