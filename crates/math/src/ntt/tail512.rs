@@ -96,11 +96,13 @@ struct Permutations {
 impl Permutations {
     #[inline(always)]
     fn new(l: Avx512, steps: &[[[u32; 16]; 2]; 5]) -> Self {
-        let load = |v: &[u32; 16]| l.load(v);
-        Self {
-            steps: steps.map(|[x, y]| [load(&x), load(&y)]),
-            spread: [load(&spread(8)), load(&spread(4)), load(&spread(2))],
+        // Plain loops, not closures: a closure is not compiled with its caller's target
+        // features, so its vector loads would not be inlined as AVX-512 instructions.
+        let mut loaded = [[l.splat(0); 2]; 5];
+        for (pair, [x, y]) in loaded.iter_mut().zip(steps) {
+            *pair = [l.load(x), l.load(y)];
         }
+        Self { steps: loaded, spread: [l.load(&spread(8)), l.load(&spread(4)), l.load(&spread(2))] }
     }
 }
 
