@@ -77,6 +77,14 @@ pub struct CpuBackend {
 /// (`kernels::add_streamed` and its siblings).
 type StreamedKernel = fn(Isa, &Modulus, &mut [MaybeUninit<u32>], &[u32], &[u32]);
 
+/// `kernel` (`kernels::add` and its siblings, which need only the chunk's prime) on the active
+/// ISA, in the form [`CpuBackend::binary`] takes.
+fn on_active_isa(
+    kernel: fn(Isa, &Modulus, &mut [u32], &[u32], &[u32]),
+) -> impl Fn(usize, &Modulus, &mut [u32], &[u32], &[u32]) + Sync {
+    move |_, q, out, x, y| kernel(Isa::active(), q, out, x, y)
+}
+
 /// Most worker threads a [`CpuBackend`] starts: far above any core count the batch kernels
 /// gain from, and low enough that a typo does not spawn threads until the OS refuses.
 pub const MAX_THREADS: usize = 1024;
@@ -424,8 +432,7 @@ impl Backend for CpuBackend {
     }
 
     fn add(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        let kernel = |_, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| kernels::add(Isa::active(), q, out, x, y);
-        self.binary("add", (a, b), false, kernel, Some(kernels::add_streamed))
+        self.binary("add", (a, b), false, on_active_isa(kernels::add), Some(kernels::add_streamed))
     }
 
     fn add_assign(&self, acc: &mut PolyBatch, b: &PolyBatch) -> Result<()> {
@@ -437,8 +444,7 @@ impl Backend for CpuBackend {
     }
 
     fn sub(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        let kernel = |_, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| kernels::sub(Isa::active(), q, out, x, y);
-        self.binary("sub", (a, b), false, kernel, Some(kernels::sub_streamed))
+        self.binary("sub", (a, b), false, on_active_isa(kernels::sub), Some(kernels::sub_streamed))
     }
 
     fn neg(&self, a: &PolyBatch) -> Result<PolyBatch> {
@@ -448,8 +454,7 @@ impl Backend for CpuBackend {
     }
 
     fn mul(&self, a: &PolyBatch, b: &PolyBatch) -> Result<PolyBatch> {
-        let kernel = |_, q: &Modulus, out: &mut [u32], x: &[u32], y: &[u32]| kernels::mul(Isa::active(), q, out, x, y);
-        self.binary("mul", (a, b), true, kernel, Some(kernels::mul_streamed))
+        self.binary("mul", (a, b), true, on_active_isa(kernels::mul), Some(kernels::mul_streamed))
     }
 
     fn mac(&self, acc: &mut PolyBatch, a: &PolyBatch, b: &PolyBatch) -> Result<()> {

@@ -124,7 +124,6 @@ impl BaseConverter {
         let vectors = if p.bits() > 16 { width - width % L::WIDTH } else { 0 };
         let row = &self.q_hat_mod_p[j * self.from.len()..(j + 1) * self.from.len()];
         let m = ModVec::new(l, p);
-        let two_32 = l.splat(p.reduce_u64(1 << 32));
         let minus_q = l.splat(self.minus_q_mod_p[j]);
         if self.from.len() <= SHOUP_SOURCES {
             let shoup_row = &self.q_hat_mod_p_shoup[j * self.from.len()..(j + 1) * self.from.len()];
@@ -149,6 +148,7 @@ impl BaseConverter {
                 l.store(&mut out[c..], sum);
             }
         } else {
+            let two_32 = l.splat(p.reduce_u64(1 << 32));
             for c in (0..vectors).step_by(L::WIDTH) {
                 let (mut even, mut odd) = (l.splat(0), l.splat(0));
                 let mut above = l.splat(0);
