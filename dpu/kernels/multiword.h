@@ -22,15 +22,20 @@
  *
  *  - MW_CONV: the textbook negacyclic product of two polynomials of n coefficients in
  *    Z_q[x]/(x^n + 1), output coefficients [lo, lo + count) (RAW_CONV's multi-word analogue,
- *    raw_poly.h): c_k = sum_{i <= k} a_i b_{k-i} - sum_{i > k} a_i b_{n+k-i} (mod q). Each of the
- *    count * n coefficient products is MW_MUL's (a product, then Barrett) and is added to or
- *    subtracted from its sum modulo q at once: the paper's "polynomial multiplication and
- *    polynomial addition of the coefficients" without NTT (section 3, 4.2: "We do not
- *    incorporate NTT"). The output range is cut into chunks of L coefficients (MW_CONV_BLOCK
- *    halved until every tasklet gets one) dealt round-robin to the tasklets; for each chunk a
- *    tasklet streams a in blocks of A coefficients and, per block, the window of b the block
- *    meets, as RAW_CONV does (A: MW_CONV_BLOCK / w words' worth, halved to fit the work area
- *    and n / 2, so that a window wraps at most once and each of its DMAs is one).
+ *    raw_poly.h): c_k = sum_{i <= k} a_i b_{k-i} - sum_{i > k} a_i b_{n+k-i} (mod q), the paper's
+ *    "polynomial multiplication and polynomial addition of the coefficients" without NTT
+ *    (section 3, 4.2: "We do not incorporate NTT"). Each of the count * n coefficient products is
+ *    MW_MUL's 2w-word product, added unreduced to one of two 2w-word sums of its output (the
+ *    added terms', the subtracted terms'); Barrett reduces the two and folds them into one
+ *    residue only every T terms (T (q - 1)^2 + q < b^(2w), so no sum overflows its words: T = 1
+ *    for a q that fills its top word, 2^(2h - 1) for h leading zero bits of the top word: 512 at
+ *    the paper's 27 bits, more than n at 54 and 109). Reducing every product instead, as MW_MUL
+ *    does, cost 3.6 (w = 4) to 7.6 (w = 1) times the instructions a term. The output range is
+ *    cut into chunks of L coefficients (MW_CONV_BLOCK halved until every tasklet gets one) dealt
+ *    round-robin to the tasklets; for each chunk a tasklet streams a in blocks of A coefficients
+ *    and, per block, the window of b the block meets, as RAW_CONV does (A: MW_CONV_BLOCK / w
+ *    words' worth, halved to fit the work area and n / 2, so that a window wraps at most once
+ *    and each of its DMAs is one).
  *
  * Every 32x32->64 product is mul32_64 (cost.h: COST_MUL32_64, DRAMatic's 35-instruction custom
  * multiply from the 8x8 multiplier). A word step of an add, subtract or product column is
@@ -46,7 +51,8 @@
  * 512-byte STACK_SIZE_DEFAULT.
  *
  * MW_CONV's WRAM: the record, an a-block (A w words), the window ((L + A) w) and the chunk's
- * sums (L w) in the tasklet's work area: at most 4 A w + MW_RECORD_RESERVE words.
+ * two sums an output (4 w L) in the tasklet's work area: at most 7 A w + MW_RECORD_RESERVE
+ * words. The results are gathered into the a-block's words before they are written out.
  *
  * Included by main.c after raw_poly.h; run_command calls multiword_command.
  */
@@ -164,7 +170,7 @@ static void mw_karatsuba(uint32_t *x, const uint32_t *a, const uint32_t *b, uint
     }
 }
 
-/* out (w words) := x mod q for x < q^2 (2w words), HAC 14.42 with b = 2^32, k = w:
+/* out (w words) := x mod q for any x of 2w words (x < b^(2k)), HAC 14.42 with b = 2^32, k = w:
  *   q3 = floor(floor(x / b^(k-1)) mu / b^(k+1)),  r = (x - q3 q) mod b^(k+1),
  * then r < 3q and two trial subtractions of q leave r < q. `record` is the modulus record:
  * q and its zero word (q as k + 1 words), then mu. */
@@ -213,16 +219,21 @@ static void mw_sub_mod(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
     }
 }
 
-/* r := a b mod q (w words each): the 2w-word product, Karatsuba (best) or schoolbook, reduced
- * by Barrett with the record's mu. r may be a or b. */
-static void mw_mul_mod(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *record, uint32_t w,
-                       int best) {
-    uint32_t x[2u * MW_MAX_WORDS];
+/* x (2w words) := a b (w words each): Karatsuba (best) or schoolbook. */
+static void mw_product(uint32_t *x, const uint32_t *a, const uint32_t *b, uint32_t w, int best) {
     if (best) {
         mw_karatsuba(x, a, b, w);
     } else {
         mw_mul_school(x, a, w, b, w, 2u * w);
     }
+}
+
+/* r := a b mod q (w words each): the 2w-word product reduced by Barrett with the record's mu.
+ * r may be a or b. */
+static void mw_mul_mod(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *record, uint32_t w,
+                       int best) {
+    uint32_t x[2u * MW_MAX_WORDS];
+    mw_product(x, a, b, w, best);
     mw_barrett(r, x, record, w);
 }
 
@@ -300,12 +311,13 @@ static void multiword_chunk(uint32_t op, uint32_t *a, const uint32_t *b, const u
 }
 
 /* MW_CONV's a-block for polynomial length n and w words: MW_CONV_BLOCK_WORDS / w coefficients,
- * halved until the record, a block, a window (two blocks) and the sums (a block) fit the
- * tasklet's work area and a block is at most n / 2 (a window then wraps at most once). */
+ * halved until the record, a block, a window (two blocks) and the sums (four blocks' words: two
+ * 2w-word sums an output) fit the tasklet's work area and a block is at most n / 2 (a window
+ * then wraps at most once). */
 static uint32_t mw_conv_block(const ctx_t *c, uint32_t n, uint32_t w) {
     uint32_t block = MW_CONV_BLOCK_WORDS / w;
     COST(4 * COST_ALU);
-    while (16u * block * w + 4u * MW_RECORD_RESERVE > c->area_bytes || block > n / 2u) {
+    while (28u * block * w + 4u * MW_RECORD_RESERVE > c->area_bytes || block > n / 2u) {
         COST(COST_LOOP + 2 * COST_ALU);
         block >>= 1;
     }
@@ -323,48 +335,96 @@ static void mw_read_wrapped(uint32_t poly, uint32_t n, uint32_t first, uint32_t 
     }
 }
 
-/* One output chunk of MW_CONV: c_k for k in [k0, k0 + len), written to dst at byte `at`. */
+/* Terms MW_CONV sums unreduced between folds, T: a fold leaves a residue below q in the added
+ * terms' sum, so T (q - 1)^2 + q < b^(2w) must hold. T = 1 when q's top word has no leading zero
+ * bit (q (q - 1) < b^(2w)); else T = 2^(2h - 1) for h leading zeros, h at most 11 (T = 2^21 is
+ * beyond n): q < 2^(32 w - h) gives T (q - 1)^2 < 2^(64 w - 1), and q < 2^(64 w - 1). */
+static uint32_t mw_conv_lazy_terms(const uint32_t *q, uint32_t w) {
+    const uint32_t top = q[w - 1u];
+    uint32_t h = 0;
+    COST(COST_LOAD + 2 * COST_ALU);
+    while (h < 11u && (top >> (31u - h)) == 0u) {
+        COST(COST_LOOP + 2 * COST_ALU);
+        h++;
+    }
+    COST(2 * COST_ALU + COST_BRANCH);
+    return h == 0u ? 1u : 1u << (2u * h - 1u);
+}
+
+/* An output's two sums (4w words: the added terms', the subtracted terms') folded: the first's
+ * low w words := (first mod q - second mod q) mod q, every other word zeroed. */
+static void mw_conv_fold(uint32_t *sums, const uint32_t *record, uint32_t w) {
+    uint32_t plus[MW_MAX_WORDS], minus[MW_MAX_WORDS];
+    mw_barrett(plus, sums, record, w);
+    mw_barrett(minus, sums + 2u * w, record, w);
+    mw_sub_mod(sums, plus, minus, record, w);
+    COST(3u * w * (COST_STORE + COST_LOOP));
+    for (uint32_t i = w; i < 4u * w; i++) {
+        sums[i] = 0;
+    }
+}
+
+/* One output chunk of MW_CONV: c_k for k in [k0, k0 + len), written to dst at byte `at`; the
+ * sums folded every `lazy` terms (mw_conv_lazy_terms, a power of two). */
 static void mw_conv_chunk(ctx_t *c, const uint32_t *record, uint32_t w, uint32_t k0, uint32_t len, uint32_t block,
-                          uint32_t at, int best) {
+                          uint32_t lazy, uint32_t at, int best) {
     const pimhe_command_t *cmd = c->cmd;
-    const uint32_t n = cmd->scalar;
+    const uint32_t n = cmd->scalar, run = lazy < block ? lazy : block;
     uint32_t *a = c->area + MW_RECORD_RESERVE, *window = a + block * w, *sums = window + (len + block) * w;
-    uint32_t t[MW_MAX_WORDS];
-    COST(10 * COST_ALU + len * w * (COST_STORE + COST_LOOP));
-    for (uint32_t j = 0; j < len * w; j++) {
+    uint32_t x[2u * MW_MAX_WORDS];
+    COST(12 * COST_ALU + 4u * len * w * (COST_STORE + COST_LOOP));
+    for (uint32_t j = 0; j < 4u * len * w; j++) {
         sums[j] = 0;
     }
     for (uint32_t i0 = 0; i0 < n; i0 += block) {
-        COST(COST_LOOP + 4 * COST_ALU);
+        COST(COST_LOOP + 8 * COST_ALU);
         dma_read(cmd->src[0] + 4u * w * i0, a, 4u * w * block);
         const uint32_t first = (k0 + 2u * n - i0 - block) & (n - 1u);
         mw_read_wrapped(cmd->src[1], n, first, len + block, w, window);
+        /* Every run of `run` terms ends a fold's worth when run < block; else the block does
+         * every lazy / block blocks, and the last block always does. */
+        const int fold = ((i0 + block) & (lazy - 1u)) == 0u || i0 + block == n;
         for (uint32_t j = 0; j < len; j++) {
             /* Terms with i <= k (added) are i - i0 < split; the rest wrap (subtracted). */
             const uint32_t k = k0 + j;
             const uint32_t split = k < i0 ? 0u : (k - i0 + 1u < block ? k - i0 + 1u : block);
             const uint32_t *wj = window + (j + block) * w; /* wj - i w: b_{(k - i0 - i) mod n} */
-            uint32_t *sum = sums + j * w;
-            COST(COST_LOOP + 8 * COST_ALU);
-            for (uint32_t i = 0; i < split; i++) {
-                COST(COST_LOOP + 2 * COST_ALU);
-                mw_mul_mod(t, a + i * w, wj - i * w, record, w, best);
-                mw_add_mod(sum, sum, t, record, w);
-            }
-            for (uint32_t i = split; i < block; i++) {
-                COST(COST_LOOP + 2 * COST_ALU);
-                mw_mul_mod(t, a + i * w, wj - i * w, record, w, best);
-                mw_sub_mod(sum, sum, t, record, w);
+            uint32_t *plus = sums + 4u * w * j, *minus = plus + 2u * w;
+            COST(COST_LOOP + 9 * COST_ALU);
+            for (uint32_t r = 0; r < block; r += run) {
+                const uint32_t end = r + run, mid = split < r ? r : (split < end ? split : end);
+                COST(COST_LOOP + 6 * COST_ALU + COST_BRANCH);
+                for (uint32_t i = r; i < mid; i++) {
+                    COST(COST_LOOP + 2 * COST_ALU);
+                    mw_product(x, a + i * w, wj - i * w, w, best);
+                    (void)mw_add(plus, plus, x, 2u * w);
+                }
+                for (uint32_t i = mid; i < end; i++) {
+                    COST(COST_LOOP + 2 * COST_ALU);
+                    mw_product(x, a + i * w, wj - i * w, w, best);
+                    (void)mw_add(minus, minus, x, 2u * w);
+                }
+                if (fold) {
+                    mw_conv_fold(plus, record, w);
+                }
             }
         }
     }
-    dma_write(sums, cmd->dst[0] + at, 4u * w * len);
+    /* The residues, the low w words of each output's sums, gathered into the a-block's words
+     * (len <= block) for one DMA. */
+    COST(len * w * (COST_LOAD + COST_STORE + COST_LOOP));
+    for (uint32_t j = 0; j < len; j++) {
+        for (uint32_t i = 0; i < w; i++) {
+            a[j * w + i] = sums[4u * w * j + i];
+        }
+    }
+    dma_write(a, cmd->dst[0] + at, 4u * w * len);
 }
 
 /* MW_CONV after its checks: the output chunks dealt round-robin to the tasklets. */
 static void mw_conv(ctx_t *c, const uint32_t *record, uint32_t w, int best) {
     const pimhe_command_t *cmd = c->cmd;
-    const uint32_t block = mw_conv_block(c, cmd->scalar, w);
+    const uint32_t block = mw_conv_block(c, cmd->scalar, w), lazy = mw_conv_lazy_terms(record, w);
     uint32_t unit = block;
     COST(4 * COST_ALU);
     while (unit > 2u && (cmd->count + unit - 1u) / unit < c->nt) {
@@ -375,7 +435,7 @@ static void mw_conv(ctx_t *c, const uint32_t *record, uint32_t w, int best) {
         COST(COST_LOOP + 4 * COST_ALU);
         const uint32_t first = chunk * unit;
         const uint32_t len = cmd->count - first < unit ? cmd->count - first : unit;
-        mw_conv_chunk(c, record, w, cmd->scalar_shoup + first, len, block, 4u * w * first, best);
+        mw_conv_chunk(c, record, w, cmd->scalar_shoup + first, len, block, lazy, 4u * w * first, best);
     }
 }
 

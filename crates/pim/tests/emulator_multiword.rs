@@ -17,9 +17,17 @@ use pimhe_pim::multiword::{
 };
 
 /// Moduli: the paper's widths (27, 54, 109 bits: 2^k minus the smallest c making q prime is
-/// not needed, Barrett takes any q) and ones that fill their words to the top bit.
-const MODULI: [u128; 6] =
-    [(1 << 27) - 39, u32::MAX as u128 - 4, (1 << 54) - 33, u64::MAX as u128 - 58, (1 << 109) - 1, u128::MAX - 158];
+/// not needed, Barrett takes any q), ones that fill their words to the top bit (MW_CONV then
+/// reduces every term) and a 30-bit one (MW_CONV folds its sums every 8 terms, inside a block).
+const MODULI: [u128; 7] = [
+    (1 << 27) - 39,
+    u32::MAX as u128 - 4,
+    (1 << 54) - 33,
+    u64::MAX as u128 - 58,
+    (1 << 109) - 1,
+    u128::MAX - 158,
+    (1 << 30) - 35,
+];
 
 fn oracle(op: MwOp, a: &[u128], b: &[u128], q: u128) -> Vec<u128> {
     let q = BigUint::from(q);
@@ -197,40 +205,51 @@ fn per_coefficient(op: MwOp, w: u64, variant: Variant) -> u64 {
     4 + modular_step(op, w, variant)
 }
 
+const WORD: u64 = 6;
+
+/// mw_mul_school(na, nb, nout): zeroing (store + loop a word); per row a loop iteration, 3 ALU
+/// and a branch (6), MW_PRODUCT + MUL32_64 (45) a product, a store of the carry word when the row
+/// ends below nout.
+fn school(na: u64, nb: u64, nout: u64) -> u64 {
+    let rows: u64 = (0..na.min(nout)).map(|i| 6 + 45 * nb.min(nout - i) + u64::from(i + nb.min(nout - i) < nout)).sum();
+    3 * nout + rows
+}
+
+/// Karatsuba of n words: a leaf is a branch, 2 loads, 2 stores and MUL32_64 (40); a level of n
+/// words, halves of h: a branch, four h-word subtractions, 4 ALU, z0 + z2 (n words), the signed
+/// middle term (n words and 5 more), x += mid (n + 1 words), the carry through h - 1 words
+/// (load, ALU, store, loop: 5 each) = 3 K(h) + 32 n + 12.
+fn karatsuba(n: u64) -> u64 {
+    let mut k = 40;
+    let mut m = 2;
+    while m <= n {
+        k = 3 * k + 1 + 4 * WORD * (m / 2) + 4 + WORD * m + 5 + WORD * m + WORD * (m + 1) + 5 * (m / 2 - 1);
+        m *= 2;
+    }
+    k
+}
+
+/// The 2w-word product of two w-word coefficients (mw_product).
+fn product(w: u64, variant: Variant) -> u64 {
+    match variant {
+        Variant::Barrett => school(w, w, 2 * w),
+        Variant::Best => karatsuba(w),
+    }
+}
+
+/// Barrett: q1 mu in full, q3 q to w + 1 words, r1 - r2, two trial subtractions (each a loop
+/// iteration, 2 ALU and a (w + 1)-word subtraction), the w-word copy (load, store, loop).
+fn barrett(w: u64) -> u64 {
+    school(w + 1, w + 1, 2 * w + 2) + school(w + 1, w, w + 1) + WORD * (w + 1) + 2 * (4 + WORD * (w + 1)) + 4 * w
+}
+
 /// One coefficient's a + b mod q (MwOp::Add) or a b mod q (MwOp::Mul), as the kernel's
 /// mw_add_mod and mw_mul_mod charge it.
 fn modular_step(op: MwOp, w: u64, variant: Variant) -> u64 {
-    let word = 6;
-    // mw_mul_school(na, nb, nout): zeroing (store + loop a word); per row a loop iteration,
-    // 3 ALU and a branch (6), MW_PRODUCT + MUL32_64 (45) a product, a store of the carry word
-    // when the row ends below nout.
-    let school = |na: u64, nb: u64, nout: u64| {
-        let rows: u64 =
-            (0..na.min(nout)).map(|i| 6 + 45 * nb.min(nout - i) + u64::from(i + nb.min(nout - i) < nout)).sum();
-        3 * nout + rows
-    };
-    // Karatsuba: a leaf is a branch, 2 loads, 2 stores and MUL32_64 (40); a level of n words,
-    // halves of h: a branch, four h-word subtractions, 4 ALU, z0 + z2 (n words), the signed
-    // middle term (n words and 5 more), x += mid (n + 1 words), the carry through h - 1 words
-    // (load, ALU, store, loop: 5 each) = 3 K(h) + 32 n + 12.
-    let karatsuba = |n: u64| -> u64 {
-        let mut k = 40;
-        let mut m = 2;
-        while m <= n {
-            k = 3 * k + 1 + 4 * word * (m / 2) + 4 + word * m + 5 + word * m + word * (m + 1) + 5 * (m / 2 - 1);
-            m *= 2;
-        }
-        k
-    };
-    // Barrett: q1 mu in full, q3 q to w + 1 words, r1 - r2, two trial subtractions (each a loop
-    // iteration, 2 ALU and a (w + 1)-word subtraction), the w-word copy (load, store, loop).
-    let barrett =
-        school(w + 1, w + 1, 2 * w + 2) + school(w + 1, w, w + 1) + word * (w + 1) + 2 * (4 + word * (w + 1)) + 4 * w;
-    match (op, variant) {
+    match op {
         // sum, trial difference, the select (3 ALU) and the w-word copy
-        (MwOp::Add, _) => 2 * word * w + 3 + 4 * w,
-        (MwOp::Mul, Variant::Barrett) => school(w, w, 2 * w) + barrett,
-        (MwOp::Mul, Variant::Best) => karatsuba(w) + barrett,
+        MwOp::Add => 2 * WORD * w + 3 + 4 * w,
+        MwOp::Mul => product(w, variant) + barrett(w),
     }
 }
 
@@ -343,16 +362,34 @@ fn bad_products_are_refused() {
     assert!(matches!(conv_range_counts(&q, 1 << 16, 2, small, Variant::Best), Err(MultiwordError::Capacity { .. })));
 }
 
+/// Terms MW_CONV sums unreduced between folds (multiword.h's mw_conv_lazy_terms): 1 when q
+/// fills its top word, else 2^(2h - 1) for h <= 11 leading zero bits of the top word.
+fn lazy_terms(q: u128, w: u64) -> u64 {
+    let top = (q >> (32 * (w - 1))) as u32;
+    let h = u64::from(top.leading_zeros().min(11));
+    if h == 0 {
+        1
+    } else {
+        1 << (2 * h - 1)
+    }
+}
+
 #[test]
 fn a_products_counted_instructions_match_a_hand_count_per_term() {
-    // One tasklet, so each chunk is a whole a-block of A coefficients (128 / w words) and the
-    // count grows by the terms of the outputs added plus a fixed overhead per output and chunk.
+    // One tasklet, so each chunk is a whole a-block of A coefficients and the count grows by
+    // each output's terms and folds plus a fixed overhead per output and chunk. A: 128 words / w
+    // halved until the record and 7 blocks' words (the block, the window, two 2w-word sums an
+    // output) fit the 3088-byte work area: 64 words / w.
     let config = EmulatorConfig::default().with_tasklets(1);
     let n = 256u64;
-    for &q in &[MODULI[0], MODULI[2], MODULI[4]] {
+    // Folds: once an output (27, 54, 109 bits), every term (a full top word), every 8 terms.
+    for &q in &[MODULI[0], MODULI[1], MODULI[2], MODULI[4], MODULI[6]] {
         let modulus = MultiwordModulus::new(q).unwrap();
         let w = modulus.words() as u64;
-        let block = 128 / w;
+        let block = 64 / w;
+        let lazy = lazy_terms(q, w);
+        assert_eq!(lazy, [512, 1, 1 << 19, 1 << 21, 8][[0, 1, 2, 4, 6].iter().position(|&i| MODULI[i] == q).unwrap()]);
+        let run = lazy.min(block);
         for variant in Variant::ALL {
             let count = |len: u64| {
                 conv_range_counts(&modulus, n as usize, len as usize, config.clone(), variant)
@@ -361,15 +398,17 @@ fn a_products_counted_instructions_match_a_hand_count_per_term() {
                     .instructions
             };
             let (from, to) = (n / 2, n);
-            // Per term: a loop iteration and 2 ALU, the product mod q, then + or - mod q (the
-            // subtraction one ALU cheaper than the addition's select).
-            let plus = 4 + modular_step(MwOp::Mul, w, variant) + modular_step(MwOp::Add, w, variant);
-            let minus = plus - 1;
-            let terms: u64 = (from..to).map(|k| (k + 1) * plus + (n - 1 - k) * minus).sum();
-            // Per output: its sum zeroed (store and loop a word) and, per a-block, a loop
-            // iteration and 8 ALU.
-            let per_output = 3 * w + (n / block) * 10;
-            let extra = count(to) - count(from) - terms - (to - from) * per_output;
+            // A term: a loop iteration and 2 ALU, the product, its 2w words added to a sum.
+            let term = 4 + product(w, variant) + 2 * WORD * w;
+            // A fold: both sums reduced, their difference mod q (the add's select one ALU
+            // cheaper), the other 3w words zeroed (store and loop).
+            let fold = 2 * barrett(w) + modular_step(MwOp::Add, w, variant) - 1 + 3 * 3 * w;
+            let folds = (n / lazy).max(1);
+            // Per output: its 4w words of sums zeroed (store and loop) and its w result words
+            // gathered (load, store, loop); per a-block a loop iteration and 9 ALU, per run of
+            // terms a loop iteration, 6 ALU and a branch.
+            let per_output = n * term + folds * fold + 12 * w + 4 * w + (n / block) * (11 + (block / run) * 9);
+            let extra = count(to) - count(from) - (to - from) * per_output;
             let chunks = (to - from) / block;
             assert!(extra < 80 * chunks * (n / block), "{variant:?} w={w}: {extra} left over for {chunks} chunks");
         }

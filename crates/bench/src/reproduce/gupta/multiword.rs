@@ -14,7 +14,8 @@
 //! - **The paper's multiplication** (4.2: "We do not incorporate NTT"; section 3: "polynomial
 //!   multiplication and polynomial addition of the coefficients"): per ciphertext four textbook
 //!   negacyclic products of coefficient-form polynomials (`MW_CONV`: n products a coefficient,
-//!   each reduced by Barrett and added or subtracted modulo q) and one `MW_ADD`, whole products
+//!   summed unreduced and reduced by Barrett once per output at the paper's widths) and one
+//!   `MW_ADD`, whole products
 //!   dealt evenly to the DPUs. A product's cycles are linear in its outputs once every tasklet
 //!   runs whole a-block chunks, so one product is priced from two emulated output ranges
 //!   ([`textbook_product`]) rather than its n^2 terms (tested against the whole at N = 1024).
@@ -118,7 +119,7 @@ fn priced(
 /// Modeled cycles of one whole n-coefficient textbook product (`MW_CONV`, `variant`) on one
 /// DPU with `tasklets` tasklets, and its counted instructions per term. Emulated at `first` and
 /// `2 first` outputs, `first` = the outputs at which every tasklet runs one chunk of the kernel's
-/// largest a-block (128 words / w), and extended linearly to n: past `first` every added output
+/// a-block at up to 16 tasklets (64 words / w), and extended linearly to n: past `first` every added output
 /// is one more equal share of whole chunks, so the cycles grow by the same amount per output,
 /// up to the DMAs of b's windows, which split in two where a window wraps (a few per chunk,
 /// depending on its place: within 0.01% at N = 2048, tested).
@@ -135,7 +136,7 @@ pub fn textbook_product(
             conv_range_counts(q, n, len, config.clone(), variant).map_err(|e| BenchError::Failed(e.to_string()))?;
         Ok((model.dpu_cycles(&counts) as f64, counts.total().instructions))
     };
-    let first = (128 / q.words() * tasklets as usize).min(n);
+    let first = (64 / q.words() * tasklets as usize).min(n);
     let (cycles, instructions) = if 2 * first > n {
         counted(n)?
     } else {
@@ -273,8 +274,8 @@ pub fn render(rows: &[MultiwordRow]) -> String {
             r.speedup.map_or("-".to_string(), |x| format!("{x:.1}x")),
         );
     }
-    text +=
-        "\n\nThe paper's multiplication: 4 textbook negacyclic products (MW_CONV, Karatsuba words, each term reduced) \
+    text += "\n\nThe paper's multiplication: 4 textbook negacyclic products (MW_CONV, Karatsuba words, terms summed \
+             unreduced) \
              and 1 MW_ADD per ciphertext, whole products dealt to the DPUs (modeled kernel ms; SEAL measured here)\n  \
              bits  ciphertexts  products/DPU  instr/term    kernel ms      SEAL ms  PIM over SEAL";
     for r in rows {
@@ -365,10 +366,11 @@ fn textbook_miss_cause(row: &MultiwordRow, product: &TextbookProduct, above: boo
     };
     format!(
         "{side} than the paper's for the same n^2 terms. A term here costs {:.0} instructions: a Karatsuba word \
-         product and a Barrett reduction (MW_MUL's {:.0} a coefficient, most of it the reduction's two schoolbook \
-         products) and a modular addition. The paper does not say how it reduces (per term, once per output, or \
-         a q that makes reduction a mask), nor its tasklet count and multiply routine beyond 'shift-and-add'; its \
-         kernel's instructions per term would settle it",
+         product (each 32x32 word product DRAMatic's 35-instruction routine, the rest Karatsuba's word-by-word \
+         additions) and its addition to an unreduced sum (one Barrett reduction an output; reducing every term, \
+         as MW_MUL's {:.0} instructions a coefficient do, costs several times more). The paper does not give its \
+         kernel's instructions a term, its tasklet count or its multiply routine beyond 'shift-and-add'; those would \
+         settle it",
         product.term_instructions, row.karatsuba_instructions
     )
 }
