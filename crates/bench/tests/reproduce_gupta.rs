@@ -103,10 +103,32 @@ fn quick_run_checks_every_row_against_the_whole_system() {
             );
         }
     }
-    // A quick run judges nothing: its rows say why. Every row has its own id.
+    // The paper's CPU arithmetic, measured at every width, is the CPU side of the textbook rows:
+    // per ciphertext times the count, in Fig. 1 and composed in Fig. 2.
+    let widths: Vec<u32> = report.paper_cpu.iter().map(|t| t.coefficient_bits).collect();
+    assert_eq!(widths, [27, 54, 109]);
+    for mw in report.multiword.iter().filter(|r| r.op == CtOp::Mul) {
+        let times = report.paper_cpu.iter().find(|t| t.coefficient_bits == mw.coefficient_bits).unwrap();
+        let textbook = mw.textbook.as_ref().expect("a multiplication row prices the textbook product");
+        let cpu = textbook.cpu_s.expect("the CPU is measured");
+        assert!((cpu / (times.mul_s_per_ciphertext * mw.ciphertexts as f64) - 1.0).abs() < 1e-12, "{mw:?}");
+        assert!((textbook.speedup_over_cpu.unwrap() - cpu / textbook.kernel_s).abs() < 1e-9);
+    }
+    let widest = &report.paper_cpu[2];
+    for row in &report.fig2 {
+        let (adds, muls) = fig2::seal_operations(row.point.statistic);
+        let composed =
+            row.rows as f64 * (adds as f64 * widest.add_s_per_ciphertext + muls as f64 * widest.mul_s_per_ciphertext);
+        assert!((row.textbook_cpu_s.unwrap() / composed - 1.0).abs() < 1e-12, "{}", row.point.id());
+    }
+    // A quick run judges nothing: its rows say why. Every row has its own id, the textbook
+    // product's rows among them over the paper's CPU arithmetic and over SEAL.
     let rows = Gupta::comparison(&report);
     let ids: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids.len(), rows.len());
+    for id in ["fig1-mul-cpu-109b-20-textbook", "fig2-variance-cpu-variance-4-textbook"] {
+        assert!(ids.contains(id), "{id} missing");
+    }
     assert!(rows.iter().all(|r| r.within().is_none()), "a quick run judges no row");
 }
 
@@ -213,8 +235,10 @@ fn fig2_ranges_judge_their_workloads() {
     let mut report = quick();
     report.quick = false;
     for row in &mut report.fig2 {
-        // Inside 4.3's mean range (25-100x) and outside the variance one (6-25x).
+        // Inside 4.3's mean range (25-100x) and outside the variance one (6-25x), measured and
+        // in the paper's arithmetic on both sides.
         row.speedup = Some(50.0);
+        row.textbook_cpu_s = Some(50.0 * row.textbook_s);
         // A full run's regressions have the paper's 32 and 64 samples per user.
         if row.point.statistic == Statistic::Linreg {
             row.point.samples_per_user *= fig2::QUICK_SAMPLES_DIVISOR;
@@ -223,6 +247,8 @@ fn fig2_ranges_judge_their_workloads() {
     let rows = Gupta::comparison(&report);
     let verdict = |id: &str| rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("{id} missing")).within();
     assert_eq!(verdict("fig2-mean-cpu-mean-4"), Some(true));
+    assert_eq!(verdict("fig2-mean-cpu-mean-4-textbook"), Some(true));
+    assert_eq!(verdict("fig2-variance-cpu-variance-16-textbook"), Some(false));
     assert_eq!(verdict("fig2-variance-cpu-variance-16"), Some(false));
     assert_eq!(verdict("fig2-linreg-32-cpu-linreg-4x32"), Some(false));
     assert_eq!(verdict("fig2-all-cpu-linreg-4x64"), Some(true));

@@ -78,20 +78,21 @@ pub fn measure(
     })
 }
 
-/// SEAL's times at one width, as `bench/compare/gupta_seal.py` prints them.
+/// Per-ciphertext add and multiply times at one width: SEAL's, as `bench/compare/gupta_seal.py`
+/// prints them, or the paper's CPU arithmetic's ([`super::paper_cpu`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SealWidth {
+pub struct WidthTimes {
     /// Ring degree.
     pub n: usize,
     /// Coefficient modulus bits (27, 54, 109).
     pub coefficient_bits: u32,
-    /// Seconds of one `Evaluator.add`.
+    /// Seconds of one ciphertext addition (SEAL: `Evaluator.add`).
     pub add_s_per_ciphertext: f64,
-    /// Seconds of one `Evaluator.multiply` (no relinearization).
+    /// Seconds of one ciphertext multiplication, no relinearization (SEAL: `Evaluator.multiply`).
     pub mul_s_per_ciphertext: f64,
 }
 
-impl SealWidth {
+impl WidthTimes {
     /// Seconds per ciphertext of `op`.
     pub fn seconds_per_ciphertext(&self, op: CtOp) -> f64 {
         match op {
@@ -103,12 +104,12 @@ impl SealWidth {
 
 #[derive(Deserialize)]
 struct SealOutput {
-    widths: Vec<SealWidth>,
+    widths: Vec<WidthTimes>,
 }
 
 /// Reads the JSON `bench/compare/gupta_seal.py` printed (the reproduction runs no Python: SEAL
 /// is measured by that script, in a venv with TenSEAL, and its output handed over as a file).
-pub fn read_seal(path: &Path) -> Result<Vec<SealWidth>> {
+pub fn read_seal(path: &Path) -> Result<Vec<WidthTimes>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| BenchError::usage(format!("--seal-json {}: cannot read it: {e}", path.display())))?;
     let output: SealOutput = serde_json::from_str(text.trim()).map_err(|e| {

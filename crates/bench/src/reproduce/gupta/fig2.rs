@@ -52,7 +52,7 @@ use pimhe_workloads::stats::sharded::{aggregate_shard, StatsDriver};
 use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
 use serde::Serialize;
 
-use super::cpu::SealWidth;
+use super::cpu::WidthTimes;
 use super::multiword::textbook_kernel_s;
 use super::published::PAPER_DPU_HZ;
 use super::{TASKLETS, WIDTHS};
@@ -179,6 +179,10 @@ pub struct Fig2Row {
     /// textbook products and an addition, each addition `MW_ADD`, on 109-bit multi-word
     /// coefficients (modeled kernel seconds; [`super::multiword::textbook_kernel_s`]).
     pub textbook_s: f64,
+    /// The same operations in the paper's arithmetic on this host's CPU: its per-ciphertext add
+    /// and multiply at 109 bits ([`super::paper_cpu`]) times the workload's operations; `None`
+    /// with `--skip-cpu`.
+    pub textbook_cpu_s: Option<f64>,
 }
 
 /// The workload's SEAL operations per row: (adds, multiplies). Mean adds each row into the
@@ -190,6 +194,13 @@ pub fn seal_operations(statistic: Statistic) -> (usize, usize) {
         Statistic::Variance => (2, 1),
         Statistic::Linreg => (1, 1),
     }
+}
+
+/// Seconds of `statistic` over `rows` rows composed from per-ciphertext `times`: each row's
+/// [`seal_operations`].
+pub fn composed_s(times: &WidthTimes, statistic: Statistic, rows: usize) -> f64 {
+    let (adds, muls) = seal_operations(statistic);
+    rows as f64 * (adds as f64 * times.add_s_per_ciphertext + muls as f64 * times.mul_s_per_ciphertext)
 }
 
 fn stats_error(e: StatsError) -> BenchError {
@@ -315,7 +326,10 @@ pub struct Fig2Setup<'a> {
     /// Timed CPU rounds.
     pub repeat: usize,
     /// SEAL at 109 bits, from `--seal-json`.
-    pub seal: Option<&'a SealWidth>,
+    pub seal: Option<&'a WidthTimes>,
+    /// The paper's CPU arithmetic at 109 bits, measured ([`super::paper_cpu`]); `None` with
+    /// `--skip-cpu`.
+    pub paper_cpu: Option<&'a WidthTimes>,
     /// Also emulate the chosen placement's whole system and report its compute (`--quick`).
     pub emulate_whole: bool,
     /// Seed of the rows and keys.
@@ -425,7 +439,6 @@ pub fn fig2_row(point: &Fig2Point, setup: &Fig2Setup) -> Result<Fig2Row> {
     let cpu_s = sample_s * point.rows() as f64 / sample as f64;
     let cpu_s = (!setup.skip_cpu).then_some(cpu_s);
     let kernel_s = run.compute_s + run.host_fallback_modeled_s;
-    let (adds, muls) = seal_operations(point.statistic);
     Ok(Fig2Row {
         point: *point,
         rows: point.rows(),
@@ -442,9 +455,8 @@ pub fn fig2_row(point: &Fig2Point, setup: &Fig2Setup) -> Result<Fig2Row> {
         cpu_rows: sample,
         cpu_s,
         speedup: cpu_s.map(|c| c / kernel_s),
-        seal_s: setup.seal.map(|s| {
-            point.rows() as f64 * (adds as f64 * s.add_s_per_ciphertext + muls as f64 * s.mul_s_per_ciphertext)
-        }),
+        seal_s: setup.seal.map(|s| composed_s(s, point.statistic, point.rows())),
         textbook_s: setup.textbook.kernel_s(point.statistic, point.rows(), setup.dpus)?,
+        textbook_cpu_s: setup.paper_cpu.map(|s| composed_s(s, point.statistic, point.rows())),
     })
 }

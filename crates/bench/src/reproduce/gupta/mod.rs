@@ -21,8 +21,10 @@
 //!   saturation at 11.
 //! - **The CPU side** is measured in the same run ([`cpu`]): pimhe's cpu backend on the same
 //!   operations, scaled linearly from a batch that fits this host; beside it, for the
-//!   addition, the i5-8250U's bandwidth bound; and SEAL, from the JSON that
-//!   `bench/compare/gupta_seal.py` prints (`seal_json`; the reproduction runs no Python).
+//!   addition, the i5-8250U's bandwidth bound; the paper's own arithmetic (32/64/128-bit
+//!   integers, textbook products) on this host's threads ([`paper_cpu`]), the CPU side of the
+//!   multi-word DPU rows; and SEAL, from the JSON that `bench/compare/gupta_seal.py` prints
+//!   (`seal_json`; the reproduction runs no Python).
 //!
 //! - **Fig. 2**: mean, variance and linear regression end to end with pimhe's encrypted
 //!   statistics at 109 bits, PIM priced from representative systems, CPU measured, SEAL
@@ -36,6 +38,7 @@ pub mod cpu;
 pub mod dpu;
 pub mod fig2;
 pub mod multiword;
+pub mod paper_cpu;
 pub mod published;
 mod report;
 
@@ -171,6 +174,18 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         2 * WIDTHS.len() as u64 + 1 + fig2_points.len() as u64,
         "gupta: Fig. 1 rows, the tasklet sweep and Fig. 2's workloads",
     );
+    let measured_bytes = if config.quick { cpu::QUICK_MEASURED_BYTES } else { cpu::MEASURED_BYTES };
+    let paper_cpu = if config.skip_cpu {
+        Vec::new()
+    } else {
+        WIDTHS
+            .iter()
+            .map(|w| {
+                let divisor = if config.quick { paper_cpu::QUICK_OUTPUT_DIVISOR } else { 1 };
+                paper_cpu::measure(w, threads, measured_bytes, divisor, config.repeat, config.seed)
+            })
+            .collect::<Result<Vec<_>>>()?
+    };
     let mut rows = Vec::new();
     let mut measurements = Vec::new();
     for op in CtOp::ALL {
@@ -179,8 +194,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
             let measured = if config.skip_cpu {
                 None
             } else {
-                let bytes = if config.quick { cpu::QUICK_MEASURED_BYTES } else { cpu::MEASURED_BYTES };
-                Some(cpu::measure(&cpu_backend, op, &width, bytes, config.repeat, config.seed)?)
+                Some(cpu::measure(&cpu_backend, op, &width, measured_bytes, config.repeat, config.seed)?)
             };
             let seal_width = seal.iter().find(|s| s.coefficient_bits == width.coefficient_bits);
             for ciphertexts in config.counts(op) {
@@ -211,7 +225,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
             progress.advance(1);
         }
     }
-    let multiword = multiword::rows(&mut pricer, &rows, dpus, TASKLETS)?;
+    let multiword = multiword::rows(&mut pricer, &rows, &paper_cpu, dpus, TASKLETS)?;
     let sweep = tasklet_sweep(&mut pricer, config, dpus)?;
     progress.advance(1);
     let widest = WIDTHS[2];
@@ -231,6 +245,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         threads: Some(threads),
         repeat: config.repeat,
         seal: seal.iter().find(|s| s.coefficient_bits == widest.coefficient_bits),
+        paper_cpu: paper_cpu.iter().find(|s| s.coefficient_bits == widest.coefficient_bits),
         seed: config.seed,
         textbook: TextbookPricing { model: pricer.model(), modulus: &widest_q, product_cycles },
     };
@@ -247,7 +262,9 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         tasklets: TASKLETS,
         quick: config.quick,
         cpu_machine: format!("{} ({} threads), pimhe cpu backend", machine.name, threads),
+        cpu_host: format!("{} ({} threads)", machine.name, threads),
         seal: seal.clone(),
+        paper_cpu,
         rows,
         multiword,
         cpu: measurements,

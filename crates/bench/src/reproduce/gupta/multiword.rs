@@ -35,6 +35,7 @@ use pimhe_pim::model::UpmemModel;
 use pimhe_pim::multiword::{conv_range_counts, range_counts, ranges, MultiwordModulus, MwOp};
 use serde::Serialize;
 
+use super::cpu::WidthTimes;
 use super::dpu::{CtOp, SharePricer};
 use super::published::{StatedRange, Versus, FIG1_RANGES};
 use super::{Fig1Row, WIDTHS};
@@ -94,6 +95,11 @@ pub struct TextbookProduct {
     pub seal_s: Option<f64>,
     /// `seal_s / kernel_s`: PIM's speed-up over SEAL, as the paper states it.
     pub speedup_over_seal: Option<f64>,
+    /// The same multiplication in the paper's CPU arithmetic measured here
+    /// ([`super::paper_cpu`]), per ciphertext times the count; `None` with `--skip-cpu`.
+    pub cpu_s: Option<f64>,
+    /// `cpu_s / kernel_s`: PIM's speed-up over the paper's CPU code, one algorithm on both sides.
+    pub speedup_over_cpu: Option<f64>,
 }
 
 /// The modulus of a width: the largest odd value of its bits (Barrett takes any q, and the
@@ -169,8 +175,15 @@ pub fn textbook_kernel_s(
 }
 
 /// The multi-word rows beside the RNS `rows` (same operations, widths and counts) on `dpus`
-/// DPUs with `tasklets` tasklets.
-pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u32) -> Result<Vec<MultiwordRow>> {
+/// DPUs with `tasklets` tasklets; `paper_cpu` the paper's CPU arithmetic measured here by width
+/// (empty with `--skip-cpu`).
+pub fn rows(
+    pricer: &mut SharePricer,
+    rns: &[Fig1Row],
+    paper_cpu: &[WidthTimes],
+    dpus: usize,
+    tasklets: u32,
+) -> Result<Vec<MultiwordRow>> {
     let model = pricer.model().clone();
     let mut products = std::collections::HashMap::new();
     let mut out = Vec::with_capacity(rns.len());
@@ -213,6 +226,10 @@ pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u3
                     dpus,
                     tasklets,
                 )?;
+                let cpu_s = paper_cpu
+                    .iter()
+                    .find(|t| t.coefficient_bits == width.coefficient_bits)
+                    .map(|t| t.mul_s_per_ciphertext * r.ciphertexts as f64);
                 Some(TextbookProduct {
                     products_per_dpu,
                     product_cycles,
@@ -220,6 +237,8 @@ pub fn rows(pricer: &mut SharePricer, rns: &[Fig1Row], dpus: usize, tasklets: u3
                     kernel_s,
                     seal_s: r.seal_s,
                     speedup_over_seal: r.seal_s.map(|seal| seal / kernel_s),
+                    cpu_s,
+                    speedup_over_cpu: cpu_s.map(|cpu| cpu / kernel_s),
                 })
             }
         };
@@ -276,12 +295,13 @@ pub fn render(rows: &[MultiwordRow]) -> String {
     }
     text += "\n\nThe paper's multiplication: 4 textbook negacyclic products (MW_CONV, Karatsuba words, terms summed \
              unreduced) \
-             and 1 MW_ADD per ciphertext, whole products dealt to the DPUs (modeled kernel ms; SEAL measured here)\n  \
-             bits  ciphertexts  products/DPU  instr/term    kernel ms      SEAL ms  PIM over SEAL";
+             and 1 MW_ADD per ciphertext, whole products dealt to the DPUs (modeled kernel ms), beside SEAL and the \
+             paper's CPU arithmetic measured here\n  \
+             bits  ciphertexts  products/DPU  instr/term    kernel ms      SEAL ms  PIM over SEAL       CPU ms  PIM over CPU";
     for r in rows {
         if let Some(t) = &r.textbook {
             text += &format!(
-                "\n  {:>4}  {:>11}  {:>12}  {:>10.0}  {:>11}  {:>11}  {:>13}",
+                "\n  {:>4}  {:>11}  {:>12}  {:>10.0}  {:>11}  {:>11}  {:>13}  {:>11}  {:>12}",
                 r.coefficient_bits,
                 r.ciphertexts,
                 t.products_per_dpu,
@@ -289,6 +309,8 @@ pub fn render(rows: &[MultiwordRow]) -> String {
                 ms(t.kernel_s),
                 t.seal_s.map_or("-".to_string(), ms),
                 t.speedup_over_seal.map_or("-".to_string(), |x| format!("{x:.3}x")),
+                t.cpu_s.map_or("-".to_string(), ms),
+                t.speedup_over_cpu.map_or("-".to_string(), |x| format!("{x:.2}x")),
             );
         }
     }
@@ -328,51 +350,88 @@ pub fn comparisons(rows: &[MultiwordRow], model: &str, cpu_machine: &str, range_
     out
 }
 
-/// PIM's speed-up over SEAL measured here with the paper's multiplication (textbook products),
-/// beside Fig. 1's multiplication ranges over SEAL.
-pub fn seal_comparisons(rows: &[MultiwordRow], model: &str, range_row: RangeRow) -> Vec<Comparison> {
-    let basis = Basis::Modeled {
-        model: format!(
-            "{model} kernel time of the paper's multiplication (textbook negacyclic products on multi-word \
-             coefficients, MW_CONV) over SEAL (TenSEAL, one thread) measured on this host by \
-             bench/compare/gupta_seal.py, scaled linearly by the count"
-        ),
-    };
+/// PIM's speed-up with the paper's multiplication (textbook products) over SEAL and over the
+/// paper's CPU arithmetic, both measured here, beside Fig. 1's multiplication ranges over each.
+pub fn textbook_comparisons(
+    rows: &[MultiwordRow],
+    model: &str,
+    cpu_host: &str,
+    range_row: RangeRow,
+) -> Vec<Comparison> {
+    let kernel = format!(
+        "{model} kernel time of the paper's multiplication (textbook negacyclic products on multi-word \
+         coefficients, MW_CONV)"
+    );
     let mut out = Vec::new();
-    for range in FIG1_RANGES.iter().filter(|r| r.versus == Versus::Seal && r.id.starts_with("fig1-mul")) {
+    let mul_ranges = FIG1_RANGES.iter().filter(|r| r.id.starts_with("fig1-mul") && r.versus != Versus::Gpu);
+    for range in mul_ranges {
+        let (over, basis) = match range.versus {
+            Versus::Seal => (
+                "SEAL measured here",
+                format!(
+                    "{kernel} over SEAL (TenSEAL, one thread) measured on this host by bench/compare/gupta_seal.py, \
+                     scaled linearly by the count"
+                ),
+            ),
+            _ => (
+                "the paper's CPU arithmetic measured here",
+                format!(
+                    "{kernel} over the same arithmetic on 32/64/128-bit integers (textbook products summed \
+                     unreduced) measured on {cpu_host}, scaled linearly by the count"
+                ),
+            ),
+        };
+        let basis = Basis::Modeled { model: basis };
         let matching = rows.iter().filter(|r| range.bits.is_none_or(|b| b == r.coefficient_bits));
         for (r, t) in matching.filter_map(|r| r.textbook.as_ref().map(|t| (r, t))) {
-            let id = format!("{}-seal-{}b-{}-textbook", range.id, r.coefficient_bits, r.ciphertexts);
+            let id = format!("{}-{}-{}b-{}-textbook", range.id, range.versus.id(), r.coefficient_bits, r.ciphertexts);
             let at = format!(
-                "{} bits, {} ciphertexts, textbook products on multi-word coefficients, SEAL measured here",
+                "{} bits, {} ciphertexts, textbook products on multi-word coefficients, {over}",
                 r.coefficient_bits, r.ciphertexts
             );
-            let row = range_row(range, id, at, t.speedup_over_seal, basis.clone());
-            out.push(match t.speedup_over_seal {
-                Some(s) => row.judged(range.tolerance(), Some(textbook_miss_cause(r, t, s > range.high))),
-                None => row.unjudged("the SEAL output has no figure for this width (--seal-json)"),
+            let ours = match range.versus {
+                Versus::Seal => t.speedup_over_seal,
+                _ => t.speedup_over_cpu,
+            };
+            let row = range_row(range, id, at, ours, basis.clone());
+            out.push(match (ours, range.versus) {
+                (Some(s), _) => {
+                    row.judged(range.tolerance(), Some(textbook_miss_cause(r, t, range.versus, s > range.high)))
+                }
+                (None, Versus::Seal) => row.unjudged("the SEAL output has no figure for this width (--seal-json)"),
+                (None, _) => row.unjudged("the CPU was not measured in this run (--skip-cpu)"),
             });
         }
     }
     out
 }
 
-/// Why the textbook product's speed-up over SEAL falls outside a range.
-fn textbook_miss_cause(row: &MultiwordRow, product: &TextbookProduct, above: bool) -> String {
-    let side = if above {
-        "above the range: the modeled DPUs are faster"
-    } else {
-        "below the range: the modeled DPUs are slower"
-    };
-    format!(
-        "{side} than the paper's for the same n^2 terms. A term here costs {:.0} instructions: a Karatsuba word \
-         product (each 32x32 word product DRAMatic's 35-instruction routine, the rest Karatsuba's word-by-word \
-         additions) and its addition to an unreduced sum (one Barrett reduction an output; reducing every term, \
-         as MW_MUL's {:.0} instructions a coefficient do, costs several times more). The paper does not give its \
-         kernel's instructions a term, its tasklet count or its multiply routine beyond 'shift-and-add'; those would \
-         settle it",
+/// Why the textbook product's speed-up over `versus` falls outside a range.
+fn textbook_miss_cause(row: &MultiwordRow, product: &TextbookProduct, versus: Versus, above: bool) -> String {
+    let term = format!(
+        "A term here costs {:.0} instructions: a Karatsuba word product (each 32x32 word product DRAMatic's \
+         35-instruction routine, the rest Karatsuba's word-by-word additions) and its addition to an unreduced sum \
+         (one Barrett reduction an output; reducing every term, as MW_MUL's {:.0} instructions a coefficient do, \
+         costs several times more).",
         product.term_instructions, row.karatsuba_instructions
-    )
+    );
+    let side = if above { "above" } else { "below" };
+    match versus {
+        Versus::Seal => format!(
+            "{side} the range: the modeled DPUs are {} than the paper's for the same n^2 terms. {term} The paper does \
+             not give its kernel's instructions a term, its tasklet count or its multiply routine beyond \
+             'shift-and-add'; those would settle it",
+            if above { "faster" } else { "slower" }
+        ),
+        _ => format!(
+            "{side} the range: one algorithm runs on both sides, so the ratio is the machines': the modeled DPUs' \
+             terms a second over this host's (plain Rust on the run's threads, native 64- and 128-bit products). \
+             {term} Over SEAL (the -seal- rows) the modeled DPUs land in the paper's ranges at 27 and 54 bits, so the \
+             paper's custom CPU code must have taken {} time a term than this code does here; it is not published, \
+             and its time a product would settle it",
+            if above { "less" } else { "more" }
+        ),
+    }
 }
 
 /// Why the multi-word speed-up over the CPU measured here falls outside a range.
