@@ -30,7 +30,7 @@
  *    residue only every T terms (T (q - 1)^2 + q < b^(2w), so no sum overflows its words: T = 1
  *    for a q that fills its top word, 2^(2h - 1) for h leading zero bits of the top word: 512 at
  *    the paper's 27 bits, more than n at 54 and 109). Reducing every product instead, as MW_MUL
- *    does, cost 3.6 (w = 4) to 7.6 (w = 1) times the instructions a term. The output range is
+ *    does, cost 3.6 (w = 4) to 7.3 (w = 1) times the instructions a term. The output range is
  *    cut into chunks of L coefficients (MW_CONV_BLOCK halved until every tasklet gets one) dealt
  *    round-robin to the tasklets; for each chunk a tasklet streams a in blocks of A coefficients
  *    and, per block, the window of b the block meets, as RAW_CONV does (A: MW_CONV_BLOCK / w
