@@ -5,7 +5,7 @@ use pimhe_bench::reproduce::by_name;
 use pimhe_bench::reproduce::gupta::dpu::{emulate, paper_model, CtOp, SharePricer};
 use pimhe_bench::reproduce::gupta::fig2::{self, driver_within_noise, Fig2Point};
 use pimhe_bench::reproduce::gupta::published::{StatedRange, Versus, FIG1_RANGES, PAPER_DPU_HZ};
-use pimhe_bench::reproduce::gupta::{Gupta, GuptaConfig, Width, PRICING_TOLERANCE, QUICK_DPUS, WIDTHS};
+use pimhe_bench::reproduce::gupta::{Gupta, GuptaConfig, Width, PRICING_TOLERANCE, QUICK_DPUS, TASKLETS, WIDTHS};
 use pimhe_bench::reproduce::{Comparison, Reproduction};
 use pimhe_bench::NoProgress;
 use pimhe_math::Sampler;
@@ -80,6 +80,20 @@ fn quick_run_checks_every_row_against_the_whole_system() {
     assert!(at(1) / at(11) > 8.0, "1 tasklet {} vs 11 tasklets {}", at(1), at(11));
     assert!((at(16) / at(11) - 1.0).abs() < 0.02);
     assert_eq!(report.saturation(CtOp::Mul), Some(11));
+    // The paper's kernels (MW_ADD; textbook products) are instruction-bound: the textbook
+    // multiplication saturates as the revolver does. At 16 tasklets the sweep prices what the
+    // multi-word rows do at the largest 109-bit count.
+    assert_eq!(report.paper_saturation(CtOp::Mul), Some(11));
+    for op in CtOp::ALL {
+        let swept = report.sweep.iter().find(|r| r.op == op && r.tasklets == TASKLETS).unwrap();
+        let row = report.multiword.iter().rfind(|r| r.op == op && r.coefficient_bits == 109).unwrap();
+        assert_eq!(row.ciphertexts, swept.ciphertexts);
+        let priced = match op {
+            CtOp::Add => row.karatsuba_s,
+            CtOp::Mul => row.textbook.as_ref().unwrap().kernel_s,
+        };
+        assert!((swept.paper_kernel_s / priced - 1.0).abs() < 1e-12, "{op:?}: {} vs {priced}", swept.paper_kernel_s);
+    }
     // Fig. 2: the quick points, every row decrypted and checked by the run itself; the
     // representative's compute against the whole system emulated (the products' work is the
     // busiest DPU's share; the steps on the one aggregate differ by a little).

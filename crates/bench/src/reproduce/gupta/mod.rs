@@ -17,8 +17,8 @@
 //!   2,524 DPUs are split into one group per limb (parallel mode). The paper's times exclude
 //!   the host-DPU copies (its 50-100x over the CPU is impossible with tens of GB copied at the
 //!   model's 10 GB/s), so the speed-ups are of the kernel time; the copies are printed beside.
-//! - **The tasklet sweep**: the 109-bit rows at 1 .. 16 tasklets, beside the paper's
-//!   saturation at 11.
+//! - **The tasklet sweep**: the 109-bit rows at 1 .. 16 tasklets with pimhe's RNS kernels and
+//!   with the paper's multi-word ones, beside the paper's saturation at 11.
 //! - **The CPU side** is measured in the same run ([`cpu`]): pimhe's cpu backend on the same
 //!   operations, scaled linearly from a batch that fits this host; beside it, for the
 //!   addition, the i5-8250U's bandwidth bound; the paper's own arithmetic (32/64/128-bit
@@ -314,7 +314,8 @@ pub fn fig1_row(
     })
 }
 
-/// The 109-bit rows at the largest count with 1 ..= 16 tasklets.
+/// The 109-bit rows at the largest count with 1 ..= 16 tasklets, pimhe's RNS kernels and the
+/// paper's multi-word ones ([`multiword::paper_kernel_s`]).
 fn tasklet_sweep(pricer: &mut SharePricer, config: &GuptaConfig, dpus: usize) -> Result<Vec<SweepRow>> {
     let width = WIDTHS[2];
     let basis = width.basis()?;
@@ -323,12 +324,14 @@ fn tasklet_sweep(pricer: &mut SharePricer, config: &GuptaConfig, dpus: usize) ->
         let ciphertexts = config.counts(op).last().copied().unwrap_or(0);
         for tasklets in 1..=pimhe_pim::model::UpmemModel::v1b().max_tasklets {
             let row = fig1_row(pricer, op, &width, &basis, dpus, ciphertexts, tasklets)?;
+            let paper_kernel_s = multiword::paper_kernel_s(pricer.model(), op, &width, ciphertexts, dpus, tasklets)?;
             rows.push(SweepRow {
                 op,
                 coefficient_bits: width.coefficient_bits,
                 ciphertexts,
                 tasklets,
                 kernel_s: row.kernel_s,
+                paper_kernel_s,
             });
         }
     }

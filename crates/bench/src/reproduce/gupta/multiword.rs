@@ -38,7 +38,7 @@ use serde::Serialize;
 use super::cpu::WidthTimes;
 use super::dpu::{CtOp, SharePricer};
 use super::published::{StatedRange, Versus, FIG1_RANGES};
-use super::{Fig1Row, WIDTHS};
+use super::{Fig1Row, Width, WIDTHS};
 use crate::error::{BenchError, Result};
 use crate::reproduce::{Basis, Comparison};
 
@@ -174,6 +174,41 @@ pub fn textbook_kernel_s(
     Ok((cycles / model.dpu_hz + model.launch_overhead_s, products_per_dpu))
 }
 
+/// Modeled kernel seconds of `op` at `width` on `ciphertexts` ciphertexts as the paper's own
+/// kernels run it on `dpus` DPUs with `tasklets` tasklets (Karatsuba words): the add as `MW_ADD`
+/// over the operands' coefficients spread by ranges; the multiplication as four textbook
+/// products (`MW_CONV`) and one `MW_ADD` a ciphertext. What the tasklet sweep prices for the
+/// paper's saturation point.
+pub fn paper_kernel_s(
+    model: &UpmemModel,
+    op: CtOp,
+    width: &Width,
+    ciphertexts: usize,
+    dpus: usize,
+    tasklets: u32,
+) -> Result<f64> {
+    let q = modulus(width.coefficient_bits)?;
+    match op {
+        CtOp::Add => {
+            let len = coefficients_per_dpu(op, width, ciphertexts, dpus)?;
+            let (cycles, _) = priced(model, MwOp::Add, &q, len, tasklets, Variant::Best)?;
+            Ok(cycles as f64 / model.dpu_hz + model.launch_overhead_s)
+        }
+        CtOp::Mul => {
+            let (product_cycles, _) = textbook_product(model, &q, width.n, tasklets, Variant::Best)?;
+            let add_coefficients = ciphertexts * width.n;
+            Ok(textbook_kernel_s(model, &q, 4 * ciphertexts, product_cycles, add_coefficients, dpus, tasklets)?.0)
+        }
+    }
+}
+
+/// Coefficients of each operand on the busiest DPU when `op`'s operands (C N coefficients a
+/// polynomial) are spread over `dpus` DPUs by ranges.
+fn coefficients_per_dpu(op: CtOp, width: &Width, ciphertexts: usize, dpus: usize) -> Result<usize> {
+    let coefficients = op.operand_polys(ciphertexts) * width.n;
+    Ok(ranges(coefficients, dpus).map_err(|e| BenchError::Failed(e.to_string()))?[0].1)
+}
+
 /// The multi-word rows beside the RNS `rows` (same operations, widths and counts) on `dpus`
 /// DPUs with `tasklets` tasklets; `paper_cpu` the paper's CPU arithmetic measured here by width
 /// (empty with `--skip-cpu`).
@@ -193,8 +228,7 @@ pub fn rows(
                 BenchError::Failed(format!("internal error: no width of {} bits", r.coefficient_bits))
             })?;
         let q = modulus(width.coefficient_bits)?;
-        let coefficients = r.op.operand_polys(r.ciphertexts) * width.n;
-        let len = ranges(coefficients, dpus).map_err(|e| BenchError::Failed(e.to_string()))?[0].1;
+        let len = coefficients_per_dpu(r.op, &width, r.ciphertexts, dpus)?;
         let kernel = |variant| -> Result<(f64, f64)> {
             let (cycles, instructions) = match r.op {
                 CtOp::Add => priced(&model, MwOp::Add, &q, len, tasklets, variant)?,
