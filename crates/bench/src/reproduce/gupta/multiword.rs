@@ -28,6 +28,8 @@
 //! representations' arithmetic directly: a multi-word coefficient's against the sum of its RNS
 //! limbs' (each limb on its own DPU group).
 
+use std::collections::hash_map::{Entry, HashMap};
+
 use pimhe_pim::counts::DpuCounts;
 use pimhe_pim::emulator::EmulatorConfig;
 use pimhe_pim::layout::Variant;
@@ -220,7 +222,7 @@ pub fn rows(
     tasklets: u32,
 ) -> Result<Vec<MultiwordRow>> {
     let model = pricer.model().clone();
-    let mut products = std::collections::HashMap::new();
+    let mut products = HashMap::new();
     let mut out = Vec::with_capacity(rns.len());
     for r in rns {
         let width =
@@ -245,9 +247,8 @@ pub fn rows(
         let textbook = match r.op {
             CtOp::Add => None,
             CtOp::Mul => {
-                if !products.contains_key(&width.coefficient_bits) {
-                    let product = textbook_product(&model, &q, width.n, tasklets, Variant::Best)?;
-                    products.insert(width.coefficient_bits, product);
+                if let Entry::Vacant(slot) = products.entry(width.coefficient_bits) {
+                    slot.insert(textbook_product(&model, &q, width.n, tasklets, Variant::Best)?);
                 }
                 let (product_cycles, term_instructions) = products[&width.coefficient_bits];
                 // a0 b0, a0 b1, a1 b0, a1 b1, and a0 b1 + a1 b0 over C N coefficients.

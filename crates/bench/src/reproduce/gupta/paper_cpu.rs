@@ -46,53 +46,37 @@ pub trait Coefficient: Copy + Send + Sync + PartialOrd {
     fn add_mod(a: Self, b: Self, q: Self) -> Self;
 }
 
-impl Coefficient for u32 {
-    type Sum = u64;
-    const SUM_BITS: u32 = 64;
-    const BITS: u32 = 32;
-    const ZERO: u64 = 0;
-    fn from_u128(value: u128) -> Self {
-        value as u32
-    }
-    fn to_u128(self) -> u128 {
-        self.into()
-    }
-    fn mul_add(sum: u64, a: u32, b: u32) -> u64 {
-        sum + u64::from(a) * u64::from(b)
-    }
-    fn reduce(plus: u64, minus: u64, q: u32) -> u32 {
-        let q = u64::from(q);
-        ((plus % q + q - minus % q) % q) as u32
-    }
-    fn add_mod(a: u32, b: u32, q: u32) -> u32 {
-        let s = a + b;
-        s.min(s.wrapping_sub(q))
-    }
+/// A native coefficient whose sum is the next wider native integer.
+macro_rules! native_coefficient {
+    ($coefficient:ty, $sum:ty) => {
+        impl Coefficient for $coefficient {
+            type Sum = $sum;
+            const SUM_BITS: u32 = <$sum>::BITS;
+            const BITS: u32 = <$coefficient>::BITS;
+            const ZERO: $sum = 0;
+            fn from_u128(value: u128) -> Self {
+                value as $coefficient
+            }
+            fn to_u128(self) -> u128 {
+                self.into()
+            }
+            fn mul_add(sum: $sum, a: Self, b: Self) -> $sum {
+                sum + <$sum>::from(a) * <$sum>::from(b)
+            }
+            fn reduce(plus: $sum, minus: $sum, q: Self) -> Self {
+                let q = <$sum>::from(q);
+                ((plus % q + q - minus % q) % q) as $coefficient
+            }
+            fn add_mod(a: Self, b: Self, q: Self) -> Self {
+                let s = a + b;
+                s.min(s.wrapping_sub(q))
+            }
+        }
+    };
 }
 
-impl Coefficient for u64 {
-    type Sum = u128;
-    const SUM_BITS: u32 = 128;
-    const BITS: u32 = 64;
-    const ZERO: u128 = 0;
-    fn from_u128(value: u128) -> Self {
-        value as u64
-    }
-    fn to_u128(self) -> u128 {
-        self.into()
-    }
-    fn mul_add(sum: u128, a: u64, b: u64) -> u128 {
-        sum + u128::from(a) * u128::from(b)
-    }
-    fn reduce(plus: u128, minus: u128, q: u64) -> u64 {
-        let q = u128::from(q);
-        ((plus % q + q - minus % q) % q) as u64
-    }
-    fn add_mod(a: u64, b: u64, q: u64) -> u64 {
-        let s = a + b;
-        s.min(s.wrapping_sub(q))
-    }
-}
+native_coefficient!(u32, u64);
+native_coefficient!(u64, u128);
 
 /// A 256-bit sum as (high, low) halves.
 type U256 = (u128, u128);
