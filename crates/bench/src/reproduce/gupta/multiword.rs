@@ -15,12 +15,12 @@
 //!   multiplication and polynomial addition of the coefficients"): per ciphertext four textbook
 //!   negacyclic products of coefficient-form polynomials (`MW_CONV`: n products a coefficient,
 //!   summed unreduced and reduced by Barrett once per output at the paper's widths) and one
-//!   `MW_ADD`, whole products
-//!   dealt evenly to the DPUs. A product's cycles are linear in its outputs once every tasklet
-//!   runs whole a-block chunks, so one product is priced from two emulated output ranges
-//!   ([`textbook_product`]) rather than its n^2 terms (tested against the whole at N = 1024).
-//!   This is the row compared with SEAL's multiplication: SEAL's own figures are what the paper
-//!   measured its PIM against.
+//!   `MW_ADD`, whole products dealt evenly to the DPUs. A product's cycles are linear in its
+//!   outputs once every tasklet runs whole a-block chunks, so one product is priced from two
+//!   emulated output ranges ([`textbook_product`]) rather than its n^2 terms (tested against the
+//!   whole at N = 1024). This is the row compared with SEAL's multiplication (SEAL's own figures
+//!   are what the paper measured its PIM against) and with the same arithmetic on this host's
+//!   CPU ([`super::paper_cpu`]).
 //!
 //! The busiest DPU's range is emulated whole ([`range_counts`]: its counts do not depend on the
 //! values), which takes well under a second at the paper's largest sizes (about 10^6
@@ -124,12 +124,12 @@ fn priced(
     Ok((model.dpu_cycles(&counts), counts.total().instructions))
 }
 
-/// Modeled cycles of one whole n-coefficient textbook product (`MW_CONV`, `variant`) on one
-/// DPU with `tasklets` tasklets, and its counted instructions per term. Emulated at `first` and
+/// Modeled cycles of one whole n-coefficient textbook product (`MW_CONV`, `variant`) on one DPU
+/// with `tasklets` tasklets, and its counted instructions per term. Emulated at `first` and
 /// `2 first` outputs, `first` = the outputs at which every tasklet runs one chunk of the kernel's
-/// a-block at up to 16 tasklets (64 words / w), and extended linearly to n: past `first` every added output
-/// is one more equal share of whole chunks, so the cycles grow by the same amount per output,
-/// up to the DMAs of b's windows, which split in two where a window wraps (a few per chunk,
+/// a-block at up to 16 tasklets (64 words / w), and extended linearly to n: past `first` every
+/// added output is one more equal share of whole chunks, so the cycles grow by the same amount per
+/// output, up to the DMAs of b's windows, which split in two where a window wraps (a few per chunk,
 /// depending on its place: within 0.01% at N = 2048, tested).
 pub fn textbook_product(
     model: &UpmemModel,
