@@ -153,7 +153,7 @@ fn check_bounds<C: Coefficient>(q: u128, n: usize) -> Result<()> {
 }
 
 /// The negacyclic product of `a` and `b` (n coefficients below q each, n a power of two) in
-/// Z_q[x]/(x^n + 1), textbook: output k sums a_i b_(k-i) for i <= k and subtracts a_i
+/// Z_q\[x\]/(x^n + 1), textbook: output k sums a_i b_(k-i) for i <= k and subtracts a_i
 /// b_(n+k-i) for i > k, unreduced, then reduces once. Outputs are computed on `pool`.
 pub fn negacyclic<C: Coefficient>(pool: &ThreadPool, a: &[C], b: &[C], q: C) -> Result<Vec<C>> {
     negacyclic_head(pool, a, b, q, a.len())
