@@ -143,6 +143,11 @@ def test_gupta_quick_fig1_checked_on_the_emulator():
     add = rows["fig1-add-cpu-27b-20"]
     assert add.published == (20 + 150) / 2 and "20.000-150.000x" in add.quantity
     assert rows["fig1-mul-cpu-109b-20"].published == 45
+    # The paper's own arithmetic measured on this CPU: the CPU side of the textbook rows, and
+    # the tasklet sweep of the paper's kernels beside the RNS ones.
+    assert sorted(t["coefficient_bits"] for t in report["paper_cpu"]) == [27, 54, 109]
+    assert rows["fig1-mul-cpu-109b-20-textbook"].published == 45
+    assert rows["saturation-mul-paper-kernels"].published == 11
     assert all(r.verdict == "not_judged" and "--quick" in r.why_not for r in result.rows)
 
 
