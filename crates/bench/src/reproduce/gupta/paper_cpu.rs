@@ -152,9 +152,19 @@ fn check_bounds<C: Coefficient>(q: u128, n: usize) -> Result<()> {
     }
 }
 
-/// The negacyclic product of `a` and `b` (n coefficients below q each, n a power of two) in
+/// The negacyclic product of `a` and `b` (n coefficients below q each, n a power of two; else a
+/// usage error, as for a q whose sums could overflow [`Coefficient::Sum`]) in
 /// Z_q\[x\]/(x^n + 1), textbook: output k sums a_i b_(k-i) for i <= k and subtracts a_i
 /// b_(n+k-i) for i > k, unreduced, then reduces once. Outputs are computed on `pool`.
+///
+/// ```
+/// use pimhe_bench::reproduce::gupta::paper_cpu::negacyclic;
+///
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// // (1 + x)^2 = 1 + 2x + x^2, and x^3 x = x^4 = -1, in Z_17[x]/(x^4 + 1).
+/// assert_eq!(negacyclic::<u32>(&pool, &[1, 1, 0, 0], &[1, 1, 0, 0], 17).unwrap(), [1, 2, 1, 0]);
+/// assert_eq!(negacyclic::<u32>(&pool, &[0, 0, 0, 1], &[0, 1, 0, 0], 17).unwrap(), [16, 0, 0, 0]);
+/// ```
 pub fn negacyclic<C: Coefficient>(pool: &ThreadPool, a: &[C], b: &[C], q: C) -> Result<Vec<C>> {
     negacyclic_head(pool, a, b, q, a.len())
 }
@@ -171,6 +181,13 @@ pub fn negacyclic_head<C: Coefficient>(pool: &ThreadPool, a: &[C], b: &[C], q: C
         )));
     }
     check_bounds::<C>(q.to_u128(), n)?;
+    if let Some(c) = a.iter().chain(b).find(|&&c| c >= q) {
+        return Err(BenchError::usage(format!(
+            "a textbook product modulo q = {}: coefficient {} is not below q",
+            q.to_u128(),
+            c.to_u128()
+        )));
+    }
     Ok(pool.install(|| {
         (0..outputs.min(n))
             .into_par_iter()
@@ -330,6 +347,8 @@ mod tests {
         assert!(err.contains("q has 27 bits"), "{err}");
         assert!(negacyclic::<u128>(&pool, &[1u128; 4], &[1u128; 4], 1 << 125).is_err());
         assert!(negacyclic::<u64>(&pool, &[1u64; 4], &[1u64; 2], 7).is_err());
+        let err = negacyclic::<u64>(&pool, &[1, 2, 7, 3], &[1u64; 4], 7).unwrap_err().to_string();
+        assert!(err.contains("coefficient 7 is not below q"), "{err}");
     }
 
     #[test]
