@@ -169,6 +169,7 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
     let cpu_backend = CpuBackend::new(Some(threads))?;
     let machine = CpuFacts::this_machine(threads);
     let dpus = config.dpus();
+    let cpu_host = format!("{} ({} threads)", machine.name, threads);
     let fig2_points = fig2::points(config.quick);
     progress.start(
         2 * WIDTHS.len() as u64 + 1 + fig2_points.len() as u64,
@@ -261,8 +262,8 @@ pub fn reproduce(config: &GuptaConfig, progress: &dyn Progress) -> Result<GuptaR
         dpu_hz: model.dpu_hz,
         tasklets: TASKLETS,
         quick: config.quick,
-        cpu_machine: format!("{} ({} threads), pimhe cpu backend", machine.name, threads),
-        cpu_host: format!("{} ({} threads)", machine.name, threads),
+        cpu_machine: format!("{cpu_host}, pimhe cpu backend"),
+        cpu_host,
         seal: seal.clone(),
         paper_cpu,
         rows,

@@ -351,7 +351,7 @@ impl Reproduction for Gupta {
                         ours,
                         modeled.clone(),
                     )
-                    .judged(SATURATION_TOLERANCE, ours.map(|t| saturation_cause(op, t))),
+                    .judged(SATURATION_TOLERANCE, ours.map(|t| saturation_cause(&kernels, t))),
                 );
             }
         }
@@ -538,16 +538,15 @@ fn cpu_miss_cause(range: &StatedRange, op: CtOp, speedup: f64) -> String {
 }
 
 /// Why the saturation point is not the paper's 11.
-fn saturation_cause(op: CtOp, tasklets: f64) -> String {
+fn saturation_cause(kernels: &str, tasklets: f64) -> String {
     if tasklets < PAPER_SATURATION_TASKLETS as f64 {
         format!(
-            "the modeled {} kernel is bound by the MRAM DMA engine (PrIM's 0.5 cycles/byte), which fewer than 11 \
-             tasklets already keep busy; the paper's kernels issue more instructions per byte (multi-word \
-             arithmetic), so its pipeline fills only at 11",
-            op.name()
+            "{kernels} kernel as modeled is bound by the MRAM DMA engine (PrIM's 0.5 cycles/byte), which fewer than \
+             11 tasklets already keep busy; a kernel that issues more instructions per byte (the paper's multi-word \
+             arithmetic) fills the pipeline only at 11"
         )
     } else {
-        format!("the modeled {} kernel keeps improving past 11 tasklets: uneven chunks per tasklet", op.name())
+        format!("{kernels} kernel as modeled keeps improving past 11 tasklets: uneven chunks per tasklet")
     }
 }
 
