@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+import verdict
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 REQUIREMENTS = HERE / "requirements.txt"
@@ -388,6 +390,10 @@ class Table:
                 return self.results[key]
         return None
 
+    def seconds(self, library, n, scheme, op, batch=None):
+        """The median per ciphertext in seconds, or None."""
+        return self.median(library, n, scheme, op, batch)[0]
+
     def median(self, library, n, scheme, op, batch=None):
         """(seconds or None, cell text)."""
         result = self.lookup(library, n, scheme, batch)
@@ -569,6 +575,13 @@ def parse_args():
     parser.add_argument(
         "--schemes", nargs="+", default=list(SCHEMES), choices=SCHEMES, help="schemes to compare [all]"
     )
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=2,
+        help="runs of pimhe per N, scheme and batch size, the batch sizes in alternating order; "
+        "their rounds are pooled (bench/compare/verdict.py)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of keys, randomness and slots")
     parser.add_argument(
         "--openfhe-threads",
@@ -594,8 +607,8 @@ def parse_args():
         help="no progress line on stderr (it is drawn only when stderr is a terminal anyway)",
     )
     args = parser.parse_args()
-    if args.repeat < 1 or args.threads < 1 or min(args.batch) < 1:
-        parser.error("--repeat, --threads and --batch must be at least 1")
+    if min(args.repeat, args.threads, args.passes, *args.batch) < 1:
+        parser.error("--repeat, --threads, --passes and --batch must be at least 1")
     args.batch = list(dict.fromkeys(args.batch))
     args.schemes = [s for s in SCHEMES if s in args.schemes]
     unknown = set(args.peers) - {p.key for p in PEERS}
@@ -615,7 +628,8 @@ def main():
     peer_runs = sum(
         len(args.openfhe_threads) if peer.key == "openfhe" else 1 for peer in PEERS if peer.key in args.peers
     )
-    PROGRESS = ProgressLine(grid * len(args.batch) + grid * peer_runs, sys.stderr.isatty() and not args.no_progress)
+    steps = grid * len(args.batch) * args.passes + grid * peer_runs
+    PROGRESS = ProgressLine(steps, sys.stderr.isatty() and not args.no_progress)
     table = Table(args.batch)
     raw = {"pimhe": [], "peers": {}}
 
@@ -629,14 +643,21 @@ def main():
     ckks = []  # pimhe's CKKS preset per N, for the peers: N:DEPTH:SCALE_BITS:SIGMOID_DEGREE:K
     for n in args.n:
         for scheme in args.schemes:
-            # The largest batch first: its CKKS preset and inputs are what the peers match.
-            for batch in sorted(args.batch, reverse=True):
-                if binary is None:
+            # The batch sizes alternate in order over the passes (verdict.batch_orders); the
+            # largest batch's CKKS preset and inputs are what the peers match.
+            runs = {batch: [] for batch in args.batch}
+            for index, order in enumerate(verdict.batch_orders(args.batch, args.passes)):
+                for batch in order:
+                    if binary is None:
+                        PROGRESS.advance()
+                        continue
+                    log(f"pimhe {scheme} N={n} batch={batch} pass {index + 1}/{args.passes}")
+                    runs[batch].append(run_pimhe(binary, scheme, n, batch, args))
                     PROGRESS.advance()
+            for batch, results in runs.items():
+                if not results:
                     continue
-                log(f"pimhe {scheme} N={n} batch={batch}")
-                result = run_pimhe(binary, scheme, n, batch, args)
-                PROGRESS.advance()
+                result = verdict.pool(results)
                 raw["pimhe"].append(result)
                 table.add("pimhe", result)
                 if "params" not in result or batch != max(args.batch):
@@ -688,13 +709,19 @@ def main():
         "",
         "Versions: " + "; ".join(versions.values()) + ".",
         "Threads: " + "; ".join(f"{dict(LIBRARIES)[k]} {v}" for k, v in threads.items()) + ".",
-        f"Times are medians of {args.repeat} rounds, per ciphertext: pimhe runs each operation on a batch "
-        f"of {batches} ciphertexts (batch time / batch); SEAL and OpenFHE on one ciphertext per call. "
+        f"Times are medians per ciphertext: pimhe's of {args.passes} x {args.repeat} rounds ({args.passes} "
+        f"runs of `bench scheme`, batch sizes in alternating order, rounds pooled), the peers' of "
+        f"{args.repeat} rounds. pimhe runs each operation on a batch of {batches} ciphertexts (batch time / "
+        "batch); SEAL and OpenFHE on one ciphertext per call. "
         "Ratios are peer / pimhe (above 1: pimhe is faster). `log q` is the total modulus in bits = "
         "ciphertext primes (count x bits) + key-switching primes P. Every benchmark that ran decrypted its "
         "results and checked them against the plaintext computation (BGV/BFV: exactly, mod t; CKKS: within "
         "pimhe's bounds) before its times were used.",
     ]
+    rows = [row for row in ROWS if row[1] in args.schemes]
+    rows += [(op, "ckks", label) for op, label in CKKS_ROWS] if "ckks" in args.schemes else []
+    peers = [(key, label) for key, label in LIBRARIES if key != "pimhe"]
+    report += ["", *verdict.summary(table.seconds, rows, args.n, args.batch, peers)]
     integer = [s for s in args.schemes if s != "ckks"]
     if integer:
         report += [
