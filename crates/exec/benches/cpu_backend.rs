@@ -10,6 +10,11 @@
 //! (`key_switch` with one digit per prime; `key_switch_composed` is the same switch as
 //! batch-wide calls, the PIM backends' path).
 //!
+//! `add_chain` (`cpu/add_chain/mib=<M>/<stores>`) times three adds, each reading the output
+//! of the one before, on batches of 8 primes at N = 16384 whose outputs are M MiB, every output
+//! written with streaming stores or with ordinary ones: where a streamed output's reader loses
+//! more than the streaming writer gains (cpu/streaming.rs sets its threshold from this).
+//!
 //! `cargo bench -p pimhe-exec --bench cpu_backend -- tensor` runs one operation.
 
 use std::hint::black_box;
@@ -129,10 +134,41 @@ fn cpu_backend(c: &mut Criterion) {
     group.finish();
 }
 
+/// Output sizes of `add_chain`, in MiB.
+const CHAIN_MIB: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+fn add_chain(c: &mut Criterion) {
+    const N: usize = 16384;
+    const LIMBS: usize = 8;
+    let primes = ntt_primes(PRIME_BITS, N, LIMBS, &[]).expect("enough primes");
+    let basis = RingBasis::new(N, &primes).expect("a basis");
+    let mut sampler = Sampler::from_seed_u64(7);
+    let stores = [
+        ("streamed", backend().with_streaming_threshold(0)),
+        ("cached", backend().with_streaming_threshold(usize::MAX)),
+    ];
+    let mut group = c.benchmark_group("cpu");
+    for mib in CHAIN_MIB {
+        let count = (mib << 20) / (4 * N * LIMBS);
+        let [x, y] = [(); 2].map(|_| random(&basis, count, Representation::Ntt, &mut sampler));
+        group.throughput(Throughput::Bytes(((3 * mib) << 20) as u64));
+        for (name, backend) in &stores {
+            group.bench_function(BenchmarkId::new("add_chain", format!("mib={mib}/{name}")), |b| {
+                b.iter(|| {
+                    let s = backend.add(black_box(&x), black_box(&y)).expect("add");
+                    let u = backend.add(&s, &s).expect("add");
+                    backend.add(&u, &x).expect("add")
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     // Short runs: every operation on up to 3 instruction sets would take long at the defaults.
     config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    targets = cpu_backend
+    targets = cpu_backend, add_chain
 }
 criterion_main!(benches);

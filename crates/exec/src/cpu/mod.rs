@@ -107,13 +107,13 @@ impl CpuBackend {
             threads,
             converters: Mutex::new(HashMap::new()),
             permutations: Mutex::new(HashMap::new()),
-            stream_above: streaming::threshold(),
+            stream_above: streaming::threshold(threads),
         })
     }
 
     /// The backend, writing the outputs of add, sub and mul above `bytes` with streaming stores,
-    /// which bypass the caches (`cpu/streaming.rs`); by default, those above a quarter of the
-    /// last-level cache. The residues are the same either way; only where they are cached
+    /// which bypass the caches (`cpu/streaming.rs`); by default, those larger than the worker
+    /// threads' L2 caches together (at most a quarter of the last-level cache). The residues are the same either way; only where they are cached
     /// differs.
     ///
     /// ```

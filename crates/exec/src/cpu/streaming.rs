@@ -10,37 +10,71 @@
 //! 65536 --batch 8 --repeat 3 --threads 2`, with and without `PIMHE_STREAMING_STORES=0`).
 //!
 //! The cost is the next reader's: a streamed output is in memory, not in the cache, so a batch
-//! that would have stayed in cache for the next operation is streamed only at a loss. The
-//! threshold is glibc's for its own copies (`memcpy` uses non-temporal stores above a quarter
-//! of the last-level cache since glibc 2.38, sysdeps/x86/dl-cacheinfo.h): outputs above a
-//! quarter of the last-level cache are streamed. `PIMHE_STREAMING_STORES=0` in the environment
-//! turns streaming off (to measure the difference).
+//! that would have stayed in cache for the next operation is streamed only at a loss. Where
+//! that happens was measured on the development host (L2 2 MiB per core, an L3 that sysfs gives
+//! as 260 MiB but that the host's other tenants share) by `cargo bench -p pimhe-exec --bench
+//! cpu_backend -- add_chain`: three adds, each reading the output of the one before, every
+//! output streamed or none, 2 threads, median per chain:
+//!
+//! | output | streamed | ordinary stores |
+//! |---|---|---|
+//! | 1 MiB | 219 us | 185 us |
+//! | 2 MiB | 387 us | 418 us |
+//! | 4 MiB | 815 us | 808 us |
+//! | 8 MiB | 1.57 ms | 1.56 ms |
+//! | 16 MiB | 2.82 ms | 2.93 ms |
+//! | 32 MiB | 5.66 ms | 7.12 ms |
+//!
+//! So the reader gains from ordinary stores only while the output fits the private caches of
+//! the threads that write it: beyond them it goes to a shared cache, or to memory, before the
+//! reader comes, and the writer's gain from streaming grows with the size. The threshold is
+//! therefore the L2 of each worker thread summed (4 MiB here; it was a quarter of the L3, 65 MB,
+//! until `pimhe bench scheme --scheme ckks --n 65536 --batch 1` showed adds of 15 MB outputs at
+//! 34-59% of the bandwidth probe's figure), and never above glibc's threshold for its own
+//! copies (`memcpy` uses non-temporal stores above a quarter of the last-level cache since
+//! glibc 2.38, sysdeps/x86/dl-cacheinfo.h), which also serves where the OS reports no L2.
+//! `PIMHE_STREAMING_STORES=0` in the environment turns streaming off (to measure the
+//! difference).
 
-/// Bytes above which an output is streamed: a quarter of the last-level cache, or of
-/// [`ASSUMED_LAST_LEVEL_CACHE`] where the OS does not say; `usize::MAX` (never) when
+/// Bytes above which an output of a backend with `threads` worker threads is streamed: the
+/// smaller of `threads` L2 caches and a quarter of the last-level cache (or of
+/// [`ASSUMED_LAST_LEVEL_CACHE`] where the OS does not say); `usize::MAX` (never) when
 /// `PIMHE_STREAMING_STORES=0`.
-pub(super) fn threshold() -> usize {
+pub(super) fn threshold(threads: usize) -> usize {
     if std::env::var_os("PIMHE_STREAMING_STORES").is_some_and(|value| value == "0") {
         return usize::MAX;
     }
-    last_level_cache().unwrap_or(ASSUMED_LAST_LEVEL_CACHE) / 4
+    let quarter_of_last_level = last_level_cache().unwrap_or(ASSUMED_LAST_LEVEL_CACHE) / 4;
+    let private = cache_of_level(2).map_or(usize::MAX, |l2| l2.saturating_mul(threads));
+    quarter_of_last_level.min(private)
 }
 
 /// The last-level cache assumed where the OS does not report one: 32 MiB, a server L3's order.
 const ASSUMED_LAST_LEVEL_CACHE: usize = 32 << 20;
 
-/// Size in bytes of the highest-level cache of CPU 0, from Linux's sysfs
+/// The caches of CPU 0 as (level, size in bytes), from Linux's sysfs
 /// (`/sys/devices/system/cpu/cpu0/cache/index*/{level,size}`).
-fn last_level_cache() -> Option<usize> {
-    let caches = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    caches
+fn caches() -> Vec<(u32, usize)> {
+    let Ok(entries) = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache") else {
+        return Vec::new();
+    };
+    entries
         .filter_map(|entry| {
             let path = entry.ok()?.path();
             let level: u32 = std::fs::read_to_string(path.join("level")).ok()?.trim().parse().ok()?;
             Some((level, parse_size(&std::fs::read_to_string(path.join("size")).ok()?)?))
         })
-        .max()
-        .map(|(_, size)| size)
+        .collect()
+}
+
+/// Size in bytes of the highest-level cache of CPU 0.
+fn last_level_cache() -> Option<usize> {
+    caches().into_iter().max().map(|(_, size)| size)
+}
+
+/// Size in bytes of CPU 0's cache of `level` (the largest there, should sysfs list several).
+fn cache_of_level(level: u32) -> Option<usize> {
+    caches().into_iter().filter(|&(l, _)| l == level).map(|(_, size)| size).max()
 }
 
 /// A sysfs cache size ("48K", "2048K", "260M") in bytes.
