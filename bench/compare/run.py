@@ -4,17 +4,19 @@ machine, at each ring degree N: BGV and BFV with every library's default 128-bit
 at pimhe's preset (depth and scale) with each library's own 128-bit primes.
 
     python3 bench/compare/run.py [--n 4096 8192 16384 32768] [--schemes bgv bfv ckks]
-                                 [--repeat R] [--threads T] [--batch B [B ...]] [--json FILE]
-                                 [--no-progress]
+                                 [--repeat R] [--passes K] [--threads T] [--batch B [B ...]]
+                                 [--json FILE] [--no-progress]
 
 Steps: installs the peers (requirements.txt) into virtual environments under the cache
 directory if they are missing; builds pimhe in release mode once (cargo); runs
-`pimhe bench scheme` for each scheme, N and batch size, then the peer scripts (peer_seal.py,
-peer_openfhe.py) once for all N; prints Markdown tables of per-ciphertext medians with each
+`pimhe bench scheme` K times for each scheme, N and batch size (the batch sizes in alternating
+order, the rounds pooled: verdict.py), then the peer scripts (peer_seal.py, peer_openfhe.py)
+once for all N; prints what the run concludes (rows under 1.5x the faster peer, batches slower
+per ciphertext than smaller ones), then Markdown tables of per-ciphertext medians with each
 library's parameters and the ratios peer / pimhe (above 1: pimhe is faster), the NTT per
 coefficient-bit, and CKKS's parameters and precision. A peer that cannot be installed or lacks
 an operation is reported as n/a with the reason, and the run goes on. While it runs, a progress
-line on stderr counts the steps done (pimhe's N x scheme x batch runs, then each peer's N x
+line on stderr counts the steps done (pimhe's K x N x scheme x batch runs, then each peer's N x
 scheme) with the elapsed time, when stderr is a terminal and --no-progress is not given.
 
 Only the standard library is used here; the peers run in their own environments.
@@ -622,8 +624,8 @@ def main():
     global PROGRESS
     args = parse_args()
     started = datetime.datetime.now(datetime.timezone.utc)
-    # Steps: pimhe once per N x scheme x batch; each peer run (one per OpenFHE thread count)
-    # covers every N x scheme.
+    # Steps: pimhe --passes times per N x scheme x batch; each peer run (one per OpenFHE thread
+    # count) covers every N x scheme.
     grid = len(args.n) * len(args.schemes)
     peer_runs = sum(
         len(args.openfhe_threads) if peer.key == "openfhe" else 1 for peer in PEERS if peer.key in args.peers
