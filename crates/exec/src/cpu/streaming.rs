@@ -44,9 +44,12 @@ pub(super) fn threshold(threads: usize) -> usize {
     if std::env::var_os("PIMHE_STREAMING_STORES").is_some_and(|value| value == "0") {
         return usize::MAX;
     }
-    let quarter_of_last_level = last_level_cache().unwrap_or(ASSUMED_LAST_LEVEL_CACHE) / 4;
-    let private = cache_of_level(2).map_or(usize::MAX, |l2| l2.saturating_mul(threads));
-    quarter_of_last_level.min(private)
+    let caches = caches();
+    // The highest level, and the largest cache there should sysfs list several.
+    let last_level = caches.iter().max().map(|&(_, size)| size);
+    let l2 = caches.iter().filter(|&&(level, _)| level == 2).map(|&(_, size)| size).max();
+    let quarter_of_last_level = last_level.unwrap_or(ASSUMED_LAST_LEVEL_CACHE) / 4;
+    quarter_of_last_level.min(l2.map_or(usize::MAX, |l2| l2.saturating_mul(threads)))
 }
 
 /// The last-level cache assumed where the OS does not report one: 32 MiB, a server L3's order.
@@ -65,16 +68,6 @@ fn caches() -> Vec<(u32, usize)> {
             Some((level, parse_size(&std::fs::read_to_string(path.join("size")).ok()?)?))
         })
         .collect()
-}
-
-/// Size in bytes of the highest-level cache of CPU 0.
-fn last_level_cache() -> Option<usize> {
-    caches().into_iter().max().map(|(_, size)| size)
-}
-
-/// Size in bytes of CPU 0's cache of `level` (the largest there, should sysfs list several).
-fn cache_of_level(level: u32) -> Option<usize> {
-    caches().into_iter().filter(|&(l, _)| l == level).map(|(_, size)| size).max()
 }
 
 /// A sysfs cache size ("48K", "2048K", "260M") in bytes.
