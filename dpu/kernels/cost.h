@@ -123,6 +123,14 @@
  * and the running column word loaded, product + word + carry (add, addc, add, addc), the word
  * stored, a loop iteration. */
 #define COST_MW_PRODUCT (3 * COST_LOAD + 4 * COST_ALU + COST_STORE + COST_LOOP) /* 10 */
+/* MW_CONV's lazy term over one leaf pair (multiword.h): the two leaf words loaded, their
+ * 32x32->64 product (COST_MUL32_64, charged apart), the product's two words xor'ed with the
+ * term's sign mask (0 or all ones: ~p = -p - 1), added into the three-word accumulator (add,
+ * addc, addc, the mask as the top word), the negative-term count updated (sub), a loop
+ * iteration. A signed leaf also loads both leaves' sign bytes (lbs: 0 or -1) and xors them
+ * into the range's mask. */
+#define COST_MW_LEAF_TERM (2 * COST_LOAD + 2 * COST_ALU + 3 * COST_ALU + COST_ALU + COST_LOOP) /* 10 */
+#define COST_MW_LEAF_SIGN (2 * COST_LOAD + 2 * COST_ALU)                                      /* 4 */
 /* 64-bit division (constants checked or derived once per launch, never in a loop): one
  * div_step instruction per quotient bit (64) + setup and sign handling. */
 #define COST_DIV64 80

@@ -48,7 +48,8 @@
  *   automorphism.h  AUTOMORPHISM;
  *   raw_poly.h      RAW_ADD, RAW_MUL, RAW_CONV (one polynomial over coefficient ranges, MHY+);
  *   ntt_stage.h     NTT_STAGE (one Cooley-Tukey stage over a butterfly range, MHY+'s offload).
- *   multiword.h     MW_ADD, MW_MUL, MW_CONV (multi-word non-RNS coefficients, Gupta et al.).
+ *   multiword.h     MW_ADD, MW_MUL and the dispatch of MW_CONV (multi-word non-RNS
+ *                   coefficients, Gupta et al.; multiword_arith.h, multiword_conv.h).
  * This file keeps the header checks (setup), SET_PRIME (set_prime), the command checks and
  * dispatch (run_command) and the command loop (main).
  *

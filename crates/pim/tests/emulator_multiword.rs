@@ -374,12 +374,58 @@ fn lazy_terms(q: u128, w: u64) -> u64 {
     }
 }
 
+/// MW_CONV's leaves (multiword_conv.h): how many, which have sign bytes, the word offsets each
+/// leaf's sum is added at in a fold, and the instructions to build one coefficient's leaves.
+struct Leaves {
+    count: u64,
+    signed: u64,
+    offsets: Vec<Vec<u64>>,
+    build: u64,
+}
+
+fn leaves(w: u64, variant: Variant) -> Leaves {
+    // Karatsuba's identity a b = a0 b0 (1 + B) + a1 b1 (B + B^2) + (a0 - a1)(b1 - b0) B, the
+    // middle product signed, each half product expanded again.
+    let karatsuba = |w: u64| -> Vec<(Vec<u64>, bool)> {
+        let two = vec![(vec![0, 1], false), (vec![1, 2], false), (vec![1], true)];
+        if w == 2 {
+            return two;
+        }
+        let mut out = Vec::new();
+        for (shifts, outer) in [(vec![0, 2], false), (vec![2, 4], false), (vec![2], true)] {
+            for (inner, signed) in &two {
+                let offsets = shifts.iter().flat_map(|s| inner.iter().map(move |i| s + i)).collect();
+                out.push((offsets, outer || *signed));
+            }
+        }
+        out
+    };
+    match (variant, w) {
+        (Variant::Best, 2 | 4) => {
+            let leaves = karatsuba(w);
+            // mw_leaves2: |x - y| (5 ALU), 3 leaf words and a sign byte stored, the xor (5), and
+            // two more sign bytes under a signed middle product. mw_leaves: 2 loads and a
+            // branch; at w = 4 two more loads and 8 ALU for the halves' difference.
+            let two = 5 + 5;
+            let build = if w == 2 { 3 + two } else { 3 + 10 + 3 * two + 2 };
+            Leaves {
+                count: leaves.len() as u64,
+                signed: leaves.iter().filter(|(_, s)| *s).count() as u64,
+                offsets: leaves.into_iter().map(|(o, _)| o).collect(),
+                build,
+            }
+        }
+        // Schoolbook (and w = 1): word u of a times word v of b at offset u + v, read in place.
+        _ => Leaves { count: w * w, signed: 0, offsets: (0..w * w).map(|k| vec![k / w + k % w]).collect(), build: 0 },
+    }
+}
+
 #[test]
 fn a_products_counted_instructions_match_a_hand_count_per_term() {
-    // One tasklet, so each chunk is a whole a-block of A coefficients and the count grows by
-    // each output's terms and folds plus a fixed overhead per output and chunk. A: 128 words / w
-    // halved until the record and 7 blocks' words (the block, the window, two 2w-word sums an
-    // output) fit the 3088-byte work area: 64 words / w.
+    // One tasklet, so each chunk is as long as an a-block of A coefficients, and the count grows
+    // by each output's terms, runs and folds plus the leaves built per block of each chunk. A:
+    // 128 words / w halved until the work area (mw_conv_area_words) fits 3088 bytes: 64, 16, 8
+    // coefficients (Karatsuba) and 64, 32, 8 (schoolbook) at w = 1, 2, 4.
     let config = EmulatorConfig::default().with_tasklets(1);
     let n = 256u64;
     // Folds: once an output (27, 54, 109 bits), every term (a full top word), every 8 terms.
@@ -388,11 +434,17 @@ fn a_products_counted_instructions_match_a_hand_count_per_term() {
     {
         let modulus = MultiwordModulus::new(q).unwrap();
         let w = modulus.words() as u64;
-        let block = 64 / w;
         let lazy = lazy_terms(q, w);
         assert_eq!(lazy, expected_lazy, "q = {q}");
-        let run = lazy.min(block);
         for variant in Variant::ALL {
+            let leaves = leaves(w, variant);
+            let block = match (variant, w) {
+                (_, 1) => 64,
+                (Variant::Best, 2) => 16,
+                (Variant::Barrett, 2) => 32,
+                _ => 8,
+            };
+            let run = lazy.min(block);
             let count = |len: u64| {
                 conv_range_counts(&modulus, n as usize, len as usize, config.clone(), variant)
                     .unwrap()
@@ -400,19 +452,43 @@ fn a_products_counted_instructions_match_a_hand_count_per_term() {
                     .instructions
             };
             let (from, to) = (n / 2, n);
-            // A term: a loop iteration and 2 ALU, the product, its 2w words added to a sum.
-            let term = 4 + product(w, variant) + 2 * WORD * w;
-            // A fold: both sums reduced, their difference mod q (the add's select one ALU
-            // cheaper), the other 3w words zeroed (store and loop).
-            let fold = 2 * barrett(w) + modular_step(MwOp::Add, w, variant) - 1 + 3 * 3 * w;
+            // A term of a leaf: two leaf words loaded, the product (MUL32_64), xor'ed with the
+            // sign mask, added into three words, the negative count, a loop iteration (45); a
+            // signed leaf also loads two sign bytes and xors them in (49).
+            // Per term: 45 / 139 / 425 (Karatsuba) and 45 / 180 / 720 (schoolbook) at w = 1, 2, 4.
+            let terms = n * (45 * leaves.count + 4 * leaves.signed);
+            // A leaf's sum over a run: its three words loaded and stored, the two ranges' loop
+            // steps (6 each), the count added (3), the leaf loop's own step (11): 33.
+            let runs = (n / run) * (9 + 33 * leaves.count);
+            // A fold: the total and a zero of w words cleared, the residue added; per leaf a
+            // loop step, its offsets (4) and its sum cleared (3), per offset 7 and a
+            // sign-extended add over the words above it; the magnitude (4 + 6 a word over 2w),
+            // Barrett, the negation mod q (two w-word passes, 2, a 4-instruction copy a word),
+            // and the select and copy of the residue.
+            let tw = 2 * w + 2;
+            let offsets: u64 = leaves.offsets.iter().flatten().map(|o| 7 + WORD * (tw - o)).sum();
+            let fold = 3 * (tw + w)
+                + 1
+                + WORD * w
+                + 9 * leaves.count
+                + offsets
+                + 4
+                + 12 * w
+                + barrett(w)
+                + (2 * WORD * w + 2 + 4 * w)
+                + 1
+                + 4 * w;
             let folds = (n / lazy).max(1);
-            // Per output: its 4w words of sums zeroed (store and loop) and its w result words
-            // gathered (load, store, loop); per a-block a loop iteration and 9 ALU, per run of
-            // terms a loop iteration, 6 ALU and a branch.
-            let per_output = n * term + folds * fold + 12 * w + 4 * w + (n / block) * (11 + (block / run) * 9);
+            // Per output: its sums and residue zeroed, per a-block a loop step and 6 ALU.
+            let per_output = terms + runs + folds * fold + 3 * (3 * leaves.count + w) + (n / block) * 8;
             let extra = count(to) - count(from) - (to - from) * per_output;
-            let chunks = (to - from) / block;
-            assert!(extra < 80 * chunks * (n / block), "{variant:?} w={w}: {extra} left over for {chunks} chunks");
+            // Per chunk and a-block: the leaves of the a-block and the window (A + L + A
+            // coefficients, each a loop step, 3 ALU and the build), then 15 to 40 for the
+            // block's loop step, its DMAs (one or two for the window) and the chunk's own.
+            let blocks = (to - from) / block * (n / block);
+            let built = blocks * 3 * block * (5 + leaves.build) * u64::from(leaves.build > 0);
+            let rest = extra.checked_sub(built).unwrap_or_else(|| panic!("{variant:?} w={w}: {extra} < {built}"));
+            assert!((15 * blocks..40 * blocks).contains(&rest), "{variant:?} w={w}: {rest} left over, {blocks} blocks");
         }
     }
 }

@@ -444,10 +444,10 @@ pub fn textbook_comparisons(
 /// Why the textbook product's speed-up over `versus` falls outside a range.
 fn textbook_miss_cause(row: &MultiwordRow, product: &TextbookProduct, versus: Versus, above: bool) -> String {
     let term = format!(
-        "A term here costs {:.0} instructions: a Karatsuba word product (each 32x32 word product DRAMatic's \
-         35-instruction routine, the rest Karatsuba's word-by-word additions) and its addition to an unreduced sum \
-         (one Barrett reduction an output; reducing every term, as MW_MUL's {:.0} instructions a coefficient do, \
-         costs several times more).",
+        "A term here costs {:.0} instructions: Karatsuba's word products (each 32x32 word product DRAMatic's \
+         35-instruction routine) each added unreduced into its own three-word sum, the products' combination and \
+         one Barrett reduction done once an output (reducing every term, as MW_MUL's {:.0} instructions a \
+         coefficient do, costs several times more).",
         product.term_instructions, row.karatsuba_instructions
     );
     let side = if above { "above" } else { "below" };
@@ -461,9 +461,9 @@ fn textbook_miss_cause(row: &MultiwordRow, product: &TextbookProduct, versus: Ve
         _ => format!(
             "{side} the range: one algorithm runs on both sides, so the ratio is the machines': the modeled DPUs' \
              terms a second over this host's (plain Rust on the run's threads, native 64- and 128-bit products). \
-             {term} Over SEAL (the -seal- rows) the modeled DPUs land in the paper's ranges at 27 and 54 bits, so the \
-             paper's custom CPU code must have taken {} time a term than this code does here; it is not published, \
-             and its time a product would settle it",
+             {term} Over SEAL (the -seal- rows) the modeled DPUs are within about 2x of the paper's ranges at every \
+             width, so the paper's custom CPU code must have taken {} time a term than this code does here; it is \
+             not published, and its time a product would settle it",
             if above { "less" } else { "more" }
         ),
     }

@@ -683,9 +683,10 @@ fn fig2_textbook_miss_cause(row: &Fig2Row, versus: Versus, above: bool) -> Strin
         ),
         (_, Versus::Seal) => format!(
             "{side} the range: the products dominate ({} rows, 4 textbook products each at N = 4096); as in Fig. 1's \
-             109-bit textbook rows, the modeled term (a Karatsuba product of 4-word coefficients added to an unreduced \
-             sum) costs more than the paper's: it does not give its kernel's instructions a term",
-            row.rows
+             textbook rows over SEAL, the modeled term (Karatsuba's word products of 4-word coefficients summed \
+             unreduced) costs {} than the paper's kernel a term: it does not give its kernel's instructions a term",
+            row.rows,
+            if above { "less" } else { "more" }
         ),
         _ => format!(
             "{side} the range: the products dominate ({} rows, 4 textbook products each at N = 4096) and one \
