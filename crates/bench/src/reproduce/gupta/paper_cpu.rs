@@ -8,7 +8,8 @@
 //!   coefficient-wise sum of the middle two, as the DPUs' `MW_CONV` rows price it. Each output
 //!   sums its n products unreduced in a word twice as wide as the coefficient's (u64, u128, or a
 //!   pair of u128), the added terms and the subtracted ones apart, and is reduced once, as
-//!   `MW_CONV` does at the paper's widths.
+//!   `MW_CONV`'s sums are at the paper's widths (the DPUs sum word products apart, a CPU with
+//!   native 64x64 products needs no such split).
 //! - **Add**: the coefficient-wise sum modulo q of two ciphertexts (one trial subtraction), over
 //!   a batch of [`super::cpu::MEASURED_BYTES`] of inputs as the RNS rows' CPU measures.
 //!
