@@ -119,6 +119,11 @@ def test_mhy_quick_rows_beside_seed_001():
     assert rows["fig8-helib-add-single-faster-with-copies"].published == 13
     assert [r["n"] for r in result.report["ntt_stages"]] == [1024, 4096]
     assert all(r["executed_equal"] is True for r in result.report["ntt_stages"] + result.report["hal"])
+    # ... and the rows in MHY+'s own layout (the authors' benchmark: towers split over the DPUs).
+    assert [(r["op"], r["towers"]) for r in result.report["hal_layout"]] == [
+        ("add", 1), ("add", 4), ("mul", 1), ("mul", 4)]
+    assert all(r["executed_equal"] is True for r in result.report["hal_layout"])
+    assert rows["fig4-add-dpu-faster-than-single-layout"].published == 97
     assert [r["dpus"] for r in result.report["by_dpus"] if r["op"] == "add"] == [64, 128, 256, 512, 1024]
     # DRAMatic's Table 2: MHY+'s NTT of 64 ciphertexts on 128 DPUs, 2.542 s of compute.
     if os.path.exists(CSV):

@@ -5,9 +5,10 @@
 //! the long convolutions' extrapolated counts agree with a direct emulation; Fig. 7's quick
 //! rows run the per-stage and the resident NTT whole on the emulated DPUs, equal to the CPU's,
 //! their copies priced by the model on the words each mode moves; the HAL analogue's quick
-//! rows (Figs. 4-5, 8) are checked on both backends and carry section IV-B's figures.
+//! rows (Figs. 4-5, 8) are checked on both backends and carry section IV-B's figures, and the
+//! rows in MHY+'s own layout execute every tower over its DPUs and price every DPU's copies.
 
-use pimhe_bench::reproduce::mhy::{conv_extrapolated, HalOp, Mhy, MhyConfig, PAPER_Q};
+use pimhe_bench::reproduce::mhy::{conv_extrapolated, HalOp, Mhy, MhyConfig, HAL_STATED, PAPER_Q};
 use pimhe_bench::reproduce::{Reproduction, Verdict};
 use pimhe_bench::NoProgress;
 use pimhe_pim::emulator::EmulatorConfig;
@@ -148,6 +149,42 @@ fn quick_hal_rows_run_both_backends_and_carry_section_iv_b_figures() {
         row("fig5-mul-dpu-faster-than-single-with-copies").ours,
         Some(mul.cpu_single_s.unwrap() / (mul.dpu_s + mul.host_dpu_s + mul.dpu_host_s))
     );
+}
+
+#[test]
+fn quick_layout_rows_execute_every_tower_and_price_every_dpus_ranges() {
+    let report = Mhy::run(&MhyConfig { quick: true, skip_cpu: false }, &NoProgress).unwrap();
+    let model = UpmemModel::v1b();
+    let shapes: Vec<(HalOp, usize, usize)> = report.hal_layout.iter().map(|r| (r.op, r.n, r.towers)).collect();
+    assert_eq!(shapes, [(HalOp::Add, 4096, 1), (HalOp::Add, 4096, 4), (HalOp::Mul, 4096, 1), (HalOp::Mul, 4096, 4)]);
+    for r in &report.hal_layout {
+        let what = format!("{:?} towers={}", r.op, r.towers);
+        // Every tower's coefficients over 2048 / towers DPUs, executed whole = the CPU loop.
+        assert!(r.executed_equal, "{what}");
+        assert_eq!((r.dpus, r.per_dpu), (2048, 4096 * r.towers / 2048), "{what}");
+        // Two words a coefficient: both operands' ranges in, the result out, on every DPU.
+        let bytes = |words: u64| vec![4 * words * r.per_dpu as u64; 2048];
+        assert_eq!(r.host_dpu_s, model.transfer_seconds(&bytes(4)), "{what}");
+        assert_eq!(r.dpu_host_s, model.retrieve_seconds(&bytes(2)), "{what}");
+        let (single, multi) = (r.cpu_single_s.unwrap(), r.cpu_multi_s.unwrap());
+        assert!((multi * r.towers as f64 - single).abs() < 1e-12 * single, "{what}");
+        assert!(r.dpu_s > model.launch_overhead_s, "{what}");
+    }
+    // Same ranges, same chunks: the multiply costs MW_MUL's 967 instructions a two-word
+    // coefficient where the add costs MW_ADD's 39 (the hand counts of emulator_multiword.rs).
+    let (add, mul) = (&report.hal_layout[1], &report.hal_layout[3]);
+    let extra = mul.instructions_per_coefficient - add.instructions_per_coefficient;
+    assert!((extra - 928.0).abs() < 1e-9, "{extra}");
+    let rows = Mhy::comparison(&report);
+    let row = |id: &str| rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("{id}"));
+    for s in &HAL_STATED {
+        let id = format!("{}-layout", s.id);
+        assert_eq!(row(&id).published, Some(s.published), "{id}");
+        assert!(matches!(&row(&id).verdict, Verdict::NotJudged { why_not } if why_not.contains("--quick")), "{id}");
+    }
+    let add = report.hal_layout.iter().filter(|r| r.op == HalOp::Add);
+    let best = add.map(|r| r.cpu_single_s.unwrap() / r.dpu_s).fold(0.0, f64::max);
+    assert_eq!(row("fig4-add-dpu-faster-than-single-layout").ours, Some(best));
 }
 
 #[test]

@@ -97,6 +97,33 @@ impl HalRow {
     pub fn dpu_with_copies_s(&self) -> f64 {
         self.dpu_s + self.host_dpu_s + self.dpu_host_s
     }
+
+    /// The times a statement's ratio is taken from.
+    pub fn times(&self) -> HalTimes {
+        HalTimes {
+            op: self.op,
+            cpu_single_s: self.cpu_single_s,
+            cpu_multi_s: self.cpu_multi_s,
+            dpu_s: self.dpu_s,
+            dpu_with_copies_s: self.dpu_with_copies_s(),
+        }
+    }
+}
+
+/// What a statement of Figs. 4, 5 and 8 is judged on, whichever layout a row ran in (pimhe's
+/// placement here, MHY+'s in `hal_layout`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HalTimes {
+    /// The operation.
+    pub op: HalOp,
+    /// The single-threaded baseline.
+    pub cpu_single_s: Option<f64>,
+    /// The multi-threaded baseline.
+    pub cpu_multi_s: Option<f64>,
+    /// dpu-time.
+    pub dpu_s: f64,
+    /// dpu-time + copies.
+    pub dpu_with_copies_s: f64,
 }
 
 /// Polynomials per operand: one ciphertext's two.
@@ -141,17 +168,17 @@ pub fn row(setup: &RowSetup, op: HalOp, n: usize) -> Result<HalRow> {
 
 /// Ours for a statement: its ratio's largest value over the rows of its operation, `None`
 /// where the CPU was not timed.
-pub fn stated_ratio(s: &HalStated, rows: &[HalRow]) -> Option<f64> {
-    rows.iter()
+pub fn stated_ratio(s: &HalStated, rows: impl IntoIterator<Item = HalTimes>) -> Option<f64> {
+    rows.into_iter()
         .filter(|r| r.op == s.op)
         .map(|r| {
             let (single, multi) = (r.cpu_single_s?, r.cpu_multi_s?);
             Some(match s.claim {
                 HalClaim::DpuFasterThanSingle => single / r.dpu_s,
                 HalClaim::DpuFasterThanMulti => multi / r.dpu_s,
-                HalClaim::DpuFasterThanSingleWithCopies => single / r.dpu_with_copies_s(),
-                HalClaim::MultiFasterWithCopies => r.dpu_with_copies_s() / multi,
-                HalClaim::SingleFasterWithCopies => r.dpu_with_copies_s() / single,
+                HalClaim::DpuFasterThanSingleWithCopies => single / r.dpu_with_copies_s,
+                HalClaim::MultiFasterWithCopies => r.dpu_with_copies_s / multi,
+                HalClaim::SingleFasterWithCopies => r.dpu_with_copies_s / single,
             })
         })
         .try_fold(f64::NEG_INFINITY, |max, x| x.map(|x| max.max(x)))
@@ -160,8 +187,9 @@ pub fn stated_ratio(s: &HalStated, rows: &[HalRow]) -> Option<f64> {
 /// Why a statement misses, where it does (docs/PIM.md, "MHY+", has the evidence).
 pub const HAL_MISS: &str = "pimhe's analogue, not the libraries' HAL: pimhe keeps each tower's residue \
     polynomial whole on one DPU (8 of the 2048 busy for a ciphertext of 4 towers) where MHY+ spreads a tower \
-    over many DPUs, and the model prices a few DPUs' copies by their per-DPU bandwidth; the figures' n and towers are not in the text (ours: n = 2^12..2^16, 4 towers); the CPU side is \
-    pimhe's CPU backend, not OpenFHE's or HElib's code; see docs/PIM.md, MHY+";
+    over many DPUs, and the model prices a few DPUs' copies by their per-DPU bandwidth; the figures' n and towers are not in \
+    the text (ours: n = 2^12..2^16, 4 towers; the authors' benchmark: n = 2^18, 1-32 towers, the -layout rows); the CPU \
+    side is pimhe's CPU backend, not OpenFHE's or HElib's code; see docs/PIM.md, MHY+";
 
 /// The HAL rows' table as the report prints it.
 pub fn table(rows: &[HalRow]) -> String {

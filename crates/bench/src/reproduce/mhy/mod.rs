@@ -7,6 +7,12 @@
 //! - **Fig. 3 (b, d, f)**: n = 2^20 on 64 .. 1024 DPUs, the transfers by the rank structure;
 //! - **Table II**: alpha, the on-DPU operations per copied coefficient, per operation and n;
 //! - every ratio the text states ([`STATED_RATIOS`], the fastest DPU count) as a [`Comparison`];
+//! - **Figs. 6-7**: one NTT stage per launch with the copies around it, beside the CPU's stage
+//!   and pimhe's resident NTT ([`Fig7Row`]);
+//! - **Figs. 4-5, 8**: the HAL path's add and multiply, on pimhe's `Backend` and placement
+//!   ([`HalRow`]) and in MHY+'s own layout and shapes from the authors' benchmark, towers of
+//!   60-bit moduli split over the DPUs by coefficient ranges ([`HalLayoutRow`]), section IV-B's
+//!   statements judged on each ([`HAL_STATED`]);
 //! - DRAMatic's published MHY+ and SEAL rows beside DRAMatic's own ([`Peers`]).
 //!
 //! The DPU side is modeled (`upmem-v1b@1 (modeled)`) from the counts of the kernels of
@@ -38,6 +44,7 @@
 mod counts;
 mod cpu;
 mod hal;
+mod hal_layout;
 mod ntt;
 mod peers;
 mod published;
@@ -46,12 +53,14 @@ mod rows;
 
 pub use counts::{conv_extrapolated, slowest_dpu, CountsBasis, EMULATED_PRODUCTS_MAX};
 pub use cpu::{compute, median_seconds, scaled, scaling_rule, CpuTime, CPU_CONV_MAX_N};
-pub use hal::{HalRow, HAL_POLYS, HAL_SIZES, HAL_TOWERS, QUICK_HAL_SIZES};
+pub use hal::{HalRow, HalTimes, HAL_POLYS, HAL_SIZES, HAL_TOWERS, QUICK_HAL_SIZES};
+pub use hal_layout::{cpu_op, HalLayoutRow, LAYOUT_N, LAYOUT_TOWERS, QUICK_LAYOUT_N, QUICK_LAYOUT_TOWERS, TOWER_BITS};
 pub use ntt::{ct_ntt, ct_stage, ntt_prime, scaled_single_thread, Fig7Row, HAL_DPUS, RESIDENT_VARIANT};
 pub use peers::{pair, PeerRow, Peers};
 pub use published::{
     published_alpha, Claim, HalClaim, HalOp, HalStated, StatedRatio, FIG7_CPU_FASTER_WITH_COPIES, HAL_STATED,
-    PAPER_DPUS, PAPER_Q, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES, PUBLISHED_FASTEST_DPUS, STATED_RATIOS,
+    PAPER_CPU_CORES, PAPER_DPUS, PAPER_Q, PAPER_SCALING_DPUS, PAPER_SCALING_N, PAPER_SIZES, PUBLISHED_FASTEST_DPUS,
+    STATED_RATIOS,
 };
 pub use report::{
     stated_ratio, Mhy, MhyConfig, MhyReport, QUICK_FIG7_SIZES, QUICK_SCALING_DPUS, QUICK_SCALING_N, QUICK_SIZES,

@@ -28,6 +28,9 @@ pub const PAPER_TASKLETS: u32 = 16;
 pub const PAPER_CPU_THREADS: usize = 16;
 /// Clock of the paper's Xeon Silver 4210R, GHz (Experimental setup: "clocked at 2.40GHz").
 pub const PAPER_CPU_GHZ: f64 = 2.4;
+/// Its cores (Experimental setup: two sockets of a 10-core Xeon Silver 4210R): the most threads the
+/// multi-threaded HAL baseline scales over.
+pub const PAPER_CPU_CORES: usize = 20;
 /// The paper's CPU, as its setup names it.
 pub const PAPER_CPU: &str = "2 x 10-core Intel Xeon Silver 4210R at 2.40 GHz, 16 threads";
 
