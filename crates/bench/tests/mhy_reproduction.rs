@@ -121,11 +121,11 @@ fn quick_hal_rows_run_both_backends_and_carry_section_iv_b_figures() {
         // polynomials whole on the group's first two DPUs (DPUs 0, 1, 512, 513, ...: four
         // ranks); both operands pushed (two transfers of n words to each), the result pulled.
         let words: Vec<u64> = (0..2048).map(|d| if d % 512 < 2 { 4 * r.n as u64 } else { 0 }).collect();
-        assert_eq!(r.host_dpu_s, 2.0 * model.transfer_seconds(&words), "{what}");
-        assert_eq!(r.dpu_host_s, model.retrieve_seconds(&words), "{what}");
-        let (single, multi) = (r.cpu_single_s.unwrap(), r.cpu_multi_s.unwrap());
+        assert_eq!(r.sides.host_dpu_s, 2.0 * model.transfer_seconds(&words), "{what}");
+        assert_eq!(r.sides.dpu_host_s, model.retrieve_seconds(&words), "{what}");
+        let (single, multi) = (r.sides.cpu_single_s.unwrap(), r.sides.cpu_multi_s.unwrap());
         assert!((multi * 4.0 - single).abs() < 1e-12 * single, "{what}");
-        assert!(r.dpu_s > model.launch_overhead_s, "{what}");
+        assert!(r.sides.dpu_s > model.launch_overhead_s, "{what}");
     }
     let rows = Mhy::comparison(&report);
     let row = |id: &str| rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("{id}"));
@@ -143,11 +143,11 @@ fn quick_hal_rows_run_both_backends_and_carry_section_iv_b_figures() {
         assert!(matches!(&row(id).verdict, Verdict::NotJudged { why_not } if why_not.contains("--quick")), "{id}");
     }
     let add = &report.hal[0];
-    assert_eq!(row("fig4-add-dpu-faster-than-single").ours, Some(add.cpu_single_s.unwrap() / add.dpu_s));
+    assert_eq!(row("fig4-add-dpu-faster-than-single").ours, Some(add.sides.cpu_single_s.unwrap() / add.sides.dpu_s));
     let mul = &report.hal[1];
     assert_eq!(
         row("fig5-mul-dpu-faster-than-single-with-copies").ours,
-        Some(mul.cpu_single_s.unwrap() / (mul.dpu_s + mul.host_dpu_s + mul.dpu_host_s))
+        Some(mul.sides.cpu_single_s.unwrap() / (mul.sides.dpu_s + mul.sides.host_dpu_s + mul.sides.dpu_host_s))
     );
 }
 
@@ -164,11 +164,11 @@ fn quick_layout_rows_execute_every_tower_and_price_every_dpus_ranges() {
         assert_eq!((r.dpus, r.per_dpu), (2048, 4096 * r.towers / 2048), "{what}");
         // Two words a coefficient: both operands' ranges in, the result out, on every DPU.
         let bytes = |words: u64| vec![4 * words * r.per_dpu as u64; 2048];
-        assert_eq!(r.host_dpu_s, model.transfer_seconds(&bytes(4)), "{what}");
-        assert_eq!(r.dpu_host_s, model.retrieve_seconds(&bytes(2)), "{what}");
-        let (single, multi) = (r.cpu_single_s.unwrap(), r.cpu_multi_s.unwrap());
+        assert_eq!(r.sides.host_dpu_s, model.transfer_seconds(&bytes(4)), "{what}");
+        assert_eq!(r.sides.dpu_host_s, model.retrieve_seconds(&bytes(2)), "{what}");
+        let (single, multi) = (r.sides.cpu_single_s.unwrap(), r.sides.cpu_multi_s.unwrap());
         assert!((multi * r.towers as f64 - single).abs() < 1e-12 * single, "{what}");
-        assert!(r.dpu_s > model.launch_overhead_s, "{what}");
+        assert!(r.sides.dpu_s > model.launch_overhead_s, "{what}");
     }
     // Same ranges, same chunks: the multiply costs MW_MUL's 967 instructions a two-word
     // coefficient where the add costs MW_ADD's 39 (the hand counts of emulator_multiword.rs).
@@ -183,7 +183,7 @@ fn quick_layout_rows_execute_every_tower_and_price_every_dpus_ranges() {
         assert!(matches!(&row(&id).verdict, Verdict::NotJudged { why_not } if why_not.contains("--quick")), "{id}");
     }
     let add = report.hal_layout.iter().filter(|r| r.op == HalOp::Add);
-    let best = add.map(|r| r.cpu_single_s.unwrap() / r.dpu_s).fold(0.0, f64::max);
+    let best = add.map(|r| r.sides.cpu_single_s.unwrap() / r.sides.dpu_s).fold(0.0, f64::max);
     assert_eq!(row("fig4-add-dpu-faster-than-single-layout").ours, Some(best));
 }
 

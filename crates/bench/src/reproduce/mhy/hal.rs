@@ -64,18 +64,11 @@ fn expected(op: HalOp, a: &PolyBatch, b: &PolyBatch) -> Vec<u32> {
         .collect()
 }
 
-/// One bar group of Figs. 4-5 (and 8 for the addition).
+/// The two sides of a HAL row, whichever layout it ran in (pimhe's placement here, MHY+'s in
+/// `hal_layout`): the CPU baselines and the modeled DPUs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HalRow {
-    /// The operation.
-    pub op: HalOp,
-    /// Ring dimension.
-    pub n: usize,
-    /// Towers (RNS primes).
-    pub towers: usize,
-    /// DPUs of the system.
-    pub dpus: usize,
-    /// The CPU backend, one thread, measured here.
+pub struct HalSides {
+    /// The CPU side, one thread, measured here.
     pub cpu_here_s: Option<f64>,
     /// `cpu_here_s` scaled by clock to the paper's CPU: the single-threaded baseline.
     pub cpu_single_s: Option<f64>,
@@ -86,44 +79,33 @@ pub struct HalRow {
     pub dpu_s: f64,
     /// Modeled host -> DPU copies of both operands.
     pub host_dpu_s: f64,
-    /// Modeled DPU -> host copy of the result.
+    /// Modeled DPU -> host copies of the result.
     pub dpu_host_s: f64,
-    /// Whether both backends' results equal the plain loop's.
-    pub executed_equal: bool,
 }
 
-impl HalRow {
+impl HalSides {
     /// dpu-time + copies.
     pub fn dpu_with_copies_s(&self) -> f64 {
         self.dpu_s + self.host_dpu_s + self.dpu_host_s
     }
-
-    /// The times a statement's ratio is taken from.
-    pub fn times(&self) -> HalTimes {
-        HalTimes {
-            op: self.op,
-            cpu_single_s: self.cpu_single_s,
-            cpu_multi_s: self.cpu_multi_s,
-            dpu_s: self.dpu_s,
-            dpu_with_copies_s: self.dpu_with_copies_s(),
-        }
-    }
 }
 
-/// What a statement of Figs. 4, 5 and 8 is judged on, whichever layout a row ran in (pimhe's
-/// placement here, MHY+'s in `hal_layout`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HalTimes {
+/// One bar group of Figs. 4-5 (and 8 for the addition) on pimhe's `Backend`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HalRow {
     /// The operation.
     pub op: HalOp,
-    /// The single-threaded baseline.
-    pub cpu_single_s: Option<f64>,
-    /// The multi-threaded baseline.
-    pub cpu_multi_s: Option<f64>,
-    /// dpu-time.
-    pub dpu_s: f64,
-    /// dpu-time + copies.
-    pub dpu_with_copies_s: f64,
+    /// Ring dimension.
+    pub n: usize,
+    /// Towers (RNS primes).
+    pub towers: usize,
+    /// DPUs of the system.
+    pub dpus: usize,
+    /// The CPU backend's times and the modeled DPUs'.
+    #[serde(flatten)]
+    pub sides: HalSides,
+    /// Whether both backends' results equal the plain loop's.
+    pub executed_equal: bool,
 }
 
 /// Polynomials per operand: one ciphertext's two.
@@ -156,29 +138,31 @@ pub fn row(setup: &RowSetup, op: HalOp, n: usize) -> Result<HalRow> {
         n,
         towers: HAL_TOWERS,
         dpus: HAL_DPUS,
-        cpu_here_s,
-        cpu_single_s,
-        cpu_multi_s: cpu_single_s.map(|s| s / HAL_TOWERS as f64),
-        dpu_s: report.compute_s,
-        host_dpu_s: report.transfer_s,
-        dpu_host_s: report.retrieve_s,
+        sides: HalSides {
+            cpu_here_s,
+            cpu_single_s,
+            cpu_multi_s: cpu_single_s.map(|s| s / HAL_TOWERS as f64),
+            dpu_s: report.compute_s,
+            host_dpu_s: report.transfer_s,
+            dpu_host_s: report.retrieve_s,
+        },
         executed_equal: on_dpus.data() == expected && on_cpu.data() == expected,
     })
 }
 
 /// Ours for a statement: its ratio's largest value over the rows of its operation, `None`
 /// where the CPU was not timed.
-pub fn stated_ratio(s: &HalStated, rows: impl IntoIterator<Item = HalTimes>) -> Option<f64> {
+pub fn stated_ratio<'a>(s: &HalStated, rows: impl IntoIterator<Item = (HalOp, &'a HalSides)>) -> Option<f64> {
     rows.into_iter()
-        .filter(|r| r.op == s.op)
-        .map(|r| {
+        .filter(|(op, _)| *op == s.op)
+        .map(|(_, r)| {
             let (single, multi) = (r.cpu_single_s?, r.cpu_multi_s?);
             Some(match s.claim {
                 HalClaim::DpuFasterThanSingle => single / r.dpu_s,
                 HalClaim::DpuFasterThanMulti => multi / r.dpu_s,
-                HalClaim::DpuFasterThanSingleWithCopies => single / r.dpu_with_copies_s,
-                HalClaim::MultiFasterWithCopies => r.dpu_with_copies_s / multi,
-                HalClaim::SingleFasterWithCopies => r.dpu_with_copies_s / single,
+                HalClaim::DpuFasterThanSingleWithCopies => single / r.dpu_with_copies_s(),
+                HalClaim::MultiFasterWithCopies => r.dpu_with_copies_s() / multi,
+                HalClaim::SingleFasterWithCopies => r.dpu_with_copies_s() / single,
             })
         })
         .try_fold(f64::NEG_INFINITY, |max, x| x.map(|x| max.max(x)))
@@ -203,20 +187,20 @@ pub fn table(rows: &[HalRow]) -> String {
         "1t/+copy"
     );
     for r in rows {
-        let ratio = |d: f64| r.cpu_single_s.map_or("-".to_string(), |c| format!("{:.3}", c / d));
+        let ratio = |d: f64| r.sides.cpu_single_s.map_or("-".to_string(), |c| format!("{:.3}", c / d));
         text += &format!(
             "\n  {:<9} {:>6} {:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}  {}",
             r.op.name(),
             r.n,
             r.towers,
-            opt(r.cpu_single_s),
-            opt(r.cpu_multi_s),
-            format_seconds(r.dpu_s),
-            format_seconds(r.host_dpu_s),
-            format_seconds(r.dpu_host_s),
-            format_seconds(r.dpu_with_copies_s()),
-            ratio(r.dpu_s),
-            ratio(r.dpu_with_copies_s()),
+            opt(r.sides.cpu_single_s),
+            opt(r.sides.cpu_multi_s),
+            format_seconds(r.sides.dpu_s),
+            format_seconds(r.sides.host_dpu_s),
+            format_seconds(r.sides.dpu_host_s),
+            format_seconds(r.sides.dpu_with_copies_s()),
+            ratio(r.sides.dpu_s),
+            ratio(r.sides.dpu_with_copies_s()),
             if r.executed_equal { "both = CPU loop" } else { "!= CPU loop (WRONG)" }
         );
     }

@@ -24,7 +24,7 @@ use pimhe_pim::multiword::{self, MultiwordModulus, MwOp};
 use serde::Serialize;
 
 use super::cpu::median_seconds;
-use super::hal::HalTimes;
+use super::hal::HalSides;
 use super::ntt::{scaled_single_thread, HAL_DPUS};
 use super::published::{HalOp, PAPER_CPU_CORES};
 use super::rows::RowSetup;
@@ -55,35 +55,14 @@ pub struct HalLayoutRow {
     pub dpus: usize,
     /// Coefficients of the busiest DPU (of one tower).
     pub per_dpu: usize,
-    /// The single-threaded loop over every tower, measured here.
-    pub cpu_here_s: Option<f64>,
-    /// `cpu_here_s` scaled by clock to the paper's CPU: the single-threaded baseline.
-    pub cpu_single_s: Option<f64>,
-    /// The multi-threaded baseline: `cpu_single_s` over min(towers, 20) threads.
-    pub cpu_multi_s: Option<f64>,
-    /// Modeled launch of the busiest DPU (launch overhead included).
-    pub dpu_s: f64,
-    /// Modeled host -> DPU copies of both operands' ranges.
-    pub host_dpu_s: f64,
-    /// Modeled DPU -> host copies of the results.
-    pub dpu_host_s: f64,
+    /// The plain loop's times (the multi-threaded baseline over min(towers, 20) threads) and
+    /// the busiest DPU's launch and every DPU's copies, modeled.
+    #[serde(flatten)]
+    pub sides: HalSides,
     /// Instructions a coefficient on the busiest DPU, summed over its tasklets.
     pub instructions_per_coefficient: f64,
     /// Whether what ran on the emulated DPUs equals the CPU loop's result.
     pub executed_equal: bool,
-}
-
-impl HalLayoutRow {
-    /// The times a statement's ratio is taken from.
-    pub fn times(&self) -> HalTimes {
-        HalTimes {
-            op: self.op,
-            cpu_single_s: self.cpu_single_s,
-            cpu_multi_s: self.cpu_multi_s,
-            dpu_s: self.dpu_s,
-            dpu_with_copies_s: self.dpu_s + self.host_dpu_s + self.dpu_host_s,
-        }
-    }
 }
 
 fn mw_op(op: HalOp) -> MwOp {
@@ -187,12 +166,14 @@ pub fn row(setup: &RowSetup, op: HalOp, n: usize, towers: usize) -> Result<HalLa
         towers,
         dpus: HAL_DPUS,
         per_dpu: end - start,
-        cpu_here_s,
-        cpu_single_s,
-        cpu_multi_s: cpu_single_s.map(|s| s / towers.min(PAPER_CPU_CORES) as f64),
-        dpu_s: m.launch_seconds(std::slice::from_ref(&counts)),
-        host_dpu_s: m.transfer_seconds(&every(to_dpu)),
-        dpu_host_s: m.retrieve_seconds(&every(from_dpu)),
+        sides: HalSides {
+            cpu_here_s,
+            cpu_single_s,
+            cpu_multi_s: cpu_single_s.map(|s| s / towers.min(PAPER_CPU_CORES) as f64),
+            dpu_s: m.launch_seconds(std::slice::from_ref(&counts)),
+            host_dpu_s: m.transfer_seconds(&every(to_dpu)),
+            dpu_host_s: m.retrieve_seconds(&every(from_dpu)),
+        },
         instructions_per_coefficient: counts.total().instructions as f64 / (end - start) as f64,
         executed_equal,
     })
@@ -216,7 +197,7 @@ pub fn table(rows: &[HalLayoutRow]) -> String {
         "mt/dpu", "1t/+copy"
     );
     for r in rows {
-        let t = r.times();
+        let t = &r.sides;
         let ratio = |c: Option<f64>, d: f64| c.map_or("-".to_string(), |c| format!("{:.3}", c / d));
         text += &format!(
             "\n  {:<9} {:>7} {:>6} {:>7} {:>7.1} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9} {:>9}  {}",
@@ -225,14 +206,14 @@ pub fn table(rows: &[HalLayoutRow]) -> String {
             r.towers,
             r.per_dpu,
             r.instructions_per_coefficient,
-            opt(r.cpu_single_s),
-            opt(r.cpu_multi_s),
-            format_seconds(r.dpu_s),
-            format_seconds(r.host_dpu_s),
-            format_seconds(r.dpu_host_s),
-            ratio(r.cpu_single_s, r.dpu_s),
-            ratio(r.cpu_multi_s, r.dpu_s),
-            ratio(r.cpu_single_s, t.dpu_with_copies_s),
+            opt(t.cpu_single_s),
+            opt(t.cpu_multi_s),
+            format_seconds(t.dpu_s),
+            format_seconds(t.host_dpu_s),
+            format_seconds(t.dpu_host_s),
+            ratio(t.cpu_single_s, t.dpu_s),
+            ratio(t.cpu_multi_s, t.dpu_s),
+            ratio(t.cpu_single_s, t.dpu_with_copies_s()),
             if r.executed_equal { "= CPU loop" } else { "!= CPU loop (WRONG)" }
         );
     }

@@ -53,7 +53,7 @@ mod rows;
 
 pub use counts::{conv_extrapolated, slowest_dpu, CountsBasis, EMULATED_PRODUCTS_MAX};
 pub use cpu::{compute, median_seconds, scaled, scaling_rule, CpuTime, CPU_CONV_MAX_N};
-pub use hal::{HalRow, HalTimes, HAL_POLYS, HAL_SIZES, HAL_TOWERS, QUICK_HAL_SIZES};
+pub use hal::{HalRow, HalSides, HAL_POLYS, HAL_SIZES, HAL_TOWERS, QUICK_HAL_SIZES};
 pub use hal_layout::{cpu_op, HalLayoutRow, LAYOUT_N, LAYOUT_TOWERS, QUICK_LAYOUT_N, QUICK_LAYOUT_TOWERS, TOWER_BITS};
 pub use ntt::{ct_ntt, ct_stage, ntt_prime, scaled_single_thread, Fig7Row, HAL_DPUS, RESIDENT_VARIANT};
 pub use peers::{pair, PeerRow, Peers};

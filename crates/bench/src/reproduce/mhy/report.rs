@@ -212,8 +212,8 @@ impl Reproduction for Mhy {
         });
         // Figs. 4, 5 and 8's statements, on pimhe's placement and on MHY+'s layout.
         let layouts = [
-            ("", "pimhe's analogue", report.hal.iter().map(HalRow::times).collect::<Vec<_>>(), HAL_MISS),
-            ("-layout", "MHY+'s layout", report.hal_layout.iter().map(HalLayoutRow::times).collect(), LAYOUT_MISS),
+            ("", "pimhe's analogue", report.hal.iter().map(|r| (r.op, &r.sides)).collect::<Vec<_>>(), HAL_MISS),
+            ("-layout", "MHY+'s layout", report.hal_layout.iter().map(|r| (r.op, &r.sides)).collect(), LAYOUT_MISS),
         ];
         for (suffix, which, times, miss) in layouts {
             for s in &HAL_STATED {
