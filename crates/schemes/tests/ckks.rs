@@ -137,6 +137,34 @@ fn encrypt_decrypt_and_linear_operations_match_plaintext() {
 }
 
 #[test]
+fn a_constant_adds_exactly_its_rounded_coefficients() {
+    // The decrypted polynomials differ by exactly round(c Delta) in the constant coefficient
+    // and round(Im c Delta) in that of X^(N/2), nothing else: the oracle for both of
+    // add_const's paths (a real constant added residue-wise, a complex one encoded).
+    let mut f = Fixture::small();
+    let slots = f.ctx.max_slots();
+    let x: Vec<_> = (0..2).map(|_| f.random(slots)).collect();
+    let cx = f.encrypt(&x, slots);
+    let ev = f.evaluator();
+    let decryptor = Decryptor::new(&f.backend, &f.secret).unwrap();
+    let before = decryptor.decrypt(&cx).unwrap();
+    let n = f.ctx.degree();
+    for c in [Complex64::new(0.75, 0.0), Complex64::new(-3.25, 0.0), Complex64::new(0.5, -1.5)] {
+        let sum = ev.add_const(&cx, c).unwrap();
+        assert_eq!((sum.level(), sum.tag().scale), (cx.level(), cx.tag().scale));
+        let after = decryptor.decrypt(&sum).unwrap();
+        let scale = cx.tag().scale;
+        for (a, b) in after.iter().zip(&before) {
+            let difference: Vec<i128> = a.coefficients().iter().zip(b.coefficients()).map(|(a, b)| a - b).collect();
+            let mut expected = vec![0i128; n];
+            expected[0] = (c.re * scale).round() as i128;
+            expected[n / 2] = (c.im * scale).round() as i128;
+            assert_eq!(difference, expected, "add_const({c})");
+        }
+    }
+}
+
+#[test]
 fn multiplication_chain_to_the_depth_keeps_precision() {
     let mut f = Fixture::small();
     let slots = f.ctx.max_slots();

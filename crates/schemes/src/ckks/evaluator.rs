@@ -160,10 +160,23 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
     pub fn add_const(&self, a: &Batch<B>, c: Complex64) -> Result<Batch<B>> {
         self.check_batch(a)?;
         check_finite(c)?;
+        let (real, imaginary) = (scaled(c.re, a.tag.scale)?, scaled(c.im, a.tag.scale)?);
+        if imaginary == 0 {
+            // A constant polynomial: one residue per prime, added to every residue of c_0 (NTT
+            // form) in one pass, where encoding it as a plaintext would transform every limb.
+            let primes = self.ctx.level_basis(a.level)?.primes();
+            let ones = vec![1; primes.len()];
+            let offset = residues(real, &primes);
+            let mut parts = vec![self.backend.constant_accumulate(&[(&a.parts[0], &ones)], Some(&offset))?];
+            for part in &a.parts[1..] {
+                parts.push(self.backend.copy(part)?);
+            }
+            return Ok(a.derive(parts, a.level, a.tag));
+        }
         let n = self.ctx.degree();
         let mut coefficients = vec![0i128; n];
-        coefficients[0] = scaled(c.re, a.tag.scale)?;
-        coefficients[n / 2] = scaled(c.im, a.tag.scale)?;
+        coefficients[0] = real;
+        coefficients[n / 2] = imaginary;
         let plain = from_coefficients(coefficients, a.tag.scale, a.tag.slots);
         let buffer = upload_plaintexts(self.backend, &self.ctx, &[plain], self.ctx.level_basis(a.level)?)?;
         let mut parts = self.copy_parts(a)?;

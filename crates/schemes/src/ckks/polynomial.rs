@@ -20,6 +20,10 @@
 //! taken from x itself, c T_1 = (c alpha) x + c beta, so only products wait for the change of
 //! variable.
 //!
+//! **Cost.** Every sum ends in one relinearization and one rescaling, whatever it holds: the
+//! products q T_M of a sum are added unrelinearized, and a power's 2 T_M T_j - T_(M-j) takes
+//! T_(M-j) as a term before the product's rescaling.
+//!
 //! **Scales.** Every sum is formed at one level and one scale, decided before its terms are
 //! made: the top sum at (input scale) x (the primes its rescaling drops), so that the result
 //! comes back exactly on the input's scale; a quotient q multiplied by T_M at the scale that
@@ -273,7 +277,8 @@ fn integer(value: f64) -> Result<i128> {
 }
 
 /// A sum under construction at one level and one scale, waiting for the one rescaling that
-/// ends it: the products of the depth-optimal splits (already on the sum's scale), the terms
+/// ends it: the products of the depth-optimal splits (already on the sum's scale, and not yet
+/// relinearized: the sum is relinearized once, however many products it holds), the terms
 /// c T_k as (k, the integer that lands T_k on the sum's scale), combined in one constant
 /// accumulation when the sum is finished, and a constant to add after the rescaling.
 struct Pending<B: Backend> {
@@ -344,7 +349,8 @@ impl<B: Backend> Evaluation<'_, '_, B> {
             self.accumulate(&quotient, inner_depth, &mut inner)?;
             let q = self.finish(inner)?;
             let ev = self.evaluator;
-            let product = ev.relinearize(&ev.multiply(&q, &self.powers[&m])?)?;
+            // Relinearized once for the whole sum, by `finish` (a sum often has two products).
+            let product = ev.multiply(&q, &self.powers[&m])?;
             debug_assert_eq!(product.level, pending.level);
             add_to(ev, pending, product)?;
         }
@@ -389,14 +395,19 @@ impl<B: Backend> Evaluation<'_, '_, B> {
         Ok(Some(first.derive(parts, pending.level, CkksTag { scale: pending.scale, ..first.tag })))
     }
 
-    /// The sum rescaled, plus its constant (added after the rescaling, at the smaller scale,
-    /// where a constant's encoding stays far below add_const's 2^100 limit).
+    /// The sum relinearized (where it holds products of three components) and rescaled, plus
+    /// its constant (added after the rescaling, at the smaller scale, where a constant's
+    /// encoding stays far below add_const's 2^100 limit).
     fn finish(&self, mut pending: Pending<B>) -> Result<Batch<B>> {
         let ev = self.evaluator;
         if let Some(terms) = self.combine_terms(&pending)? {
             add_to(ev, &mut pending, terms)?;
         }
-        let sum = ev.rescale(&pending.products.expect("a non-constant series adds at least one term"))?;
+        let mut sum = pending.products.expect("a non-constant series adds at least one term");
+        if sum.size() == 3 {
+            sum = ev.relinearize(&sum)?;
+        }
+        let sum = ev.rescale(&sum)?;
         if pending.constant == 0.0 {
             return Ok(sum);
         }
@@ -405,8 +416,9 @@ impl<B: Backend> Evaluation<'_, '_, B> {
 
     /// Computes T_k(y) unless it is known: y itself for k = 1, 2 T_(k/2)^2 - 1 for a power of
     /// two, else 2 T_M T_(k-M) - T_(2M-k) for the largest power of two M below k; each at depth
-    /// y's + ceil(log2 k), T_(2M-k) strictly higher (the subtraction brings it down onto the
-    /// product's scale).
+    /// y's + ceil(log2 k). T_(2M-k), strictly higher, is subtracted before the product's
+    /// rescaling, as a term of a sum (an integer multiple landing on the product's scale), so
+    /// that one rescaling serves both.
     fn ensure(&mut self, k: usize) -> Result<()> {
         if self.powers.contains_key(&k) {
             return Ok(());
@@ -430,26 +442,29 @@ impl<B: Backend> Evaluation<'_, '_, B> {
                 }
             }
             let double = self.double_product(&self.powers[&m], &self.powers[&rest])?;
+            let mut pending = Pending::new(double.level, double.tag.scale);
+            pending.products = Some(double);
             match m - rest {
-                0 => ev.add_const(&double, Complex64::new(-1.0, 0.0))?,
-                j => ev.sub(&double, &self.powers[&j])?,
+                0 => pending.constant = -1.0,
+                j => self.add_term(j, -1.0, &mut pending)?,
             }
+            self.finish(pending)?
         };
         self.powers.insert(k, power);
         Ok(())
     }
 
-    /// 2 a b, relinearized and rescaled. The 2 is applied as an integer K >= 1 chosen to bring
-    /// the scale back near the default (2 a b = K a b x 2 / K: the scale becomes K/2 times a's
-    /// times b's), so the powers' scales do not drift as squarings double their distance from
-    /// the default.
+    /// 2 a b, relinearized, waiting for its rescaling. The 2 is applied as an integer K >= 1
+    /// chosen to bring the scale after the rescaling back near the default (2 a b = K a b x
+    /// 2 / K: the scale becomes K/2 times a's times b's), so the powers' scales do not drift as
+    /// squarings double their distance from the default.
     fn double_product(&self, a: &Batch<B>, b: &Batch<B>) -> Result<Batch<B>> {
         let ev = self.evaluator;
         let product = ev.relinearize(&ev.multiply(a, b)?)?;
         let scale = a.tag.scale * b.tag.scale;
         let after = scale / self.rescale_factor(product.level)?;
         let k = integer(2.0 * ev.ctx.default_scale() / after)?.max(1);
-        ev.rescale(&ev.times_integer(&product, k, scale * k as f64 / 2.0)?)
+        ev.times_integer(&product, k, scale * k as f64 / 2.0)
     }
 
     /// The product of the primes the rescaling from `level` drops.
@@ -458,12 +473,13 @@ impl<B: Backend> Evaluation<'_, '_, B> {
     }
 }
 
-/// Adds a product (or the combined terms) already at the sum's level and scale.
+/// Adds a product (or the combined terms) already at the sum's level and scale; products may
+/// be left unrelinearized (three components), the sum then has three.
 fn add_to<B: Backend>(ev: &Evaluator<'_, B, CkksContext>, pending: &mut Pending<B>, term: Batch<B>) -> Result<()> {
-    pending.products = Some(match pending.products.take() {
-        None => term,
-        Some(sum) => ev.add(&sum, &term)?,
-    });
+    match &mut pending.products {
+        None => pending.products = Some(term),
+        Some(sum) => ev.add_assign(sum, &term)?,
+    }
     Ok(())
 }
 
