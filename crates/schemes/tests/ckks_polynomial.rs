@@ -82,10 +82,21 @@ impl Fixture {
 
     /// [`Fixture::evaluate`] with `x` encrypted at `scale`.
     fn evaluate_at(&self, x: &[f64], p: &ChebyshevSeries, scale: f64) -> Vec<f64> {
+        self.evaluate_with(x, p, scale, None)
+    }
+
+    /// [`Fixture::evaluate_at`] in `levels` (evaluate_polynomial_in_levels) where given.
+    fn evaluate_with(&self, x: &[f64], p: &ChebyshevSeries, scale: f64, levels: Option<usize>) -> Vec<f64> {
         let cx = self.encrypt_at(x, scale);
-        let result = self.evaluator().evaluate_polynomial(&cx, p).unwrap();
+        let ev = self.evaluator();
+        let result = match levels {
+            None => ev.evaluate_polynomial(&cx, p),
+            Some(levels) => ev.evaluate_polynomial_in_levels(&cx, p, levels),
+        }
+        .unwrap();
         let per_level = self.ctx.params().primes_per_level();
-        assert_eq!(result.level(), cx.level() - p.depth() * per_level, "degree {}: levels consumed", p.degree());
+        let consumed = levels.unwrap_or(p.depth());
+        assert_eq!(result.level(), cx.level() - consumed * per_level, "degree {}: levels consumed", p.degree());
         assert!((result.tag().scale / cx.tag().scale - 1.0).abs() < 1e-9, "degree {}: scale", p.degree());
         self.decrypt(&result)
     }
@@ -313,6 +324,41 @@ fn bad_series_are_refused_with_the_reason() {
     assert!(invalid(ChebyshevSeries::from_coefficients(vec![1.0, f64::NAN], (-1.0, 1.0))).contains("c_1"));
     assert!(invalid(ChebyshevSeries::exp((-1.0, 1.0), MAX_DEGREE + 1)).contains("beyond"));
     assert!(ChebyshevSeries::exp((-1.0, 1.0), MAX_DEGREE).is_ok());
+}
+
+#[test]
+fn spare_levels_give_the_same_results_in_exactly_the_levels_asked() {
+    // One or two levels more than the least: the leading quotients keep their leaves (fewer
+    // products), and the result must still be the series on the input's scale, within the
+    // same bound, having consumed exactly the levels asked. Mapped and unmapped intervals,
+    // degrees that split again in the least depth (7, 15, 31, 63) and some that do not.
+    let mut f = Fixture::new(40);
+    for interval in [(-3.0, 5.0), (-1.0, 1.0)] {
+        for degree in [2, 3, 7, 15, 16, 31, 63] {
+            let p = random_series(&mut f, degree, interval);
+            let x = f.inputs(interval);
+            let bound = noise_bound(&p, 40);
+            for extra in [1, 2].into_iter().filter(|extra| p.depth() + extra <= f.ctx.params().depth()) {
+                let got = f.evaluate_with(&x, &p, f.ctx.default_scale(), Some(p.depth() + extra));
+                let error = max_error(&got, &x, |x| p.evaluate_plain(x));
+                assert!(
+                    error < bound,
+                    "degree {degree} on {interval:?}, {extra} spare: error {error:e} above {bound:e}"
+                );
+            }
+        }
+    }
+    // Below the depth, or beyond what the ciphertext has left: refused, saying which.
+    let sigmoid = ChebyshevSeries::sigmoid((-8.0, 8.0), 31).unwrap();
+    let x = f.inputs((-8.0, 8.0));
+    let cx = f.encrypt(&x);
+    let ev = f.evaluator();
+    for (levels, says) in [(5, "cannot be evaluated in 5 levels: it needs at least 6"), (9, "needs 9 levels")] {
+        match ev.evaluate_polynomial_in_levels(&cx, &sigmoid, levels) {
+            Err(SchemeError::InvalidParameters(message)) => assert!(message.contains(says), "{message}"),
+            other => panic!("{levels} levels: expected a refusal, got {other:?}"),
+        }
+    }
 }
 
 #[test]

@@ -514,16 +514,60 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
     /// }
     /// ```
     pub fn evaluate_polynomial(&self, a: &Batch<B>, p: &ChebyshevSeries) -> Result<Batch<B>> {
+        self.evaluate_polynomial_in_levels(a, p, p.depth())
+    }
+
+    /// [`Evaluator::evaluate_polynomial`] given `levels` to consume instead of the least,
+    /// [`ChebyshevSeries::depth`] (a constant series consumes none). In the least depth, the
+    /// leading quotients cannot use the deepest baby-step powers and are split again at smaller
+    /// powers of two, each split a ciphertext product more; one level more than the least
+    /// leaves every quotient its leaf (a degree-31 sigmoid on [-8, 8] then takes 10 products
+    /// instead of 12, in 7 levels instead of 6, as OpenFHE's evaluation does). Refused below the
+    /// depth and beyond the levels a has left.
+    ///
+    /// ```
+    /// use pimhe_exec::CpuBackend;
+    /// use pimhe_schemes::ckks::polynomial::ChebyshevSeries;
+    /// use pimhe_schemes::ckks::*;
+    /// let backend = CpuBackend::new(Some(1)).unwrap();
+    /// let params = CkksParameters::builder(2048).depth(6).scale_bits(40).allow_insecure().build().unwrap();
+    /// let ctx = CkksContext::new(params).unwrap();
+    /// let mut keygen = KeyGenerator::new(&backend, &ctx).unwrap();
+    /// let secret = keygen.secret_key().unwrap();
+    /// let relin = keygen.relin_key(&secret).unwrap();
+    /// let encoder = Encoder::new(&ctx);
+    /// let mut encryptor = Encryptor::with_secret_key(&backend, &secret).unwrap();
+    /// let x = encryptor.encrypt(&[encoder.encode_real(&[-6.0, 0.0, 2.5], ctx.default_scale()).unwrap()]).unwrap();
+    ///
+    /// let sigmoid = ChebyshevSeries::sigmoid((-8.0, 8.0), 15).unwrap(); // depth 4 + 1
+    /// let evaluator = Evaluator::new(&backend, &ctx).with_relin_key(&relin).unwrap();
+    /// let y = evaluator.evaluate_polynomial_in_levels(&x, &sigmoid, 6).unwrap();
+    /// assert_eq!(y.level(), x.level() - 6 * ctx.params().primes_per_level());
+    /// assert!(evaluator.evaluate_polynomial_in_levels(&x, &sigmoid, 4).is_err()); // below its depth
+    ///
+    /// let slots = encoder.decode_real(&Decryptor::new(&backend, &secret).unwrap().decrypt(&y).unwrap()[0]).unwrap();
+    /// for (got, x) in slots.iter().zip([-6.0, 0.0, 2.5]) {
+    ///     assert!((got - sigmoid.evaluate_plain(x)).abs() < 1e-6);
+    /// }
+    /// ```
+    pub fn evaluate_polynomial_in_levels(&self, a: &Batch<B>, p: &ChebyshevSeries, levels: usize) -> Result<Batch<B>> {
         self.check_batch(a)?;
         if a.size() != 2 {
             return Err(SchemeError::WrongSize { operation: "polynomial evaluation", expected: 2, found: a.size() });
         }
         let (needed, available) = (p.depth(), self.ctx.depth_left(a.level));
-        if needed > available {
-            let (lo, hi) = p.interval;
+        let (lo, hi) = p.interval;
+        if levels < needed {
             return Err(SchemeError::InvalidParameters(format!(
-                "a degree-{} Chebyshev series on [{lo}, {hi}] needs {needed} levels ({} for the change of variable); \
-                 the ciphertext at level {} has {available} left",
+                "a degree-{} Chebyshev series on [{lo}, {hi}] cannot be evaluated in {levels} levels: it needs at least \
+                 {needed}",
+                p.degree()
+            )));
+        }
+        if levels > available {
+            return Err(SchemeError::InvalidParameters(format!(
+                "a degree-{} Chebyshev series on [{lo}, {hi}] needs {levels} levels ({needed} at least, {} of them for the \
+                 change of variable); the ciphertext at level {} has {available} left",
                 p.degree(),
                 if p.degree() < 2 { 0 } else { p.map_depth() },
                 a.level
@@ -547,7 +591,7 @@ impl<B: Backend> Evaluator<'_, B, CkksContext> {
             baby: 1 << bit_length(degree).div_ceil(2),
             powers: BTreeMap::new(),
         };
-        let top = needed - 1;
+        let top = levels - 1;
         let level = evaluation.level_at(top);
         let mut sum = Pending::new(level, a.tag.scale * evaluation.rescale_factor(level)?);
         evaluation.accumulate(coefficients, top, &mut sum)?;
