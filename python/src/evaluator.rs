@@ -321,10 +321,18 @@ impl Evaluator {
     }
 
     /// CKKS: p(a) in every slot for a Chebyshev series p (`pimhe.Chebyshev`), consuming
-    /// `p.depth` levels.
-    fn evaluate_polynomial(&self, py: Python<'_>, a: &CiphertextBatch, p: &Chebyshev) -> PyResult<CiphertextBatch> {
+    /// `p.depth` levels, or `levels` (at least `p.depth`; one more saves products).
+    #[pyo3(signature = (a, p, levels=None))]
+    fn evaluate_polynomial(
+        &self,
+        py: Python<'_>,
+        a: &CiphertextBatch,
+        p: &Chebyshev,
+        levels: Option<usize>,
+    ) -> PyResult<CiphertextBatch> {
         let series: &ChebyshevSeries = &p.inner;
-        on_dev!(self.ckks("evaluate_polynomial")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.evaluate_polynomial(x, series)))
+        let levels = levels.unwrap_or(series.depth());
+        on_dev!(self.ckks("evaluate_polynomial")?, B, ev => unary::<CkksContext, B>(py, ev, a, |e, x| e.evaluate_polynomial_in_levels(x, series, levels)))
     }
 
     /// Benchmark helper (not API): times `relinearize(multiply(a, b))` `repeats` times inside

@@ -114,6 +114,13 @@ def test_polynomial(ckks, cpu, rng):
     want = np.array([sigmoid.evaluate_plain(v) for v in x])
     np.testing.assert_allclose(got, want, atol=1e-3)
     np.testing.assert_allclose(got, 1 / (1 + np.exp(-x)), atol=1e-2)
+    # With a level to spare: the same values, one level lower; below the depth: refused.
+    c = enc.encrypt(x)
+    least, spared = ev.evaluate_polynomial(c, sigmoid), ev.evaluate_polynomial(c, sigmoid, levels=sigmoid.depth + 1)
+    assert spared.level < least.level
+    np.testing.assert_allclose(dec.decrypt(spared)[0, :64], want, atol=1e-3)
+    with pytest.raises(pimhe.ParameterError, match="needs at least"):
+        ev.evaluate_polynomial(c, sigmoid, levels=sigmoid.depth - 1)
 
 
 def test_sparse_packing(ckks, cpu):
