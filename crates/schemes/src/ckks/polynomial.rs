@@ -22,7 +22,8 @@
 //!
 //! **Cost.** Every sum ends in one relinearization and one rescaling, whatever it holds: the
 //! products q T_M of a sum are added unrelinearized, and a power's 2 T_M T_j - T_(M-j) takes
-//! T_(M-j) as a term before the product's rescaling.
+//! T_(M-j) as a term before the product's rescaling. The least depth has a price: the re-split
+//! quotients are products a level more avoids ([`Evaluator::evaluate_polynomial_in_levels`]).
 //!
 //! **Scales.** Every sum is formed at one level and one scale, decided before its terms are
 //! made: the top sum at (input scale) x (the primes its rescaling drops), so that the result
