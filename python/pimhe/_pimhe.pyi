@@ -195,7 +195,11 @@ def bench_kernel(
     """One ``pimhe bench OP`` run as JSON (measured on cpu, modeled on upmem-emu)."""
 
 def presets(scheme: Literal["bgv", "bfv", "ckks"] = "bgv") -> List[Dict[str, Any]]:
-    """The library's 128-bit presets of a scheme, smallest first (``pimhe params``)."""
+    """The library's 128-bit presets of a scheme, smallest first: the rows ``pimhe params
+    --json`` prints (``n``, ``data_primes``, ``special_primes``, ``dnum``, ``log_q``,
+    ``max_log_q_128``, ``security_bits``; BGV/BFV ``plain_modulus``, ``levels``,
+    ``relinearization``; CKKS ``slots``, ``depth``, ``scale_bits``, ``primes_per_level``), each
+    with its ``scheme``."""
 
 def run_stats(
     statistic: str,

@@ -307,47 +307,20 @@ impl Context {
     }
 }
 
-/// The library's presets of `scheme` ("bgv", "bfv" or "ckks"), smallest first, as dicts
-/// (what `pimhe params` prints).
+/// The library's presets of `scheme` ("bgv", "bfv" or "ckks"), smallest first, as dicts: the
+/// rows `pimhe params --json` prints ([`pimhe_bench::params`]), each with its `scheme`.
 #[pyfunction]
 #[pyo3(signature = (scheme="bgv"))]
 pub fn presets(py: Python<'_>, scheme: &str) -> PyResult<Vec<Py<PyDict>>> {
-    let rlwe_row = |p: &pimhe_schemes::rlwe::RlweParameters| -> PyResult<Bound<'_, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("n", p.degree())?;
-        d.set_item("primes", p.data_primes().to_vec())?;
-        d.set_item("special_primes", p.special_primes().to_vec())?;
-        d.set_item("dnum", p.dnum())?;
-        d.set_item("log_q", p.total_bits())?;
-        d.set_item("max_level", p.max_level())?;
-        d.set_item("security_bits", p.security_bits())?;
-        Ok(d)
-    };
-    match scheme {
-        "bgv" | "bfv" => BgvParameters::presets()
-            .iter()
-            .map(|p| {
-                let d = rlwe_row(p.rlwe())?;
-                d.set_item("scheme", scheme)?;
-                d.set_item("plain_modulus", p.plain_modulus())?;
-                d.set_item("slots", p.degree())?;
-                d.set_item("relinearization", !p.special_primes().is_empty())?;
-                Ok(d.unbind())
-            })
-            .collect(),
-        "ckks" => py
-            .allow_threads(CkksParameters::presets)
-            .iter()
-            .map(|p| {
-                let d = rlwe_row(p.rlwe())?;
-                d.set_item("scheme", scheme)?;
-                d.set_item("slots", p.max_slots())?;
-                d.set_item("depth", p.depth())?;
-                d.set_item("scale_bits", p.scale_bits())?;
-                d.set_item("primes_per_level", p.primes_per_level())?;
-                Ok(d.unbind())
-            })
-            .collect(),
-        other => Err(parameter(format!("scheme {other:?} is not known; choose one of: bgv, bfv, ckks"))),
-    }
+    let rows = py.allow_threads(|| pimhe_bench::params::presets(scheme)).py_err()?;
+    let loads = py.import("json")?.getattr("loads")?;
+    rows.json_lines()
+        .py_err()?
+        .lines()
+        .map(|line| {
+            let row = loads.call1((line,))?.downcast_into::<PyDict>()?;
+            row.set_item("scheme", scheme)?;
+            Ok(row.unbind())
+        })
+        .collect()
 }

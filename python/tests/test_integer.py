@@ -32,7 +32,8 @@ def test_context_properties(bgv, bfv):
 def test_presets():
     rows = pimhe.presets("bgv")
     assert [r["n"] for r in rows][:3] == [1024, 2048, 4096]
-    assert all(r["security_bits"] == 128 for r in rows)
+    assert all(r["security_bits"] == 128 and r["log_q"] <= r["max_log_q_128"] for r in rows)
+    assert all(r["scheme"] == "bgv" and r["levels"] == len(r["data_primes"]) for r in rows)
     ckks = pimhe.presets("ckks")
     assert ckks[0]["n"] == 8192 and ckks[0]["slots"] == 4096
     with pytest.raises(pimhe.ParameterError, match="not known"):

@@ -7,6 +7,8 @@
 //!
 //! - [`error`]: [`BenchError`] (a usage error or a failed run, with the CLI's messages) and
 //!   [`format`]: seconds and SI formatting, the [`Render`] trait of every report, JSON;
+//! - [`params`]: the parameter presets of each scheme and their security (`pimhe params`,
+//!   `pimhe.presets()`);
 //! - [`target`]: where a run computes, one type ([`target::Target`]: cpu, the emulated UPMEM
 //!   system with DRAMatic's what-ifs, the GPU + near-bank PIM system), parsed from one flag
 //!   group in one place, and one way to run a job on it ([`target::Target::run`]);
@@ -49,6 +51,7 @@ pub mod demo;
 pub mod error;
 pub mod format;
 pub mod measure;
+pub mod params;
 pub mod reproduce;
 pub mod target;
 
