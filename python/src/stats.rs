@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use pimhe_bench::measure::stats::{self, ServerCost, StatsOutput};
+use pimhe_bench::measure::stats;
 use pimhe_bench::target::Target;
-use pimhe_math::Sampler;
-use pimhe_workloads::stats::{Dataset, Statistic, StatsPlan};
+use pimhe_bench::Progress;
+use pimhe_workloads::stats::{Dataset, Statistic};
 
 use crate::backend::{default_cpu, report_object, Backend};
 use crate::errors::{error, parameter, stats_error, Kind};
@@ -57,32 +57,20 @@ pub fn run_stats(
         None => default_cpu()?,
     };
     let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let mut sampler = match seed {
-        Some(seed) => Sampler::from_seed_u64(seed),
-        None => Sampler::from_os().map_err(|e| error(Kind::Base, e.to_string()))?,
-    };
-    let scheme_name: &'static str = match scheme {
-        "bgv" => "bgv",
-        "bfv" => "bfv",
+    let scheme = match scheme {
+        "bgv" | "bfv" => scheme,
         other => return Err(parameter(format!("scheme {other:?}: allowed: bgv, bfv"))),
     };
-    let (output, upmem) = py.allow_threads(|| -> PyResult<_> {
-        let max_bits = stats::max_plain_bits(scheme_name, n).map_err(stats_error)?;
-        let data = Dataset::from_csv(csv.as_slice(), &names, decimals).map_err(stats_error)?;
-        let mut plan = StatsPlan::new(statistic, data, n, max_bits).map_err(stats_error)?;
-        if let Some(bar) = progress {
-            plan = plan.with_progress(Arc::new(PyProgress(bar)));
-        }
-        let result = stats::run(scheme_name, &plan, n, &client, &target, &mut sampler).map_err(stats_error)?;
-        let upmem = match &result.1 {
-            Some(ServerCost::Upmem(report)) => Some(report.clone()),
-            _ => None,
-        };
-        Ok((StatsOutput::new(scheme_name, target.name(), n, result, seed.is_some()), upmem))
-    })?;
+    let progress = progress.map(|bar| Arc::new(PyProgress(bar)) as Arc<dyn Progress>);
+    let output = py
+        .allow_threads(|| {
+            let data = Dataset::from_csv(csv.as_slice(), &names, decimals)?;
+            stats::run_statistic(statistic, data, scheme, n, &client, &target, seed, progress)
+        })
+        .map_err(stats_error)?;
     let json = serde_json::to_string(&output).map_err(|e| error(Kind::Base, e.to_string()))?;
-    let upmem = match (upmem, config) {
-        (Some(report), Some(config)) => Some(report_object(py, &report, &config)?),
+    let upmem = match (&output.upmem, config) {
+        (Some(report), Some(config)) => Some(report_object(py, report, &config)?),
         _ => None,
     };
     Ok(py.import("pimhe._reports")?.getattr("StatsResult")?.call_method1("_from_json", (json, upmem))?.unbind())

@@ -10,15 +10,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use pimhe_bench::measure::stats::{self, StatsOutput};
+use pimhe_bench::measure::stats;
 use pimhe_bench::target::{TargetFlags, TargetRules};
+use pimhe_bench::Progress;
 use pimhe_exec::CpuBackend;
-use pimhe_math::Sampler;
-use pimhe_workloads::stats::{Dataset, Statistic, StatsError, StatsPlan};
+use pimhe_workloads::stats::{Dataset, StatsError};
 
 use crate::bench::print_report;
 use crate::error::{CliError, Result};
 use crate::progress::TermProgress;
+use crate::study::StatisticArg;
 use crate::target::TargetArgs;
 
 /// Arguments of `pimhe stats`.
@@ -63,20 +64,14 @@ pub struct StatsArgs {
     json: bool,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum StatisticArg {
-    Mean,
-    Variance,
-    Linreg,
-}
-
 pub fn run(args: &StatsArgs) -> Result<()> {
     // Every flag is checked before the data is read or generated, which can take a while.
     if !["bgv", "bfv"].contains(&args.scheme.as_str()) {
         return Err(CliError::usage(format!("--scheme {}: allowed: bgv, bfv", args.scheme)));
     }
     let target = TargetFlags::from(&args.target).parse(&TargetRules::SERVER)?;
-    let max_bits = stats::max_plain_bits(&args.scheme, args.n).map_err(stats_error)?;
+    // --n first: its error names the flag before any data is read.
+    stats::max_plain_bits(&args.scheme, args.n).map_err(stats_error)?;
     let names: Vec<&str> = args.columns.iter().map(String::as_str).collect();
     let data = match (&args.input, args.users, args.synthetic) {
         (Some(path), _, _) => {
@@ -88,21 +83,19 @@ pub fn run(args: &StatsArgs) -> Result<()> {
         _ => return Err(CliError::usage("give --input FILE.csv, or --users N --synthetic SEED")),
     }
     .map_err(stats_error)?;
-    let statistic = match args.statistic {
-        StatisticArg::Mean => Statistic::Mean,
-        StatisticArg::Variance => Statistic::Variance,
-        StatisticArg::Linreg => Statistic::Linreg,
-    };
-    let plan = StatsPlan::new(statistic, data, args.n, max_bits)
-        .map_err(stats_error)?
-        .with_progress(Arc::new(TermProgress::new(args.json)));
     let client = CpuBackend::new(target.threads())?;
-    let mut sampler = match args.seed {
-        Some(seed) => Sampler::from_seed_u64(seed),
-        None => Sampler::from_os().map_err(|e| CliError::Failed(format!("no OS randomness: {e}")))?,
-    };
-    let result = stats::run(&args.scheme, &plan, args.n, &client, &target, &mut sampler).map_err(stats_error)?;
-    let output = StatsOutput::new(&args.scheme, target.name(), args.n, result, args.seed.is_some());
+    let progress: Arc<dyn Progress> = Arc::new(TermProgress::new(args.json));
+    let output = stats::run_statistic(
+        args.statistic.into(),
+        data,
+        &args.scheme,
+        args.n,
+        &client,
+        &target,
+        args.seed,
+        Some(progress),
+    )
+    .map_err(stats_error)?;
     print_report(&output, args.json)
 }
 

@@ -148,8 +148,9 @@ pub struct DecryptArgs {
     json: bool,
 }
 
+/// The statistic of `pimhe stats` and `pimhe study`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum StatisticArg {
+pub(crate) enum StatisticArg {
     Mean,
     Variance,
     Linreg,

@@ -3,6 +3,8 @@
 //! the CPU, on emulated UPMEM DPUs or on the near-bank recorder, and the report with the
 //! server's modeled costs.
 
+use std::sync::Arc;
+
 use pimhe_exec::{Backend, CpuBackend};
 use pimhe_math::Sampler;
 use pimhe_nearbank::NearbankBackend;
@@ -11,7 +13,8 @@ use pimhe_pim::runtime::{OffloadReport, PimBackend};
 use pimhe_schemes::bfv::BfvContext;
 use pimhe_schemes::bgv::BgvContext;
 use pimhe_schemes::encoder::ExactScheme;
-use pimhe_workloads::stats::{ModulusRun, SchemeStats, StatsError, StatsPlan, StatsReport};
+use pimhe_workloads::progress::Progress;
+use pimhe_workloads::stats::{Dataset, ModulusRun, SchemeStats, Statistic, StatsError, StatsPlan, StatsReport};
 use serde::Serialize;
 
 use crate::format::{Render, FIXED_SEED_KEYS};
@@ -36,6 +39,33 @@ pub fn max_plain_bits(scheme: &str, n: usize) -> Result<u32, StatsError> {
         other => return Err(StatsError::Input(format!("--scheme {other}: allowed: bgv, bfv"))),
     };
     bits.map_err(|e| StatsError::Input(format!("--n {n}: {e}")))
+}
+
+/// A whole run as `pimhe stats` and `pimhe.stats` make it: `statistic` over `data` with
+/// `scheme` ("bgv" or "bfv") at ring degree `n`, the plaintext moduli planned for the scheme's
+/// largest, keys and randomness from `seed` (or the OS), the client on `client` and the server
+/// on `server`, progress reported to `progress`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_statistic(
+    statistic: Statistic,
+    data: Dataset,
+    scheme: &str,
+    n: usize,
+    client: &CpuBackend,
+    server: &Target,
+    seed: Option<u64>,
+    progress: Option<Arc<dyn Progress>>,
+) -> Result<StatsOutput, StatsError> {
+    let mut plan = StatsPlan::new(statistic, data, n, max_plain_bits(scheme, n)?)?;
+    if let Some(progress) = progress {
+        plan = plan.with_progress(progress);
+    }
+    let mut sampler = match seed {
+        Some(seed) => Sampler::from_seed_u64(seed),
+        None => Sampler::from_os().map_err(pimhe_schemes::SchemeError::from)?,
+    };
+    let result = run(scheme, &plan, n, client, server, &mut sampler)?;
+    Ok(StatsOutput::new(scheme, server.name(), n, result, seed.is_some()))
 }
 
 /// Runs `plan` with `scheme` ("bgv" or "bfv") at ring degree `n`: keys, encryption and
