@@ -6,24 +6,23 @@
 //! use pimhe_bench::params::{presets, Presets};
 //! use pimhe_bench::Render;
 //! let Presets::Integer(rows) = presets("bfv").unwrap() else { panic!("BGV's presets") };
-//! assert!(rows.iter().all(|row| row.log_q <= row.max_log_q_128 && row.security_bits == Some(128)));
+//! assert!(rows.iter().all(|row| row.chain.log_q <= row.chain.max_log_q_128 && row.chain.security_bits == Some(128)));
 //! assert!(presets("ckks").unwrap().render().starts_with("CKKS presets"));
 //! assert!(presets("tfhe").unwrap_err().is_usage());
 //! ```
 
 use pimhe_schemes::bgv::BgvParameters;
 use pimhe_schemes::ckks::CkksParameters;
+use pimhe_schemes::rlwe::RlweParameters;
 use pimhe_schemes::security::max_log_q_128;
 use serde::Serialize;
 
 use crate::error::{BenchError, Result};
 use crate::format::{to_json, Render};
 
-/// One BGV/BFV preset (BFV uses BGV's sets).
+/// A preset's modulus chain and its security, as every scheme's row has it.
 #[derive(Debug, Clone, Serialize)]
-pub struct IntegerPresetRow {
-    pub n: usize,
-    pub plain_modulus: u32,
+pub struct ModulusChain {
     pub data_primes: Vec<u32>,
     pub special_primes: Vec<u32>,
     pub dnum: usize,
@@ -31,6 +30,28 @@ pub struct IntegerPresetRow {
     pub log_q: u32,
     pub max_log_q_128: u32,
     pub security_bits: Option<u32>,
+}
+
+impl ModulusChain {
+    fn of(p: &RlweParameters) -> Self {
+        Self {
+            data_primes: p.data_primes().to_vec(),
+            special_primes: p.special_primes().to_vec(),
+            dnum: p.dnum(),
+            log_q: p.total_bits(),
+            max_log_q_128: max_log_q_128(p.degree()).expect("presets use supported degrees"),
+            security_bits: p.security_bits(),
+        }
+    }
+}
+
+/// One BGV/BFV preset (BFV uses BGV's sets).
+#[derive(Debug, Clone, Serialize)]
+pub struct IntegerPresetRow {
+    pub n: usize,
+    pub plain_modulus: u32,
+    #[serde(flatten)]
+    pub chain: ModulusChain,
     /// Levels of the modulus chain: the highest level + 1.
     pub levels: usize,
     /// Whether the preset has special primes, so relinearization and rotations.
@@ -45,13 +66,8 @@ pub struct CkksPresetRow {
     pub depth: usize,
     pub scale_bits: u32,
     pub primes_per_level: usize,
-    pub data_primes: Vec<u32>,
-    pub special_primes: Vec<u32>,
-    pub dnum: usize,
-    /// Bits of every prime together, special ones included.
-    pub log_q: u32,
-    pub max_log_q_128: u32,
-    pub security_bits: Option<u32>,
+    #[serde(flatten)]
+    pub chain: ModulusChain,
 }
 
 /// The presets of one scheme family.
@@ -75,12 +91,7 @@ fn integer_row(p: &BgvParameters) -> IntegerPresetRow {
     IntegerPresetRow {
         n: p.degree(),
         plain_modulus: p.plain_modulus(),
-        data_primes: p.data_primes().to_vec(),
-        special_primes: p.special_primes().to_vec(),
-        dnum: p.dnum(),
-        log_q: p.total_bits(),
-        max_log_q_128: max_log_q_128(p.degree()).expect("presets use supported degrees"),
-        security_bits: p.security_bits(),
+        chain: ModulusChain::of(p.rlwe()),
         levels: p.max_level() + 1,
         relinearization: !p.special_primes().is_empty(),
     }
@@ -93,12 +104,7 @@ fn ckks_row(p: &CkksParameters) -> CkksPresetRow {
         depth: p.depth(),
         scale_bits: p.scale_bits(),
         primes_per_level: p.primes_per_level(),
-        data_primes: p.rlwe().data_primes().to_vec(),
-        special_primes: p.rlwe().special_primes().to_vec(),
-        dnum: p.rlwe().dnum(),
-        log_q: p.rlwe().total_bits(),
-        max_log_q_128: max_log_q_128(p.degree()).expect("presets use supported degrees"),
-        security_bits: p.security_bits(),
+        chain: ModulusChain::of(p.rlwe()),
     }
 }
 
@@ -133,12 +139,12 @@ impl Render for Presets {
                 ));
                 let bits = |p: u32| 32 - p.leading_zeros();
                 for row in rows {
-                    let data = format!("{} x {} bits", row.data_primes.len(), bits(row.data_primes[0]));
-                    let special = match row.special_primes.as_slice() {
+                    let data = format!("{} x {} bits", row.chain.data_primes.len(), bits(row.chain.data_primes[0]));
+                    let special = match row.chain.special_primes.as_slice() {
                         [] => "-".to_string(),
-                        [first, ..] => format!("{} x {} b", row.special_primes.len(), bits(*first)),
+                        [first, ..] => format!("{} x {} b", row.chain.special_primes.len(), bits(*first)),
                     };
-                    let dnum = if row.relinearization { row.dnum.to_string() } else { "-".to_string() };
+                    let dnum = if row.relinearization { row.chain.dnum.to_string() } else { "-".to_string() };
                     lines.push(format!(
                         "{:>6} {:>6} {:>22} {:>10} {:>5} {:>7} {:>8} {:>9} {:>7}",
                         row.n,
@@ -146,9 +152,9 @@ impl Render for Presets {
                         data,
                         special,
                         dnum,
-                        row.log_q,
-                        row.max_log_q_128,
-                        security(row.security_bits),
+                        row.chain.log_q,
+                        row.chain.max_log_q_128,
+                        security(row.chain.security_bits),
                         if row.relinearization { "yes" } else { "no" }
                     ));
                 }
@@ -170,11 +176,11 @@ impl Render for Presets {
                         row.depth,
                         format!("2^{}", row.scale_bits),
                         row.primes_per_level,
-                        format!("{} x 30 b", row.special_primes.len()),
-                        row.dnum,
-                        row.log_q,
-                        row.max_log_q_128,
-                        security(row.security_bits)
+                        format!("{} x 30 b", row.chain.special_primes.len()),
+                        row.chain.dnum,
+                        row.chain.log_q,
+                        row.chain.max_log_q_128,
+                        security(row.chain.security_bits)
                     ));
                 }
             }
